@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: Apache-2.0
+# Front door of the project. `make help` lists the targets.
+
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+NODES      ?= 4
+SIM_ARGS   ?= --nodes $(NODES) --scenario mixed --ops 200 --size 256
+RTL_TOPS   := nic_top ni_art
+WIDTHS     := 64 128 256
+CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release
+
+# Tools the default targets need; scripts/setup.sh installs any that are missing.
+TOOLS := cmake verilator g++ python3 lcov tshark
+
+.PHONY: all help setup build test sim lint regs bench coverage wave clean
+
+all: build
+
+help:
+	@echo "make sim        run a $(NODES)-node simulation and print its report (SIM_ARGS=...)"
+	@echo "make test       build and run the unit and system tests"
+	@echo "make lint       verilator --lint-only -Wall on the RTL, every width"
+	@echo "make bench      throughput/latency benchmark -> $(BUILD)/bench, docs/figures"
+	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
+	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
+	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.json"
+	@echo "make setup      install the tools (also run on demand by the targets above)"
+
+setup:
+	@for t in $(TOOLS); do command -v $$t >/dev/null || { bash scripts/setup.sh; break; }; done
+	@test -f /usr/include/gtest/gtest.h || bash scripts/setup.sh
+
+$(BUILD)/Makefile: CMakeLists.txt | setup
+	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+
+build: setup $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+sim: build
+	mkdir -p $(BUILD)/sim
+	$(BUILD)/ni_sim $(SIM_ARGS) --pcap $(BUILD)/sim/fabric.erf --json $(BUILD)/sim/results.json
+
+lint: setup
+	@for w in $(WIDTHS); do \
+	  echo "lint nic_top DataW=$$w"; \
+	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GDataW=$$w \
+	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) --top-module nic_top || exit 1; \
+	done
+	@echo "lint ni_art"; verilator --lint-only -Wall -Irtl rtl/lint_waivers.vlt rtl/ni_art.sv --top-module ni_art
+	@python3 scripts/regs_gen.py --check
+	@echo "lint: clean"
+
+regs:
+	python3 scripts/regs_gen.py
+
+bench: build
+	mkdir -p $(BUILD)/bench docs/figures
+	$(BUILD)/bench_nic $(BUILD)/bench/nic_bench.json docs/figures/nic_bench.md
+
+coverage: setup
+	cmake -S . -B build-cov $(CMAKE_ARGS) -DNI_COVERAGE=ON
+	cmake --build build-cov -j $(JOBS)
+	rm -rf build-cov/cov && mkdir -p build-cov/cov
+	cd build-cov && NI_COV_DIR=$(CURDIR)/build-cov/cov ctest --output-on-failure -j $(JOBS)
+	verilator_coverage --write-info build-cov/coverage.info build-cov/cov/*.dat
+	genhtml -q -o build-cov/html build-cov/coverage.info
+	@echo "coverage report: build-cov/html/index.html"
+
+wave: setup
+	cmake -S . -B build-trace $(CMAKE_ARGS) -DNI_TRACE=ON
+	cmake --build build-trace -j $(JOBS) --target ni_sim
+	build-trace/ni_sim --nodes 2 --ops 20 --trace build-trace/ni0.fst
+	@if [ -n "$$DISPLAY" ] && command -v gtkwave >/dev/null; then gtkwave build-trace/ni0.fst sim/nic.gtkw & \
+	 else echo "waveform: build-trace/ni0.fst (gtkwave build-trace/ni0.fst sim/nic.gtkw)"; fi
+
+clean:
+	rm -rf $(BUILD) build-cov build-trace

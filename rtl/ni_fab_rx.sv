@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fabric receive: per-VC packet buffers with credits, header checks, ICRC/VCRC
+// check, memory-ID translation, and cut-through delivery of the tunneled TLP to
+// the host port. A TLP found bad after its first beat left is nullified: its last
+// beat carries tuser=1 and the root complex discards it (PCIe's nullified TLP).
+// Refused requests are answered through the framer: NAK, or UR completion for reads.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_fab_rx #(
+  parameter int unsigned DataW = 64,
+  parameter int unsigned NumMemId = 16,
+  parameter int unsigned MaxPayload = 256,
+  parameter int unsigned RxCredits = 2,
+  parameter int unsigned NumTags = 16,
+  parameter logic [15:0] NiReqId = 16'h0100,
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb,
+  localparam int unsigned TagW = $clog2(NumTags),
+  localparam int unsigned MaxPktBytes = ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + MaxPayload +
+                                        ni_pkg::TrailerBytes,
+  localparam int unsigned MaxPktBeats = (MaxPktBytes + Bpb - 1) / Bpb
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic [15:0] node_id_i,
+  // Fabric port in; tdest is the virtual channel.
+  input  logic [DataW-1:0] s_axis_tdata,
+  input  logic [KeepW-1:0] s_axis_tkeep,
+  input  logic s_axis_tlast,
+  input  logic s_axis_tdest,
+  input  logic s_axis_tvalid,
+  output logic s_axis_tready,
+  output logic [ni_pkg::NumVc-1:0] credit_o,
+  // Memory-ID table.
+  input  logic [NumMemId-1:0] mem_valid_i,
+  input  logic [NumMemId-1:0] mem_perm_r_i,
+  input  logic [NumMemId-1:0] mem_perm_w_i,
+  input  logic [NumMemId-1:0][51:0] mem_base_i,
+  input  logic [NumMemId-1:0][19:0] mem_pages_i,
+  // Read tracker allocation.
+  input  logic trk_free_avail_i,
+  input  logic [TagW-1:0] trk_free_tag_i,
+  output logic trk_commit_o,
+  output logic [TagW-1:0] trk_commit_tag_o,
+  output logic [15:0] trk_commit_node_o,
+  output logic [15:0] trk_commit_reqid_o,
+  output logic [7:0] trk_commit_otag_o,
+  // Generated responses (NAK, UR completion) to the framer.
+  output ni_pkg::tx_hdr_t gen_hdr_o,
+  output logic gen_valid_o,
+  input  logic gen_ready_i,
+  // Host port out: decapsulated TLPs; tuser on the last beat = nullified.
+  output logic [DataW-1:0] m_axis_tdata,
+  output logic [KeepW-1:0] m_axis_tkeep,
+  output logic m_axis_tlast,
+  output logic m_axis_tuser,
+  output logic m_axis_tvalid,
+  input  logic m_axis_tready,
+  // Events.
+  output logic ev_rx_pkt_o,
+  output logic ev_crc_err_o,
+  output logic ev_memid_err_o,
+  output logic ev_bounds_err_o,
+  output logic ev_nak_tx_o,
+  output logic ev_nak_rx_o,
+  output logic ev_bad_pkt_o,
+  output logic ev_rd_served_o
+);
+  localparam int unsigned EntryW = DataW + KeepW + 1;
+  localparam int unsigned FifoDepth = RxCredits * MaxPktBeats;
+  localparam int unsigned CapBytes = 48;  // LRH, BTH, TEH and the TLP header
+  localparam int unsigned MaxT = ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + MaxPayload;
+
+  // ------------------------------------------------------------ per-VC buffers and credits
+  logic [ni_pkg::NumVc-1:0] f_wready, f_rvalid, f_rready;
+  logic [ni_pkg::NumVc-1:0][EntryW-1:0] f_rdata;
+  logic [ni_pkg::NumVc-1:0][3:0] cred_pend_q, cred_pend_d;
+
+  for (genvar v = 0; v < ni_pkg::NumVc; v++) begin : gen_vc
+    ni_fifo #(.Width(EntryW), .Depth(FifoDepth)) u_buf (
+      .clk_i, .rst_ni,
+      .wdata_i({s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
+      .wvalid_i(s_axis_tvalid && (s_axis_tdest == 1'(v))),
+      .wready_o(f_wready[v]),
+      .rdata_o(f_rdata[v]),
+      .rvalid_o(f_rvalid[v]),
+      .rready_i(f_rready[v])
+    );
+  end
+  assign s_axis_tready = f_wready[s_axis_tdest];
+
+  // ------------------------------------------------------------ packet selection
+  logic busy_q, busy_d, vc_q, vc_d, cur_vc;
+  logic [DataW-1:0] in_data;
+  logic [KeepW-1:0] in_keep;
+  logic in_last, in_valid, pop;
+  // Between packets, responses (VC1) go first: they always drain.
+  assign cur_vc = busy_q ? vc_q : f_rvalid[1];
+  assign {in_last, in_keep, in_data} = f_rdata[cur_vc];
+  assign in_valid = f_rvalid[cur_vc];
+  always_comb begin
+    f_rready = '0;
+    f_rready[cur_vc] = pop;
+  end
+
+  // ------------------------------------------------------------ header view
+  logic [12:0] bs_q, bs_d;
+  logic [CapBytes*8-1:0] cap_q, cap_d, view;
+  logic [$clog2(Bpb+1)-1:0] kcnt;
+  always_comb begin
+    view = cap_q;
+    for (int p = 0; p < CapBytes; p++) begin
+      if (32'(p) >= 32'(bs_q) && 32'(p) < 32'(bs_q) + Bpb && in_keep[p % Bpb])
+        view[p*8 +: 8] = in_data[(p % Bpb)*8 +: 8];
+    end
+    kcnt = '0;
+    for (int j = 0; j < Bpb; j++) kcnt = kcnt + $bits(kcnt)'(in_keep[j]);
+  end
+
+  logic [1:0] lnh;
+  logic [15:0] dlid, slid, memid, t_reqid;
+  logic [10:0] pkt_words;
+  logic [7:0] opcode, teh_flags, aeth, t_ft, t_tag;
+  logic [23:0] psn;
+  logic [12:0] t_pos;  // ICRC position = bytes before it
+  logic [9:0] t_len_dw;
+  logic [12:0] t_len_bytes;
+  logic [63:0] t_addr;
+  assign lnh = view[1*8 +: 2];
+  assign dlid = {view[2*8 +: 8], view[3*8 +: 8]};
+  assign pkt_words = {view[4*8 +: 3], view[5*8 +: 8]};
+  assign slid = {view[6*8 +: 8], view[7*8 +: 8]};
+  assign opcode = view[8*8 +: 8];
+  assign psn = {view[17*8 +: 8], view[18*8 +: 8], view[19*8 +: 8]};
+  assign teh_flags = view[20*8 +: 8];
+  assign aeth = view[20*8 +: 8];
+  assign memid = {view[22*8 +: 8], view[23*8 +: 8]};
+  assign t_ft = view[32*8 +: 8];
+  assign t_len_dw = {view[34*8 +: 2], view[35*8 +: 8]};
+  assign t_len_bytes = (t_len_dw == 10'd0) ? 13'd4096 : {1'b0, t_len_dw, 2'b00};
+  assign t_reqid = {view[36*8 +: 8], view[37*8 +: 8]};
+  assign t_tag = view[38*8 +: 8];
+  assign t_addr = {view[40*8 +: 8], view[41*8 +: 8], view[42*8 +: 8], view[43*8 +: 8],
+                   view[44*8 +: 8], view[45*8 +: 8], view[46*8 +: 8], view[47*8+2 +: 6], 2'b00};
+  assign t_pos = {pkt_words, 2'b00} - 13'd4;
+  logic unused_fields;
+  assign unused_fields = ^{teh_flags[7:1], aeth[4:0]};
+
+  // ------------------------------------------------------------ classification (D1: byte 31 seen)
+  typedef enum logic [1:0] {ClTun, ClAck, ClBad} cl_e;
+  cl_e cl_q, cl_d, cl_new, cl_cur;
+  logic d1_now, d1_q, d1_d;
+  logic is_req;
+  assign d1_now = !d1_q && in_valid && ((bs_q + 13'(Bpb) > 13'd31) || in_last);
+  always_comb begin
+    cl_new = ClBad;
+    if (lnh == ni_pkg::LnhIbaLocal && dlid == node_id_i) begin
+      if ((opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_RSP) &&
+          t_pos >= 13'd44 && t_pos <= 13'(MaxT)) cl_new = ClTun;
+      if (opcode == ni_pkg::OP_RC_ACK && t_pos == 13'(ni_pkg::NakHdrBytes)) cl_new = ClAck;
+    end
+  end
+  assign cl_cur = d1_q ? cl_q : cl_new;
+  assign is_req = opcode == ni_pkg::OP_TUNNEL_REQ;
+
+  // ------------------------------------------------------------ request checks (D2: byte 47 seen)
+  typedef enum logic [1:0] {ErrNone, ErrMemId, ErrBounds} err_e;
+  err_e err_q, err_d, err_new;
+  logic d2_now, d2_q, d2_d;
+  logic [63:0] new_addr;
+  logic [$clog2(NumMemId)-1:0] mi;
+  logic t_mrd, t_mwr, rx_xlate;
+  assign d2_now = !d2_q && in_valid && cl_cur == ClTun && (bs_q + 13'(Bpb) > 13'd47);
+  assign mi = memid[$clog2(NumMemId)-1:0];
+  assign t_mrd = t_ft == ni_pkg::TLP_MRD64;
+  assign t_mwr = t_ft == ni_pkg::TLP_MWR64;
+  assign rx_xlate = teh_flags[0];
+  always_comb begin
+    err_new = ErrNone;
+    new_addr = t_addr;
+    if (is_req) begin
+      if (!(t_mrd || t_mwr)) begin
+        err_new = ErrMemId;  // only reads and writes travel in tunnels for now
+      end else if (rx_xlate) begin
+        new_addr = {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]};
+        if (memid >= 16'(NumMemId) || !mem_valid_i[mi] ||
+            (t_mrd ? !mem_perm_r_i[mi] : !mem_perm_w_i[mi])) begin
+          err_new = ErrMemId;
+        end else if (t_addr[63:12] >= {32'h0, mem_pages_i[mi]} ||
+                     ({1'b0, t_addr[11:0]} + t_len_bytes) > 13'd4096) begin
+          err_new = ErrBounds;
+        end
+      end
+    end
+  end
+
+  // ------------------------------------------------------------ CRC over the beat
+  logic [31:0] c32_q, c32_d, c32;
+  logic [15:0] c16_q, c16_d, c16;
+  logic [31:0] icrc_rx_q, icrc_rx;
+  logic [15:0] vcrc_rx_q, vcrc_rx;
+  logic overrun_q, overrun;
+  always_comb begin
+    c32 = c32_q;
+    c16 = c16_q;
+    icrc_rx = icrc_rx_q;
+    vcrc_rx = vcrc_rx_q;
+    overrun = overrun_q;
+    for (int j = 0; j < Bpb; j++) begin
+      if (in_keep[j]) begin
+        if (32'(bs_q) + j < 32'(t_pos)) begin
+          c32 = ni_pkg::crc32_byte(c32, ni_pkg::icrc_mask(32'(bs_q) + j, in_data[j*8 +: 8]));
+          c16 = ni_pkg::crc16_byte(c16, in_data[j*8 +: 8]);
+        end else if (32'(bs_q) + j < 32'(t_pos) + 4) begin
+          c16 = ni_pkg::crc16_byte(c16, in_data[j*8 +: 8]);
+          icrc_rx[(32'(bs_q) + j - 32'(t_pos))*8 +: 8] = in_data[j*8 +: 8];
+        end else if (32'(bs_q) + j < 32'(t_pos) + 6) begin
+          vcrc_rx[(32'(bs_q) + j - 32'(t_pos) - 4)*8 +: 8] = in_data[j*8 +: 8];
+        end else begin
+          overrun = 1'b1;
+        end
+      end
+    end
+  end
+  logic good;  // whole packet checks out (valid with the last beat)
+  assign good = (~c32 == icrc_rx) && (~c16 == vcrc_rx) && !overrun &&
+                (bs_q + 13'(kcnt) == t_pos + 13'd6);
+
+  // ------------------------------------------------------------ output stage
+  logic o_valid_q, o_hold_q, o_last_q, o_user_q;
+  logic [DataW-1:0] o_data_q;
+  logic [KeepW-1:0] o_keep_q;
+  logic out_beat, out_free, need_tag, tag_ok, need_gen, gen_ok;
+  logic [TagW-1:0] tag_q, tag_d;
+  err_e err_cur;
+  assign err_cur = d2_q ? err_q : err_new;
+  assign out_beat = cl_cur == ClTun && bs_q >= 13'd32 && bs_q < t_pos;
+  assign out_free = !o_valid_q || (m_axis_tready && !o_hold_q);
+  assign need_tag = cl_cur == ClTun && is_req && t_mrd && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
+  assign tag_ok = !need_tag || trk_free_avail_i;
+
+  // Response to generate with the last beat.
+  logic gen_nak, gen_ur;
+  logic [7:0] nak_syn;
+  always_comb begin
+    gen_nak = 1'b0;
+    gen_ur = 1'b0;
+    nak_syn = ni_pkg::AETH_NAK_PSN_SEQ;
+    if (cl_cur == ClTun && is_req) begin
+      if (!good) begin
+        gen_nak = 1'b1;
+      end else if (err_cur != ErrNone) begin
+        gen_ur = t_mrd;
+        gen_nak = !t_mrd;
+        nak_syn = ni_pkg::AETH_NAK_REM_ACCESS;
+      end
+    end
+  end
+  assign need_gen = in_last && (gen_nak || gen_ur);
+  assign gen_ok = !need_gen || gen_ready_i;
+  assign pop = in_valid && tag_ok && gen_ok && (!out_beat || out_free);
+  assign gen_valid_o = in_valid && need_gen && tag_ok && (!out_beat || out_free);
+
+  always_comb begin
+    gen_hdr_o = '0;
+    gen_hdr_o.vc = 1'b1;
+    if (gen_nak) begin
+      gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_RC_ACK, 1'b1, slid, node_id_i,
+                                           11'((ni_pkg::NakHdrBytes + 4) / 4), psn, 8'h0, 16'h0, nak_syn);
+      gen_hdr_o.len = 6'(ni_pkg::NakHdrBytes);
+      gen_hdr_o.stamp_psn = 1'b0;
+    end else begin
+      gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_RSP, 1'b1, slid, node_id_i,
+                                           11'((ni_pkg::FabHdrBytes + 12 + 4) / 4), 24'h0, 8'h0, 16'h0, 8'h0);
+      gen_hdr_o.bytes[32*8 +: 8] = ni_pkg::TLP_CPL;
+      gen_hdr_o.bytes[36*8 +: 8] = NiReqId[15:8];
+      gen_hdr_o.bytes[37*8 +: 8] = NiReqId[7:0];
+      gen_hdr_o.bytes[38*8 +: 8] = {ni_pkg::CPL_UR, 1'b0, 4'(t_len_bytes[12:8])};
+      gen_hdr_o.bytes[39*8 +: 8] = t_len_bytes[7:0];
+      gen_hdr_o.bytes[40*8 +: 8] = t_reqid[15:8];
+      gen_hdr_o.bytes[41*8 +: 8] = t_reqid[7:0];
+      gen_hdr_o.bytes[42*8 +: 8] = t_tag;
+      gen_hdr_o.bytes[43*8 +: 8] = {1'b0, t_addr[6:0]};
+      gen_hdr_o.len = 6'(ni_pkg::FabHdrBytes + 12);
+      gen_hdr_o.stamp_psn = 1'b1;
+    end
+  end
+
+  // Outgoing beat: TLP lanes only, with the receiver-side rewrites.
+  logic [DataW-1:0] ob_data;
+  logic [KeepW-1:0] ob_keep;
+  logic ob_last, nullify;
+  logic [TagW-1:0] use_tag;
+  assign use_tag = need_tag ? trk_free_tag_i : tag_q;
+  always_comb begin
+    ob_data = in_data;
+    ob_keep = '0;
+    for (int j = 0; j < Bpb; j++) begin
+      if (32'(bs_q) + j < 32'(t_pos)) ob_keep[j] = in_keep[j];
+    end
+    if (is_req && t_mrd) begin
+      for (int j = 0; j < Bpb; j++) begin
+        if (32'(bs_q) + j == 36) ob_data[j*8 +: 8] = NiReqId[15:8];
+        if (32'(bs_q) + j == 37) ob_data[j*8 +: 8] = NiReqId[7:0];
+        if (32'(bs_q) + j == 38) ob_data[j*8 +: 8] = 8'(use_tag);
+      end
+    end
+    if (is_req) begin
+      for (int j = 0; j < Bpb; j++) begin
+        for (int k = 0; k < 8; k++) begin
+          if (32'(bs_q) + j == 40 + k) ob_data[j*8 +: 8] = new_addr[(7 - k)*8 +: 8];
+        end
+      end
+    end
+    ob_last = bs_q + 13'(Bpb) >= t_pos;
+  end
+  assign nullify = !good || err_cur != ErrNone;
+
+  assign m_axis_tdata = o_data_q;
+  assign m_axis_tkeep = o_keep_q;
+  assign m_axis_tlast = o_last_q;
+  assign m_axis_tuser = o_user_q;
+  assign m_axis_tvalid = o_valid_q && !o_hold_q;
+
+  // ------------------------------------------------------------ state update
+  logic fin;
+  assign fin = pop && in_last;
+  always_comb begin
+    busy_d = busy_q;
+    vc_d = vc_q;
+    bs_d = bs_q;
+    cap_d = cap_q;
+    d1_d = d1_q;
+    cl_d = cl_q;
+    d2_d = d2_q;
+    err_d = err_q;
+    c32_d = c32_q;
+    c16_d = c16_q;
+    tag_d = tag_q;
+    if (pop) begin
+      busy_d = 1'b1;
+      vc_d = cur_vc;
+      bs_d = bs_q + 13'(Bpb);
+      cap_d = view;
+      c32_d = c32;
+      c16_d = c16;
+      if (d1_now) begin
+        d1_d = 1'b1;
+        cl_d = cl_new;
+      end
+      if (d2_now) begin
+        d2_d = 1'b1;
+        err_d = err_new;
+      end
+      if (need_tag) tag_d = trk_free_tag_i;
+      if (in_last) begin
+        busy_d = 1'b0;
+        bs_d = '0;
+        d1_d = 1'b0;
+        d2_d = 1'b0;
+        c32_d = 32'hFFFF_FFFF;
+        c16_d = 16'hFFFF;
+      end
+    end
+  end
+
+  // Tracker commit and events, once per packet.
+  assign trk_commit_o = fin && cl_cur == ClTun && is_req && t_mrd && good && err_cur == ErrNone;
+  assign trk_commit_tag_o = use_tag;  // the tag beat may be the last beat
+  assign trk_commit_node_o = slid;
+  assign trk_commit_reqid_o = t_reqid;
+  assign trk_commit_otag_o = t_tag;
+  assign ev_rx_pkt_o = fin;
+  assign ev_crc_err_o = fin && !good;
+  assign ev_memid_err_o = fin && good && cl_cur == ClTun && err_cur == ErrMemId;
+  assign ev_bounds_err_o = fin && good && cl_cur == ClTun && err_cur == ErrBounds;
+  assign ev_nak_tx_o = fin && gen_nak;
+  assign ev_nak_rx_o = fin && good && cl_cur == ClAck && aeth[7:5] == 3'b011;
+  assign ev_bad_pkt_o = fin && good && cl_cur == ClBad;
+  assign ev_rd_served_o = trk_commit_o;
+
+  always_comb begin
+    for (int v = 0; v < ni_pkg::NumVc; v++) begin
+      cred_pend_d[v] = cred_pend_q[v];
+      credit_o[v] = cred_pend_q[v] != 4'd0;
+      if (credit_o[v]) cred_pend_d[v] = cred_pend_d[v] - 4'd1;
+      if (fin && cur_vc == 1'(v)) cred_pend_d[v] = cred_pend_d[v] + 4'd1;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q <= 1'b0;
+      vc_q <= 1'b0;
+      bs_q <= '0;
+      d1_q <= 1'b0;
+      d2_q <= 1'b0;
+      cl_q <= ClBad;
+      err_q <= ErrNone;
+      c32_q <= 32'hFFFF_FFFF;
+      c16_q <= 16'hFFFF;
+      overrun_q <= 1'b0;
+      o_valid_q <= 1'b0;
+      o_hold_q <= 1'b0;
+      o_user_q <= 1'b0;
+      o_last_q <= 1'b0;
+      for (int v = 0; v < ni_pkg::NumVc; v++) cred_pend_q[v] <= 4'(RxCredits);
+    end else begin
+      busy_q <= busy_d;
+      vc_q <= vc_d;
+      bs_q <= bs_d;
+      d1_q <= d1_d;
+      d2_q <= d2_d;
+      cl_q <= cl_d;
+      err_q <= err_d;
+      c32_q <= c32_d;
+      c16_q <= c16_d;
+      cred_pend_q <= cred_pend_d;
+      if (pop) overrun_q <= in_last ? 1'b0 : overrun;
+      // Output register: load a TLP beat, release a held last beat, or drain.
+      if (pop && out_beat) begin
+        o_valid_q <= 1'b1;
+        o_last_q <= ob_last;
+        o_hold_q <= ob_last && !in_last;
+        o_user_q <= ob_last && in_last && nullify;
+      end else begin
+        if (pop && in_last && o_hold_q) begin
+          o_hold_q <= 1'b0;
+          o_user_q <= nullify;
+        end
+        if (m_axis_tvalid && m_axis_tready) o_valid_q <= 1'b0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    cap_q <= cap_d;
+    tag_q <= tag_d;
+    if (pop) begin
+      icrc_rx_q <= in_last ? 32'h0 : icrc_rx;
+      vcrc_rx_q <= in_last ? 16'h0 : vcrc_rx;
+    end
+    if (pop && out_beat) begin
+      o_data_q <= ob_data;
+      o_keep_q <= ob_keep;
+    end
+  end
+
+  `NI_ASSERT(CreditRespected_A, s_axis_tvalid |-> f_wready[s_axis_tdest])
+  `NI_ASSERT_AXIS_STABLE(HostOutStable_A, m_axis_tvalid, m_axis_tready,
+                         {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})
+endmodule
+
+`default_nettype wire

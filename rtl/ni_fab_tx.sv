@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fabric transmit: picks a source packet (round robin among sources whose VC has
+// credit), sends its LRH/BTH/extension header, its payload beats, and the ICRC
+// and VCRC right after the last payload byte. Output is packed: no null bytes.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_fab_tx #(
+  parameter int unsigned DataW = 64,
+  parameter int unsigned NumSrc = 3,
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb,
+  localparam int unsigned BeatW = DataW + KeepW + 2  // {bad, last, keep, data}
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic [15:0] node_id_i,
+  // Sources: a header record, then (if has_payload) a beat stream ending in last.
+  input  ni_pkg::tx_hdr_t [NumSrc-1:0] src_hdr_i,
+  input  logic [NumSrc-1:0] src_hdr_valid_i,
+  output logic [NumSrc-1:0] src_hdr_ready_o,
+  input  logic [NumSrc-1:0][BeatW-1:0] src_beat_i,
+  input  logic [NumSrc-1:0] src_beat_valid_i,
+  output logic [NumSrc-1:0] src_beat_ready_o,
+  // Fabric port out; tdest is the virtual channel.
+  output logic [DataW-1:0] m_axis_tdata,
+  output logic [KeepW-1:0] m_axis_tkeep,
+  output logic m_axis_tlast,
+  output logic m_axis_tdest,
+  output logic m_axis_tvalid,
+  input  logic m_axis_tready,
+  // A pulse returns one packet credit for that VC.
+  input  logic [ni_pkg::NumVc-1:0] credit_i,
+  output logic ev_tx_pkt_o
+);
+  localparam int unsigned SrcW = (NumSrc > 1) ? $clog2(NumSrc) : 1;
+
+  typedef enum logic [1:0] {StIdle, StHdr, StPay, StTrl} state_e;
+  state_e state_q, state_d;
+
+  ni_pkg::tx_hdr_t hdr_q, hdr_d;
+  logic [SrcW-1:0] src_q, src_d, rr_q, rr_d;
+  logic [12:0] bs_q, bs_d;
+  logic [31:0] crc32_q, crc32_d;
+  logic [15:0] crc16_q, crc16_d;
+  logic signed [7:0] trl_rel_q, trl_rel_d;
+  logic bad_q, bad_d;
+  logic [ni_pkg::NumVc-1:0][7:0] credits_q, credits_d;
+  logic [ni_pkg::NumVc-1:0][23:0] psn_q, psn_d;
+
+  // ------------------------------------------------------------ source choice
+  logic pick_valid;
+  logic [SrcW-1:0] pick;
+  logic [NumSrc-1:0] eligible;
+  always_comb begin
+    for (int s = 0; s < NumSrc; s++) eligible[s] = src_hdr_valid_i[s] && credits_q[src_hdr_i[s].vc] != 8'd0;
+    pick_valid = 1'b0;
+    pick = '0;
+    // Round robin: the first eligible source at or after rr_q.
+    for (int k = NumSrc - 1; k >= 0; k--) begin
+      if (eligible[(32'(rr_q) + 32'(k)) % NumSrc]) begin
+        pick_valid = 1'b1;
+        pick = SrcW'((32'(rr_q) + 32'(k)) % NumSrc);
+      end
+    end
+  end
+
+  // ------------------------------------------------------------ next output beat
+  // A packet starts in the cycle its source is picked: its first header beat goes
+  // out in that same cycle, so back-to-back packets leave no idle beat between them.
+  logic starting;
+  ni_pkg::tx_hdr_t hdr_new, hcur;
+  state_e st;
+  logic [12:0] bs;
+  logic [31:0] crc32_in;
+  logic [15:0] crc16_in;
+  logic bad_in;
+  logic [SrcW-1:0] src;
+  assign starting = (state_q == StIdle) && pick_valid;
+  always_comb begin
+    hdr_new = src_hdr_i[pick];
+    hdr_new.bytes[6*8 +: 8] = node_id_i[15:8];
+    hdr_new.bytes[7*8 +: 8] = node_id_i[7:0];
+    if (src_hdr_i[pick].stamp_psn) begin
+      hdr_new.bytes[17*8 +: 8] = psn_q[src_hdr_i[pick].vc][23:16];
+      hdr_new.bytes[18*8 +: 8] = psn_q[src_hdr_i[pick].vc][15:8];
+      hdr_new.bytes[19*8 +: 8] = psn_q[src_hdr_i[pick].vc][7:0];
+    end
+  end
+  assign hcur = starting ? hdr_new : hdr_q;
+  assign st = starting ? StHdr : state_q;
+  assign bs = starting ? '0 : bs_q;
+  assign crc32_in = starting ? 32'hFFFF_FFFF : crc32_q;
+  assign crc16_in = starting ? 16'hFFFF : crc16_q;
+  assign bad_in = starting ? 1'b0 : bad_q;
+  assign src = starting ? pick : src_q;
+  logic unused_stamp;
+  assign unused_stamp = hcur.stamp_psn;  // applied to hdr_new already
+
+  logic [BeatW-1:0] sbeat;
+  logic [DataW-1:0] pay_data;
+  logic [KeepW-1:0] pay_keep;
+  logic pay_last, pay_bad, pay_valid;
+  assign sbeat = src_beat_i[src];
+  assign pay_data = sbeat[DataW-1:0];
+  assign pay_keep = sbeat[DataW +: KeepW];
+  assign pay_last = sbeat[DataW + KeepW];
+  assign pay_bad = sbeat[DataW + KeepW + 1];
+  assign pay_valid = src_beat_valid_i[src];
+
+  logic out_load;        // the output register takes a new beat this cycle
+  logic beat_avail;      // the state machine has a beat to give
+  logic signed [15:0] rel;  // trailer start relative to this beat (>= Bpb: not in this beat)
+  logic [DataW-1:0] nb_data;
+  logic [KeepW-1:0] nb_keep;
+  logic nb_last;
+  logic [31:0] c32, icrc;
+  logic [15:0] c16, vcrc;
+  logic [$clog2(Bpb+1)-1:0] kcnt;
+
+  always_comb begin
+    kcnt = '0;
+    for (int j = 0; j < Bpb; j++) kcnt = kcnt + $bits(kcnt)'(pay_keep[j]);
+    case (st)
+      StHdr: rel = hcur.has_payload ? 16'sd32767 : $signed({3'b0, 13'(hcur.len) - bs});
+      StPay: rel = pay_last ? $signed(16'(kcnt)) : 16'sd32767;
+      StTrl: rel = 16'(trl_rel_q);
+      default: rel = 16'sd32767;
+    endcase
+    beat_avail = (st == StHdr) || (st == StTrl) || (st == StPay && pay_valid);
+
+    // Data lanes and the ICRC over them (variant fields masked).
+    nb_data = '0;
+    nb_keep = '0;
+    c32 = crc32_in;
+    for (int j = 0; j < Bpb; j++) begin
+      if (32'(j) < 32'(rel) && rel >= 0) begin
+        nb_data[j*8 +: 8] = (st == StHdr) ? hcur.bytes[(32'(bs) + j) * 8 +: 8] : pay_data[j*8 +: 8];
+        nb_keep[j] = 1'b1;
+        c32 = ni_pkg::crc32_byte(c32, (st == StHdr) ? ni_pkg::icrc_mask(32'(bs) + j, nb_data[j*8 +: 8])
+                                                           : nb_data[j*8 +: 8]);
+      end
+    end
+    icrc = ~c32 ^ ((bad_in || (st == StPay && pay_bad)) ? 32'hFFFF_FFFF : 32'h0);
+    // ICRC lanes, then the VCRC over everything before it.
+    c16 = crc16_in;
+    for (int j = 0; j < Bpb; j++) begin
+      if (nb_keep[j]) c16 = ni_pkg::crc16_byte(c16, nb_data[j*8 +: 8]);
+      for (int k = 0; k < 4; k++) begin
+        if (32'(j) - 32'(rel) == 32'(k)) begin
+          nb_data[j*8 +: 8] = icrc[k*8 +: 8];
+          nb_keep[j] = 1'b1;
+          c16 = ni_pkg::crc16_byte(c16, icrc[k*8 +: 8]);
+        end
+      end
+    end
+    vcrc = ~c16;
+    for (int j = 0; j < Bpb; j++) begin
+      for (int k = 0; k < 2; k++) begin
+        if (32'(j) - 32'(rel) == 32'(k + 4)) begin
+          nb_data[j*8 +: 8] = vcrc[k*8 +: 8];
+          nb_keep[j] = 1'b1;
+        end
+      end
+    end
+    nb_last = (rel + 16'sd6) <= 16'(Bpb);
+  end
+
+  // ------------------------------------------------------------ output register
+  logic [DataW-1:0] o_data_q;
+  logic [KeepW-1:0] o_keep_q;
+  logic o_last_q, o_valid_q, o_vc_q;
+  assign out_load = beat_avail && (!o_valid_q || m_axis_tready);
+  assign m_axis_tdata = o_data_q;
+  assign m_axis_tkeep = o_keep_q;
+  assign m_axis_tlast = o_last_q;
+  assign m_axis_tdest = o_vc_q;
+  assign m_axis_tvalid = o_valid_q;
+
+  always_comb begin
+    src_hdr_ready_o = '0;
+    src_beat_ready_o = '0;
+    state_d = state_q;
+    hdr_d = hdr_q;
+    src_d = src_q;
+    rr_d = rr_q;
+    bs_d = bs_q;
+    crc32_d = crc32_q;
+    crc16_d = crc16_q;
+    trl_rel_d = trl_rel_q;
+    bad_d = bad_q;
+    credits_d = credits_q;
+    psn_d = psn_q;
+    ev_tx_pkt_o = 1'b0;
+    for (int v = 0; v < ni_pkg::NumVc; v++) begin
+      if (credit_i[v]) credits_d[v] = credits_d[v] + 8'd1;
+    end
+    if (starting) begin
+      src_hdr_ready_o[pick] = 1'b1;
+      hdr_d = hdr_new;
+      if (src_hdr_i[pick].stamp_psn) psn_d[src_hdr_i[pick].vc] = psn_q[src_hdr_i[pick].vc] + 24'd1;
+      credits_d[src_hdr_i[pick].vc] = credits_d[src_hdr_i[pick].vc] - 8'd1;
+      src_d = pick;
+      rr_d = (pick == SrcW'(NumSrc - 1)) ? '0 : pick + SrcW'(1);
+      state_d = StHdr;
+      bs_d = '0;
+      crc32_d = 32'hFFFF_FFFF;
+      crc16_d = 16'hFFFF;
+      bad_d = 1'b0;
+      ev_tx_pkt_o = 1'b1;
+    end
+    if (st != StIdle && out_load) begin
+      src_beat_ready_o[src] = (st == StPay);
+      bs_d = bs + 13'(Bpb);
+      crc32_d = c32;
+      crc16_d = c16;
+      bad_d = bad_in || (st == StPay && pay_bad);
+      trl_rel_d = 8'(rel - 16'(Bpb));
+      if (nb_last) begin
+        state_d = StIdle;
+      end else if (rel <= 16'(Bpb)) begin
+        state_d = StTrl;  // trailer (or its VCRC part) spills into the next beat
+      end else if (st == StHdr && 32'(bs) + Bpb >= 32'(hcur.len)) begin
+        state_d = StPay;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      src_q <= '0;
+      rr_q <= '0;
+      credits_q <= '0;
+      psn_q <= '0;
+      o_valid_q <= 1'b0;
+      bad_q <= 1'b0;
+    end else begin
+      state_q <= state_d;
+      src_q <= src_d;
+      rr_q <= rr_d;
+      credits_q <= credits_d;
+      psn_q <= psn_d;
+      bad_q <= bad_d;
+      if (out_load) o_valid_q <= 1'b1;
+      else if (m_axis_tready) o_valid_q <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    hdr_q <= hdr_d;
+    bs_q <= bs_d;
+    crc32_q <= crc32_d;
+    crc16_q <= crc16_d;
+    trl_rel_q <= trl_rel_d;
+    if (out_load) begin
+      o_data_q <= nb_data;
+      o_keep_q <= nb_keep;
+      o_last_q <= nb_last;
+      o_vc_q <= hcur.vc;
+    end
+  end
+
+  `NI_ASSERT_AXIS_STABLE(FabOutStable_A, m_axis_tvalid, m_axis_tready,
+                         {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tdest})
+  // Credits never wrap: the fabric returns no more than it was owed.
+  `NI_ASSERT(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
+endmodule
+
+`default_nettype wire

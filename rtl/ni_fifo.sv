@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// Synchronous first-word-fall-through FIFO with valid/ready on both sides.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_fifo #(
+  parameter int unsigned Width = 8,
+  parameter int unsigned Depth = 4,
+  localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1,
+  localparam int unsigned CntW = $clog2(Depth + 1)
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic [Width-1:0] wdata_i,
+  input  logic wvalid_i,
+  output logic wready_o,
+  output logic [Width-1:0] rdata_o,
+  output logic rvalid_o,
+  input  logic rready_i
+);
+  logic [Width-1:0] mem_q [Depth];
+  logic [PtrW-1:0] wptr_q, wptr_d, rptr_q, rptr_d;
+  logic [CntW-1:0] cnt_q, cnt_d;
+  logic push, pop;
+
+  assign wready_o = cnt_q != CntW'(Depth);
+  assign rvalid_o = cnt_q != '0;
+  assign rdata_o = mem_q[rptr_q];
+  assign push = wvalid_i && wready_o;
+  assign pop = rvalid_o && rready_i;
+
+  always_comb begin
+    wptr_d = wptr_q;
+    rptr_d = rptr_q;
+    if (push) wptr_d = (wptr_q == PtrW'(Depth - 1)) ? '0 : wptr_q + PtrW'(1);
+    if (pop) rptr_d = (rptr_q == PtrW'(Depth - 1)) ? '0 : rptr_q + PtrW'(1);
+    cnt_d = cnt_q + CntW'(push) - CntW'(pop);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wptr_q <= '0;
+      rptr_q <= '0;
+      cnt_q <= '0;
+    end else begin
+      wptr_q <= wptr_d;
+      rptr_q <= rptr_d;
+      cnt_q <= cnt_d;
+    end
+  end
+
+  // Storage is datapath: not reset.
+  always_ff @(posedge clk_i) begin
+    if (push) mem_q[wptr_q] <= wdata_i;
+  end
+
+  `NI_ASSERT_AXIS_STABLE(RdStable_A, rvalid_o, rready_i, rdata_o)
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host receive: classifies each TLP from the host port and routes it: CSR access,
+// request through a window (to the fabric, VC0), completion of a read this NI
+// serves (back to the fabric, VC1), or refusal (counter, status, UR completion).
+// One beat of delay (register H) lets the class be known before a TLP's first
+// beat moves on; addresses and tags are rewritten on the way in.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_host_rx #(
+  parameter int unsigned DataW = 64,
+  parameter int unsigned MaxPayload = 256,
+  parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
+  parameter logic [15:0] NiReqId = 16'h0100,
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic [15:0] node_id_i,
+  // Host port, TLPs from the root complex.
+  input  logic [DataW-1:0] s_axis_tdata,
+  input  logic [KeepW-1:0] s_axis_tkeep,
+  input  logic s_axis_tlast,
+  input  logic s_axis_tvalid,
+  output logic s_axis_tready,
+  // ART lookup (ni_art result for art_addr_o).
+  output logic [63:0] art_addr_o,
+  input  logic art_hit_i,
+  input  logic art_rx_xlate_i,
+  input  logic art_perm_r_i,
+  input  logic art_perm_w_i,
+  input  logic [15:0] art_node_i,
+  input  logic [15:0] art_memid_i,
+  input  logic [63:0] art_out_addr_i,
+  // Read tracker lookup for completions coming back from local memory.
+  output logic [7:0] trk_tag_o,
+  input  logic trk_hit_i,
+  input  logic [15:0] trk_node_i,
+  input  logic [15:0] trk_reqid_i,
+  input  logic [7:0] trk_otag_i,
+  output logic trk_release_o,
+  // Tunnel requests (VC0) and responses (VC1) toward the fabric framer.
+  output ni_pkg::tx_hdr_t req_hdr_o,
+  output logic req_hdr_valid_o,
+  input  logic req_hdr_ready_i,
+  output logic [DataW+KeepW+1:0] req_beat_o,  // {bad, last, keep, data}
+  output logic req_beat_valid_o,
+  input  logic req_beat_ready_i,
+  output ni_pkg::tx_hdr_t rsp_hdr_o,
+  output logic rsp_hdr_valid_o,
+  input  logic rsp_hdr_ready_i,
+  output logic [DataW+KeepW+1:0] rsp_beat_o,
+  output logic rsp_beat_valid_o,
+  input  logic rsp_beat_ready_i,
+  // CSR access (single DW).
+  output logic csr_valid_o,
+  input  logic csr_ready_i,
+  output logic csr_write_o,
+  output logic [11:0] csr_addr_o,
+  output logic [31:0] csr_wdata_o,
+  output logic [3:0] csr_be_o,
+  output logic [15:0] csr_reqid_o,
+  output logic [7:0] csr_tag_o,
+  // Unsupported Request completion toward the host: {reqid, tag, lower address}.
+  output logic [30:0] ur_o,
+  output logic ur_valid_o,
+  input  logic ur_ready_i,
+  // Events.
+  output logic ev_win_miss_o,
+  output logic ev_perm_o,
+  output logic ev_malformed_o,
+  output logic ev_unsup_o,
+  output logic ev_cpl_unexp_o
+);
+  localparam int unsigned CapBytes = 20;  // TLP header + first data DW
+  localparam int unsigned BeatCntW = 10;
+
+  typedef enum logic [2:0] {
+    ClsReq, ClsRsp, ClsCsr, ClsDrop
+  } cls_e;
+
+  typedef enum logic [2:0] {
+    ErrNone, ErrWinMiss, ErrPerm, ErrMalformed, ErrUnsup, ErrCplUnexp
+  } err_e;
+
+  // ------------------------------------------------------------ header view
+  logic [BeatCntW-1:0] beat_q, beat_d;
+  logic [CapBytes*8-1:0] cap_q, cap_d, view;
+  logic decided_q, decided_d;
+  cls_e cls_q, cls_d, cls_new;
+  err_e err_q, err_d, err_new;
+  logic ur_q, ur_d, ur_new;
+  logic [12:0] exp_bytes_q, exp_bytes_d, exp_bytes_new;
+  logic [12:0] bs;  // byte position of the current input beat
+  logic [$clog2(Bpb+1)-1:0] kcnt;
+
+  assign bs = 13'(beat_q) * 13'(Bpb);
+
+  always_comb begin
+    view = cap_q;
+    for (int p = 0; p < CapBytes; p++) begin
+      if (32'(p) >= 32'(bs) && 32'(p) < 32'(bs) + Bpb) begin
+        view[p*8 +: 8] = s_axis_tdata[(p % Bpb)*8 +: 8];
+      end
+    end
+    kcnt = '0;
+    for (int j = 0; j < Bpb; j++) kcnt = kcnt + $bits(kcnt)'(s_axis_tkeep[j]);
+  end
+
+  // Fields of the TLP header (docs/formats.md).
+  logic [7:0] ft;
+  logic td;
+  logic [9:0] len_dw;
+  logic [12:0] len_bytes;
+  logic [15:0] reqid, cpl_reqid;
+  logic [7:0] tag, cpl_tag, be;
+  logic [63:0] addr;
+  logic [31:0] wdata;
+  logic has_data, is_cpl, is_mrd, is_mwr, is_np_unsup, is_p_unsup;
+
+  assign ft = view[0 +: 8];
+  assign td = view[2*8 + 7];
+  assign len_dw = {view[2*8 +: 2], view[3*8 +: 8]};
+  assign len_bytes = (len_dw == 10'd0) ? 13'd4096 : {1'b0, len_dw, 2'b00};
+  assign reqid = {view[4*8 +: 8], view[5*8 +: 8]};
+  assign tag = view[6*8 +: 8];
+  assign be = view[7*8 +: 8];
+  assign addr = {view[8*8 +: 8], view[9*8 +: 8], view[10*8 +: 8], view[11*8 +: 8],
+                 view[12*8 +: 8], view[13*8 +: 8], view[14*8 +: 8], view[15*8+2 +: 6], 2'b00};
+  assign cpl_reqid = {view[8*8 +: 8], view[9*8 +: 8]};
+  assign cpl_tag = view[10*8 +: 8];
+  assign wdata = view[16*8 +: 32];  // byte 16 is the lowest-addressed byte
+  assign has_data = ft[6];
+  assign is_cpl = (ft == ni_pkg::TLP_CPL) || (ft == ni_pkg::TLP_CPLD);
+  assign is_mrd = ft == ni_pkg::TLP_MRD64;
+  assign is_mwr = ft == ni_pkg::TLP_MWR64;
+  // Requests of kinds this NI does not carry yet: atomics, DMWr, 3DW memory requests.
+  assign is_np_unsup = (ft == ni_pkg::TLP_FADD64) || (ft == ni_pkg::TLP_SWAP64) ||
+                       (ft == ni_pkg::TLP_CAS64) || (ft == ni_pkg::TLP_DMWR64) ||
+                       (ft == ni_pkg::TLP_MRD32) || (ft == 8'h4C) || (ft == 8'h4D) ||
+                       (ft == 8'h4E) || (ft == 8'h5B);
+  assign is_p_unsup = ft == ni_pkg::TLP_MWR32;
+
+  assign art_addr_o = addr;
+  logic unused_last_be;
+  assign unused_last_be = ^be[7:4];
+  assign trk_tag_o = cpl_tag;
+
+  // ------------------------------------------------------------ classification
+  logic hdr_beat, decide_now, runt, cross4k, csr_hit;
+  logic [12:0] tlp_hdr_bytes, end_bytes;
+
+  assign tlp_hdr_bytes = is_cpl ? 13'd12 : 13'd16;
+  assign end_bytes = bs + 13'(kcnt);
+  assign runt = s_axis_tlast && (end_bytes < tlp_hdr_bytes);
+  assign hdr_beat = (bs + 13'(Bpb) > 13'd15) || s_axis_tlast;
+  assign decide_now = s_axis_tvalid && !decided_q && hdr_beat;
+  assign cross4k = ({1'b0, addr[11:0]} + len_bytes) > 13'd4096;
+  assign csr_hit = addr[63:12] == CsrBase[63:12];
+
+  always_comb begin
+    cls_new = ClsDrop;
+    err_new = ErrMalformed;
+    ur_new = 1'b0;
+    exp_bytes_new = tlp_hdr_bytes + (has_data ? len_bytes : 13'd0);
+    if (runt || td) begin
+      ur_new = !runt && (is_mrd || is_np_unsup);
+    end else if (is_cpl) begin
+      if (trk_hit_i && cpl_reqid == NiReqId) begin
+        cls_new = ClsRsp;
+        err_new = ErrNone;
+      end else begin
+        err_new = ErrCplUnexp;
+      end
+    end else if (is_mrd || is_mwr) begin
+      ur_new = is_mrd;
+      if (len_bytes > 13'(MaxPayload) || cross4k) begin
+        err_new = ErrMalformed;
+      end else if (csr_hit) begin
+        if (len_dw == 10'd1) begin
+          cls_new = ClsCsr;
+          err_new = ErrNone;
+          ur_new = 1'b0;
+        end
+      end else if (!art_hit_i) begin
+        err_new = ErrWinMiss;
+      end else if (is_mrd ? !art_perm_r_i : !art_perm_w_i) begin
+        err_new = ErrPerm;
+      end else begin
+        cls_new = ClsReq;
+        err_new = ErrNone;
+        ur_new = 1'b0;
+      end
+    end else if (is_np_unsup) begin
+      err_new = ErrUnsup;
+      ur_new = 1'b1;
+    end else if (is_p_unsup) begin
+      err_new = ErrUnsup;
+    end
+  end
+
+  // Header records for the framer.
+  logic [10:0] pkt_words;
+  assign pkt_words = 11'((13'(ni_pkg::FabHdrBytes) + exp_bytes_new + 13'd4) >> 2);
+
+  always_comb begin
+    req_hdr_o = '0;
+    req_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, art_node_i, node_id_i,
+                                         pkt_words, 24'h0, {7'h0, art_rx_xlate_i}, art_memid_i,
+                                         8'h0);
+    req_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
+    req_hdr_o.has_payload = 1'b1;
+    req_hdr_o.vc = 1'b0;
+    req_hdr_o.stamp_psn = 1'b1;
+    rsp_hdr_o = '0;
+    rsp_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_RSP, 1'b1, trk_node_i, node_id_i,
+                                         pkt_words, 24'h0, 8'h0, 16'h0, 8'h0);
+    rsp_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
+    rsp_hdr_o.has_payload = 1'b1;
+    rsp_hdr_o.vc = 1'b1;
+    rsp_hdr_o.stamp_psn = 1'b1;
+  end
+
+  // ------------------------------------------------------------ beat pipeline
+  // Input beat with this TLP's rewrites applied (only the header beat changes).
+  logic [DataW-1:0] in_data;
+  always_comb begin
+    in_data = s_axis_tdata;
+    if (decide_now && cls_new == ClsReq) begin
+      for (int p = 8; p < 16; p++) begin
+        if (32'(p) >= 32'(bs) && 32'(p) < 32'(bs) + Bpb)
+          in_data[(p % Bpb)*8 +: 8] = art_out_addr_i[(15 - p)*8 +: 8];
+      end
+    end
+    if (decide_now && cls_new == ClsRsp) begin
+      for (int p = 8; p < 11; p++) begin
+        if (32'(p) >= 32'(bs) && 32'(p) < 32'(bs) + Bpb)
+          in_data[(p % Bpb)*8 +: 8] = (p == 10) ? trk_otag_i : trk_reqid_i[(9 - p)*8 +: 8];
+      end
+    end
+  end
+
+  logic h_valid_q, h_valid_d, h_last_q, h_last_d, h_bad_q, h_bad_d, h_dec_q, h_dec_d;
+  logic [DataW-1:0] h_data_q, h_data_d;
+  logic [KeepW-1:0] h_keep_q, h_keep_d;
+  cls_e h_cls_q, h_cls_d, h_cls;
+  logic h_known, h_push, h_dest_ready, accept;
+  logic len_bad, need_hdr_push, hdr_ready, last_ok;
+
+  assign h_known = h_valid_q && (h_dec_q || decide_now);
+  assign h_cls = h_dec_q ? h_cls_q : cls_new;
+  assign h_dest_ready = (h_cls == ClsReq) ? req_beat_ready_i :
+                        (h_cls == ClsRsp) ? rsp_beat_ready_i : 1'b1;
+  assign h_push = h_known && h_dest_ready;
+
+  // The packet's class as seen by the current input beat.
+  cls_e cur_cls;
+  err_e cur_err;
+  logic cur_ur;
+  logic [12:0] cur_exp;
+  assign cur_cls = decided_q ? cls_q : cls_new;
+  assign cur_err = decided_q ? err_q : err_new;
+  assign cur_ur = decided_q ? ur_q : ur_new;
+  assign cur_exp = decided_q ? exp_bytes_q : exp_bytes_new;
+  assign len_bad = s_axis_tlast && (end_bytes != cur_exp) && !runt;
+
+  assign need_hdr_push = decide_now && (cls_new == ClsReq || cls_new == ClsRsp);
+  assign hdr_ready = (cls_new == ClsReq) ? req_hdr_ready_i : rsp_hdr_ready_i;
+  // Actions taken with the last beat: CSR access or UR completion.
+  assign last_ok = !s_axis_tlast ||
+                   ((cur_cls == ClsCsr && !len_bad) ? csr_ready_i :
+                    ((cur_cls == ClsDrop || (cur_cls == ClsCsr && len_bad)) && cur_ur) ? ur_ready_i
+                                                                                       : 1'b1);
+  assign s_axis_tready = (!h_valid_q || h_push) && (!need_hdr_push || hdr_ready) && last_ok;
+  assign accept = s_axis_tvalid && s_axis_tready;
+
+  assign req_hdr_valid_o = need_hdr_push && cls_new == ClsReq && (!h_valid_q || h_push) && last_ok;
+  assign rsp_hdr_valid_o = need_hdr_push && cls_new == ClsRsp && (!h_valid_q || h_push) && last_ok;
+  assign trk_release_o = rsp_hdr_valid_o && rsp_hdr_ready_i;
+
+  assign req_beat_o = {h_bad_q, h_last_q, h_keep_q, h_data_q};
+  assign rsp_beat_o = req_beat_o;
+  assign req_beat_valid_o = h_known && h_cls == ClsReq;
+  assign rsp_beat_valid_o = h_known && h_cls == ClsRsp;
+
+  // CSR request and UR completion, issued with the last beat.
+  assign csr_valid_o = s_axis_tvalid && s_axis_tlast && cur_cls == ClsCsr && !len_bad &&
+                       (!h_valid_q || h_push);
+  assign csr_write_o = ft[6];
+  assign csr_addr_o = {addr[11:2], 2'b00};
+  assign csr_wdata_o = wdata;
+  assign csr_be_o = be[3:0];
+  assign csr_reqid_o = reqid;
+  assign csr_tag_o = tag;
+  assign ur_valid_o = s_axis_tvalid && s_axis_tlast && cur_ur &&
+                      (cur_cls == ClsDrop || (cur_cls == ClsCsr && len_bad)) && (!h_valid_q || h_push);
+  assign ur_o = {reqid, tag, addr[6:0]};
+
+  // Events, counted once per TLP at its last beat.
+  err_e fin_err;
+  always_comb begin
+    fin_err = cur_err;
+    if (len_bad && cur_err == ErrNone) fin_err = ErrMalformed;
+  end
+  logic fin;
+  assign fin = accept && s_axis_tlast;
+  assign ev_win_miss_o = fin && fin_err == ErrWinMiss;
+  assign ev_perm_o = fin && fin_err == ErrPerm;
+  assign ev_malformed_o = fin && fin_err == ErrMalformed;
+  assign ev_unsup_o = fin && fin_err == ErrUnsup;
+  assign ev_cpl_unexp_o = fin && fin_err == ErrCplUnexp;
+
+  always_comb begin
+    beat_d = beat_q;
+    cap_d = cap_q;
+    decided_d = decided_q;
+    cls_d = cls_q;
+    err_d = err_q;
+    ur_d = ur_q;
+    exp_bytes_d = exp_bytes_q;
+    h_valid_d = h_valid_q && !h_push;
+    h_data_d = h_data_q;
+    h_keep_d = h_keep_q;
+    h_last_d = h_last_q;
+    h_bad_d = h_bad_q;
+    h_dec_d = h_dec_q || decide_now;
+    h_cls_d = h_cls;
+    if (accept) begin
+      cap_d = view;
+      beat_d = (beat_q == '1) ? beat_q : beat_q + BeatCntW'(1);
+      if (decide_now) begin
+        decided_d = 1'b1;
+        cls_d = cls_new;
+        err_d = err_new;
+        ur_d = ur_new;
+        exp_bytes_d = exp_bytes_new;
+      end
+      h_valid_d = 1'b1;
+      h_data_d = in_data;
+      h_keep_d = s_axis_tkeep;
+      h_last_d = s_axis_tlast;
+      h_bad_d = len_bad;
+      h_dec_d = decided_q || decide_now;
+      h_cls_d = cur_cls;
+      if (s_axis_tlast) begin
+        beat_d = '0;
+        decided_d = 1'b0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      beat_q <= '0;
+      decided_q <= 1'b0;
+      cls_q <= ClsDrop;
+      err_q <= ErrNone;
+      ur_q <= 1'b0;
+      exp_bytes_q <= '0;
+      h_valid_q <= 1'b0;
+      h_dec_q <= 1'b0;
+      h_cls_q <= ClsDrop;
+      h_last_q <= 1'b0;
+      h_bad_q <= 1'b0;
+    end else begin
+      beat_q <= beat_d;
+      decided_q <= decided_d;
+      cls_q <= cls_d;
+      err_q <= err_d;
+      ur_q <= ur_d;
+      exp_bytes_q <= exp_bytes_d;
+      h_valid_q <= h_valid_d;
+      h_dec_q <= h_dec_d;
+      h_cls_q <= h_cls_d;
+      h_last_q <= h_last_d;
+      h_bad_q <= h_bad_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    cap_q <= cap_d;
+    h_data_q <= h_data_d;
+    h_keep_q <= h_keep_d;
+  end
+
+  `NI_ASSERT_AXIS_STABLE(ReqBeatStable_A, req_beat_valid_o, req_beat_ready_i, req_beat_o)
+  `NI_ASSERT_AXIS_STABLE(RspBeatStable_A, rsp_beat_valid_o, rsp_beat_ready_i, rsp_beat_o)
+  // A beat of a TLP whose class is still open is only ever the first one.
+  `NI_ASSERT(UndecidedFirst_A, (h_valid_q && !h_dec_q) |-> (beat_q == BeatCntW'(1)))
+endmodule
+
+`default_nettype wire

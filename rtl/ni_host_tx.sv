@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host transmit: merges decapsulated TLPs and the NI's own completions (CSR read
+// data, Unsupported Request) onto the host port, round robin at TLP boundaries.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_host_tx #(
+  parameter int unsigned DataW = 64,
+  parameter logic [15:0] NiReqId = 16'h0100,
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  // Decapsulated TLPs from the fabric.
+  input  logic [DataW-1:0] s_axis_tdata,
+  input  logic [KeepW-1:0] s_axis_tkeep,
+  input  logic s_axis_tlast,
+  input  logic s_axis_tuser,
+  input  logic s_axis_tvalid,
+  output logic s_axis_tready,
+  // UR completion: {reqid, tag, lower address}.
+  input  logic [30:0] ur_i,
+  input  logic ur_valid_i,
+  output logic ur_ready_o,
+  // CSR read completion: {data, reqid, tag, lower address}.
+  input  logic [62:0] rd_i,
+  input  logic rd_valid_i,
+  output logic rd_ready_o,
+  // Host port out.
+  output logic [DataW-1:0] m_axis_tdata,
+  output logic [KeepW-1:0] m_axis_tkeep,
+  output logic m_axis_tlast,
+  output logic m_axis_tuser,
+  output logic m_axis_tvalid,
+  input  logic m_axis_tready
+);
+  typedef enum logic [1:0] {SrcFab, SrcUr, SrcRd, SrcNone} src_e;
+  src_e cur_q, cur_d, pick, sel;
+  logic [1:0] lbeat;
+  logic [1:0] rr_q, rr_d;
+  logic [1:0] lbeat_q, lbeat_d;
+
+  // Round robin among waiting sources, starting after the last one served.
+  logic [2:0] want;
+  assign want = {rd_valid_i, ur_valid_i, s_axis_tvalid};
+  always_comb begin
+    pick = SrcNone;
+    for (int k = 2; k >= 0; k--) begin
+      if (want[(32'(rr_q) + k) % 3]) pick = src_e'((32'(rr_q) + k) % 3);
+    end
+  end
+
+  // The NI's own completion as bytes.
+  logic [127:0] loc;
+  logic [4:0] loc_len;
+  logic [15:0] c_reqid;
+  logic [7:0] c_tag;
+  logic [6:0] c_laddr;
+  logic is_rd;
+  // A new TLP starts in the cycle its source is picked: no bubble between TLPs.
+  assign sel = (cur_q == SrcNone) ? pick : cur_q;
+  assign lbeat = (cur_q == SrcNone) ? 2'd0 : lbeat_q;
+  assign is_rd = sel == SrcRd;
+  assign {c_reqid, c_tag, c_laddr} = is_rd ? rd_i[30:0] : ur_i;
+  always_comb begin
+    loc = '0;
+    loc[0*8 +: 8] = is_rd ? ni_pkg::TLP_CPLD : ni_pkg::TLP_CPL;
+    loc[3*8 +: 8] = is_rd ? 8'd1 : 8'd0;
+    loc[4*8 +: 8] = NiReqId[15:8];
+    loc[5*8 +: 8] = NiReqId[7:0];
+    loc[6*8 +: 8] = {is_rd ? ni_pkg::CPL_SC : ni_pkg::CPL_UR, 5'd0};
+    loc[7*8 +: 8] = 8'd4;
+    loc[8*8 +: 8] = c_reqid[15:8];
+    loc[9*8 +: 8] = c_reqid[7:0];
+    loc[10*8 +: 8] = c_tag;
+    loc[11*8 +: 8] = {1'b0, c_laddr};
+    loc[12*8 +: 32] = rd_i[62:31];
+    loc_len = is_rd ? 5'd16 : 5'd12;
+  end
+
+  logic [DataW-1:0] nb_data;
+  logic [KeepW-1:0] nb_keep;
+  logic nb_last, nb_user, nb_valid, load;
+  logic o_valid_q, o_last_q, o_user_q;
+  logic [DataW-1:0] o_data_q;
+  logic [KeepW-1:0] o_keep_q;
+
+  always_comb begin
+    nb_data = '0;
+    nb_keep = '0;
+    for (int j = 0; j < Bpb; j++) begin
+      if (32'(lbeat) * Bpb + j < 32'(loc_len)) begin
+        nb_data[j*8 +: 8] = loc[(32'(lbeat) * Bpb + j) * 8 +: 8];
+        nb_keep[j] = 1'b1;
+      end
+    end
+    nb_last = 32'(lbeat) * Bpb + Bpb >= 32'(loc_len);
+    nb_user = 1'b0;
+    nb_valid = sel == SrcUr || sel == SrcRd;
+    if (sel == SrcFab) begin
+      nb_data = s_axis_tdata;
+      nb_keep = s_axis_tkeep;
+      nb_last = s_axis_tlast;
+      nb_user = s_axis_tuser;
+      nb_valid = s_axis_tvalid;
+    end
+  end
+
+  assign load = nb_valid && (!o_valid_q || m_axis_tready);
+  assign s_axis_tready = sel == SrcFab && (!o_valid_q || m_axis_tready);
+  assign ur_ready_o = sel == SrcUr && load && nb_last;
+  assign rd_ready_o = sel == SrcRd && load && nb_last;
+
+  always_comb begin
+    cur_d = cur_q;
+    rr_d = rr_q;
+    lbeat_d = lbeat_q;
+    if (cur_q == SrcNone && pick != SrcNone) begin
+      cur_d = pick;
+      rr_d = (pick == SrcRd) ? 2'd0 : 2'(pick) + 2'd1;
+    end
+    if (load) begin
+      lbeat_d = lbeat + 2'd1;
+      if (nb_last) begin
+        cur_d = SrcNone;
+        lbeat_d = '0;
+      end
+    end
+  end
+
+  assign m_axis_tdata = o_data_q;
+  assign m_axis_tkeep = o_keep_q;
+  assign m_axis_tlast = o_last_q;
+  assign m_axis_tuser = o_user_q;
+  assign m_axis_tvalid = o_valid_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cur_q <= SrcNone;
+      rr_q <= '0;
+      lbeat_q <= '0;
+      o_valid_q <= 1'b0;
+      o_last_q <= 1'b0;
+      o_user_q <= 1'b0;
+    end else begin
+      cur_q <= cur_d;
+      rr_q <= rr_d;
+      lbeat_q <= lbeat_d;
+      if (load) begin
+        o_valid_q <= 1'b1;
+        o_last_q <= nb_last;
+        o_user_q <= nb_user;
+      end else if (m_axis_tready) begin
+        o_valid_q <= 1'b0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (load) begin
+      o_data_q <= nb_data;
+      o_keep_q <= nb_keep;
+    end
+  end
+
+  `NI_ASSERT_AXIS_STABLE(HostOutStable_A, m_axis_tvalid, m_axis_tready,
+                         {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})
+endmodule
+
+`default_nettype wire

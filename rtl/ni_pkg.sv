@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// NI package: TLP and fabric packet constants, header builders, CRC byte steps.
+`default_nettype none
+
+package ni_pkg;
+
+  // ---------------------------------------------------------------- TLP (host port)
+  // Fmt/Type byte (TLP byte 0) of the kinds the NI knows. See docs/formats.md.
+  localparam logic [7:0] TLP_MRD64   = 8'h20;  // Fmt 001 Type 00000, 4DW header
+  localparam logic [7:0] TLP_MWR64   = 8'h60;  // Fmt 011 Type 00000, 4DW header
+  localparam logic [7:0] TLP_MRD32   = 8'h00;  // 3DW memory requests: rejected, see formats.md
+  localparam logic [7:0] TLP_MWR32   = 8'h40;
+  localparam logic [7:0] TLP_CPL     = 8'h0A;  // Fmt 000 Type 01010
+  localparam logic [7:0] TLP_CPLD    = 8'h4A;  // Fmt 010 Type 01010
+  localparam logic [7:0] TLP_FADD64  = 8'h6C;  // Fmt 011 Type 01100
+  localparam logic [7:0] TLP_SWAP64  = 8'h6D;  // Fmt 011 Type 01101
+  localparam logic [7:0] TLP_CAS64   = 8'h6E;  // Fmt 011 Type 01110
+  localparam logic [7:0] TLP_DMWR64  = 8'h7B;  // Fmt 011 Type 11011: write that asks for confirmation
+
+  localparam logic [2:0] CPL_SC = 3'b000;  // successful completion
+  localparam logic [2:0] CPL_UR = 3'b001;  // unsupported request
+
+  localparam int unsigned TlpHdrBytes = 16;  // 4DW request header; completions use 12
+
+  // ---------------------------------------------------------------- fabric packets
+  localparam int unsigned NumVc = 2;           // VC0 requests, VC1 responses
+  localparam int unsigned FabHdrBytes = 32;    // LRH 8 + BTH 12 + TEH 12
+  localparam int unsigned NakHdrBytes = 24;    // LRH 8 + BTH 12 + AETH 4
+  localparam int unsigned TrailerBytes = 6;    // ICRC 4 + VCRC 2
+  localparam int unsigned TxHdrBytes = 48;     // largest header a source hands the framer
+
+  localparam logic [7:0] OP_TUNNEL_REQ = 8'hC0;  // manufacturer-specific: tunneled request TLP
+  localparam logic [7:0] OP_TUNNEL_RSP = 8'hC1;  // manufacturer-specific: tunneled completion TLP
+  localparam logic [7:0] OP_RC_ACK     = 8'h11;  // IB RC Acknowledge (AETH carries ACK/NAK)
+
+  localparam logic [7:0] AETH_NAK_PSN_SEQ   = 8'h60;  // NAK: resend from this PSN (CRC/length error)
+  localparam logic [7:0] AETH_NAK_REM_ACCESS = 8'h62; // NAK: remote access error (memory ID, bounds)
+
+  localparam logic [15:0] DefaultPKey = 16'hFFFF;
+  localparam logic [23:0] TunnelQp = 24'h000010;
+  localparam logic [1:0] LnhIbaLocal = 2'b10;  // LRH next header: BTH follows
+
+  // Header handed to the fabric transmit framer by each source.
+  typedef struct packed {
+    logic [TxHdrBytes*8-1:0] bytes;  // byte p at bits [8p +: 8]
+    logic [5:0] len;                 // header bytes (24, 32 or 44)
+    logic has_payload;               // a beat stream follows (tunneled TLP)
+    logic vc;
+    logic stamp_psn;                 // framer inserts its PSN (not for NAKs)
+  } tx_hdr_t;
+
+  // LRH + BTH + (TEH or AETH) as a 48-byte vector, network byte order.
+  function automatic logic [TxHdrBytes*8-1:0] fab_header(
+      input logic [7:0] opcode, input logic vc, input logic [15:0] dlid, input logic [15:0] slid,
+      input logic [10:0] pkt_words, input logic [23:0] psn, input logic [7:0] teh_flags,
+      input logic [15:0] memid, input logic [7:0] aeth_syndrome);
+    logic [TxHdrBytes*8-1:0] h;
+    h = '0;
+    h[0*8 +: 8] = {3'b000, vc, 4'h0};           // VL, LVer
+    h[1*8 +: 8] = {3'b000, vc, 2'b00, LnhIbaLocal};  // SL, rsvd, LNH
+    h[2*8 +: 8] = dlid[15:8];
+    h[3*8 +: 8] = dlid[7:0];
+    h[4*8 +: 8] = {5'b0, pkt_words[10:8]};
+    h[5*8 +: 8] = pkt_words[7:0];
+    h[6*8 +: 8] = slid[15:8];
+    h[7*8 +: 8] = slid[7:0];
+    h[8*8 +: 8] = opcode;                         // BTH
+    h[9*8 +: 8] = 8'h00;                          // SE, M, PadCnt, TVer
+    h[10*8 +: 8] = DefaultPKey[15:8];
+    h[11*8 +: 8] = DefaultPKey[7:0];
+    h[13*8 +: 8] = TunnelQp[23:16];
+    h[14*8 +: 8] = TunnelQp[15:8];
+    h[15*8 +: 8] = TunnelQp[7:0];
+    h[17*8 +: 8] = psn[23:16];
+    h[18*8 +: 8] = psn[15:8];
+    h[19*8 +: 8] = psn[7:0];
+    if (opcode == OP_RC_ACK) begin
+      h[20*8 +: 8] = aeth_syndrome;               // AETH: syndrome, MSN 0
+    end else begin
+      h[20*8 +: 8] = teh_flags;                   // TEH
+      h[22*8 +: 8] = memid[15:8];
+      h[23*8 +: 8] = memid[7:0];
+    end
+    fab_header = h;
+  endfunction
+
+  // ---------------------------------------------------------------- CRCs
+  // ICRC: CRC-32 (IEEE 802.3 polynomial, reflected, init all ones, final invert),
+  // sent least significant byte first. VCRC: CRC-16 polynomial 0x100B, same conventions.
+  function automatic logic [31:0] crc32_byte(input logic [31:0] c, input logic [7:0] b);
+    logic [31:0] r;
+    r = c ^ {24'h0, b};
+    for (int k = 0; k < 8; k++) r = r[0] ? ((r >> 1) ^ 32'hEDB88320) : (r >> 1);
+    crc32_byte = r;
+  endfunction
+
+  function automatic logic [15:0] crc16_byte(input logic [15:0] c, input logic [7:0] b);
+    logic [15:0] r;
+    r = c ^ {8'h0, b};
+    for (int k = 0; k < 8; k++) r = r[0] ? ((r >> 1) ^ 16'hD008) : (r >> 1);
+    crc16_byte = r;
+  endfunction
+
+  // Byte of the packet as the ICRC sees it: variant fields (LRH VL, BTH resv8a) read as ones.
+  function automatic logic [7:0] icrc_mask(input int unsigned pos, input logic [7:0] b);
+    icrc_mask = (pos == 0) ? (b | 8'hF0) : ((pos == 12) ? 8'hFF : b);
+  endfunction
+
+endpackage
+
+`default_nettype wire

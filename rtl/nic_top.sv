@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: Apache-2.0
+// NI top level: host port (TLPs), fabric port (IB-framed packets, two VCs with
+// credits), registers, address-range association table, encapsulation and
+// decapsulation. Block diagram and data flow: docs/architecture.md.
+`default_nettype none
+
+module nic_top #(
+  parameter int unsigned DataW = 64,        // 64, 128 or 256
+  parameter int unsigned NumArt = 16,       // windows
+  parameter int unsigned NumMemId = 16,     // receiver memory IDs
+  parameter int unsigned MaxPayload = 256,  // largest TLP payload, bytes
+  parameter int unsigned RxCredits = 2,     // packet slots per VC at the fabric input
+  parameter int unsigned NumTags = 16,      // remote reads served at once
+  parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
+  parameter logic [15:0] NiReqId = 16'h0100,
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  // Host port: TLPs from the root complex.
+  input  logic [DataW-1:0] s_host_axis_tdata,
+  input  logic [KeepW-1:0] s_host_axis_tkeep,
+  input  logic s_host_axis_tlast,
+  input  logic s_host_axis_tvalid,
+  output logic s_host_axis_tready,
+  // Host port: TLPs to the root complex; tuser on the last beat = nullified TLP.
+  output logic [DataW-1:0] m_host_axis_tdata,
+  output logic [KeepW-1:0] m_host_axis_tkeep,
+  output logic m_host_axis_tlast,
+  output logic m_host_axis_tuser,
+  output logic m_host_axis_tvalid,
+  input  logic m_host_axis_tready,
+  // Fabric port out; tdest = VC. One credit pulse per packet slot freed downstream.
+  output logic [DataW-1:0] m_fab_axis_tdata,
+  output logic [KeepW-1:0] m_fab_axis_tkeep,
+  output logic m_fab_axis_tlast,
+  output logic m_fab_axis_tdest,
+  output logic m_fab_axis_tvalid,
+  input  logic m_fab_axis_tready,
+  input  logic [1:0] fab_tx_credit_i,
+  // Fabric port in; the NI pulses a credit per slot (RxCredits per VC after reset).
+  input  logic [DataW-1:0] s_fab_axis_tdata,
+  input  logic [KeepW-1:0] s_fab_axis_tkeep,
+  input  logic s_fab_axis_tlast,
+  input  logic s_fab_axis_tdest,
+  input  logic s_fab_axis_tvalid,
+  output logic s_fab_axis_tready,
+  output logic [1:0] fab_rx_credit_o
+);
+  localparam int unsigned BeatW = DataW + KeepW + 2;
+  localparam int unsigned HdrW = $bits(ni_pkg::tx_hdr_t);
+  localparam int unsigned TagW = $clog2(NumTags);
+  // Beats buffered toward the framer: enough to cover its header beats and keep it busy.
+  localparam int unsigned TunBeats = 2 * (ni_pkg::FabHdrBytes / Bpb) + 4;
+
+  // ------------------------------------------------------------ registers
+  logic [15:0] node_id;
+  logic csr_valid, csr_ready, csr_write;
+  logic [11:0] csr_addr;
+  logic [31:0] csr_wdata, csr_rdata;
+  logic [3:0] csr_be;
+  logic [15:0] csr_reqid;
+  logic [7:0] csr_tag;
+  logic csr_hit;
+  logic rdc_ready;
+
+  logic [NumArt-1:0][19:0] art_base_lo, art_limit_lo, art_xlate_lo;
+  logic [NumArt-1:0][31:0] art_base_hi, art_limit_hi, art_xlate_hi;
+  logic [NumArt-1:0][15:0] art_node, art_memid;
+  logic [NumArt-1:0] art_valid, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a;
+  logic [NumArt-1:0][51:0] art_base, art_limit, art_xlate;
+  logic [NumMemId-1:0][19:0] mem_base_lo, mem_pages;
+  logic [NumMemId-1:0][31:0] mem_base_hi;
+  logic [NumMemId-1:0][51:0] mem_base;
+  logic [NumMemId-1:0] mem_valid, mem_perm_r, mem_perm_w, mem_perm_a;
+
+  for (genvar i = 0; i < NumArt; i++) begin : gen_art_cat
+    assign art_base[i] = {art_base_hi[i], art_base_lo[i]};
+    assign art_limit[i] = {art_limit_hi[i], art_limit_lo[i]};
+    assign art_xlate[i] = {art_xlate_hi[i], art_xlate_lo[i]};
+  end
+  for (genvar i = 0; i < NumMemId; i++) begin : gen_mem_cat
+    assign mem_base[i] = {mem_base_hi[i], mem_base_lo[i]};
+  end
+
+  // Events.
+  logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
+  logic ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx, ev_bad_pkt, ev_rd_served;
+
+  assign csr_ready = csr_write || rdc_ready;
+
+  ni_csr_regs u_regs (
+    .clk_i, .rst_ni,
+    .req_valid_i(csr_valid && csr_ready), .req_write_i(csr_write), .req_addr_i(csr_addr),
+    .req_wdata_i(csr_wdata), .req_be_i(csr_be), .rdata_o(csr_rdata), .req_hit_o(csr_hit),
+    .caps_data_bytes_i(8'(Bpb)), .caps_art_entries_i(8'(NumArt)),
+    .caps_memid_entries_i(8'(NumMemId)), .caps_rx_credits_i(8'(RxCredits)),
+    .node_id_lid_o(node_id),
+    .status_win_miss_set_i(ev_win_miss), .status_perm_set_i(ev_perm),
+    .status_malformed_set_i(ev_malformed), .status_unsupported_set_i(ev_unsup),
+    .status_crc_err_set_i(ev_crc_err), .status_memid_err_set_i(ev_memid_err),
+    .status_bounds_err_set_i(ev_bounds_err), .status_nak_rx_set_i(ev_nak_rx),
+    .status_bad_pkt_set_i(ev_bad_pkt), .status_cpl_unexp_set_i(ev_cpl_unexp),
+    .tx_pkts_inc_i(ev_tx_pkt),
+    .rx_pkts_inc_i(ev_rx_pkt),
+    .win_miss_cnt_inc_i(ev_win_miss),
+    .perm_cnt_inc_i(ev_perm),
+    .malformed_cnt_inc_i(ev_malformed),
+    .unsup_cnt_inc_i(ev_unsup),
+    .crc_err_cnt_inc_i(ev_crc_err),
+    .memid_err_cnt_inc_i(ev_memid_err),
+    .bounds_err_cnt_inc_i(ev_bounds_err),
+    .nak_tx_cnt_inc_i(ev_nak_tx),
+    .nak_rx_cnt_inc_i(ev_nak_rx),
+    .bad_pkt_cnt_inc_i(ev_bad_pkt),
+    .rd_served_cnt_inc_i(ev_rd_served),
+    .cpl_unexp_cnt_inc_i(ev_cpl_unexp),
+    .art_base_lo_addr_o(art_base_lo), .art_base_hi_addr_o(art_base_hi),
+    .art_limit_lo_addr_o(art_limit_lo), .art_limit_hi_addr_o(art_limit_hi),
+    .art_xlate_lo_addr_o(art_xlate_lo), .art_xlate_hi_addr_o(art_xlate_hi),
+    .art_dest_node_o(art_node), .art_dest_memid_o(art_memid),
+    .art_ctrl_valid_o(art_valid), .art_ctrl_rx_xlate_o(art_rx_xlate),
+    .art_ctrl_perm_r_o(art_perm_r), .art_ctrl_perm_w_o(art_perm_w), .art_ctrl_perm_a_o(art_perm_a),
+    .memid_base_lo_addr_o(mem_base_lo), .memid_base_hi_addr_o(mem_base_hi),
+    .memid_size_bytes_o(mem_pages),
+    .memid_ctrl_valid_o(mem_valid), .memid_ctrl_perm_r_o(mem_perm_r),
+    .memid_ctrl_perm_w_o(mem_perm_w), .memid_ctrl_perm_a_o(mem_perm_a)
+  );
+
+  // ------------------------------------------------------------ ART lookup
+  logic [63:0] art_addr, art_out_addr;
+  logic art_hit, art_hit_rx_xlate, art_hit_perm_r, art_hit_perm_w, art_hit_perm_a;
+  logic [15:0] art_hit_node, art_hit_memid;
+  logic [$clog2(NumArt)-1:0] art_index;
+
+  ni_art #(.NumEntries(NumArt)) u_art (
+    .addr_i(art_addr),
+    .valid_i(art_valid), .rx_xlate_i(art_rx_xlate), .perm_r_i(art_perm_r), .perm_w_i(art_perm_w),
+    .perm_a_i(art_perm_a), .base_i(art_base), .limit_i(art_limit), .xlate_i(art_xlate),
+    .node_i(art_node), .memid_i(art_memid),
+    .hit_o(art_hit), .index_o(art_index), .rx_xlate_o(art_hit_rx_xlate), .perm_r_o(art_hit_perm_r),
+    .perm_w_o(art_hit_perm_w), .perm_a_o(art_hit_perm_a), .node_o(art_hit_node),
+    .memid_o(art_hit_memid), .out_addr_o(art_out_addr)
+  );
+
+  // ------------------------------------------------------------ read tracker
+  logic [7:0] trk_tag, trk_otag, trk_commit_otag;
+  logic trk_hit, trk_release, trk_free_avail, trk_commit;
+  logic [15:0] trk_node, trk_reqid, trk_commit_node, trk_commit_reqid;
+  logic [TagW-1:0] trk_free_tag, trk_commit_tag;
+
+  ni_rd_tracker #(.NumTags(NumTags)) u_trk (
+    .clk_i, .rst_ni,
+    .free_avail_o(trk_free_avail), .free_tag_o(trk_free_tag),
+    .commit_i(trk_commit), .commit_tag_i(trk_commit_tag), .commit_node_i(trk_commit_node),
+    .commit_reqid_i(trk_commit_reqid), .commit_otag_i(trk_commit_otag),
+    .lookup_tag_i(trk_tag), .lookup_hit_o(trk_hit), .lookup_node_o(trk_node),
+    .lookup_reqid_o(trk_reqid), .lookup_otag_o(trk_otag), .release_i(trk_release)
+  );
+
+  // ------------------------------------------------------------ host receive
+  ni_pkg::tx_hdr_t req_hdr, rsp_hdr, gen_hdr;
+  logic req_hdr_valid, req_hdr_ready, rsp_hdr_valid, rsp_hdr_ready;
+  logic [BeatW-1:0] req_beat, rsp_beat;
+  logic req_beat_valid, req_beat_ready, rsp_beat_valid, rsp_beat_ready;
+  logic [30:0] ur;
+  logic ur_valid, ur_ready;
+
+  ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
+               .NiReqId(NiReqId)) u_host_rx (
+    .clk_i, .rst_ni, .node_id_i(node_id),
+    .s_axis_tdata(s_host_axis_tdata), .s_axis_tkeep(s_host_axis_tkeep),
+    .s_axis_tlast(s_host_axis_tlast), .s_axis_tvalid(s_host_axis_tvalid),
+    .s_axis_tready(s_host_axis_tready),
+    .art_addr_o(art_addr), .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
+    .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_node_i(art_hit_node),
+    .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
+    .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
+    .trk_otag_i(trk_otag), .trk_release_o(trk_release),
+    .req_hdr_o(req_hdr), .req_hdr_valid_o(req_hdr_valid), .req_hdr_ready_i(req_hdr_ready),
+    .req_beat_o(req_beat), .req_beat_valid_o(req_beat_valid), .req_beat_ready_i(req_beat_ready),
+    .rsp_hdr_o(rsp_hdr), .rsp_hdr_valid_o(rsp_hdr_valid), .rsp_hdr_ready_i(rsp_hdr_ready),
+    .rsp_beat_o(rsp_beat), .rsp_beat_valid_o(rsp_beat_valid), .rsp_beat_ready_i(rsp_beat_ready),
+    .csr_valid_o(csr_valid), .csr_ready_i(csr_ready), .csr_write_o(csr_write),
+    .csr_addr_o(csr_addr), .csr_wdata_o(csr_wdata), .csr_be_o(csr_be), .csr_reqid_o(csr_reqid),
+    .csr_tag_o(csr_tag),
+    .ur_o(ur), .ur_valid_o(ur_valid), .ur_ready_i(ur_ready),
+    .ev_win_miss_o(ev_win_miss), .ev_perm_o(ev_perm), .ev_malformed_o(ev_malformed),
+    .ev_unsup_o(ev_unsup), .ev_cpl_unexp_o(ev_cpl_unexp)
+  );
+
+  // ------------------------------------------------------------ queues toward the framer
+  // Sources of the framer: 0 = tunneled completions (VC1), 1 = generated NAK/UR (VC1),
+  // 2 = tunneled requests (VC0).
+  ni_pkg::tx_hdr_t [2:0] src_hdr;
+  logic [2:0] src_hdr_valid, src_hdr_ready, src_beat_valid, src_beat_ready;
+  logic [2:0][BeatW-1:0] src_beat;
+  logic gen_valid, gen_ready;
+
+  ni_fifo #(.Width(HdrW), .Depth(2)) u_rsp_hdr_q (
+    .clk_i, .rst_ni, .wdata_i(rsp_hdr), .wvalid_i(rsp_hdr_valid), .wready_o(rsp_hdr_ready),
+    .rdata_o(src_hdr[0]), .rvalid_o(src_hdr_valid[0]), .rready_i(src_hdr_ready[0]));
+  ni_fifo #(.Width(BeatW), .Depth(TunBeats)) u_rsp_beat_q (
+    .clk_i, .rst_ni, .wdata_i(rsp_beat), .wvalid_i(rsp_beat_valid), .wready_o(rsp_beat_ready),
+    .rdata_o(src_beat[0]), .rvalid_o(src_beat_valid[0]), .rready_i(src_beat_ready[0]));
+  ni_fifo #(.Width(HdrW), .Depth(2)) u_gen_q (
+    .clk_i, .rst_ni, .wdata_i(gen_hdr), .wvalid_i(gen_valid), .wready_o(gen_ready),
+    .rdata_o(src_hdr[1]), .rvalid_o(src_hdr_valid[1]), .rready_i(src_hdr_ready[1]));
+  assign src_beat[1] = '0;
+  assign src_beat_valid[1] = 1'b0;
+  ni_fifo #(.Width(HdrW), .Depth(2)) u_req_hdr_q (
+    .clk_i, .rst_ni, .wdata_i(req_hdr), .wvalid_i(req_hdr_valid), .wready_o(req_hdr_ready),
+    .rdata_o(src_hdr[2]), .rvalid_o(src_hdr_valid[2]), .rready_i(src_hdr_ready[2]));
+  ni_fifo #(.Width(BeatW), .Depth(TunBeats)) u_req_beat_q (
+    .clk_i, .rst_ni, .wdata_i(req_beat), .wvalid_i(req_beat_valid), .wready_o(req_beat_ready),
+    .rdata_o(src_beat[2]), .rvalid_o(src_beat_valid[2]), .rready_i(src_beat_ready[2]));
+
+  // ------------------------------------------------------------ fabric transmit
+  ni_fab_tx #(.DataW(DataW), .NumSrc(3)) u_fab_tx (
+    .clk_i, .rst_ni, .node_id_i(node_id),
+    .src_hdr_i(src_hdr), .src_hdr_valid_i(src_hdr_valid), .src_hdr_ready_o(src_hdr_ready),
+    .src_beat_i(src_beat), .src_beat_valid_i(src_beat_valid), .src_beat_ready_o(src_beat_ready),
+    .m_axis_tdata(m_fab_axis_tdata), .m_axis_tkeep(m_fab_axis_tkeep), .m_axis_tlast(m_fab_axis_tlast),
+    .m_axis_tdest(m_fab_axis_tdest), .m_axis_tvalid(m_fab_axis_tvalid),
+    .m_axis_tready(m_fab_axis_tready), .credit_i(fab_tx_credit_i), .ev_tx_pkt_o(ev_tx_pkt)
+  );
+
+  // ------------------------------------------------------------ fabric receive
+  logic [DataW-1:0] dec_tdata;
+  logic [KeepW-1:0] dec_tkeep;
+  logic dec_tlast, dec_tuser, dec_tvalid, dec_tready;
+
+  ni_fab_rx #(.DataW(DataW), .NumMemId(NumMemId), .MaxPayload(MaxPayload), .RxCredits(RxCredits),
+              .NumTags(NumTags), .NiReqId(NiReqId)) u_fab_rx (
+    .clk_i, .rst_ni, .node_id_i(node_id),
+    .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
+    .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
+    .s_axis_tready(s_fab_axis_tready), .credit_o(fab_rx_credit_o),
+    .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w),
+    .mem_base_i(mem_base), .mem_pages_i(mem_pages),
+    .trk_free_avail_i(trk_free_avail), .trk_free_tag_i(trk_free_tag), .trk_commit_o(trk_commit),
+    .trk_commit_tag_o(trk_commit_tag), .trk_commit_node_o(trk_commit_node),
+    .trk_commit_reqid_o(trk_commit_reqid), .trk_commit_otag_o(trk_commit_otag),
+    .gen_hdr_o(gen_hdr), .gen_valid_o(gen_valid), .gen_ready_i(gen_ready),
+    .m_axis_tdata(dec_tdata), .m_axis_tkeep(dec_tkeep), .m_axis_tlast(dec_tlast),
+    .m_axis_tuser(dec_tuser), .m_axis_tvalid(dec_tvalid), .m_axis_tready(dec_tready),
+    .ev_rx_pkt_o(ev_rx_pkt), .ev_crc_err_o(ev_crc_err), .ev_memid_err_o(ev_memid_err),
+    .ev_bounds_err_o(ev_bounds_err), .ev_nak_tx_o(ev_nak_tx), .ev_nak_rx_o(ev_nak_rx),
+    .ev_bad_pkt_o(ev_bad_pkt), .ev_rd_served_o(ev_rd_served)
+  );
+
+  // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
+  logic unused;
+  assign unused = ^{csr_hit, mem_perm_a, art_hit_perm_a, art_index, src_beat_ready[1]};
+
+  // ------------------------------------------------------------ host transmit
+  logic [62:0] rdc;
+  logic rdc_valid, rdc_rd_ready;
+  ni_fifo #(.Width(63), .Depth(2)) u_rdc_q (
+    .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_reqid, csr_tag, 7'h0}),
+    .wvalid_i(csr_valid && !csr_write), .wready_o(rdc_ready),
+    .rdata_o(rdc), .rvalid_o(rdc_valid), .rready_i(rdc_rd_ready));
+  logic [30:0] ur_q;
+  logic ur_q_valid, ur_q_ready;
+  ni_fifo #(.Width(31), .Depth(2)) u_ur_q (
+    .clk_i, .rst_ni, .wdata_i(ur), .wvalid_i(ur_valid), .wready_o(ur_ready),
+    .rdata_o(ur_q), .rvalid_o(ur_q_valid), .rready_i(ur_q_ready));
+
+  ni_host_tx #(.DataW(DataW), .NiReqId(NiReqId)) u_host_tx (
+    .clk_i, .rst_ni,
+    .s_axis_tdata(dec_tdata), .s_axis_tkeep(dec_tkeep), .s_axis_tlast(dec_tlast),
+    .s_axis_tuser(dec_tuser), .s_axis_tvalid(dec_tvalid), .s_axis_tready(dec_tready),
+    .ur_i(ur_q), .ur_valid_i(ur_q_valid), .ur_ready_o(ur_q_ready),
+    .rd_i(rdc), .rd_valid_i(rdc_valid), .rd_ready_o(rdc_rd_ready),
+    .m_axis_tdata(m_host_axis_tdata), .m_axis_tkeep(m_host_axis_tkeep),
+    .m_axis_tlast(m_host_axis_tlast), .m_axis_tuser(m_host_axis_tuser),
+    .m_axis_tvalid(m_host_axis_tvalid), .m_axis_tready(m_host_axis_tready)
+  );
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs what the project needs on a fresh Debian 12 machine. Idempotent: it
+# only installs what is missing. Run as root or with sudo available.
+#   scripts/setup.sh          build, tests, coverage, capture decoding
+#   scripts/setup.sh --full   also yosys and gtkwave (synthesis, waveforms)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(build-essential cmake verilator libgtest-dev python3 python3-venv lcov tshark)
+if [[ "${1:-}" == "--full" ]]; then
+  pkgs+=(yosys gtkwave)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [[ "$(id -u)" -ne 0 ]] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  # tshark asks whether non-root users may capture; we only read files.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Python tools live in a project-local virtual environment.
+if [[ ! -x .venv/bin/python ]]; then
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python -c "import crcmod" 2>/dev/null; then
+  .venv/bin/pip install -q crcmod
+fi
+echo "setup: ok"

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Big-endian field access on byte vectors (network byte order, as on the wire).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace ni {
+
+using Bytes = std::vector<uint8_t>;
+
+inline uint64_t getBe(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+inline void putBe(uint8_t* p, int n, uint64_t v) {
+  for (int i = n - 1; i >= 0; --i) {
+    p[i] = static_cast<uint8_t>(v);
+    v >>= 8;
+  }
+}
+
+}  // namespace ni

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// A clocked Verilated model as the C++ world sees it, and the clock that drives a set of them.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+class VerilatedContext;
+
+namespace ni {
+
+class Clocked {
+ public:
+  virtual ~Clocked() = default;
+  virtual void setClock(bool high) = 0;
+  virtual void setReset(bool active) = 0;
+  virtual void eval() = 0;
+  // FST waveform of this model; no-op in builds without tracing (returns false).
+  virtual bool openTrace(const std::string& path) = 0;
+  virtual void dumpTrace(uint64_t time) = 0;
+  virtual void closeTrace() = 0;
+};
+
+// Advances every registered model by whole clock cycles. Inputs are set and
+// evaluated by the caller before cycle(); outputs read then are what the
+// rising edge samples.
+class ClockDriver {
+ public:
+  explicit ClockDriver(VerilatedContext* ctx) : ctx_(ctx) {}
+  void add(Clocked* m) { models_.push_back(m); }
+  void cycle();
+  void reset(unsigned cycles);
+  uint64_t cycles() const { return cycles_; }
+
+ private:
+  VerilatedContext* ctx_;
+  std::vector<Clocked*> models_;
+  uint64_t cycles_ = 0;
+};
+
+// In a coverage build (NI_COVERAGE), write the context's coverage counts to
+// $NI_COV_DIR/<name>.dat; otherwise do nothing.
+void writeCoverage(VerilatedContext* ctx, const std::string& name);
+
+}  // namespace ni

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// Driver: the register writes that program the NI, independent of how a CSR
+// write reaches it (a node's CPU, or a unit-test BFM).
+#pragma once
+#include <cstdint>
+#include <functional>
+
+#include "ni_regs.hpp"
+#include "ref_ni.hpp"
+
+namespace ni::driver {
+
+using CsrWrite = std::function<void(uint32_t off, uint32_t value)>;
+
+inline void setWindow(const CsrWrite& wr, unsigned i, const Window& w) {
+  const uint64_t limit = w.base + w.size;
+  wr(regs::ART_CTRL(i), 0);  // invalid while its fields change
+  wr(regs::ART_BASE_LO(i), static_cast<uint32_t>(w.base));
+  wr(regs::ART_BASE_HI(i), static_cast<uint32_t>(w.base >> 32));
+  wr(regs::ART_LIMIT_LO(i), static_cast<uint32_t>(limit));
+  wr(regs::ART_LIMIT_HI(i), static_cast<uint32_t>(limit >> 32));
+  wr(regs::ART_XLATE_LO(i), static_cast<uint32_t>(w.remote));
+  wr(regs::ART_XLATE_HI(i), static_cast<uint32_t>(w.remote >> 32));
+  wr(regs::ART_DEST(i), lidOf(w.dstNode) | (uint32_t{w.memid} << regs::ART_DEST_MEMID_LSB));
+  wr(regs::ART_CTRL(i), regs::ART_CTRL_VALID_MASK | (w.rxXlate ? regs::ART_CTRL_RX_XLATE_MASK : 0) |
+                            (w.read ? regs::ART_CTRL_PERM_R_MASK : 0) | (w.write ? regs::ART_CTRL_PERM_W_MASK : 0) |
+                            (w.atomic ? regs::ART_CTRL_PERM_A_MASK : 0));
+}
+
+inline void clearWindow(const CsrWrite& wr, unsigned i) { wr(regs::ART_CTRL(i), 0); }
+
+inline void setMemId(const CsrWrite& wr, unsigned id, const MemRegion& m) {
+  wr(regs::MEMID_CTRL(id), 0);
+  wr(regs::MEMID_BASE_LO(id), static_cast<uint32_t>(m.base));
+  wr(regs::MEMID_BASE_HI(id), static_cast<uint32_t>(m.base >> 32));
+  wr(regs::MEMID_SIZE(id), static_cast<uint32_t>(m.size));
+  wr(regs::MEMID_CTRL(id), (m.valid ? regs::MEMID_CTRL_VALID_MASK : 0) | (m.read ? regs::MEMID_CTRL_PERM_R_MASK : 0) |
+                               (m.write ? regs::MEMID_CTRL_PERM_W_MASK : 0));
+}
+
+}  // namespace ni::driver

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fabric.hpp"
+
+#include "address_map.hpp"
+#include "fabric_pkt.hpp"
+
+namespace ni {
+
+Fabric::Fabric(const FabricConfig& c) : cfg_(c), ports_(c.ports) {
+  for (auto& p : ports_) p.creditsToGive[0] = p.creditsToGive[1] = c.inputCredits;
+}
+
+bool Fabric::idle() const {
+  for (auto& p : ports_)
+    if (!p.rx.empty() || p.sending || !p.out[0].empty() || !p.out[1].empty()) return false;
+  return true;
+}
+
+void Fabric::fillNicIn(unsigned port, NicIn& in) {
+  Port& p = ports_[port];
+  // Credits owed to the NI for our input buffers: one pulse per VC per cycle.
+  in.fabTxCredit = 0;
+  for (unsigned v = 0; v < 2; ++v)
+    if (p.creditsToGive[v]) in.fabTxCredit |= static_cast<uint8_t>(1u << v);
+  // Link bandwidth toward the switch: accept a beat only with budget.
+  if (cfg_.linkBytesPerCycle > 0) p.rxBudget = std::min(p.rxBudget + cfg_.linkBytesPerCycle, 2.0 * cfg_.bytesPerBeat);
+  in.fabOutReady = cfg_.linkBytesPerCycle <= 0 || p.rxBudget >= cfg_.bytesPerBeat;
+  // Toward the NI: start a packet of a VC that has NI credit, responses first.
+  if (!p.sending) {
+    for (int v = 1; v >= 0; --v) {
+      if (!p.out[v].empty() && p.niCredits[v] > 0 && p.out[v].front().ready <= now_) {
+        p.cur = std::move(p.out[v].front());
+        p.out[v].pop_front();
+        --p.niCredits[v];
+        p.sending = true;
+        p.off = 0;
+        break;
+      }
+    }
+  }
+  if (cfg_.linkBytesPerCycle > 0) p.txBudget = std::min(p.txBudget + cfg_.linkBytesPerCycle, 2.0 * cfg_.bytesPerBeat);
+  in.fabInValid = p.sending && (cfg_.linkBytesPerCycle <= 0 || p.txBudget >= cfg_.bytesPerBeat);
+  if (in.fabInValid) {
+    Beat b;
+    b.data.assign(cfg_.bytesPerBeat, 0);
+    for (unsigned j = 0; j < cfg_.bytesPerBeat && p.off + j < p.cur.bytes.size(); ++j) {
+      b.data[j] = p.cur.bytes[p.off + j];
+      b.keep |= uint64_t{1} << j;
+    }
+    b.last = p.off + cfg_.bytesPerBeat >= p.cur.bytes.size();
+    b.dest = p.cur.vc;
+    in.fabIn = b;
+  }
+}
+
+void Fabric::afterCycle(unsigned port, const NicIn& in, const NicOut& out) {
+  Port& p = ports_[port];
+  for (unsigned v = 0; v < 2; ++v) {
+    if (in.fabTxCredit >> v & 1) --p.creditsToGive[v];
+    if (out.fabRxCredit >> v & 1) ++p.niCredits[v];
+  }
+  if (out.fabOutValid && in.fabOutReady) {
+    if (cfg_.linkBytesPerCycle > 0) p.rxBudget -= cfg_.bytesPerBeat;
+    for (unsigned j = 0; j < cfg_.bytesPerBeat; ++j)
+      if (out.fabOut.keep >> j & 1) p.rx.push_back(out.fabOut.data[j]);
+    p.rxVc = out.fabOut.dest;
+    if (out.fabOut.last) {
+      ingress(port, std::move(p.rx), p.rxVc);
+      p.rx.clear();
+    }
+  }
+  if (in.fabInValid && out.fabInReady) {
+    if (cfg_.linkBytesPerCycle > 0) p.txBudget -= cfg_.bytesPerBeat;
+    p.off += cfg_.bytesPerBeat;
+    if (in.fabIn.last) {
+      p.sending = false;
+      ++ports_[p.cur.src].creditsToGive[p.cur.vc];  // the slot at the source's input frees up
+    }
+  }
+}
+
+void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
+  Port& src = ports_[port];
+  if (src.corrupt > 0 && pkt.size() > 20) {
+    --src.corrupt;
+    pkt[pkt.size() / 2] ^= 0x10;  // one payload bit: caught by ICRC/VCRC at the receiver
+    ++st_.corrupted;
+  }
+  tap_.write(static_cast<uint64_t>(static_cast<double>(now_) * cfg_.clockNs), pkt, port & 3);
+  ++st_.packets;
+  st_.bytes += pkt.size();
+  ++st_.perVc[vc & 1];
+  FabError err;
+  if (!decodeFabric(pkt, &err) && (err == FabError::BadIcrc || err == FabError::BadVcrc)) ++st_.crcErrors;
+  const uint16_t dlid = pkt.size() >= 8 ? static_cast<uint16_t>(getBe(&pkt[2], 2)) : 0;
+  if (dlid == 0 || dlid > ports_.size()) {
+    ++st_.dropped;  // no such node: the switch drops it
+    ++src.creditsToGive[vc & 1];
+    return;
+  }
+  ports_[dlid - 1].out[vc & 1].push_back(Pkt{std::move(pkt), static_cast<uint8_t>(vc & 1), port, now_ + cfg_.linkLatency});
+}
+
+}  // namespace ni

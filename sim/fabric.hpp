@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// Crossbar fabric model: one port per node, per-link latency and bandwidth,
+// packet credits per virtual channel in both directions, routing by DLID,
+// a capture tap, and fault hooks for tests.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <vector>
+
+#include "nic_model.hpp"
+#include "pcap.hpp"
+
+namespace ni {
+
+struct FabricConfig {
+  unsigned ports = 2;
+  unsigned bytesPerBeat = 8;
+  unsigned linkLatency = 10;     // cycles from last byte in to first byte out, each way
+  double linkBytesPerCycle = 0;  // 0: no limit beyond the NI's beat width
+  unsigned inputCredits = 4;     // packet slots per input port and VC
+  double clockNs = 4.0;          // for capture timestamps
+};
+
+struct FabricStats {
+  uint64_t packets = 0, bytes = 0, dropped = 0, corrupted = 0, crcErrors = 0;
+  uint64_t perVc[2] = {0, 0};
+};
+
+class Fabric {
+ public:
+  explicit Fabric(const FabricConfig& c);
+  ErfWriter& tap() { return tap_; }
+  const FabricStats& stats() const { return st_; }
+  // Flip one bit in each of the next n packets sent by this port (tests).
+  void corruptNext(unsigned port, unsigned n) { ports_[port].corrupt += n; }
+  bool idle() const;
+
+  void fillNicIn(unsigned port, NicIn& in);
+  void afterCycle(unsigned port, const NicIn& in, const NicOut& out);
+  void endCycle() { ++now_; }
+
+ private:
+  struct Pkt {
+    Bytes bytes;
+    uint8_t vc;
+    unsigned src;
+    uint64_t ready;  // cycle it may start leaving the switch
+  };
+  struct Port {
+    Bytes rx;                   // packet being received from the NI
+    uint8_t rxVc = 0;
+    double rxBudget = 0;        // link bandwidth tokens (bytes)
+    unsigned creditsToGive[2];  // credits owed to the NI (pulsed one per cycle)
+    unsigned niCredits[2] = {0, 0};  // credits the NI granted us for its receive buffers
+    std::deque<Pkt> out[2];     // per VC, toward this port's NI
+    bool sending = false;
+    Pkt cur;
+    size_t off = 0;
+    double txBudget = 0;
+    unsigned corrupt = 0;
+  };
+  void ingress(unsigned port, Bytes pkt, uint8_t vc);
+
+  FabricConfig cfg_;
+  std::vector<Port> ports_;
+  FabricStats st_;
+  ErfWriter tap_;
+  uint64_t now_ = 0;
+};
+
+}  // namespace ni

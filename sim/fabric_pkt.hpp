@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden codec for fabric packets: IB LRH + BTH + TEH/AETH + payload + ICRC + VCRC.
+// Layout and opcode table: docs/formats.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "bytes.hpp"
+
+namespace ni {
+
+constexpr uint8_t kOpTunnelReq = 0xC0;  // manufacturer-specific: tunneled request TLP
+constexpr uint8_t kOpTunnelRsp = 0xC1;  // manufacturer-specific: tunneled completion TLP
+constexpr uint8_t kOpRcAck = 0x11;      // IB RC Acknowledge (AETH)
+constexpr uint8_t kAethNakPsnSeq = 0x60;
+constexpr uint8_t kAethNakRemAccess = 0x62;
+constexpr uint8_t kTehRxXlate = 0x01;    // TEH flag: receiver translates memory ID + offset
+constexpr uint16_t kDefaultPKey = 0xFFFF;
+constexpr uint32_t kTunnelQp = 0x10;
+constexpr size_t kLrhBytes = 8, kBthBytes = 12, kTehBytes = 12, kAethBytes = 4;
+constexpr size_t kFabHdrBytes = kLrhBytes + kBthBytes + kTehBytes;  // 32: TLP starts beat aligned
+constexpr size_t kTrailerBytes = 6;
+
+struct FabricPacket {
+  uint8_t vl = 0, sl = 0;
+  uint16_t dlid = 0, slid = 0;
+  uint8_t opcode = kOpTunnelReq;
+  uint16_t pkey = kDefaultPKey;
+  uint32_t destQp = kTunnelQp;
+  uint32_t psn = 0;
+  uint8_t tehFlags = 0;   // tunnel opcodes
+  uint16_t memid = 0;
+  uint8_t syndrome = 0;   // ACK opcode (AETH)
+  uint32_t msn = 0;
+  Bytes payload;          // tunnel opcodes: the TLP
+
+  bool isTunnel() const { return opcode == kOpTunnelReq || opcode == kOpTunnelRsp; }
+  bool isNak() const { return opcode == kOpRcAck && (syndrome >> 5) == 3; }
+};
+
+enum class FabError { None, Truncated, BadLength, BadIcrc, BadVcrc, BadLnh, UnknownOpcode };
+const char* toString(FabError e);
+
+// Whole packet including ICRC and VCRC.
+Bytes encodeFabric(const FabricPacket& p);
+std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err = nullptr);
+// ICRC over the bytes before it, variant fields (LRH VL, BTH resv8a) masked to ones.
+uint32_t computeIcrc(const uint8_t* pkt, size_t bytesBeforeIcrc);
+std::string describe(const FabricPacket& p);
+
+}  // namespace ni

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// The NI (nic_top) as a C++ object with byte-oriented stream ports, independent
+// of the data width it was built with.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "bytes.hpp"
+#include "clocked.hpp"
+
+namespace ni {
+
+// One AXI4-Stream beat: data in lane order, keep bit per lane.
+struct Beat {
+  Bytes data;
+  uint64_t keep = 0;
+  bool last = false;
+  bool user = false;  // host out: nullified TLP (valid with last)
+  uint8_t dest = 0;   // fabric: virtual channel
+};
+
+struct NicIn {
+  bool hostInValid = false;
+  Beat hostIn;
+  bool hostOutReady = false;
+  bool fabInValid = false;
+  Beat fabIn;
+  bool fabOutReady = false;
+  uint8_t fabTxCredit = 0;  // bit per VC: one credit returned
+};
+
+struct NicOut {
+  bool hostInReady = false;
+  bool hostOutValid = false;
+  Beat hostOut;
+  bool fabInReady = false;
+  bool fabOutValid = false;
+  Beat fabOut;
+  uint8_t fabRxCredit = 0;  // bit per VC: one credit granted to the fabric
+};
+
+class NicModel : public Clocked {
+ public:
+  virtual unsigned bytesPerBeat() const = 0;
+  // Drive the inputs and evaluate; then read() gives the outputs of this cycle.
+  virtual void drive(const NicIn& in) = 0;
+  virtual NicOut read() const = 0;
+};
+
+// Widths built into the library (the verilated configurations).
+bool nicWidthBuilt(unsigned dataBits);
+std::unique_ptr<NicModel> makeNic(unsigned dataBits, VerilatedContext* ctx, const std::string& name);
+
+}  // namespace ni

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// NicModel over each verilated nic_top configuration.
+#include <verilated.h>
+#if VM_TRACE
+#include <verilated_fst_c.h>
+#endif
+
+#include "Vnic128.h"
+#include "Vnic256.h"
+#include "Vnic64.h"
+#include "nic_model.hpp"
+#include "verilated_ports.hpp"
+
+#include <type_traits>
+
+namespace ni {
+
+namespace {
+
+template <class M, unsigned Bpb>
+class NicAdapter final : public NicModel {
+ public:
+  NicAdapter(VerilatedContext* ctx, const std::string& name) : m_(ctx, name.c_str()) {}
+  ~NicAdapter() override { closeTrace(); }
+
+  unsigned bytesPerBeat() const override { return Bpb; }
+  void setClock(bool high) override { m_.clk_i = high; }
+  void setReset(bool active) override { m_.rst_ni = !active; }
+  void eval() override { m_.eval(); }
+
+  void drive(const NicIn& in) override {
+    m_.s_host_axis_tvalid = in.hostInValid;
+    put(m_.s_host_axis_tdata, in.hostIn.data);
+    m_.s_host_axis_tkeep = static_cast<std::remove_reference_t<decltype(m_.s_host_axis_tkeep)>>(in.hostIn.keep);
+    m_.s_host_axis_tlast = in.hostIn.last;
+    m_.m_host_axis_tready = in.hostOutReady;
+    m_.s_fab_axis_tvalid = in.fabInValid;
+    put(m_.s_fab_axis_tdata, in.fabIn.data);
+    m_.s_fab_axis_tkeep = static_cast<std::remove_reference_t<decltype(m_.s_fab_axis_tkeep)>>(in.fabIn.keep);
+    m_.s_fab_axis_tlast = in.fabIn.last;
+    m_.s_fab_axis_tdest = in.fabIn.dest & 1;
+    m_.m_fab_axis_tready = in.fabOutReady;
+    m_.fab_tx_credit_i = in.fabTxCredit & 3;
+    m_.eval();
+  }
+
+  NicOut read() const override {
+    NicOut o;
+    o.hostInReady = m_.s_host_axis_tready;
+    o.hostOutValid = m_.m_host_axis_tvalid;
+    o.hostOut.data.resize(Bpb);
+    fromPort(m_.m_host_axis_tdata, o.hostOut.data.data(), Bpb);
+    o.hostOut.keep = m_.m_host_axis_tkeep;
+    o.hostOut.last = m_.m_host_axis_tlast;
+    o.hostOut.user = m_.m_host_axis_tuser;
+    o.fabInReady = m_.s_fab_axis_tready;
+    o.fabOutValid = m_.m_fab_axis_tvalid;
+    o.fabOut.data.resize(Bpb);
+    fromPort(m_.m_fab_axis_tdata, o.fabOut.data.data(), Bpb);
+    o.fabOut.keep = m_.m_fab_axis_tkeep;
+    o.fabOut.last = m_.m_fab_axis_tlast;
+    o.fabOut.dest = m_.m_fab_axis_tdest;
+    o.fabRxCredit = m_.fab_rx_credit_o;
+    return o;
+  }
+
+  bool openTrace(const std::string& path) override {
+#if VM_TRACE
+    closeTrace();
+    Verilated::traceEverOn(true);
+    tfp_ = std::make_unique<VerilatedFstC>();
+    m_.trace(tfp_.get(), 99);
+    tfp_->open(path.c_str());
+    return true;
+#else
+    (void)path;
+    return false;
+#endif
+  }
+  void dumpTrace(uint64_t time) override {
+#if VM_TRACE
+    if (tfp_) tfp_->dump(time);
+#else
+    (void)time;
+#endif
+  }
+  void closeTrace() override {
+#if VM_TRACE
+    if (tfp_) tfp_->close();
+    tfp_.reset();
+#endif
+  }
+
+ private:
+  template <class P>
+  void put(P& port, const Bytes& b) {
+    uint8_t buf[Bpb] = {};
+    for (unsigned i = 0; i < Bpb && i < b.size(); ++i) buf[i] = b[i];
+    toPort(port, buf, Bpb);
+  }
+  M m_;
+#if VM_TRACE
+  std::unique_ptr<VerilatedFstC> tfp_;
+#endif
+};
+
+}  // namespace
+
+bool nicWidthBuilt(unsigned bits) { return bits == 64 || bits == 128 || bits == 256; }
+
+std::unique_ptr<NicModel> makeNic(unsigned bits, VerilatedContext* ctx, const std::string& name) {
+  switch (bits) {
+    case 64: return std::make_unique<NicAdapter<Vnic64, 8>>(ctx, name);
+    case 128: return std::make_unique<NicAdapter<Vnic128, 16>>(ctx, name);
+    case 256: return std::make_unique<NicAdapter<Vnic256, 32>>(ctx, name);
+    default: return nullptr;
+  }
+}
+
+}  // namespace ni

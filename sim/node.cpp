@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "node.hpp"
+
+#include <algorithm>
+
+namespace ni {
+
+// ------------------------------------------------------------------ memory
+uint8_t Memory::get(uint64_t a) const {
+  auto it = pages_.find(a >> 12);
+  return it == pages_.end() ? 0 : it->second[a & 0xFFF];
+}
+void Memory::set(uint64_t a, uint8_t v) {
+  auto& pg = pages_[a >> 12];
+  if (pg.empty()) pg.assign(4096, 0);
+  pg[a & 0xFFF] = v;
+}
+Bytes Memory::read(uint64_t a, size_t n) const {
+  Bytes b(n);
+  for (size_t i = 0; i < n; ++i) b[i] = get(a + i);
+  return b;
+}
+void Memory::write(uint64_t a, const Bytes& b) {
+  for (size_t i = 0; i < b.size(); ++i) set(a + i, b[i]);
+}
+
+// ------------------------------------------------------------------ host link
+Beat HostLink::currentBeat() const {
+  const Bytes& t = outQ_.front();
+  Beat b;
+  b.data.assign(bpb_, 0);
+  for (unsigned j = 0; j < bpb_ && off_ + j < t.size(); ++j) {
+    b.data[j] = t[off_ + j];
+    b.keep |= uint64_t{1} << j;
+  }
+  b.last = off_ + bpb_ >= t.size();
+  return b;
+}
+
+void HostLink::advance() {
+  off_ += bpb_;
+  if (off_ >= outQ_.front().size()) {
+    outQ_.pop_front();
+    off_ = 0;
+  }
+}
+
+bool HostLink::collect(const Beat& b, Bytes* tlp, bool* nullified) {
+  for (unsigned j = 0; j < bpb_; ++j)
+    if (b.keep >> j & 1) rx_.push_back(b.data[j]);
+  if (!b.last) return false;
+  *tlp = std::move(rx_);
+  *nullified = b.user;
+  rx_.clear();
+  return true;
+}
+
+// ------------------------------------------------------------------ node
+Node::Node(unsigned index, unsigned bpb, uint64_t seed)
+    : index_(index), toNi_(bpb), fromNi_(bpb), memLink_(bpb), rng_(seed) {}
+
+uint8_t Node::allocTag() {
+  for (int i = 0; i < 256; ++i) {
+    uint8_t t = nextTag_++;
+    if (!tags_.count(t)) return t;
+  }
+  return nextTag_++;  // 256 loads in flight: the caller should not do that
+}
+
+void Node::store(uint64_t addr, const Bytes& data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    const uint64_t a = addr + off;
+    size_t n = std::min<size_t>({data.size() - off, kMaxPayload, 4096 - (a & 0xFFF)});
+    Bytes chunk(data.begin() + static_cast<long>(off), data.begin() + static_cast<long>(off + n));
+    toNi_.pushTlp(encodeTlp(makeMWr(kCpuReqId, 0, a, chunk)));
+    ++st_.tlpsToNi;
+    st_.storeBytes += n;
+    off += n;
+  }
+}
+
+void Node::load(uint64_t addr, size_t len, LoadCb cb) {
+  const uint64_t id = nextLoadId_++;
+  PendingLoad& pl = loads_[id];
+  pl.remaining = len;
+  pl.data.assign(len, 0);
+  pl.cb = std::move(cb);
+  pl.issued = now_;
+  size_t off = 0;
+  while (off < len) {
+    const uint64_t a = addr + off;
+    size_t n = std::min<size_t>({len - off, kMaxPayload, 4096 - (a & 0xFFF)});
+    const uint8_t tag = allocTag();
+    tags_[tag] = TagUse{id, off, n};
+    toNi_.pushTlp(encodeTlp(makeMRd(kCpuReqId, tag, a, static_cast<uint16_t>(n))));
+    ++st_.tlpsToNi;
+    off += n;
+  }
+}
+
+void Node::csrWrite(uint32_t off, uint32_t value) {
+  Bytes d = {static_cast<uint8_t>(value), static_cast<uint8_t>(value >> 8), static_cast<uint8_t>(value >> 16),
+             static_cast<uint8_t>(value >> 24)};
+  store(kCsrBase + off, d);
+}
+
+void Node::csrRead(uint32_t off, std::function<void(uint32_t, bool)> cb) {
+  load(kCsrBase + off, 4, [cb](const LoadResult& r) {
+    uint32_t v = 0;
+    if (r.ok)
+      for (int i = 0; i < 4; ++i) v |= uint32_t{r.data[i]} << (8 * i);
+    cb(v, r.ok);
+  });
+}
+
+bool Node::idle() const {
+  return !toNi_.hasBeat() && memToNi_.empty() && !memLink_.hasBeat() && loads_.empty();
+}
+
+void Node::fillNicIn(NicIn& in) {
+  // Root complex toward the NI: whole TLPs, memory completions first.
+  if (sending_ == Src::None) {
+    if (!memToNi_.empty() && memToNi_.front().first <= now_) {
+      memLink_.pushTlp(memToNi_.front().second);
+      memToNi_.pop_front();
+      sending_ = Src::Mem;
+    } else if (toNi_.hasBeat()) {
+      sending_ = Src::Cpu;
+    }
+  }
+  in.hostInValid = sending_ != Src::None;
+  if (in.hostInValid) in.hostIn = (sending_ == Src::Mem ? memLink_ : toNi_).currentBeat();
+  outReady_ = stallProb_ <= 0.0 || std::uniform_real_distribution<double>(0, 1)(rng_) >= stallProb_;
+  in.hostOutReady = outReady_;
+}
+
+void Node::afterCycle(const NicIn& in, const NicOut& out) {
+  if (in.hostInValid && out.hostInReady) {
+    HostLink& l = sending_ == Src::Mem ? memLink_ : toNi_;
+    const bool last = in.hostIn.last;
+    l.advance();
+    if (last) sending_ = Src::None;
+  }
+  if (out.hostOutValid && in.hostOutReady) {
+    Bytes raw;
+    bool nullified = false;
+    if (fromNi_.collect(out.hostOut, &raw, &nullified)) {
+      ++st_.tlpsFromNi;
+      if (nullified) {
+        ++st_.nullified;  // a nullified TLP is discarded by the root complex
+      } else if (auto t = decodeTlp(raw)) {
+        if (t->isCompletion()) {
+          if (t->requester == kCpuReqId) cpuCompletion(*t);
+          else ++st_.unexpectedCpl;
+        } else {
+          memoryAccept(*t);
+        }
+      }
+    }
+  }
+  // Completion timeout of the CPU (PCIe requesters have one too).
+  for (auto it = loads_.begin(); it != loads_.end();) {
+    if (now_ - it->second.issued > cplTimeout_) {
+      LoadResult r;
+      r.timedOut = true;
+      ++st_.timeouts;
+      for (auto t = tags_.begin(); t != tags_.end();) t = (t->second.load == it->first) ? tags_.erase(t) : std::next(t);
+      auto cb = std::move(it->second.cb);
+      it = loads_.erase(it);
+      if (cb) cb(r);
+    } else {
+      ++it;
+    }
+  }
+  ++now_;
+}
+
+void Node::memoryAccept(const Tlp& t) {
+  if (t.kind == TlpKind::MWr) {
+    const size_t n = t.data.size();
+    for (size_t i = 0; i < n; ++i) {
+      const size_t dw = i / 4;
+      const uint8_t be = (dw == 0) ? t.firstBe : (dw == n / 4 - 1 ? t.lastBe : 0xF);
+      if (be >> (i % 4) & 1) mem_.set(t.addr + i, t.data[i]);
+    }
+    ++st_.memWrites;
+  } else if (t.kind == TlpKind::MRd) {
+    const size_t n = (t.lengthDw == 0 ? 1024u : t.lengthDw) * 4u;
+    Tlp c = makeCplD(kMemCplId, t.requester, t.tag, t.addr, mem_.read(t.addr, n));
+    const Bytes enc = encodeTlp(c);
+    if (t.requester == kCpuReqId) cpuCompletion(c);
+    else memToNi_.push_back({now_ + memLatency_, enc});
+    ++st_.memReads;
+  }
+}
+
+void Node::cpuCompletion(const Tlp& t) {
+  auto it = tags_.find(t.tag);
+  if (it == tags_.end()) {
+    ++st_.unexpectedCpl;
+    return;
+  }
+  const TagUse use = it->second;
+  tags_.erase(it);
+  auto lit = loads_.find(use.load);
+  if (lit == loads_.end()) return;
+  PendingLoad& pl = lit->second;
+  if (t.status != CplStatus::SC || t.kind != TlpKind::CplD) {
+    pl.failed = true;
+    pl.status = t.status;
+  } else {
+    std::copy_n(t.data.begin(), std::min(use.len, t.data.size()), pl.data.begin() + static_cast<long>(use.off));
+  }
+  pl.remaining -= std::min(pl.remaining, use.len);
+  if (pl.remaining == 0) finishLoad(use.load);
+}
+
+void Node::finishLoad(uint64_t id) {
+  auto it = loads_.find(id);
+  LoadResult r;
+  r.ok = !it->second.failed;
+  r.status = it->second.status;
+  r.data = std::move(it->second.data);
+  auto cb = std::move(it->second.cb);
+  loads_.erase(it);
+  ++st_.loadsDone;
+  if (!r.ok) ++st_.loadErrors;
+  if (cb) cb(r);
+}
+
+}  // namespace ni

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compute node model: a CPU issuing TLPs through a small driver API, a sparse
+// memory system, and the root complex routing TLPs between them and the NI.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include "address_map.hpp"
+#include "nic_model.hpp"
+#include "tlp.hpp"
+
+namespace ni {
+
+class Memory {
+ public:
+  uint8_t get(uint64_t a) const;
+  void set(uint64_t a, uint8_t v);
+  Bytes read(uint64_t a, size_t n) const;
+  void write(uint64_t a, const Bytes& b);
+  size_t pagesTouched() const { return pages_.size(); }
+
+ private:
+  std::unordered_map<uint64_t, std::vector<uint8_t>> pages_;
+};
+
+// Result of a CPU load: data, or the completion status that ended it.
+struct LoadResult {
+  bool ok = false;
+  CplStatus status = CplStatus::SC;
+  bool timedOut = false;
+  Bytes data;
+};
+
+struct NodeStats {
+  uint64_t tlpsToNi = 0, tlpsFromNi = 0, nullified = 0, memWrites = 0, memReads = 0;
+  uint64_t loadsDone = 0, loadErrors = 0, timeouts = 0, unexpectedCpl = 0;
+  uint64_t storeBytes = 0;
+};
+
+// Beat-level host link toward one NI: serializes TLPs into beats and collects beats into TLPs.
+class HostLink {
+ public:
+  explicit HostLink(unsigned bytesPerBeat) : bpb_(bytesPerBeat) {}
+  void pushTlp(const Bytes& tlp) { outQ_.push_back(tlp); }
+  bool hasBeat() const { return !outQ_.empty(); }
+  Beat currentBeat() const;
+  void advance();  // the current beat was accepted
+  // Receive side: returns true with a whole TLP once its last beat arrived.
+  bool collect(const Beat& b, Bytes* tlp, bool* nullified);
+  size_t queued() const { return outQ_.size(); }
+
+ private:
+  unsigned bpb_;
+  std::deque<Bytes> outQ_;
+  size_t off_ = 0;
+  Bytes rx_;
+};
+
+class Node {
+ public:
+  using LoadCb = std::function<void(const LoadResult&)>;
+
+  Node(unsigned index, unsigned bytesPerBeat, uint64_t seed);
+  unsigned index() const { return index_; }
+  Memory& memory() { return mem_; }
+  const NodeStats& stats() const { return st_; }
+
+  // ---- driver API (CPU side)
+  void store(uint64_t addr, const Bytes& data);  // split into MWr TLPs (<= max payload, no 4 KiB crossing)
+  void load(uint64_t addr, size_t len, LoadCb cb);
+  void csrWrite(uint32_t off, uint32_t value);
+  void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb);
+  void sendRawTlp(const Bytes& tlp) { toNi_.pushTlp(tlp); ++st_.tlpsToNi; }  // for bad-input tests
+  bool idle() const;
+  size_t outstandingLoads() const { return loads_.size(); }
+
+  // ---- wiring to the NI (called by the system each cycle)
+  void fillNicIn(NicIn& in);
+  void afterCycle(const NicIn& in, const NicOut& out);  // apply handshakes of the cycle just evaluated
+  void setHostBackpressure(double p) { stallProb_ = p; }
+  void setCompletionTimeout(uint64_t cycles) { cplTimeout_ = cycles; }
+  uint64_t now() const { return now_; }
+
+ private:
+  struct PendingLoad {
+    size_t remaining = 0;  // bytes still to come
+    Bytes data;
+    LoadCb cb;
+    uint64_t issued = 0;
+    bool failed = false;
+    CplStatus status = CplStatus::SC;
+  };
+  struct TagUse {
+    uint64_t load;
+    size_t off, len;
+  };
+  uint8_t allocTag();
+  void memoryAccept(const Tlp& t);
+  void cpuCompletion(const Tlp& t);
+  void finishLoad(uint64_t id);
+
+  unsigned index_;
+  Memory mem_;
+  NodeStats st_;
+  HostLink toNi_;    // CPU requests toward the NI
+  HostLink fromNi_;  // receive side of the NI's host out
+  std::deque<std::pair<uint64_t, Bytes>> memToNi_;  // memory completions toward the NI (ready time)
+  HostLink memLink_; // beats of memory completions being sent
+  enum class Src { None, Cpu, Mem } sending_ = Src::None;
+  std::map<uint8_t, TagUse> tags_;
+  std::map<uint64_t, PendingLoad> loads_;
+  uint64_t nextLoadId_ = 0;
+  uint8_t nextTag_ = 0;
+  uint64_t now_ = 0;
+  uint64_t memLatency_ = 20;
+  uint64_t cplTimeout_ = 200000;
+  double stallProb_ = 0.0;
+  bool outReady_ = true;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace ni

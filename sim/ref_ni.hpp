@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// Transaction-level reference of the NI, used by scoreboards: which window a
+// host request hits and where it lands at the receiver, and the exact fabric
+// packet the NI must send for it.
+#pragma once
+#include <array>
+#include <cstdint>
+
+#include "address_map.hpp"
+#include "fabric_pkt.hpp"
+#include "tlp.hpp"
+
+namespace ni {
+
+// One ART window as the driver sees it.
+struct Window {
+  uint64_t base = 0, size = 0;  // local, 4 KiB granular, inside the NI aperture
+  unsigned dstNode = 0;
+  bool rxXlate = true;          // receiver translates memid + offset; else sender translates to remote
+  uint64_t remote = 0;          // sender-side translation: remote address of base
+  uint16_t memid = 0;           // receiver-side translation
+  bool read = true, write = true, atomic = false;
+};
+
+struct MemRegion {
+  bool valid = false;
+  uint64_t base = 0, size = 0;
+  bool read = false, write = false;
+};
+
+class RefNi {
+ public:
+  enum class SendErr { Ok, Miss, Perm, Malformed };
+  struct Route {
+    SendErr err = SendErr::Miss;
+    unsigned window = 0;
+    unsigned dstNode = 0;
+    uint64_t tlpAddr = 0;  // address carried in the tunneled TLP
+    uint16_t memid = 0;
+    bool rxXlate = false;
+  };
+  enum class RecvErr { Ok, MemId, Bounds };
+  struct Landing {
+    RecvErr err = RecvErr::MemId;
+    uint64_t addr = 0;
+  };
+
+  std::array<Window, kNumArt> windows{};
+  std::array<bool, kNumArt> windowValid{};
+  std::array<MemRegion, kNumMemId> regions{};
+
+  void setWindow(unsigned i, const Window& w) { windows[i] = w; windowValid[i] = true; }
+  void clearWindow(unsigned i) { windowValid[i] = false; }
+
+  // Sender side: the lowest-numbered valid window holding addr wins.
+  Route route(uint64_t addr, size_t len, bool write) const {
+    Route r;
+    if (len > kMaxPayload || (addr & 0xFFF) + len > 4096) { r.err = SendErr::Malformed; return r; }
+    for (unsigned i = 0; i < kNumArt; ++i) {
+      if (!windowValid[i]) continue;
+      const Window& w = windows[i];
+      const uint64_t page = addr >> 12, base = w.base >> 12, limit = (w.base + w.size) >> 12;
+      if (page < base || page >= limit) continue;
+      r.window = i;
+      r.dstNode = w.dstNode;
+      r.rxXlate = w.rxXlate;
+      r.memid = w.memid;
+      const uint64_t offPages = page - base;
+      r.tlpAddr = ((w.rxXlate ? 0 : (w.remote >> 12)) + offPages) << 12 | (addr & 0xFFF);
+      r.err = (write ? w.write : w.read) ? SendErr::Ok : SendErr::Perm;
+      return r;
+    }
+    return r;
+  }
+
+  // Receiver side, for a packet that reached this NI.
+  Landing land(bool rxXlate, uint16_t memid, uint64_t tlpAddr, size_t len, bool write) const {
+    Landing l;
+    if (!rxXlate) { l.err = RecvErr::Ok; l.addr = tlpAddr; return l; }
+    if (memid >= kNumMemId) return l;
+    const MemRegion& m = regions[memid];
+    if (!m.valid || !(write ? m.write : m.read)) return l;
+    if ((tlpAddr >> 12) >= (m.size >> 12) || (tlpAddr & 0xFFF) + len > 4096) { l.err = RecvErr::Bounds; return l; }
+    l.err = RecvErr::Ok;
+    l.addr = (((m.base >> 12) + (tlpAddr >> 12)) << 12) | (tlpAddr & 0xFFF);
+    return l;
+  }
+
+  // The fabric packet for a host request that routes Ok (golden encapsulation).
+  static FabricPacket encapsulate(const Tlp& t, const Route& r, uint16_t slid, uint32_t psn) {
+    FabricPacket p;
+    p.vl = p.sl = 0;
+    p.dlid = lidOf(r.dstNode);
+    p.slid = slid;
+    p.opcode = kOpTunnelReq;
+    p.psn = psn;
+    p.tehFlags = r.rxXlate ? kTehRxXlate : 0;
+    p.memid = r.memid;  // ART_DEST.memid travels in every tunnel packet
+    Tlp inner = t;
+    inner.addr = r.tlpAddr;
+    p.payload = encodeTlp(inner);
+    return p;
+  }
+};
+
+}  // namespace ni

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: Apache-2.0
+// ni_sim: builds an N-node system, runs a traffic scenario through the NIs and
+// the fabric, checks the data, and prints a report (optionally JSON, FST, ERF capture).
+#include <verilated.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ni_regs.hpp"
+#include "system.hpp"
+
+using namespace ni;
+
+namespace {
+
+struct Options {
+  SystemConfig sys;
+  std::string scenario = "mixed";
+  unsigned ops = 200;      // operations per node
+  unsigned size = 256;     // bytes per operation
+  std::string json;
+};
+
+void usage() {
+  std::puts(
+      "usage: ni_sim [options]\n"
+      "  --nodes N         nodes in the system (default 4)\n"
+      "  --width W         NI data path bits: 64, 128, 256 (default 64)\n"
+      "  --scenario S      mixed | stores | reads (default mixed)\n"
+      "                      stores: every node streams stores to every other node\n"
+      "                      reads:  every node reads remote memory\n"
+      "                      mixed:  stores, then read back and check every byte\n"
+      "  --ops N           operations per node (default 200)\n"
+      "  --size B          bytes per operation, multiple of 4 (default 256)\n"
+      "  --latency C       fabric link latency in cycles (default 10)\n"
+      "  --bw B            fabric link bandwidth in bytes/cycle (default: NI width)\n"
+      "  --clock-ns T      clock period for ns and GB/s figures (default 4.0 = 250 MHz)\n"
+      "  --host-stall P    probability the root complex stalls the NI output (default 0)\n"
+      "  --seed S          random seed (default 1)\n"
+      "  --pcap FILE       write fabric packets as ERF (tshark -r FILE)\n"
+      "  --trace FILE      write an FST of one NI (build with NI_TRACE=ON: make wave)\n"
+      "  --trace-node K    node whose NI is traced (default 0)\n"
+      "  --json FILE       write the figures as JSON\n"
+      "  --help");
+}
+
+bool parse(int argc, char** argv, Options* o) {
+  o->sys.nodes = 4;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto val = [&]() -> const char* {
+      if (i + 1 >= argc) { std::fprintf(stderr, "%s needs a value\n", a.c_str()); std::exit(2); }
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") { usage(); std::exit(0); }
+    else if (a == "--nodes") o->sys.nodes = unsigned(std::atoi(val()));
+    else if (a == "--width") o->sys.dataBits = unsigned(std::atoi(val()));
+    else if (a == "--scenario") o->scenario = val();
+    else if (a == "--ops") o->ops = unsigned(std::atoi(val()));
+    else if (a == "--size") o->size = unsigned(std::atoi(val()));
+    else if (a == "--latency") o->sys.linkLatency = unsigned(std::atoi(val()));
+    else if (a == "--bw") o->sys.linkBytesPerCycle = std::atof(val());
+    else if (a == "--clock-ns") o->sys.clockNs = std::atof(val());
+    else if (a == "--host-stall") o->sys.hostStall = std::atof(val());
+    else if (a == "--seed") o->sys.seed = std::strtoull(val(), nullptr, 0);
+    else if (a == "--pcap") o->sys.pcapPath = val();
+    else if (a == "--trace") o->sys.tracePath = val();
+    else if (a == "--trace-node") o->sys.traceNode = unsigned(std::atoi(val()));
+    else if (a == "--json") o->json = val();
+    else { std::fprintf(stderr, "unknown option %s (try --help)\n", a.c_str()); return false; }
+  }
+  if (o->sys.nodes < 2 || o->sys.nodes > kNumArt || o->size == 0 || o->size % 4 || o->size > (1u << 20)) {
+    std::fprintf(stderr, "need 2..%u nodes and a size that is a multiple of 4 up to 1 MiB\n", kNumArt);
+    return false;
+  }
+  if (o->scenario != "mixed" && o->scenario != "stores" && o->scenario != "reads") {
+    std::fprintf(stderr, "unknown scenario %s\n", o->scenario.c_str());
+    return false;
+  }
+  return true;
+}
+
+// Node s reaches node d through window d (16 MiB of the aperture); receiver-side
+// translation into node d's memory ID 0, 16 MiB at kLanding. Inside it, source s
+// owns the slice s: the in-window offset is the offset into the memory ID.
+constexpr uint64_t kSlot = 16ull << 20;
+constexpr uint64_t kLanding = 0x1'0000'0000ull;
+uint64_t windowBase(unsigned d) { return kApertureBase + d * kSlot; }
+
+struct Stats {
+  uint64_t ops = 0, bytes = 0, errors = 0, mismatches = 0;
+  std::vector<uint64_t> readLat;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, &o)) return 2;
+  const unsigned n = o.sys.nodes;
+  std::printf("ni_sim: %u nodes, %u-bit NI, crossbar (latency %u cycles), scenario %s, %u ops x %u B, seed %llu\n",
+              n, o.sys.dataBits, o.sys.linkLatency, o.scenario.c_str(), o.ops, o.size,
+              static_cast<unsigned long long>(o.sys.seed));
+  System sys(o.sys);
+  sys.reset();
+  for (unsigned d = 0; d < n; ++d) sys.setMemId(d, 0, MemRegion{true, kLanding, kSlot, true, true});
+  for (unsigned s = 0; s < n; ++s)
+    for (unsigned d = 0; d < n; ++d) {
+      if (s == d) continue;
+      Window w;
+      w.base = windowBase(d);
+      w.size = kSlot;
+      w.dstNode = d;
+      w.memid = 0;
+      w.rxXlate = true;
+      sys.setWindow(s, d, w);
+    }
+  if (!sys.drain()) { std::fprintf(stderr, "setup did not complete\n"); return 1; }
+  std::mt19937_64 rng(o.sys.seed);
+  Stats st;
+  const uint64_t t0 = sys.cycle();
+  auto remoteAddr = [&](unsigned s, unsigned d, uint64_t off) { return windowBase(d) + s * (kSlot / n) + off; };
+  std::map<std::pair<unsigned, uint64_t>, Bytes> written;  // (dst, landing addr) -> data
+
+  const bool doStores = o.scenario != "reads";
+  if (doStores) {
+    for (unsigned k = 0; k < o.ops; ++k)
+      for (unsigned s = 0; s < n; ++s) {
+        const unsigned d = (s + 1 + k % (n - 1)) % n;
+        const uint64_t off = (uint64_t(k) * o.size) % (kSlot / n - o.size);
+        Bytes data(o.size);
+        for (auto& x : data) x = uint8_t(rng());
+        sys.node(s).store(remoteAddr(s, d, off), data);
+        written[{d, kLanding + s * (kSlot / n) + off}] = data;
+        ++st.ops;
+        st.bytes += o.size;
+      }
+  }
+  auto progress = [](uint64_t cycle) { std::fprintf(stderr, "  ... cycle %llu\n", static_cast<unsigned long long>(cycle)); };
+  if (!sys.drain(50'000'000, progress)) { std::fprintf(stderr, "stores did not drain\n"); return 1; }
+  const uint64_t tStores = sys.cycle() - t0;
+
+  // Reads: every node reads remote memory; for "mixed" the data it wrote, checked.
+  const uint64_t t1 = sys.cycle();
+  uint64_t readBytes = 0;
+  if (o.scenario != "stores") {
+    if (o.scenario == "reads")
+      for (unsigned d = 0; d < n; ++d)
+        for (uint64_t a = 0; a < kSlot; a += 4096) sys.node(d).memory().set(kLanding + a, uint8_t(a >> 12));
+    for (unsigned k = 0; k < o.ops; ++k)
+      for (unsigned s = 0; s < n; ++s) {
+        const unsigned d = (s + 1 + k % (n - 1)) % n;
+        const uint64_t off = (uint64_t(k) * o.size) % (kSlot / n - o.size);
+        const uint64_t addr = remoteAddr(s, d, off);
+        const uint64_t land = kLanding + s * (kSlot / n) + off;
+        const uint64_t issued = sys.cycle();
+        Bytes expect = o.scenario == "mixed" ? written[{d, land}] : sys.node(d).memory().read(land, o.size);
+        sys.node(s).load(addr, o.size, [&, issued, expect](const LoadResult& r) {
+          if (!r.ok) ++st.errors;
+          else if (r.data != expect) ++st.mismatches;
+          st.readLat.push_back(sys.cycle() - issued);
+        });
+        readBytes += o.size;
+        // Keep a bounded number of loads in flight per node (the CPU has 256 tags).
+        if (sys.node(s).outstandingLoads() > 8) sys.runUntil([&] { return sys.node(s).outstandingLoads() <= 8; }, 1'000'000);
+      }
+    if (!sys.drain(50'000'000, progress)) { std::fprintf(stderr, "reads did not drain\n"); return 1; }
+  }
+  const uint64_t tReads = sys.cycle() - t1;
+
+  // Report.
+  const double ns = o.sys.clockNs;
+  std::printf("\n%-28s %14s\n", "figure", "value");
+  std::printf("%-28s %14llu\n", "cycles (stores phase)", static_cast<unsigned long long>(tStores));
+  if (doStores) {
+    const double bpc = double(st.bytes) / double(tStores);
+    std::printf("%-28s %14.2f  (%.2f GB/s at %.0f MHz)\n", "store bytes/cycle (all)", bpc, bpc / ns, 1000.0 / ns);
+  }
+  if (!st.readLat.empty()) {
+    std::sort(st.readLat.begin(), st.readLat.end());
+    const uint64_t p50 = st.readLat[st.readLat.size() / 2];
+    std::printf("%-28s %14llu\n", "cycles (reads phase)", static_cast<unsigned long long>(tReads));
+    std::printf("%-28s %14llu  (%.0f ns)\n", "remote read latency min", static_cast<unsigned long long>(st.readLat.front()),
+                double(st.readLat.front()) * ns);
+    std::printf("%-28s %14llu  (%.0f ns)\n", "remote read latency p50", static_cast<unsigned long long>(p50), double(p50) * ns);
+    std::printf("%-28s %14llu  (%.0f ns)\n", "remote read latency max", static_cast<unsigned long long>(st.readLat.back()),
+                double(st.readLat.back()) * ns);
+    std::printf("%-28s %14.2f\n", "read bytes/cycle (all)", double(readBytes) / double(tReads));
+  }
+  std::printf("%-28s %14llu\n", "fabric packets", static_cast<unsigned long long>(sys.fabric().stats().packets));
+  std::printf("%-28s %14llu\n", "fabric bytes", static_cast<unsigned long long>(sys.fabric().stats().bytes));
+  std::printf("%-28s %14llu\n", "fabric CRC errors seen", static_cast<unsigned long long>(sys.fabric().stats().crcErrors));
+  std::printf("\n%-6s %10s %10s %8s %8s %8s %8s\n", "node", "tx pkts", "rx pkts", "crc err", "win miss", "naks rx", "rd srv");
+  uint64_t niErrors = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const uint32_t tx = sys.readCsr(i, regs::TX_PKTS), rx = sys.readCsr(i, regs::RX_PKTS);
+    const uint32_t crc = sys.readCsr(i, regs::CRC_ERR_CNT), miss = sys.readCsr(i, regs::WIN_MISS_CNT);
+    const uint32_t nak = sys.readCsr(i, regs::NAK_RX_CNT), srv = sys.readCsr(i, regs::RD_SERVED_CNT);
+    niErrors += crc + miss + nak;
+    std::printf("%-6u %10u %10u %8u %8u %8u %8u\n", i, tx, rx, crc, miss, nak, srv);
+  }
+  const bool pass = st.errors == 0 && st.mismatches == 0 && niErrors == 0 && !sys.rtlError();
+  std::printf("\nload errors %llu, data mismatches %llu, RTL assertion errors %d: %s\n",
+              static_cast<unsigned long long>(st.errors), static_cast<unsigned long long>(st.mismatches),
+              sys.rtlError() ? 1 : 0, pass ? "PASS" : "FAIL");
+  if (!o.sys.pcapPath.empty())
+    std::printf("capture: %s (%llu packets; tshark -r %s)\n", o.sys.pcapPath.c_str(),
+                static_cast<unsigned long long>(sys.fabric().tap().records()), o.sys.pcapPath.c_str());
+  if (!o.json.empty()) {
+    if (std::FILE* f = std::fopen(o.json.c_str(), "w")) {
+      std::fprintf(f, "{\"nodes\": %u, \"width\": %u, \"scenario\": \"%s\", \"ops\": %u, \"size\": %u, \"seed\": %llu,\n",
+                   n, o.sys.dataBits, o.scenario.c_str(), o.ops, o.size, static_cast<unsigned long long>(o.sys.seed));
+      std::fprintf(f, " \"store_cycles\": %llu, \"store_bytes\": %llu, \"read_cycles\": %llu, \"read_bytes\": %llu,\n",
+                   static_cast<unsigned long long>(tStores), static_cast<unsigned long long>(st.bytes),
+                   static_cast<unsigned long long>(tReads), static_cast<unsigned long long>(readBytes));
+      std::fprintf(f, " \"read_latency_p50\": %llu, \"errors\": %llu, \"pass\": %s}\n",
+                   static_cast<unsigned long long>(st.readLat.empty() ? 0 : st.readLat[st.readLat.size() / 2]),
+                   static_cast<unsigned long long>(st.errors + st.mismatches), pass ? "true" : "false");
+      std::fclose(f);
+    }
+  }
+  return pass ? 0 : 1;
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// An N-node system: nodes (CPU, memory, root complex), one NI each, a crossbar
+// fabric, and the driver calls that program the NIs through their host ports.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "driver.hpp"
+#include "fabric.hpp"
+#include "node.hpp"
+#include "ref_ni.hpp"
+
+class VerilatedContext;
+
+namespace ni {
+
+struct SystemConfig {
+  unsigned nodes = 2;
+  unsigned dataBits = 64;
+  unsigned linkLatency = 10;
+  double linkBytesPerCycle = 0;  // 0: the NI's beat width per cycle
+  unsigned fabricCredits = 4;
+  uint64_t seed = 1;
+  double hostStall = 0.0;        // probability the root complex holds off the NI's host output
+  double clockNs = 4.0;          // 250 MHz reference clock for reports and captures
+  std::string pcapPath;
+  std::string tracePath;         // FST of one node's NI (needs a NI_TRACE build)
+  unsigned traceNode = 0;
+};
+
+class System {
+ public:
+  explicit System(const SystemConfig& cfg);
+  ~System();
+  const SystemConfig& config() const { return cfg_; }
+  unsigned size() const { return static_cast<unsigned>(nodes_.size()); }
+  Node& node(unsigned i) { return *nodes_[i]; }
+  NicModel& nic(unsigned i) { return *nics_[i]; }
+  Fabric& fabric() { return *fabric_; }
+  VerilatedContext* context() { return ctx_.get(); }
+  uint64_t cycle() const { return clock_->cycles(); }
+
+  void reset();                  // reset all NIs and give them their node IDs
+  void tick();
+  bool runUntil(const std::function<bool()>& done, uint64_t maxCycles);
+  // Run until every node and the fabric are idle; progress is called every 1M cycles.
+  bool drain(uint64_t maxCycles = 2'000'000, const std::function<void(uint64_t)>& progress = {});
+  bool rtlError() const;
+
+  // ---- driver: NI programming through the host port (posted CSR writes)
+  void setWindow(unsigned node, unsigned idx, const Window& w);
+  void clearWindow(unsigned node, unsigned idx);
+  void setMemId(unsigned node, unsigned id, const MemRegion& m);
+  // Synchronous CSR read (runs the system until the completion arrives).
+  uint32_t readCsr(unsigned node, uint32_t off);
+  driver::CsrWrite csrWriter(unsigned node);
+
+ private:
+  SystemConfig cfg_;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::vector<std::unique_ptr<NicModel>> nics_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::unique_ptr<Fabric> fabric_;
+  std::unique_ptr<ClockDriver> clock_;
+  std::vector<NicIn> in_;
+  std::vector<NicOut> out_;
+};
+
+}  // namespace ni

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tlp.hpp"
+
+#include <cstdio>
+
+namespace ni {
+
+namespace {
+struct FmtType { TlpKind kind; uint8_t byte0; };
+constexpr FmtType kTypes[] = {
+    {TlpKind::MRd, 0x20},  {TlpKind::MWr, 0x60},  {TlpKind::Cpl, 0x0A},  {TlpKind::CplD, 0x4A},
+    {TlpKind::FetchAdd, 0x6C}, {TlpKind::Swap, 0x6D}, {TlpKind::Cas, 0x6E}, {TlpKind::DMWr, 0x7B},
+};
+uint8_t byte0Of(TlpKind k) {
+  for (auto& t : kTypes) if (t.kind == k) return t.byte0;
+  return 0;
+}
+bool hasData(uint8_t byte0) { return (byte0 & 0x40) != 0; }
+}  // namespace
+
+const char* toString(TlpError e) {
+  switch (e) {
+    case TlpError::None: return "none";
+    case TlpError::Truncated: return "truncated";
+    case TlpError::BadLength: return "length field does not match the bytes";
+    case TlpError::UnknownType: return "unknown Fmt/Type";
+    case TlpError::ThreeDwRequest: return "3DW memory request";
+    case TlpError::Digest: return "TLP digest present";
+  }
+  return "?";
+}
+
+Bytes encodeTlp(const Tlp& t) {
+  const bool cpl = t.isCompletion();
+  Bytes b(cpl ? 12 : 16, 0);
+  b[0] = byte0Of(t.kind);
+  uint16_t len = t.lengthDw;
+  if (hasData(b[0])) len = static_cast<uint16_t>((t.data.size() + 3) / 4);
+  if (t.kind == TlpKind::Cpl) len = 0;
+  b[2] = static_cast<uint8_t>((len >> 8) & 0x3);
+  b[3] = static_cast<uint8_t>(len);
+  if (cpl) {
+    putBe(&b[4], 2, t.completer);
+    b[6] = static_cast<uint8_t>((static_cast<uint8_t>(t.status) << 5) | ((t.byteCount >> 8) & 0xF));
+    b[7] = static_cast<uint8_t>(t.byteCount);
+    putBe(&b[8], 2, t.requester);
+    b[10] = t.tag;
+    b[11] = t.lowerAddr & 0x7F;
+  } else {
+    putBe(&b[4], 2, t.requester);
+    b[6] = t.tag;
+    b[7] = static_cast<uint8_t>((t.lastBe << 4) | (t.firstBe & 0xF));
+    putBe(&b[8], 8, t.addr & ~uint64_t{3});
+  }
+  b.insert(b.end(), t.data.begin(), t.data.end());
+  while (b.size() % 4) b.push_back(0);
+  return b;
+}
+
+std::optional<Tlp> decodeTlp(const Bytes& b, TlpError* err) {
+  auto fail = [&](TlpError e) -> std::optional<Tlp> { if (err) *err = e; return std::nullopt; };
+  if (err) *err = TlpError::None;
+  if (b.size() < 12) return fail(TlpError::Truncated);
+  Tlp t;
+  bool known = false;
+  for (auto& k : kTypes) if (k.byte0 == b[0]) { t.kind = k.kind; known = true; }
+  if (!known) {
+    if (b[0] == 0x00 || b[0] == 0x40) return fail(TlpError::ThreeDwRequest);
+    return fail(TlpError::UnknownType);
+  }
+  if (b[2] & 0x80) return fail(TlpError::Digest);
+  uint16_t len = static_cast<uint16_t>(((b[2] & 0x3) << 8) | b[3]);
+  size_t lenBytes = (len == 0 ? 1024u : len) * 4u;
+  const size_t hdr = t.isCompletion() ? 12 : 16;
+  if (b.size() < hdr) return fail(TlpError::Truncated);
+  size_t expect = hdr + (hasData(b[0]) ? lenBytes : 0);
+  if (b.size() != expect) return fail(b.size() < expect ? TlpError::Truncated : TlpError::BadLength);
+  t.lengthDw = len;
+  if (t.isCompletion()) {
+    t.completer = static_cast<uint16_t>(getBe(&b[4], 2));
+    t.status = static_cast<CplStatus>(b[6] >> 5);
+    t.byteCount = static_cast<uint16_t>(((b[6] & 0xF) << 8) | b[7]);
+    t.requester = static_cast<uint16_t>(getBe(&b[8], 2));
+    t.tag = b[10];
+    t.lowerAddr = b[11] & 0x7F;
+    if (t.kind == TlpKind::Cpl) t.lengthDw = 0;
+  } else {
+    t.requester = static_cast<uint16_t>(getBe(&b[4], 2));
+    t.tag = b[6];
+    t.lastBe = b[7] >> 4;
+    t.firstBe = b[7] & 0xF;
+    t.addr = getBe(&b[8], 8) & ~uint64_t{3};
+  }
+  t.data.assign(b.begin() + static_cast<long>(hdr), b.end());
+  return t;
+}
+
+std::string describe(const Tlp& t) {
+  static const char* names[] = {"MRd", "MWr", "Cpl", "CplD", "FetchAdd", "Swap", "CAS", "DMWr"};
+  char buf[160];
+  if (t.isCompletion())
+    std::snprintf(buf, sizeof buf, "%s req=%04x tag=%u status=%u bc=%u la=%02x len=%zu", names[int(t.kind)],
+                  t.requester, t.tag, unsigned(t.status), t.byteCount, t.lowerAddr, t.data.size());
+  else
+    std::snprintf(buf, sizeof buf, "%s req=%04x tag=%u addr=%016llx len=%uDW", names[int(t.kind)], t.requester,
+                  t.tag, static_cast<unsigned long long>(t.addr), t.lengthDw);
+  return buf;
+}
+
+Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {
+  Tlp t;
+  t.kind = TlpKind::MWr;
+  t.requester = req;
+  t.tag = tag;
+  t.addr = addr;
+  t.data = data;
+  t.lengthDw = static_cast<uint16_t>((data.size() + 3) / 4);
+  t.lastBe = t.lengthDw > 1 ? 0xF : 0x0;
+  return t;
+}
+
+Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes) {
+  Tlp t;
+  t.kind = TlpKind::MRd;
+  t.requester = req;
+  t.tag = tag;
+  t.addr = addr;
+  t.lengthDw = static_cast<uint16_t>((bytes + 3) / 4);
+  t.lastBe = t.lengthDw > 1 ? 0xF : 0x0;
+  return t;
+}
+
+Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {
+  Tlp t;
+  t.kind = TlpKind::CplD;
+  t.completer = completer;
+  t.requester = req;
+  t.tag = tag;
+  t.data = data;
+  t.lengthDw = static_cast<uint16_t>((data.size() + 3) / 4);
+  t.byteCount = static_cast<uint16_t>(data.size() & 0xFFF);
+  t.lowerAddr = addr & 0x7F;
+  return t;
+}
+
+Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_t byteCount, uint8_t lowerAddr) {
+  Tlp t;
+  t.kind = TlpKind::Cpl;
+  t.completer = completer;
+  t.requester = req;
+  t.tag = tag;
+  t.status = st;
+  t.byteCount = byteCount;
+  t.lowerAddr = lowerAddr;
+  return t;
+}
+
+}  // namespace ni

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden codec for the TLP subset of the host port (docs/formats.md).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "bytes.hpp"
+
+namespace ni {
+
+enum class TlpKind : uint8_t {
+  MRd,       // 4DW memory read
+  MWr,       // 4DW memory write
+  Cpl,       // completion without data
+  CplD,      // completion with data
+  FetchAdd,  // 4DW atomics
+  Swap,
+  Cas,
+  DMWr,      // deferrable memory write: a write that asks for confirmation
+};
+
+enum class CplStatus : uint8_t { SC = 0, UR = 1, CRS = 2, CA = 4 };
+
+struct Tlp {
+  TlpKind kind = TlpKind::MWr;
+  uint16_t requester = 0;  // requests: requester ID; completions: requester ID field
+  uint8_t tag = 0;
+  uint64_t addr = 0;       // requests, DW aligned
+  uint8_t firstBe = 0xF, lastBe = 0xF;
+  uint16_t lengthDw = 0;   // header length field (1..1024); for MRd the bytes asked for
+  Bytes data;              // payload (MWr, CplD, atomics operands, DMWr)
+  // Completions.
+  uint16_t completer = 0;
+  CplStatus status = CplStatus::SC;
+  uint16_t byteCount = 0;
+  uint8_t lowerAddr = 0;
+
+  bool isCompletion() const { return kind == TlpKind::Cpl || kind == TlpKind::CplD; }
+  bool isNonPosted() const { return kind != TlpKind::MWr && !isCompletion(); }
+};
+
+enum class TlpError { None, Truncated, BadLength, UnknownType, ThreeDwRequest, Digest };
+const char* toString(TlpError e);
+
+Bytes encodeTlp(const Tlp& t);
+// Decodes one whole TLP (exactly the bytes of one packet).
+std::optional<Tlp> decodeTlp(const Bytes& b, TlpError* err = nullptr);
+std::string describe(const Tlp& t);
+
+// Convenience constructors.
+Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
+Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes);
+Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
+Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_t byteCount, uint8_t lowerAddr);
+
+}  // namespace ni

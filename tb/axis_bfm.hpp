@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// AXI4-Stream bus functional models on byte packets: a source that splits
+// packets into beats with random idle cycles, a sink that reassembles them with
+// random back-pressure. Both check the handshake rules they rely on.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <functional>
+#include <random>
+
+#include "nic_model.hpp"
+
+namespace ni::tb {
+
+struct Packet {
+  Bytes bytes;
+  uint8_t dest = 0;    // VC on the fabric
+  bool user = false;   // nullified (host out)
+  uint64_t firstCycle = 0, lastCycle = 0;
+};
+
+class AxisSource {
+ public:
+  AxisSource(unsigned bpb, std::mt19937_64* rng, double idleProb = 0) : bpb_(bpb), rng_(rng), idle_(idleProb) {}
+  void push(Bytes b, uint8_t dest = 0) { q_.push_back(Packet{std::move(b), dest}); }
+  bool empty() const { return q_.empty(); }
+  size_t pending() const { return q_.size(); }
+  void setIdle(double p) { idle_ = p; }
+  // Whether a beat is offered this cycle (decided once per cycle; held until taken).
+  bool offer(Beat* b) {
+    if (!holding_) {
+      if (q_.empty() || !gate_()) return false;
+      if (idle_ > 0 && std::uniform_real_distribution<double>(0, 1)(*rng_) < idle_) return false;
+      holding_ = true;
+    }
+    const Packet& p = q_.front();
+    b->data.assign(bpb_, 0);
+    b->keep = 0;
+    for (unsigned j = 0; j < bpb_ && off_ + j < p.bytes.size(); ++j) {
+      b->data[j] = p.bytes[off_ + j];
+      b->keep |= uint64_t{1} << j;
+    }
+    b->last = off_ + bpb_ >= p.bytes.size();
+    b->dest = p.dest;
+    return true;
+  }
+  // The beat offered this cycle was accepted.
+  void accepted() {
+    holding_ = false;
+    off_ += bpb_;
+    if (off_ >= q_.front().bytes.size()) {
+      q_.pop_front();
+      off_ = 0;
+    }
+  }
+  // Optional gate checked before starting a beat (e.g. a credit at packet start).
+  template <class F>
+  void setGate(F f) { gate_ = f; }
+  bool atPacketStart() const { return off_ == 0; }
+  uint8_t nextDest() const { return q_.front().dest; }
+
+ private:
+  unsigned bpb_;
+  std::mt19937_64* rng_;
+  double idle_;
+  std::deque<Packet> q_;
+  size_t off_ = 0;
+  bool holding_ = false;
+  std::function<bool()> gate_ = [] { return true; };
+};
+
+class AxisSink {
+ public:
+  AxisSink(unsigned bpb, std::mt19937_64* rng, double stallProb = 0) : bpb_(bpb), rng_(rng), stall_(stallProb) {}
+  void setStall(double p) { stall_ = p; }
+  bool ready() {
+    ready_ = !(stall_ > 0 && std::uniform_real_distribution<double>(0, 1)(*rng_) < stall_);
+    return ready_;
+  }
+  // Call every cycle with what the DUT offered; returns true when a packet completed.
+  bool observe(bool valid, const Beat& b, uint64_t cycle) {
+    if (wasStalled_) {
+      // Valid and payload must hold while not accepted.
+      EXPECT_TRUE(valid) << "valid dropped without a handshake at cycle " << cycle;
+      if (valid) EXPECT_TRUE(b.data == held_.data && b.keep == held_.keep && b.last == held_.last)
+                     << "payload changed while stalled at cycle " << cycle;
+    }
+    wasStalled_ = valid && !ready_;
+    if (wasStalled_) held_ = b;
+    if (!(valid && ready_)) return false;
+    if (cur_.bytes.empty()) cur_.firstCycle = cycle;
+    for (unsigned j = 0; j < bpb_; ++j) {
+      if (b.keep >> j & 1) cur_.bytes.push_back(b.data[j]);
+    }
+    cur_.dest = b.dest;
+    if (!b.last) return false;
+    cur_.user = b.user;
+    cur_.lastCycle = cycle;
+    done_.push_back(std::move(cur_));
+    cur_ = Packet{};
+    return true;
+  }
+  std::deque<Packet>& packets() { return done_; }
+
+ private:
+  unsigned bpb_;
+  std::mt19937_64* rng_;
+  double stall_;
+  bool ready_ = true, wasStalled_ = false;
+  Beat held_;
+  Packet cur_;
+  std::deque<Packet> done_;
+};
+
+}  // namespace ni::tb

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+// Benchmark of one NI at each data width: throughput (beats per cycle) of
+// encapsulation and decapsulation for back-to-back writes, and first-beat
+// latency (cycles) in both directions. Writes JSON and a Markdown table.
+//   usage: bench_nic [out.json] [out.md]
+#include <verilated.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "nic_harness.hpp"
+#include "ni_regs.hpp"
+
+using namespace ni;
+using tb::NicHarness;
+
+namespace {
+
+constexpr uint64_t kMemBase = 0x0000'0010'0000'0000ull;
+
+struct Figures {
+  unsigned width = 0;
+  unsigned payload = 0;
+  double encapOutBpc = 0, encapInBpc = 0, decapOutBpc = 0, decapInBpc = 0;
+  uint64_t encapLatency = 0, decapLatency = 0;
+};
+
+class Bench {
+ public:
+  explicit Bench(unsigned width) : ctx_(), clock_(&ctx_), h_(width, &ctx_, &rng_) {
+    ctx_.fatalOnError(false);
+    clock_.add(h_.nic.get());
+    clock_.reset(4);
+    h_.csrWrite(regs::NODE_ID, NicHarness::kLid);
+    Window w;
+    w.base = kApertureBase;
+    w.size = 1 << 20;
+    w.dstNode = 8;
+    w.memid = 1;
+    driver::setWindow(h_.writer(), 0, w);
+    driver::setMemId(h_.writer(), 1, MemRegion{true, kMemBase, 1 << 20, true, true});
+    run(400);
+  }
+  void run(unsigned n) {
+    for (unsigned i = 0; i < n; ++i) h_.step([this] { clock_.cycle(); });
+  }
+  template <class F>
+  void runUntil(F done) {
+    for (unsigned i = 0; i < 10'000'000 && !done(); ++i) h_.step([this] { clock_.cycle(); });
+  }
+  bool ok() const { return !ctx_.gotError(); }
+
+  // Host writes in, fabric packets out: beats per cycle on both sides.
+  void encapStream(unsigned payload, unsigned count, double* outBpc, double* inBpc) {
+    h_.fabOut.packets().clear();
+    const uint64_t start = h_.now, beats0 = h_.fabOutBeats;
+    for (unsigned i = 0; i < count; ++i)
+      h_.hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + uint64_t(payload) * i, Bytes(payload, 1))));
+    uint64_t first = 0;
+    runUntil([&] {
+      if (!first && h_.fabOutBeats > beats0) first = h_.now;
+      return h_.fabOut.packets().size() >= count;
+    });
+    const double cycles = double(h_.now - first + 1);
+    *outBpc = double(h_.fabOutBeats - beats0) / cycles;
+    const double tlpBeats = double((16 + payload + h_.bpb - 1) / h_.bpb) * count;
+    *inBpc = tlpBeats / double(h_.now - start);
+  }
+
+  // Fabric packets in, host TLPs out.
+  void decapStream(unsigned payload, unsigned count, double* outBpc, double* inBpc) {
+    h_.hostOut.packets().clear();
+    std::vector<Bytes> pkts;
+    uint64_t inBeats = 0;
+    for (unsigned i = 0; i < count; ++i) {
+      FabricPacket p;
+      p.dlid = NicHarness::kLid;
+      p.slid = 9;
+      p.psn = i;
+      p.tehFlags = kTehRxXlate;
+      p.memid = 1;
+      p.payload = encodeTlp(makeMWr(0, 0, uint64_t(payload) * i % (1 << 19), Bytes(payload, 2)));
+      const Bytes b = encodeFabric(p);
+      inBeats += (b.size() + h_.bpb - 1) / h_.bpb;
+      h_.sendFabricRaw(b, 0);
+    }
+    const uint64_t start = h_.now;
+    uint64_t first = 0, outBeats = 0, lastSeen = 0;
+    runUntil([&] {
+      auto& q = h_.hostOut.packets();
+      if (!first && !q.empty()) first = q.front().firstCycle;
+      while (q.size() > lastSeen) outBeats += (q[lastSeen++].bytes.size() + h_.bpb - 1) / h_.bpb;
+      return q.size() >= count;
+    });
+    const auto& q = h_.hostOut.packets();
+    *outBpc = double(outBeats) / double(q.back().lastCycle - first + 1);
+    *inBpc = double(inBeats) / double(h_.now - start);
+  }
+
+  // One write on an idle NI: cycles from its first beat accepted to the first beat out.
+  uint64_t encapLatency() {
+    h_.fabOut.packets().clear();
+    h_.hostInStarts.clear();
+    h_.hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase, Bytes(64, 3))));
+    runUntil([&] { return !h_.fabOut.packets().empty(); });
+    return h_.fabOut.packets().front().firstCycle - h_.hostInStarts.front();
+  }
+  uint64_t decapLatency() {
+    h_.hostOut.packets().clear();
+    h_.fabInStarts.clear();
+    FabricPacket p;
+    p.dlid = NicHarness::kLid;
+    p.slid = 9;
+    p.tehFlags = kTehRxXlate;
+    p.memid = 1;
+    p.payload = encodeTlp(makeMWr(0, 0, 0x40, Bytes(64, 4)));
+    h_.sendFabric(p);
+    runUntil([&] { return !h_.hostOut.packets().empty(); });
+    return h_.hostOut.packets().front().firstCycle - h_.fabInStarts.front();
+  }
+
+ private:
+  VerilatedContext ctx_;
+  ClockDriver clock_;
+  std::mt19937_64 rng_{1};
+  NicHarness h_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string jsonPath = argc > 1 ? argv[1] : "nic_bench.json";
+  const std::string mdPath = argc > 2 ? argv[2] : "nic_bench.md";
+  std::vector<Figures> all;
+  bool ok = true;
+  for (unsigned w : {64u, 128u, 256u}) {
+    for (unsigned payload : {64u, 256u}) {
+      Bench b(w);
+      Figures f;
+      f.width = w;
+      f.payload = payload;
+      f.encapLatency = b.encapLatency();
+      f.decapLatency = b.decapLatency();
+      b.encapStream(payload, 200, &f.encapOutBpc, &f.encapInBpc);
+      b.decapStream(payload, 200, &f.decapOutBpc, &f.decapInBpc);
+      ok = ok && b.ok();
+      all.push_back(f);
+    }
+  }
+  std::ofstream js(jsonPath), md(mdPath);
+  js << "[\n";
+  md << "| data width | payload B | encap: fabric out beats/cycle | encap: host in beats/cycle | "
+        "decap: host out beats/cycle | decap: fabric in beats/cycle | encap latency (cycles) | decap latency (cycles) |\n"
+        "|---|---|---|---|---|---|---|---|\n";
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Figures& f = all[i];
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "  {\"width\": %u, \"payload\": %u, \"encap_out_bpc\": %.3f, \"encap_in_bpc\": %.3f, "
+                  "\"decap_out_bpc\": %.3f, \"decap_in_bpc\": %.3f, \"encap_latency\": %llu, \"decap_latency\": %llu}%s\n",
+                  f.width, f.payload, f.encapOutBpc, f.encapInBpc, f.decapOutBpc, f.decapInBpc,
+                  static_cast<unsigned long long>(f.encapLatency), static_cast<unsigned long long>(f.decapLatency),
+                  i + 1 < all.size() ? "," : "");
+    js << line;
+    std::snprintf(line, sizeof line, "| %u | %u | %.3f | %.3f | %.3f | %.3f | %llu | %llu |\n", f.width, f.payload,
+                  f.encapOutBpc, f.encapInBpc, f.decapOutBpc, f.decapInBpc,
+                  static_cast<unsigned long long>(f.encapLatency), static_cast<unsigned long long>(f.decapLatency));
+    md << line;
+    std::fputs(line, stdout);
+  }
+  js << "]\n";
+  if (!ok) std::fprintf(stderr, "an RTL assertion failed during the benchmark\n");
+  return ok ? 0 : 1;
+}

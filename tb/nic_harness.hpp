@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// One NI with stream BFMs on its four ports and a minimal fabric on its credit
+// wires: the unit-test bench of nic_top, shared by the tests and the benchmark.
+#pragma once
+#include <functional>
+#include <memory>
+
+#include "address_map.hpp"
+#include "axis_bfm.hpp"
+#include "driver.hpp"
+#include "fabric_pkt.hpp"
+#include "nic_model.hpp"
+#include "tlp.hpp"
+
+namespace ni::tb {
+
+class NicHarness {
+ public:
+  static constexpr uint16_t kLid = 5;        // the NI under test
+  static constexpr unsigned kFabCredits = 4; // slots our fabric end offers per VC
+
+  NicHarness(unsigned dataBits, VerilatedContext* ctx, std::mt19937_64* rng)
+      : nic(makeNic(dataBits, ctx, "nic")),
+        bpb(nic->bytesPerBeat()),
+        hostIn(bpb, rng),
+        hostOut(bpb, rng),
+        fabIn(bpb, rng),
+        fabOut(bpb, rng) {
+    fabIn.setGate([this] { return !fabIn.atPacketStart() || rxCredits[fabIn.nextDest()] > 0; });
+    toGive[0] = toGive[1] = kFabCredits;
+  }
+
+  // Everything that happens around one clock edge; `edge` advances the clock.
+  void step(const std::function<void()>& edge) {
+    NicIn in;
+    in.hostInValid = hostIn.offer(&in.hostIn);
+    in.hostOutReady = hostOut.ready();
+    in.fabInValid = fabIn.offer(&in.fabIn);
+    in.fabOutReady = fabOut.ready();
+    for (unsigned v = 0; v < 2; ++v)
+      if (toGive[v]) in.fabTxCredit |= static_cast<uint8_t>(1u << v);
+    nic->drive(in);
+    const NicOut out = nic->read();
+    ++now;
+    edge();
+    for (unsigned v = 0; v < 2; ++v) {
+      if (in.fabTxCredit >> v & 1) --toGive[v];
+      if (out.fabRxCredit >> v & 1) ++rxCredits[v];
+    }
+    if (in.hostInValid && out.hostInReady) {
+      if (hostIn.atPacketStart()) hostInStarts.push_back(now);
+      hostIn.accepted();
+    }
+    if (in.fabInValid && out.fabInReady) {
+      if (fabIn.atPacketStart()) {
+        --rxCredits[in.fabIn.dest & 1];
+        fabInStarts.push_back(now);
+      }
+      fabIn.accepted();
+    }
+    hostOut.observe(out.hostOutValid, out.hostOut, now);
+    if (out.fabOutValid && in.fabOutReady) ++fabOutBeats;
+    if (fabOut.observe(out.fabOutValid, out.fabOut, now)) ++toGive[fabOut.packets().back().dest & 1];
+  }
+
+  // ---- host-side helpers
+  void csrWrite(uint32_t off, uint32_t v) {
+    hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kCsrBase + off,
+                                  {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)})));
+  }
+  driver::CsrWrite writer() {
+    return [this](uint32_t off, uint32_t v) { csrWrite(off, v); };
+  }
+  // Next TLP that left on the host port, nullified ones included.
+  bool popHostTlp(Tlp* t, bool* nullified = nullptr) {
+    auto& q = hostOut.packets();
+    if (q.empty()) return false;
+    auto d = decodeTlp(q.front().bytes);
+    if (nullified) *nullified = q.front().user;
+    q.pop_front();
+    if (!d) return false;
+    *t = *d;
+    return true;
+  }
+  void sendFabric(const FabricPacket& p) { fabIn.push(encodeFabric(p), p.vl); }
+  void sendFabricRaw(const Bytes& b, uint8_t vc) { fabIn.push(b, vc); }
+
+  std::unique_ptr<NicModel> nic;
+  unsigned bpb;
+  AxisSource hostIn;
+  AxisSink hostOut;
+  AxisSource fabIn;
+  AxisSink fabOut;
+  unsigned rxCredits[2] = {0, 0};  // credits the NI granted for its receive buffers
+  unsigned toGive[2];              // credits we still owe the NI
+  uint64_t now = 0, fabOutBeats = 0;
+  std::vector<uint64_t> hostInStarts, fabInStarts;
+};
+
+}  // namespace ni::tb

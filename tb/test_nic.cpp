@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: Apache-2.0
+// nic_top alone, at every built data width: host and fabric BFMs on its ports,
+// scoreboards against the golden codecs and the reference NI.
+#include <gtest/gtest.h>
+
+#include "nic_harness.hpp"
+#include "ni_regs.hpp"
+#include "ref_ni.hpp"
+#include "verilated_fixture.hpp"
+
+using namespace ni;
+using tb::NicHarness;
+
+namespace {
+
+constexpr uint16_t kPeerLid = 9;
+constexpr unsigned kPeerNode = kPeerLid - 1;
+
+class NicTest : public tb::VerilatedTest, public ::testing::WithParamInterface<unsigned> {
+ protected:
+  void SetUp() override {
+    VerilatedTest::SetUp();
+    h = std::make_unique<NicHarness>(GetParam(), ctx(), &rng());
+    attach(h->nic.get());
+    reset();
+    h->csrWrite(regs::NODE_ID, NicHarness::kLid);
+  }
+
+  void step() { h->step([this] { cycle(); }); }
+  template <class F>
+  bool runUntil(F done, uint64_t max = 20000) {
+    for (uint64_t i = 0; i < max; ++i) {
+      if (done()) return true;
+      step();
+    }
+    return done();
+  }
+  void settle(unsigned n = 200) {
+    for (unsigned i = 0; i < n; ++i) step();
+  }
+
+  uint32_t csrRead(uint32_t off) {
+    const uint8_t tag = nextTag++;
+    h->hostIn.push(encodeTlp(makeMRd(kCpuReqId, tag, kCsrBase + off, 4)));
+    Tlp t;
+    uint32_t v = 0;
+    bool got = runUntil([&] {
+      while (h->popHostTlp(&t)) {
+        if (t.kind == TlpKind::CplD && t.tag == tag) {
+          v = uint32_t(t.data[0]) | uint32_t(t.data[1]) << 8 | uint32_t(t.data[2]) << 16 | uint32_t(t.data[3]) << 24;
+          return true;
+        }
+        stray.push_back(t);
+      }
+      return false;
+    });
+    EXPECT_TRUE(got) << "no completion for CSR read of 0x" << std::hex << off;
+    return v;
+  }
+
+  // Fabric packets the NI sent, decoded; failures to decode are test failures.
+  std::vector<FabricPacket> fabricOut() {
+    std::vector<FabricPacket> v;
+    for (auto& p : h->fabOut.packets()) {
+      FabError err;
+      auto d = decodeFabric(p.bytes, &err);
+      EXPECT_TRUE(d) << "NI sent an undecodable packet: " << toString(err);
+      if (d) v.push_back(*d);
+    }
+    h->fabOut.packets().clear();
+    return v;
+  }
+
+  // Host TLPs that were delivered (not nullified).
+  std::vector<Tlp> hostDelivered() {
+    std::vector<Tlp> v = stray;
+    stray.clear();
+    Tlp t;
+    bool nul = false;
+    while (!h->hostOut.packets().empty()) {
+      if (h->popHostTlp(&t, &nul) && !nul) v.push_back(t);
+    }
+    return v;
+  }
+
+  void setWindow(unsigned i, const Window& w) {
+    ref.setWindow(i, w);
+    driver::setWindow(h->writer(), i, w);
+  }
+  void setMemId(unsigned id, const MemRegion& m) {
+    ref.regions[id] = m;
+    driver::setMemId(h->writer(), id, m);
+  }
+
+  FabricPacket tunnelFromPeer(const Tlp& t, uint16_t memid, bool rxXlate, uint32_t psn) {
+    FabricPacket p;
+    p.dlid = NicHarness::kLid;
+    p.slid = kPeerLid;
+    p.opcode = t.isCompletion() ? kOpTunnelRsp : kOpTunnelReq;
+    p.vl = p.sl = t.isCompletion() ? 1 : 0;
+    p.psn = psn;
+    p.tehFlags = rxXlate ? kTehRxXlate : 0;
+    p.memid = memid;
+    p.payload = encodeTlp(t);
+    return p;
+  }
+
+  Bytes randomBytes(size_t n) {
+    Bytes b(n);
+    for (auto& x : b) x = static_cast<uint8_t>(rng()());
+    return b;
+  }
+
+  std::unique_ptr<NicHarness> h;
+  RefNi ref;
+  std::vector<Tlp> stray;
+  uint8_t nextTag = 0x40;
+};
+
+Window windowTo(uint64_t base, uint64_t size, bool rx, uint16_t memid, uint64_t remote = 0) {
+  Window w;
+  w.base = base;
+  w.size = size;
+  w.dstNode = kPeerNode;
+  w.rxXlate = rx;
+  w.memid = memid;
+  w.remote = remote;
+  return w;
+}
+
+TEST_P(NicTest, RegistersReadBack) {
+  EXPECT_EQ(csrRead(regs::ID), 0x4E490001u);
+  const uint32_t caps = csrRead(regs::CAPS);
+  EXPECT_EQ(caps & 0xFF, h->bpb);
+  EXPECT_EQ((caps >> 8) & 0xFF, kNumArt);
+  EXPECT_EQ((caps >> 16) & 0xFF, kNumMemId);
+  EXPECT_EQ(caps >> 24, 2u);
+  EXPECT_EQ(csrRead(regs::NODE_ID), NicHarness::kLid);
+  h->csrWrite(regs::ART_XLATE_LO(7), 0xFFFFFFFF);
+  EXPECT_EQ(csrRead(regs::ART_XLATE_LO(7)), 0xFFFFF000u) << "low 12 bits are 4 KiB granular";
+  h->csrWrite(regs::RX_PKTS, 0);
+  EXPECT_EQ(csrRead(regs::RX_PKTS), 0u);
+}
+
+TEST_P(NicTest, EncapsulatesWritesAndReadsBitExact) {
+  setWindow(0, windowTo(kApertureBase, 0x10000, true, 3));
+  setWindow(1, windowTo(kApertureBase + 0x10000, 0x8000, false, 0, 0x0000'0123'4560'0000ull));
+  h->hostIn.setIdle(0.3);
+  h->fabOut.setStall(0.3);
+  std::vector<Bytes> expect;
+  uint32_t psn = 0;
+  for (int i = 0; i < 300; ++i) {
+    const bool second = rng()() & 1;
+    const uint64_t base = second ? kApertureBase + 0x10000 : kApertureBase;
+    const size_t len = 4 * (1 + rng()() % 64);
+    uint64_t addr = base + (rng()() % 0x8000) / 4 * 4;
+    if ((addr & 0xFFF) + len > 4096) addr &= ~uint64_t{0xFFF};
+    Tlp t = (rng()() % 3 == 0) ? makeMRd(kCpuReqId, static_cast<uint8_t>(i), addr, static_cast<uint16_t>(len))
+                               : makeMWr(kCpuReqId, 0, addr, randomBytes(len));
+    const auto r = ref.route(addr, len, t.kind == TlpKind::MWr);
+    ASSERT_EQ(r.err, RefNi::SendErr::Ok);
+    expect.push_back(encodeFabric(RefNi::encapsulate(t, r, NicHarness::kLid, psn++)));
+    h->hostIn.push(encodeTlp(t));
+  }
+  ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= expect.size(); }, 200000));
+  settle();
+  ASSERT_EQ(h->fabOut.packets().size(), expect.size());
+  for (size_t i = 0; i < expect.size(); ++i) {
+    EXPECT_EQ(h->fabOut.packets()[i].bytes, expect[i]) << "packet " << i << " seed " << seed();
+    EXPECT_EQ(h->fabOut.packets()[i].dest, 0) << "requests travel on VC0";
+  }
+}
+
+TEST_P(NicTest, DecapsulatesRequestsWithReceiverTranslation) {
+  setMemId(2, MemRegion{true, 0x0000'0042'0000'0000ull, 0x20000, true, true});
+  settle(100);
+  h->fabIn.setIdle(0.3);
+  h->hostOut.setStall(0.3);
+  std::vector<Tlp> expect;
+  for (int i = 0; i < 200; ++i) {
+    const size_t len = 4 * (1 + rng()() % 64);
+    uint64_t off = (rng()() % 0x20000) / 4 * 4;
+    if ((off & 0xFFF) + len > 4096) off &= ~uint64_t{0xFFF};
+    const bool rd = rng()() % 3 == 0;
+    Tlp t = rd ? makeMRd(0x0200 + i, static_cast<uint8_t>(i), off, static_cast<uint16_t>(len))
+               : makeMWr(0x0200, 0, off, randomBytes(len));
+    h->sendFabric(tunnelFromPeer(t, 2, true, static_cast<uint32_t>(i)));
+    Tlp e = t;
+    e.addr = ref.land(true, 2, off, len, !rd).addr;
+    if (rd) e.requester = kNiReqId;  // the NI reads local memory under its own ID; the tag is its to choose
+    expect.push_back(e);
+  }
+  std::vector<Tlp> got;
+  ASSERT_TRUE(runUntil([&] {
+    for (auto& t : hostDelivered()) {
+      got.push_back(t);
+      if (t.kind == TlpKind::MRd) {
+        // Answer each read at once so the NI's read tags recycle.
+        h->hostIn.push(encodeTlp(makeCplD(kMemCplId, t.requester, t.tag, t.addr, Bytes(t.lengthDw * 4, 0))));
+      }
+    }
+    return got.size() >= expect.size();
+  }, 400000)) << got.size() << " of " << expect.size();
+  for (size_t i = 0; i < expect.size(); ++i) {
+    Tlp e = expect[i];
+    if (e.kind == TlpKind::MRd) {
+      EXPECT_LT(got[i].tag, 16) << "tag outside the NI's read tracker";
+      e.tag = got[i].tag;
+    }
+    EXPECT_EQ(encodeTlp(got[i]), encodeTlp(e)) << "TLP " << i << ": " << describe(got[i]) << " vs " << describe(e);
+  }
+}
+
+TEST_P(NicTest, ServesRemoteReadAndRestoresRequesterTag) {
+  setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x1000, true, false});
+  settle(100);
+  h->sendFabric(tunnelFromPeer(makeMRd(0x0000, 0x77, 0x40, 16), 1, true, 12));
+  Tlp rd;
+  ASSERT_TRUE(runUntil([&] { return h->popHostTlp(&rd); }));
+  ASSERT_EQ(rd.kind, TlpKind::MRd);
+  EXPECT_EQ(rd.requester, kNiReqId);
+  EXPECT_EQ(rd.addr, 0x0000'0010'0000'0040ull);
+  const Bytes data = randomBytes(16);
+  h->hostIn.push(encodeTlp(makeCplD(kMemCplId, kNiReqId, rd.tag, rd.addr, data)));
+  ASSERT_TRUE(runUntil([&] { return !h->fabOut.packets().empty(); }));
+  const auto out = fabricOut();
+  ASSERT_EQ(out.size(), 1u);
+  FabricPacket e;
+  e.vl = e.sl = 1;
+  e.dlid = kPeerLid;
+  e.slid = NicHarness::kLid;
+  e.opcode = kOpTunnelRsp;
+  e.psn = 0;
+  e.payload = encodeTlp(makeCplD(kMemCplId, 0x0000, 0x77, rd.addr, data));
+  EXPECT_EQ(encodeFabric(out[0]), encodeFabric(e));
+  EXPECT_EQ(csrRead(regs::RD_SERVED_CNT), 1u);
+}
+
+TEST_P(NicTest, DeliversTunneledCompletionUnchanged) {
+  Tlp c = makeCplD(kMemCplId, kCpuReqId, 0x21, 0x1040, randomBytes(64));
+  h->sendFabric(tunnelFromPeer(c, 0, false, 0));
+  Tlp got;
+  bool nul = true;
+  ASSERT_TRUE(runUntil([&] { return h->popHostTlp(&got, &nul); }));
+  EXPECT_FALSE(nul);
+  EXPECT_EQ(encodeTlp(got), encodeTlp(c));
+}
+
+TEST_P(NicTest, HostBadInputIsCountedAndAnswered) {
+  setWindow(0, windowTo(kApertureBase, 0x4000, true, 1));
+  Window ro = windowTo(kApertureBase + 0x4000, 0x1000, true, 1);
+  ro.write = false;
+  setWindow(1, ro);
+  settle(100);
+  // Write outside every window: dropped, counted, status bit.
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x100000, Bytes(8, 1))));
+  // Read outside every window: Unsupported Request completion with its tag.
+  h->hostIn.push(encodeTlp(makeMRd(kCpuReqId, 0x31, kApertureBase + 0x100000, 8)));
+  // Write into a read-only window.
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x4000, Bytes(8, 2))));
+  // Unknown TLP type (a message).
+  Bytes msg = encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase, Bytes(4, 3)));
+  msg[0] = 0x30;
+  h->hostIn.push(msg);
+  // Atomic: not carried yet -> UR.
+  Tlp fa = makeMWr(kCpuReqId, 0x32, kApertureBase, Bytes(8, 4));
+  fa.kind = TlpKind::FetchAdd;
+  h->hostIn.push(encodeTlp(fa));
+  // Length field larger than the data: malformed; it hit a window, so the packet is stomped.
+  Bytes shortMwr = encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x80, Bytes(16, 5)));
+  shortMwr.resize(shortMwr.size() - 8);
+  h->hostIn.push(shortMwr);
+  // Crosses a 4 KiB boundary: malformed.
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0xFF8, Bytes(16, 6))));
+  // And a good write after all that.
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x200, Bytes(8, 7))));
+  settle(600);
+
+  std::vector<Tlp> cpl = hostDelivered();
+  ASSERT_EQ(cpl.size(), 2u);
+  EXPECT_EQ(cpl[0].kind, TlpKind::Cpl);
+  EXPECT_EQ(cpl[0].status, CplStatus::UR);
+  EXPECT_EQ(cpl[0].tag, 0x31);
+  EXPECT_EQ(cpl[1].status, CplStatus::UR);
+  EXPECT_EQ(cpl[1].tag, 0x32);
+  EXPECT_EQ(csrRead(regs::WIN_MISS_CNT), 2u);
+  EXPECT_EQ(csrRead(regs::PERM_CNT), 1u);
+  EXPECT_EQ(csrRead(regs::MALFORMED_CNT), 3u);
+  EXPECT_EQ(csrRead(regs::UNSUP_CNT), 1u);
+  const uint32_t st = csrRead(regs::STATUS);
+  EXPECT_TRUE(st & regs::STATUS_WIN_MISS_MASK);
+  EXPECT_TRUE(st & regs::STATUS_PERM_MASK);
+  EXPECT_TRUE(st & regs::STATUS_MALFORMED_MASK);
+  EXPECT_TRUE(st & regs::STATUS_UNSUPPORTED_MASK);
+  h->csrWrite(regs::STATUS, regs::STATUS_WIN_MISS_MASK);
+  EXPECT_FALSE(csrRead(regs::STATUS) & regs::STATUS_WIN_MISS_MASK) << "write 1 clears";
+
+  // Fabric: the malformed write left with its ICRC stomped and a length that does
+  // not match (receivers drop it); the good write is intact.
+  ASSERT_EQ(h->fabOut.packets().size(), 2u);
+  FabError err;
+  Bytes stomped = h->fabOut.packets()[0].bytes;
+  EXPECT_FALSE(decodeFabric(stomped, &err));
+  EXPECT_EQ(err, FabError::Truncated);
+  const size_t t = stomped.size() - kTrailerBytes;
+  const uint32_t icrc = uint32_t(stomped[t]) | uint32_t(stomped[t + 1]) << 8 | uint32_t(stomped[t + 2]) << 16 |
+                        uint32_t(stomped[t + 3]) << 24;
+  EXPECT_EQ(icrc, ~computeIcrc(stomped.data(), t)) << "stomped ICRC is the inverted good one";
+  auto good = decodeFabric(h->fabOut.packets()[1].bytes, &err);
+  ASSERT_TRUE(good) << toString(err);
+  EXPECT_EQ(decodeTlp(good->payload)->data, Bytes(8, 7));
+}
+
+TEST_P(NicTest, FabricBadInputIsDroppedCountedAndAnswered) {
+  setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x2000, true, true});
+  settle(100);
+  const uint64_t memBase = 0x0000'0010'0000'0000ull;
+  // 1. Corrupted request: nullified or dropped, CRC error, NAK (PSN sequence) to the sender.
+  Bytes bad = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(32, 1)), 1, true, 40));
+  bad[50] ^= 0x04;
+  h->sendFabricRaw(bad, 0);
+  // 2. Unknown memory ID, write: NAK remote access error.
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 2)), 9, true, 41));
+  // 3. Unknown memory ID, read: UR completion back through the tunnel.
+  h->sendFabric(tunnelFromPeer(makeMRd(0x0000, 0x55, 0x100, 8), 9, true, 42));
+  // 4. Out of bounds.
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x2000, Bytes(8, 3)), 1, true, 43));
+  // 5. Not for us.
+  FabricPacket other = tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 4)), 1, true, 44);
+  other.dlid = 77;
+  h->sendFabric(other);
+  // 6. Opcode we do not speak (valid CRCs).
+  FabricPacket unk = tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 5)), 1, true, 45);
+  unk.opcode = 0x04;  // RC SEND only
+  h->sendFabric(unk);
+  // 7. Truncated: LRH length larger than the bytes.
+  Bytes trunc = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(16, 6)), 1, true, 46));
+  trunc.resize(trunc.size() - 8);
+  h->sendFabricRaw(trunc, 0);
+  // 8. A good write still lands.
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x180, Bytes(8, 9)), 1, true, 47));
+  settle(1500);
+
+  const auto host = hostDelivered();
+  ASSERT_EQ(host.size(), 1u) << "only the good write reaches the host";
+  EXPECT_EQ(host[0].addr, memBase + 0x180);
+  EXPECT_EQ(host[0].data, Bytes(8, 9));
+
+  const auto out = fabricOut();
+  ASSERT_EQ(out.size(), 5u);
+  int naksSeq = 0, naksAcc = 0, urs = 0;
+  for (auto& p : out) {
+    EXPECT_EQ(p.dlid, kPeerLid);
+    EXPECT_EQ(p.vl, 1) << "responses travel on VC1";
+    if (p.opcode == kOpRcAck) {
+      if (p.syndrome == kAethNakPsnSeq) {
+        ++naksSeq;
+        EXPECT_TRUE(p.psn == 40 || p.psn == 46) << p.psn;
+      }
+      if (p.syndrome == kAethNakRemAccess) {
+        ++naksAcc;
+        EXPECT_TRUE(p.psn == 41 || p.psn == 43) << p.psn;
+      }
+    } else {
+      ASSERT_EQ(p.opcode, kOpTunnelRsp);
+      auto c = decodeTlp(p.payload);
+      ASSERT_TRUE(c);
+      EXPECT_EQ(c->status, CplStatus::UR);
+      EXPECT_EQ(c->tag, 0x55);
+      ++urs;
+    }
+  }
+  EXPECT_EQ(naksSeq, 2);
+  EXPECT_EQ(naksAcc, 2);
+  EXPECT_EQ(urs, 1);
+  EXPECT_EQ(csrRead(regs::CRC_ERR_CNT), 2u);
+  EXPECT_EQ(csrRead(regs::MEMID_ERR_CNT), 2u);
+  EXPECT_EQ(csrRead(regs::BOUNDS_ERR_CNT), 1u);
+  EXPECT_EQ(csrRead(regs::BAD_PKT_CNT), 2u);
+  EXPECT_EQ(csrRead(regs::NAK_TX_CNT), 4u);
+  EXPECT_EQ(csrRead(regs::RX_PKTS), 8u);
+}
+
+TEST_P(NicTest, NakReceivedIsCounted) {
+  FabricPacket nak;
+  nak.vl = nak.sl = 1;
+  nak.dlid = NicHarness::kLid;
+  nak.slid = kPeerLid;
+  nak.opcode = kOpRcAck;
+  nak.syndrome = kAethNakPsnSeq;
+  nak.psn = 3;
+  h->sendFabric(nak);
+  settle(100);
+  EXPECT_EQ(csrRead(regs::NAK_RX_CNT), 1u);
+  EXPECT_TRUE(csrRead(regs::STATUS) & regs::STATUS_NAK_RX_MASK);
+}
+
+TEST_P(NicTest, UnexpectedCompletionIsCounted) {
+  h->hostIn.push(encodeTlp(makeCplD(kMemCplId, kNiReqId, 3, 0, Bytes(4, 0))));
+  settle(50);
+  EXPECT_EQ(csrRead(regs::CPL_UNEXP_CNT), 1u);
+  EXPECT_TRUE(fabricOut().empty());
+}
+
+TEST_P(NicTest, BackToBackWritesKeepFabricPortBusy) {
+  // Performance is part of correctness: with no idles and no back-pressure the
+  // fabric port carries one beat every cycle while writes stream in.
+  setWindow(0, windowTo(kApertureBase, 0x100000, true, 1));
+  settle(100);
+  const int n = 64;
+  for (int i = 0; i < n; ++i) h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 256 * i, Bytes(256, 1))));
+  const uint64_t beats0 = h->fabOutBeats;
+  uint64_t first = 0, last = 0;
+  ASSERT_TRUE(runUntil([&] {
+    if (!first && h->fabOutBeats > beats0) first = h->now;
+    if (h->fabOut.packets().size() >= size_t(n)) { last = h->now; return true; }
+    return false;
+  }));
+  const double util = double(h->fabOutBeats - beats0) / double(last - first + 1);
+  EXPECT_GE(util, 0.97) << "fabric beats per cycle";
+}
+
+INSTANTIATE_TEST_SUITE_P(Widths, NicTest, ::testing::Values(64u, 128u, 256u),
+                         [](const auto& info) { return "W" + std::to_string(info.param); });
+
+}  // namespace
