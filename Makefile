@@ -30,10 +30,15 @@ setup:
 	@for t in $(TOOLS); do command -v $$t >/dev/null || { bash scripts/setup.sh; break; }; done
 	@test -f /usr/include/gtest/gtest.h || bash scripts/setup.sh
 
-$(BUILD)/Makefile: CMakeLists.txt | setup
+# verilate() runs Verilator at configure time: when the RTL changes, drop the old
+# Verilator output (its file names change) and configure again.
+RTL_FILES := $(wildcard rtl/*.sv rtl/*.svh rtl/*.vlt)
+$(BUILD)/.configured: CMakeLists.txt $(RTL_FILES) | setup
+	rm -rf $(BUILD)/CMakeFiles/nic_models.dir/V*.dir
 	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+	touch $@
 
-build: setup $(BUILD)/Makefile
+build: setup $(BUILD)/.configured
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
@@ -61,6 +66,7 @@ bench: build
 	$(BUILD)/bench_nic $(BUILD)/bench/nic_bench.json docs/figures/nic_bench.md
 
 coverage: setup
+	rm -rf build-cov/CMakeFiles/nic_models.dir/V*.dir
 	cmake -S . -B build-cov $(CMAKE_ARGS) -DNI_COVERAGE=ON
 	cmake --build build-cov -j $(JOBS)
 	rm -rf build-cov/cov && mkdir -p build-cov/cov
@@ -70,6 +76,7 @@ coverage: setup
 	@echo "coverage report: build-cov/html/index.html"
 
 wave: setup
+	rm -rf build-trace/CMakeFiles/nic_models.dir/V*.dir
 	cmake -S . -B build-trace $(CMAKE_ARGS) -DNI_TRACE=ON
 	cmake --build build-trace -j $(JOBS) --target ni_sim
 	build-trace/ni_sim --nodes 2 --ops 20 --trace build-trace/ni0.fst

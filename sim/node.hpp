@@ -118,7 +118,7 @@ class Node {
   uint8_t nextTag_ = 0;
   uint64_t now_ = 0;
   uint64_t memLatency_ = 20;
-  uint64_t cplTimeout_ = 200000;
+  uint64_t cplTimeout_ = 100000;
   double stallProb_ = 0.0;
   bool outReady_ = true;
   std::mt19937_64 rng_;

@@ -36,7 +36,7 @@ class SystemTest : public ::testing::TestWithParam<Param> {
     if (HasFailure()) std::cerr << "[ reproduce ] NI_SEED=" << seed << "\n";
   }
 
-  bool drain() { return sys->drain(4'000'000); }
+  bool drain() { return sys->drain(1'000'000); }
   Bytes randomBytes(size_t n) {
     Bytes b(n);
     for (auto& x : b) x = static_cast<uint8_t>(rng());
