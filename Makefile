@@ -64,6 +64,7 @@ regs:
 bench: build
 	mkdir -p $(BUILD)/bench docs/figures
 	$(BUILD)/bench_nic $(BUILD)/bench/nic_bench.json docs/figures/nic_bench.md
+	python3 scripts/update_doc_table.py docs/performance.md bench docs/figures/nic_bench.md
 
 coverage: setup
 	rm -rf build-cov/CMakeFiles/nic_models.dir/V*.dir

@@ -21,4 +21,16 @@ inline void putBe(uint8_t* p, int n, uint64_t v) {
   }
 }
 
+// Little-endian (CRC trailers, register data in TLP payloads).
+inline uint64_t getLe(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+inline Bytes le32(uint32_t v) {
+  return {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16),
+          static_cast<uint8_t>(v >> 24)};
+}
+
 }  // namespace ni

@@ -70,8 +70,8 @@ std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {
   const size_t words = getBe(&b[4], 2) & 0x7FF;
   if (words * 4 + 2 != b.size()) return fail(words * 4 + 2 > b.size() ? FabError::Truncated : FabError::BadLength);
   const size_t t = b.size() - kTrailerBytes;
-  const uint32_t icrc = static_cast<uint32_t>(b[t] | (b[t + 1] << 8) | (b[t + 2] << 16)) | (uint32_t{b[t + 3]} << 24);
-  const uint16_t vcrc = static_cast<uint16_t>(b[t + 4] | (b[t + 5] << 8));
+  const uint32_t icrc = static_cast<uint32_t>(getLe(&b[t], 4));
+  const uint16_t vcrc = static_cast<uint16_t>(getLe(&b[t + 4], 2));
   if (crc16Vcrc(b.data(), t + 4) != vcrc) return fail(FabError::BadVcrc);
   if (computeIcrc(b.data(), t) != icrc) return fail(FabError::BadIcrc);
   if ((b[1] & 0x3) != 0x2) return fail(FabError::BadLnh);

@@ -100,17 +100,12 @@ void Node::load(uint64_t addr, size_t len, LoadCb cb) {
 }
 
 void Node::csrWrite(uint32_t off, uint32_t value) {
-  Bytes d = {static_cast<uint8_t>(value), static_cast<uint8_t>(value >> 8), static_cast<uint8_t>(value >> 16),
-             static_cast<uint8_t>(value >> 24)};
-  store(kCsrBase + off, d);
+  store(kCsrBase + off, le32(value));
 }
 
 void Node::csrRead(uint32_t off, std::function<void(uint32_t, bool)> cb) {
   load(kCsrBase + off, 4, [cb](const LoadResult& r) {
-    uint32_t v = 0;
-    if (r.ok)
-      for (int i = 0; i < 4; ++i) v |= uint32_t{r.data[i]} << (8 * i);
-    cb(v, r.ok);
+    cb(r.ok ? static_cast<uint32_t>(getLe(r.data.data(), 4)) : 0, r.ok);
   });
 }
 

@@ -65,8 +65,7 @@ class NicHarness {
 
   // ---- host-side helpers
   void csrWrite(uint32_t off, uint32_t v) {
-    hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kCsrBase + off,
-                                  {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)})));
+    hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kCsrBase + off, le32(v))));
   }
   driver::CsrWrite writer() {
     return [this](uint32_t off, uint32_t v) { csrWrite(off, v); };

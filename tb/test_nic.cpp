@@ -47,7 +47,7 @@ class NicTest : public tb::VerilatedTest, public ::testing::WithParamInterface<u
     bool got = runUntil([&] {
       while (h->popHostTlp(&t)) {
         if (t.kind == TlpKind::CplD && t.tag == tag) {
-          v = uint32_t(t.data[0]) | uint32_t(t.data[1]) << 8 | uint32_t(t.data[2]) << 16 | uint32_t(t.data[3]) << 24;
+          v = static_cast<uint32_t>(getLe(t.data.data(), 4));
           return true;
         }
         stray.push_back(t);
@@ -303,8 +303,7 @@ TEST_P(NicTest, HostBadInputIsCountedAndAnswered) {
   EXPECT_FALSE(decodeFabric(stomped, &err));
   EXPECT_EQ(err, FabError::Truncated);
   const size_t t = stomped.size() - kTrailerBytes;
-  const uint32_t icrc = uint32_t(stomped[t]) | uint32_t(stomped[t + 1]) << 8 | uint32_t(stomped[t + 2]) << 16 |
-                        uint32_t(stomped[t + 3]) << 24;
+  const uint32_t icrc = static_cast<uint32_t>(getLe(&stomped[t], 4));
   EXPECT_EQ(icrc, ~computeIcrc(stomped.data(), t)) << "stomped ICRC is the inverted good one";
   auto good = decodeFabric(h->fabOut.packets()[1].bytes, &err);
   ASSERT_TRUE(good) << toString(err);
