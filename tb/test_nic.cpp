@@ -3,6 +3,7 @@
 // scoreboards against the golden codecs and the reference NI.
 #include <gtest/gtest.h>
 
+#include "crc.hpp"
 #include "nic_harness.hpp"
 #include "ni_regs.hpp"
 #include "ref_ni.hpp"
@@ -378,6 +379,27 @@ TEST_P(NicTest, FabricBadInputIsDroppedCountedAndAnswered) {
   EXPECT_EQ(csrRead(regs::BAD_PKT_CNT), 2u);
   EXPECT_EQ(csrRead(regs::NAK_TX_CNT), 4u);
   EXPECT_EQ(csrRead(regs::RX_PKTS), 8u);
+}
+
+TEST_P(NicTest, IcrcCatchesCorruptionBehindAGoodVcrc) {
+  // A switch that corrupts a packet in its buffer and recomputes the link CRC:
+  // the VCRC is good, only the end-to-end ICRC shows the damage.
+  setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x2000, true, true});
+  settle(100);
+  Bytes b = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(32, 1)), 1, true, 7));
+  b[50] ^= 0x04;
+  const uint16_t v = crc16Vcrc(b.data(), b.size() - 2);
+  b[b.size() - 2] = static_cast<uint8_t>(v);
+  b[b.size() - 1] = static_cast<uint8_t>(v >> 8);
+  h->sendFabricRaw(b, 0);
+  settle(300);
+  EXPECT_TRUE(hostDelivered().empty());
+  EXPECT_EQ(csrRead(regs::CRC_ERR_CNT), 1u);
+  const auto out = fabricOut();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].opcode, kOpRcAck);
+  EXPECT_EQ(out[0].syndrome, kAethNakPsnSeq);
+  EXPECT_EQ(out[0].psn, 7u);
 }
 
 TEST_P(NicTest, NakReceivedIsCounted) {
