@@ -4,21 +4,14 @@
 
 #include "Vni_art.h"
 #include "ref_ni.hpp"
+#include "verilated_bits.hpp"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
 
 namespace {
 
-template <std::size_t W>
-void setField(VlWide<W>& p, unsigned lsb, unsigned width, uint64_t v) {
-  for (unsigned b = 0; b < width; ++b) {
-    const unsigned pos = lsb + b;
-    const uint32_t bit = 1u << (pos % 32);
-    if (v >> b & 1) p[pos / 32] |= bit;
-    else p[pos / 32] &= ~bit;
-  }
-}
+using tb::setField;
 
 class ArtTest : public tb::VerilatedTest {
  protected:
