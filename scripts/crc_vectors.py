@@ -5,7 +5,8 @@
 ICRC: Python's zlib.crc32 (CRC-32/ISO-HDLC) over the packet with the variant
 fields masked (LRH VL nibble and BTH resv8a set to ones).
 VCRC: crcmod (PyPI) with polynomial 0x100B, reflected, init 0xFFFF, xorout 0xFFFF.
-The numbers printed here are pasted into tb/test_codec.cpp; rerun to check them.
+The numbers printed here are pasted into tb/test_codec.cpp; rerun to check them:
+    .venv/bin/python scripts/crc_vectors.py    (scripts/setup.sh installs crcmod there)
 """
 import zlib
 

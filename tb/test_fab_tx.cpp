@@ -22,17 +22,7 @@ namespace {
 constexpr unsigned kBpb = 8, kHdrBits = 393, kBeatBits = 64 + 8 + 2;
 constexpr uint16_t kNode = 0x0123;
 
-class FabTxDut final : public Clocked {
- public:
-  explicit FabTxDut(VerilatedContext* ctx) : m(ctx, "fab_tx") {}
-  void setClock(bool high) override { m.clk_i = high; }
-  void setReset(bool active) override { m.rst_ni = !active; }
-  void eval() override { m.eval(); }
-  bool openTrace(const std::string&) override { return false; }
-  void dumpTrace(uint64_t) override {}
-  void closeTrace() override {}
-  Vni_fab_tx m;
-};
+using FabTxDut = tb::VlClocked<Vni_fab_tx>;
 
 struct SrcPkt {
   FabricPacket pkt;    // as it must leave (SLID and PSN filled in)
@@ -93,7 +83,7 @@ class FabTxTest : public tb::VerilatedTest {
 };
 
 TEST_F(FabTxTest, PacketsMatchCodecUnderRandomCreditsAndStalls) {
-  dut = std::make_unique<FabTxDut>(ctx());
+  dut = std::make_unique<FabTxDut>(ctx(), "fab_tx");
   attach(dut.get());
   reset();
   dut->m.node_id_i = kNode;

@@ -12,22 +12,12 @@ using namespace ni;
 
 namespace {
 
-class FifoDut final : public Clocked {
- public:
-  explicit FifoDut(VerilatedContext* ctx) : m(ctx, "fifo") {}
-  void setClock(bool high) override { m.clk_i = high; }
-  void setReset(bool active) override { m.rst_ni = !active; }
-  void eval() override { m.eval(); }
-  bool openTrace(const std::string&) override { return false; }
-  void dumpTrace(uint64_t) override {}
-  void closeTrace() override {}
-  Vni_fifo m;
-};
+using FifoDut = tb::VlClocked<Vni_fifo>;
 
 class FifoTest : public tb::VerilatedTest {};
 
 TEST_F(FifoTest, MatchesDequeUnderRandomTraffic) {
-  FifoDut dut(ctx());
+  FifoDut dut(ctx(), "fifo");
   attach(&dut);
   reset();
   std::deque<uint16_t> model;

@@ -26,6 +26,20 @@ inline uint64_t envU64(const char* name, uint64_t dflt) {
   return (v && *v) ? std::strtoull(v, nullptr, 0) : dflt;
 }
 
+// Any Verilated model with clk_i and rst_ni as a Clocked (block unit tests; no waveform).
+template <class M>
+class VlClocked final : public Clocked {
+ public:
+  VlClocked(VerilatedContext* ctx, const char* name) : m(ctx, name) {}
+  void setClock(bool high) override { m.clk_i = high; }
+  void setReset(bool active) override { m.rst_ni = !active; }
+  void eval() override { m.eval(); }
+  bool openTrace(const std::string&) override { return false; }
+  void dumpTrace(uint64_t) override {}
+  void closeTrace() override {}
+  M m;
+};
+
 class VerilatedTest : public ::testing::Test {
  protected:
   void SetUp() override {
