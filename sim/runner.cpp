@@ -108,9 +108,6 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(o.sys.seed));
   System sys(o.sys);
   sys.reset();
-  // A load that gets no completion fails after this many cycles, and the run stops
-  // issuing new ones (loop conditions below): a broken NI fails fast.
-  for (unsigned i = 0; i < n; ++i) sys.node(i).setCompletionTimeout(100'000);
   for (unsigned d = 0; d < n; ++d) sys.setMemId(d, 0, MemRegion{true, kLanding, kSlot, true, true});
   for (unsigned s = 0; s < n; ++s)
     for (unsigned d = 0; d < n; ++d) {
@@ -155,6 +152,7 @@ int main(int argc, char** argv) {
     if (o.scenario == "reads")
       for (unsigned d = 0; d < n; ++d)
         for (uint64_t a = 0; a < kSlot; a += 4096) sys.node(d).memory().set(kLanding + a, uint8_t(a >> 12));
+    // After a failed or timed-out load (the CPU's completion timeout) stop issuing: a broken NI fails fast.
     for (unsigned k = 0; k < o.ops && !st.errors; ++k)
       for (unsigned s = 0; s < n && !st.errors; ++s) {
         const unsigned d = (s + 1 + k % (n - 1)) % n;
