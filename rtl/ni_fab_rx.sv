@@ -78,7 +78,7 @@ module ni_fab_rx #(
   logic [ni_pkg::NumVc-1:0][3:0] cred_pend_q, cred_pend_d;
 
   for (genvar v = 0; v < ni_pkg::NumVc; v++) begin : gen_vc
-    ni_fifo #(.Width(EntryW), .Depth(FifoDepth)) u_buf (
+    ni_fifo #(.Width(EntryW), .Depth(FifoDepth), .FallThrough(1)) u_buf (
       .clk_i, .rst_ni,
       .wdata_i({s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
       .wvalid_i(s_axis_tvalid && (s_axis_tdest == 1'(v))),

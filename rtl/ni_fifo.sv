@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Synchronous first-word-fall-through FIFO with valid/ready on both sides.
+// FallThrough=1: when empty, a written word is offered on the read side in the
+// same cycle (and not stored if it is taken), saving a cycle of latency.
 `default_nettype none
 `include "ni_assert.svh"
 
 module ni_fifo #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4,
+  parameter int unsigned FallThrough = 0,
   localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned CntW = $clog2(Depth + 1)
 ) (
@@ -21,13 +24,15 @@ module ni_fifo #(
   logic [Width-1:0] mem_q [Depth];
   logic [PtrW-1:0] wptr_q, wptr_d, rptr_q, rptr_d;
   logic [CntW-1:0] cnt_q, cnt_d;
-  logic push, pop;
+  logic push, pop, empty, pass;
 
+  assign empty = cnt_q == '0;
+  assign pass = FallThrough != 0 && empty;  // the read side shows the write side
   assign wready_o = cnt_q != CntW'(Depth);
-  assign rvalid_o = cnt_q != '0;
-  assign rdata_o = mem_q[rptr_q];
-  assign push = wvalid_i && wready_o;
-  assign pop = rvalid_o && rready_i;
+  assign rvalid_o = pass ? wvalid_i : !empty;
+  assign rdata_o = pass ? wdata_i : mem_q[rptr_q];
+  assign push = wvalid_i && wready_o && !(pass && rready_i);
+  assign pop = !empty && rready_i;
 
   always_comb begin
     wptr_d = wptr_q;

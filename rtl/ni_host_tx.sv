@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host transmit: merges decapsulated TLPs and the NI's own completions (CSR read
 // data, Unsupported Request) onto the host port, round robin at TLP boundaries.
+// No register on the way: every source holds its beat until taken, and the choice
+// of source is held from the cycle it is first offered, so the output obeys AXI4-
+// Stream; decapsulated TLPs reach the host port in the cycle they leave ni_fab_rx.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -79,38 +82,32 @@ module ni_host_tx #(
     loc_len = is_rd ? 5'd16 : 5'd12;
   end
 
-  logic [DataW-1:0] nb_data;
-  logic [KeepW-1:0] nb_keep;
-  logic nb_last, nb_user, nb_valid, load;
-  logic o_valid_q, o_last_q, o_user_q;
-  logic [DataW-1:0] o_data_q;
-  logic [KeepW-1:0] o_keep_q;
-
+  logic load;
   always_comb begin
-    nb_data = '0;
-    nb_keep = '0;
+    m_axis_tdata = '0;
+    m_axis_tkeep = '0;
     for (int j = 0; j < Bpb; j++) begin
       if (32'(lbeat) * Bpb + j < 32'(loc_len)) begin
-        nb_data[j*8 +: 8] = loc[(32'(lbeat) * Bpb + j) * 8 +: 8];
-        nb_keep[j] = 1'b1;
+        m_axis_tdata[j*8 +: 8] = loc[(32'(lbeat) * Bpb + j) * 8 +: 8];
+        m_axis_tkeep[j] = 1'b1;
       end
     end
-    nb_last = 32'(lbeat) * Bpb + Bpb >= 32'(loc_len);
-    nb_user = 1'b0;
-    nb_valid = sel == SrcUr || sel == SrcRd;
+    m_axis_tlast = 32'(lbeat) * Bpb + Bpb >= 32'(loc_len);
+    m_axis_tuser = 1'b0;
+    m_axis_tvalid = sel == SrcUr || sel == SrcRd;
     if (sel == SrcFab) begin
-      nb_data = s_axis_tdata;
-      nb_keep = s_axis_tkeep;
-      nb_last = s_axis_tlast;
-      nb_user = s_axis_tuser;
-      nb_valid = s_axis_tvalid;
+      m_axis_tdata = s_axis_tdata;
+      m_axis_tkeep = s_axis_tkeep;
+      m_axis_tlast = s_axis_tlast;
+      m_axis_tuser = s_axis_tuser;
+      m_axis_tvalid = s_axis_tvalid;
     end
   end
 
-  assign load = nb_valid && (!o_valid_q || m_axis_tready);
-  assign s_axis_tready = sel == SrcFab && (!o_valid_q || m_axis_tready);
-  assign ur_ready_o = sel == SrcUr && load && nb_last;
-  assign rd_ready_o = sel == SrcRd && load && nb_last;
+  assign load = m_axis_tvalid && m_axis_tready;
+  assign s_axis_tready = sel == SrcFab && m_axis_tready;
+  assign ur_ready_o = sel == SrcUr && load && m_axis_tlast;
+  assign rd_ready_o = sel == SrcRd && load && m_axis_tlast;
 
   always_comb begin
     cur_d = cur_q;
@@ -122,45 +119,22 @@ module ni_host_tx #(
     end
     if (load) begin
       lbeat_d = lbeat + 2'd1;
-      if (nb_last) begin
+      if (m_axis_tlast) begin
         cur_d = SrcNone;
         lbeat_d = '0;
       end
     end
   end
 
-  assign m_axis_tdata = o_data_q;
-  assign m_axis_tkeep = o_keep_q;
-  assign m_axis_tlast = o_last_q;
-  assign m_axis_tuser = o_user_q;
-  assign m_axis_tvalid = o_valid_q;
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cur_q <= SrcNone;
       rr_q <= '0;
       lbeat_q <= '0;
-      o_valid_q <= 1'b0;
-      o_last_q <= 1'b0;
-      o_user_q <= 1'b0;
     end else begin
       cur_q <= cur_d;
       rr_q <= rr_d;
       lbeat_q <= lbeat_d;
-      if (load) begin
-        o_valid_q <= 1'b1;
-        o_last_q <= nb_last;
-        o_user_q <= nb_user;
-      end else if (m_axis_tready) begin
-        o_valid_q <= 1'b0;
-      end
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (load) begin
-      o_data_q <= nb_data;
-      o_keep_q <= nb_keep;
     end
   end
 

@@ -177,7 +177,18 @@ def gen_hpp(spec):
             mask = ((1 << f["width"]) - 1) << f["lsb"]
             out.append(f"constexpr unsigned {fn}_LSB = {f['lsb']};")
             out.append(f"constexpr uint32_t {fn}_MASK = 0x{mask:08x}u;")
-    out += ["", "}  // namespace ni::regs", ""]
+    # The whole map as data, for register tests and dumps.
+    out += ["", "enum class Access { Ro, Hw, Rw, W1c, Cnt };",
+            "struct RegInfo {", "  const char* name;", "  uint32_t offset, stride;", "  unsigned count;",
+            "  Access access;", "  uint32_t reset;  // value after reset (hw: 0, set by hardware)",
+            "  uint32_t fields;  // bits that hold a field", "};", "constexpr RegInfo kRegisters[] = {"]
+    for reg in spec["registers"]:
+        reset = sum(f["reset"] << f["lsb"] for f in reg["fields"])
+        fields = sum(((1 << f["width"]) - 1) << f["lsb"] for f in reg["fields"])
+        acc = reg["access"].capitalize()
+        out.append(f"    {{\"{reg['name']}\", 0x{reg['offset']:03x}, 0x{reg['stride']:x}, {reg['count']}, Access::{acc}, "
+                   f"0x{reset:08x}u, 0x{fields:08x}u}},")
+    out += ["};", "", "}  // namespace ni::regs", ""]
     return "\n".join(out)
 
 

@@ -124,4 +124,46 @@ constexpr uint32_t MEMID_CTRL_PERM_W_MASK = 0x00000020u;
 constexpr unsigned MEMID_CTRL_PERM_A_LSB = 6;
 constexpr uint32_t MEMID_CTRL_PERM_A_MASK = 0x00000040u;
 
+enum class Access { Ro, Hw, Rw, W1c, Cnt };
+struct RegInfo {
+  const char* name;
+  uint32_t offset, stride;
+  unsigned count;
+  Access access;
+  uint32_t reset;  // value after reset (hw: 0, set by hardware)
+  uint32_t fields;  // bits that hold a field
+};
+constexpr RegInfo kRegisters[] = {
+    {"ID", 0x000, 0x0, 1, Access::Ro, 0x4e490001u, 0xffffffffu},
+    {"CAPS", 0x004, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu},
+    {"NODE_ID", 0x008, 0x0, 1, Access::Rw, 0x00000000u, 0x0000ffffu},
+    {"STATUS", 0x010, 0x0, 1, Access::W1c, 0x00000000u, 0x000003ffu},
+    {"TX_PKTS", 0x020, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"RX_PKTS", 0x024, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"WIN_MISS_CNT", 0x028, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"PERM_CNT", 0x02c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"MALFORMED_CNT", 0x030, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"UNSUP_CNT", 0x034, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"CRC_ERR_CNT", 0x038, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"MEMID_ERR_CNT", 0x03c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"BOUNDS_ERR_CNT", 0x040, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"NAK_TX_CNT", 0x044, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"NAK_RX_CNT", 0x048, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"BAD_PKT_CNT", 0x04c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"RD_SERVED_CNT", 0x050, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"CPL_UNEXP_CNT", 0x054, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu},
+    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u},
+    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu},
+    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u},
+    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu},
+    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u},
+    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu},
+    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu},
+    {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x00000073u},
+    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u},
+    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu},
+    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u},
+    {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u},
+};
+
 }  // namespace ni::regs

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Setting bit fields of wide Verilated ports (packed arrays and structs).
+// Bit fields of wide Verilated ports (packed arrays and structs).
 #pragma once
 #include <verilated.h>
 
@@ -15,6 +15,16 @@ void setField(VlWide<W>& p, unsigned lsb, unsigned width, uint64_t v) {
     if (v >> b & 1) p[pos / 32] |= bit;
     else p[pos / 32] &= ~bit;
   }
+}
+
+template <std::size_t W>
+uint64_t getField(const VlWide<W>& p, unsigned lsb, unsigned width) {
+  uint64_t v = 0;
+  for (unsigned b = 0; b < width; ++b) {
+    const unsigned pos = lsb + b;
+    v |= uint64_t{p[pos / 32] >> (pos % 32) & 1} << b;
+  }
+  return v;
 }
 
 }  // namespace ni::tb

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: Apache-2.0
+// Unit test of ni_fab_rx alone at 64 bits. The test is the fabric (credits per
+// VC, random idles), the memory-ID table (RefNi regions), the read tracker (a
+// free list that sometimes runs dry) and the host port (random back-pressure).
+// Every packet is built with the outcome the documented rules give it
+// (docs/architecture.md, "Bad input"): delivered TLP with translated address,
+// read forwarded under a tracker tag, nullified TLP, NAK or UR completion to the
+// framer, and the events counted at its last beat. Checked in order.
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "Vni_fab_rx.h"
+#include "address_map.hpp"
+#include "axis_bfm.hpp"
+#include "ref_ni.hpp"
+#include "verilated_bits.hpp"
+#include "verilated_fixture.hpp"
+
+using namespace ni;
+using tb::getField;
+using tb::setField;
+
+namespace {
+
+constexpr unsigned kBpb = 8, kTags = 16;
+constexpr uint16_t kLid = 0x0007, kNiReqId = 0x0100;
+
+enum EvBit : unsigned { kRx = 1, kCrc = 2, kMemId = 4, kBounds = 8, kNakTx = 16, kNakRx = 32, kBad = 64, kRdServed = 128 };
+
+struct Expect {
+  bool toHost = false, nullified = false, read = false;
+  Tlp tlp;                // what the host must see (reads: tag filled from the tracker commit)
+  uint16_t slid = 0;
+  uint16_t origReqId = 0;
+  uint8_t origTag = 0;
+  Bytes gen;              // header bytes the framer must get (NAK or UR completion), empty if none
+  unsigned events = kRx;
+  uint8_t vc = 0;
+};
+
+class FabRxTest : public tb::VerilatedTest {
+ protected:
+  void SetUp() override {
+    VerilatedTest::SetUp();
+    dut = std::make_unique<tb::VlClocked<Vni_fab_rx>>(ctx(), "fab_rx");
+    attach(dut.get());
+    auto& m = dut->m;
+    m.node_id_i = kLid;
+    ref.regions[0] = MemRegion{true, 0x0000'0010'0000'0000ull, 64 << 10, true, true};
+    ref.regions[1] = MemRegion{true, 0x0000'0020'0040'0000ull, 8 << 10, true, true};
+    ref.regions[2] = MemRegion{true, 0x0000'0030'0000'0000ull, 16 << 10, true, false};  // read-only
+    ref.regions[3] = MemRegion{false, 0x0000'0040'0000'0000ull, 16 << 10, true, true};  // not valid
+    m.mem_valid_i = m.mem_perm_r_i = m.mem_perm_w_i = 0;
+    for (unsigned i = 0; i < kNumMemId; ++i) {
+      const MemRegion& r = ref.regions[i];
+      m.mem_valid_i |= uint32_t{r.valid} << i;
+      m.mem_perm_r_i |= uint32_t{r.read} << i;
+      m.mem_perm_w_i |= uint32_t{r.write} << i;
+      setField(m.mem_base_i, 52 * i, 52, r.base >> 12);
+      setField(m.mem_pages_i, 20 * i, 20, r.size >> 12);
+    }
+    src.setGate([this] { return !src.atPacketStart() || credits[src.nextDest()] > 0; });
+    reset();
+  }
+
+  uint8_t r8() { return static_cast<uint8_t>(rng()()); }
+  Bytes randomData(size_t n) {
+    Bytes b(n);
+    for (auto& x : b) x = r8();
+    return b;
+  }
+  static Bytes head(const FabricPacket& p, size_t n) {
+    const Bytes b = encodeFabric(p);
+    return Bytes(b.begin(), b.begin() + n);
+  }
+  Bytes nak(const FabricPacket& req, uint8_t syndrome) {
+    FabricPacket n;
+    n.vl = n.sl = 1;
+    n.dlid = req.slid;
+    n.slid = kLid;
+    n.opcode = kOpRcAck;
+    n.psn = req.psn;
+    n.syndrome = syndrome;
+    return head(n, 24);
+  }
+  Bytes urCpl(const FabricPacket& req, const Tlp& rd) {
+    FabricPacket c;
+    c.vl = c.sl = 1;
+    c.dlid = req.slid;
+    c.slid = kLid;
+    c.opcode = kOpTunnelRsp;
+    c.payload = encodeTlp(makeCpl(kNiReqId, rd.requester, rd.tag, CplStatus::UR, (rd.lengthDw * 4) & 0xFFF,
+                                  rd.addr & 0x7F));
+    return head(c, 44);
+  }
+
+  // One random packet of a random kind, with its expected outcome queued.
+  void addRandom() {
+    FabricPacket p;
+    p.dlid = kLid;
+    p.slid = static_cast<uint16_t>(1 + rng()() % 40);
+    p.psn = rng()() & 0xFFFFFF;
+    Expect e;
+    e.slid = p.slid;
+    const unsigned kind = rng()() % 12;
+    const uint16_t req = static_cast<uint16_t>(rng()());
+    const uint8_t tag = r8();
+    auto request = [&](const Tlp& t, bool xlate, uint16_t memid) {
+      p.tehFlags = xlate ? kTehRxXlate : 0;
+      p.memid = memid;
+      p.payload = encodeTlp(t);
+      const bool rd = t.kind == TlpKind::MRd;
+      const size_t len = rd ? t.lengthDw * 4u : t.data.size();
+      const auto l = ref.land(xlate, memid, t.addr, len, !rd);
+      e.toHost = true;
+      e.read = rd;
+      e.tlp = t;
+      e.tlp.addr = l.err == RefNi::RecvErr::Ok ? l.addr : t.addr;
+      e.origReqId = t.requester;
+      e.origTag = t.tag;
+      if (l.err == RefNi::RecvErr::Ok) {
+        if (rd) e.events |= kRdServed;
+        return;
+      }
+      e.nullified = true;
+      e.events |= l.err == RefNi::RecvErr::MemId ? kMemId : kBounds;
+      if (rd) {
+        e.gen = urCpl(p, t);
+      } else {
+        e.gen = nak(p, kAethNakRemAccess);
+        e.events |= kNakTx;
+      }
+    };
+    auto inRegion = [&](unsigned memid, size_t len) {
+      const uint64_t pages = ref.regions[memid].size >> 12;
+      return ((rng()() % pages) << 12) + (rng()() % ((4096 - len) / 4 + 1)) * 4;
+    };
+    switch (kind) {
+      case 0: case 1: {  // write, receiver translation; sometimes to a region that refuses it
+        const unsigned memid = rng()() % 4 ? rng()() % 2 : 2 + rng()() % 3;
+        const size_t len = 4 * (1 + rng()() % 64);
+        request(makeMWr(req, tag, inRegion(memid < 3 ? memid : 0, len), randomData(len)), true, memid);
+        break;
+      }
+      case 2: {  // write, sender translated: lands where it says
+        const size_t len = 4 * (1 + rng()() % 64);
+        request(makeMWr(req, tag, 0x0000'0050'0000'0000ull + inRegion(0, len), randomData(len)), false, r8());
+        break;
+      }
+      case 3: case 4: {  // read, receiver translation; sometimes refused
+        const unsigned memid = rng()() % 4 ? rng()() % 3 : 3 + rng()() % 14;
+        const uint16_t len = static_cast<uint16_t>(4 * (1 + rng()() % 64));
+        request(makeMRd(req, tag, inRegion(memid < 3 ? memid : 0, len), len), true, memid);
+        break;
+      }
+      case 5: {  // outside the region: bounds
+        const size_t len = 16;
+        request(makeMWr(req, tag, ref.regions[1].size + inRegion(0, len), randomData(len)), true, 1);
+        break;
+      }
+      case 6: {  // completion coming back: delivered as it is
+        p.vl = p.sl = 1;
+        p.opcode = kOpTunnelRsp;
+        e.toHost = true;
+        e.tlp = makeCplD(0x0100, req, tag, rng()() & 0x7C, randomData(4 * (1 + rng()() % 64)));
+        p.payload = encodeTlp(e.tlp);
+        break;
+      }
+      case 7: {  // corrupted in flight: a data byte or the VCRC
+        const bool rsp = rng()() & 1;
+        const Tlp t = makeMWr(req, tag, inRegion(0, 64), randomData(64));
+        if (rsp) {
+          p.vl = p.sl = 1;
+          p.opcode = kOpTunnelRsp;
+          p.payload = encodeTlp(makeCplD(0x0100, req, tag, 0, randomData(64)));
+        } else {
+          p.tehFlags = kTehRxXlate;
+          p.payload = encodeTlp(t);
+        }
+        Bytes b = encodeFabric(p);
+        b[rng()() & 1 ? 48 + rng()() % 64 : b.size() - 1 - rng()() % 2] ^= static_cast<uint8_t>(1 + rng()() % 255);
+        e.toHost = true;
+        e.nullified = true;
+        e.events |= kCrc;
+        if (!rsp) {
+          e.gen = nak(p, kAethNakPsnSeq);
+          e.events |= kNakTx;
+        }
+        push(b, p.vl, e);
+        return;
+      }
+      case 8: {  // not for us, or not a tunnel: dropped and counted
+        if (rng()() & 1) p.dlid = kLid + 1;
+        else p.opcode = 0x04;  // IB RC SEND Only: not an NI opcode
+        p.payload = encodeTlp(makeMWr(req, tag, 0, randomData(16)));
+        e.events |= kBad;
+        break;
+      }
+      case 9: {  // ACK or NAK from a peer
+        p.vl = p.sl = 1;
+        p.opcode = kOpRcAck;
+        p.syndrome = rng()() & 1 ? kAethNakRemAccess : 0;
+        if (p.syndrome) e.events |= kNakRx;
+        break;
+      }
+      case 10: {  // cut short: length field disagrees with the bytes
+        p.tehFlags = 0;
+        p.payload = encodeTlp(makeMWr(req, tag, 0x1000, randomData(32)));
+        Bytes b = encodeFabric(p);
+        b.resize(b.size() - 8);
+        e.toHost = true;  // its first beats already left
+        e.nullified = true;
+        e.events |= kCrc | kNakTx;
+        e.gen = nak(p, kAethNakPsnSeq);
+        push(b, p.vl, e);
+        return;
+      }
+      default: {  // sender-translated read: forwarded under a tracker tag
+        const uint16_t len = static_cast<uint16_t>(4 * (1 + rng()() % 64));
+        request(makeMRd(req, tag, 0x0000'0060'0000'0000ull + inRegion(0, len), len), false, 0);
+        break;
+      }
+    }
+    push(encodeFabric(p), p.vl, e);
+  }
+  void push(const Bytes& b, uint8_t vc, const Expect& e) {
+    src.push(b, vc);
+    expect.push_back(e);
+    expect.back().vc = vc;
+  }
+
+  std::unique_ptr<tb::VlClocked<Vni_fab_rx>> dut;
+  RefNi ref;
+  tb::AxisSource src{kBpb, &rng()};
+  tb::AxisSink sink{kBpb, &rng()};
+  std::deque<Expect> expect;
+  unsigned credits[2] = {0, 0};
+};
+
+TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
+  for (int i = 0; i < 800; ++i) addRandom();
+  src.setIdle(0.2);
+  sink.setStall(0.3);
+  auto& m = dut->m;
+  bool used[kTags] = {};
+  std::deque<unsigned> inUse;
+  struct Commit { unsigned tag; uint16_t node, reqid; uint8_t otag; };
+  std::deque<Commit> commits;
+  std::vector<unsigned> events;
+  std::vector<Bytes> gens;
+  // A packet's credit comes back on its VC the cycle after its last beat: that tells
+  // which VC each finished packet was on (responses may overtake requests).
+  std::vector<unsigned> finVc;
+  unsigned initialCredits[2] = {2, 2};
+  unsigned dryCycles = 0;
+  size_t toHost = 0;
+  for (const auto& e : expect) toHost += e.toHost;
+  for (uint64_t c = 0; c < 1'000'000 && !(src.empty() && events.size() == expect.size() &&
+                                          finVc.size() == expect.size() && sink.packets().size() == toHost);
+       ++c) {
+    Beat b;
+    const bool v = src.offer(&b);
+    m.s_axis_tvalid = v;
+    m.s_axis_tdata = 0;
+    for (unsigned j = 0; j < kBpb && v; ++j) m.s_axis_tdata |= uint64_t{b.data[j]} << (8 * j);
+    m.s_axis_tkeep = static_cast<uint8_t>(b.keep);
+    m.s_axis_tlast = b.last;
+    m.s_axis_tdest = b.dest;
+    // Tracker: lowest free tag, but now and then none (all reads in flight).
+    const bool dry = rng()() % 100 < 10;
+    m.trk_free_avail_i = 0;
+    for (unsigned t = 0; t < kTags && !dry; ++t)
+      if (!used[t]) {
+        m.trk_free_avail_i = 1;
+        m.trk_free_tag_i = t;
+        break;
+      }
+    dryCycles += !m.trk_free_avail_i;
+    m.gen_ready_i = rng()() % 100 < 60;
+    m.m_axis_tready = sink.ready();
+    dut->eval();
+    Beat ob;
+    ob.data.resize(kBpb);
+    for (unsigned j = 0; j < kBpb; ++j) ob.data[j] = static_cast<uint8_t>(m.m_axis_tdata >> (8 * j));
+    ob.keep = m.m_axis_tkeep;
+    ob.last = m.m_axis_tlast;
+    ob.user = m.m_axis_tuser;
+    const bool ov = m.m_axis_tvalid;
+    if (m.trk_commit_o) {
+      // The tag was taken when its beat passed; it must still be free now.
+      ASSERT_LT(m.trk_commit_tag_o, kTags);
+      ASSERT_FALSE(used[m.trk_commit_tag_o]) << "commit of a tag in use, cycle " << c;
+      commits.push_back(Commit{m.trk_commit_tag_o, m.trk_commit_node_o, m.trk_commit_reqid_o, m.trk_commit_otag_o});
+      used[m.trk_commit_tag_o] = true;
+      inUse.push_back(m.trk_commit_tag_o);
+    }
+    if (m.gen_valid_o && m.gen_ready_i) {
+      Bytes g(getField(m.gen_hdr_o, 3, 6));
+      for (unsigned i = 0; i < g.size(); ++i) g[i] = static_cast<uint8_t>(getField(m.gen_hdr_o, 9 + 8 * i, 8));
+      EXPECT_EQ(getField(m.gen_hdr_o, 1, 1), 1u) << "NAK and UR travel on VC1";
+      EXPECT_EQ(getField(m.gen_hdr_o, 0, 1), g.size() == 44 ? 1u : 0u) << "only the UR completion gets a PSN";
+      gens.push_back(g);
+    }
+    unsigned ev = 0;
+    ev |= m.ev_rx_pkt_o ? kRx : 0;
+    ev |= m.ev_crc_err_o ? kCrc : 0;
+    ev |= m.ev_memid_err_o ? kMemId : 0;
+    ev |= m.ev_bounds_err_o ? kBounds : 0;
+    ev |= m.ev_nak_tx_o ? kNakTx : 0;
+    ev |= m.ev_nak_rx_o ? kNakRx : 0;
+    ev |= m.ev_bad_pkt_o ? kBad : 0;
+    ev |= m.ev_rd_served_o ? kRdServed : 0;
+    if (ev) events.push_back(ev);
+    const bool taken = v && m.s_axis_tready;
+    const unsigned credit = m.credit_o;
+    cycle();
+    for (unsigned vc = 0; vc < 2; ++vc) {
+      if (!(credit >> vc & 1)) continue;
+      ++credits[vc];
+      if (initialCredits[vc]) --initialCredits[vc];
+      else finVc.push_back(vc);
+    }
+    if (taken) {
+      if (src.atPacketStart()) --credits[b.dest];
+      src.accepted();
+    }
+    sink.observe(ov, ob, c);
+    // Local memory completes the oldest forwarded read now and then.
+    if (!inUse.empty() && rng()() % 100 < 15) {
+      used[inUse.front()] = false;
+      inUse.pop_front();
+    }
+  }
+  ASSERT_TRUE(src.empty()) << "input stuck, seed " << seed();
+  EXPECT_GT(dryCycles, 100u);
+
+  // Put the expectations in the order the packets finished: in order within each VC.
+  ASSERT_EQ(events.size(), expect.size()) << "one event set per packet, seed " << seed();
+  ASSERT_EQ(finVc.size(), expect.size()) << "one credit back per packet";
+  std::deque<Expect> perVc[2];
+  for (const auto& e : expect) perVc[e.vc].push_back(e);
+  std::vector<Expect> order;
+  unsigned overtaken = 0;
+  for (unsigned vc : finVc) {
+    ASSERT_FALSE(perVc[vc].empty());
+    order.push_back(perVc[vc].front());
+    perVc[vc].pop_front();
+    overtaken += order.size() <= expect.size() && order.back().vc != expect[order.size() - 1].vc;
+  }
+  auto& host = sink.packets();
+  size_t hostIdx = 0, genIdx = 0, commitIdx = 0;
+  unsigned delivered = 0, nullified = 0, reads = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Expect& e = order[i];
+    EXPECT_EQ(events[i], e.events) << "events of packet " << i << " seed " << seed();
+    if (!e.gen.empty()) {
+      ASSERT_LT(genIdx, gens.size()) << "packet " << i;
+      EXPECT_EQ(gens[genIdx++], e.gen) << "NAK/UR header for packet " << i << " seed " << seed();
+    }
+    if (!e.toHost) continue;
+    ASSERT_LT(hostIdx, host.size()) << "packet " << i;
+    const tb::Packet& h = host[hostIdx++];
+    EXPECT_EQ(h.user, e.nullified) << "nullify flag of packet " << i << " seed " << seed();
+    if (e.nullified) { ++nullified; continue; }
+    Tlp want = e.tlp;
+    if (e.read) {
+      ASSERT_LT(commitIdx, commits.size());
+      const Commit& k = commits[commitIdx++];
+      EXPECT_EQ(k.node, e.slid);
+      EXPECT_EQ(k.reqid, e.origReqId);
+      EXPECT_EQ(k.otag, e.origTag);
+      want.requester = kNiReqId;
+      want.tag = static_cast<uint8_t>(k.tag);
+      ++reads;
+    }
+    EXPECT_EQ(h.bytes, encodeTlp(want)) << "TLP of packet " << i << " (" << describe(want) << ") seed " << seed();
+    ++delivered;
+  }
+  EXPECT_EQ(hostIdx, host.size()) << "extra TLPs on the host port";
+  EXPECT_EQ(genIdx, gens.size()) << "extra NAK/UR headers";
+  EXPECT_EQ(commitIdx, commits.size()) << "extra tracker commits";
+  EXPECT_GT(delivered, 200u);
+  EXPECT_GT(nullified, 80u);
+  EXPECT_GT(reads, 50u);
+  EXPECT_GT(overtaken, 5u) << "responses must sometimes overtake requests";
+}
+
+}  // namespace

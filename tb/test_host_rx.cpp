@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: Apache-2.0
+// Unit test of ni_host_rx alone at 64 bits. The test plays its neighbours: the
+// ART (RefNi's windows, answered combinationally), the read tracker (a map), and
+// random readiness on every output. Each TLP is built together with the outcome
+// the documented rules give it (docs/architecture.md, "Bad input"): tunnel
+// request with its fabric header and rewritten address, tunnel response with the
+// requester's ID and tag restored, CSR access, UR completion, and the one event
+// counted for it. Outputs are checked per channel, in order.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+
+#include "Vni_host_rx.h"
+#include "address_map.hpp"
+#include "axis_bfm.hpp"
+#include "ref_ni.hpp"
+#include "verilated_bits.hpp"
+#include "verilated_fixture.hpp"
+
+using namespace ni;
+using tb::getField;
+
+namespace {
+
+constexpr unsigned kBpb = 8;
+constexpr uint16_t kNode = 0x0042;
+constexpr uint16_t kNiReqId = 0x0100;
+
+enum class Ev { None, WinMiss, Perm, Malformed, Unsup, CplUnexp };
+
+struct Csr {
+  bool write;
+  uint32_t addr, wdata;
+  unsigned be;
+  uint16_t reqid;
+  uint8_t tag;
+  bool operator==(const Csr& o) const {
+    return write == o.write && addr == o.addr && (!write || wdata == o.wdata) && be == o.be && reqid == o.reqid &&
+           tag == o.tag;
+  }
+};
+struct Tunneled {
+  Bytes hdr;    // the 32 header bytes handed to the framer
+  Bytes tlp;    // the TLP bytes that follow it
+  bool bad = false;
+};
+struct TrkEntry { uint16_t node, reqid; uint8_t otag; };
+
+class HostRxTest : public tb::VerilatedTest {
+ protected:
+  void SetUp() override {
+    VerilatedTest::SetUp();
+    dut = std::make_unique<tb::VlClocked<Vni_host_rx>>(ctx(), "host_rx");
+    attach(dut.get());
+    dut->m.node_id_i = kNode;
+    reset();
+    Window w;
+    w.base = kApertureBase;
+    w.size = 64 << 10;
+    w.dstNode = 2;
+    w.rxXlate = true;
+    w.memid = 3;
+    ref.setWindow(0, w);
+    w.base = kApertureBase + 0x100000;
+    w.size = 16 << 10;
+    w.dstNode = 5;
+    w.rxXlate = false;
+    w.remote = 0x0000'1234'5000'0000ull;
+    ref.setWindow(1, w);
+    w.base = kApertureBase + 0x200000;
+    w.write = false;  // read-only
+    ref.setWindow(2, w);
+    w.base = kApertureBase + 0x300000;
+    w.write = true;
+    w.read = false;  // write-only
+    ref.setWindow(3, w);
+    for (unsigned t = 0; t < 256; ++t)
+      trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t)};
+    genAvail = trk;
+  }
+
+  uint8_t r8() { return static_cast<uint8_t>(rng()()); }
+  Bytes randomData(size_t n) {
+    Bytes b(n);
+    for (auto& x : b) x = r8();
+    return b;
+  }
+  // A DW-aligned address inside window `w` with `len` bytes not crossing a 4 KiB page.
+  uint64_t addrIn(unsigned w, size_t len) {
+    const Window& win = ref.windows[w];
+    const uint64_t page = rng()() % (win.size >> 12);
+    const uint64_t off = (rng()() % ((4096 - len) / 4 + 1)) * 4;
+    return win.base + (page << 12) + off;
+  }
+  Bytes headerFor(const Tlp& t, uint8_t opcode, uint16_t dlid, const RefNi::Route* r) {
+    FabricPacket p;
+    if (r) {
+      p = RefNi::encapsulate(t, *r, kNode, 0);
+    } else {
+      p.vl = p.sl = 1;
+      p.dlid = dlid;
+      p.slid = kNode;
+      p.opcode = opcode;
+      p.payload = encodeTlp(t);
+    }
+    const Bytes b = encodeFabric(p);
+    return Bytes(b.begin(), b.begin() + kFabHdrBytes);
+  }
+  void expectReq(const Tlp& t, const Bytes& sent, bool bad) {
+    const auto r = ref.route(t.addr, t.kind == TlpKind::MRd ? t.lengthDw * 4u : t.data.size(), t.kind != TlpKind::MRd);
+    Tlp inner = t;
+    inner.addr = r.tlpAddr;
+    Bytes out = sent;
+    const Bytes good = encodeTlp(inner);
+    std::copy(good.begin() + 8, good.begin() + 16, out.begin() + 8);
+    reqExpect.push_back(Tunneled{headerFor(t, 0, 0, &r), out, bad});
+  }
+  void send(const Bytes& b, Ev ev) {
+    src.push(b);
+    if (ev != Ev::None) evExpect.push_back(ev);
+  }
+
+  // One random TLP of a random kind, with its expected outcome queued.
+  void addRandom() {
+    const unsigned kind = rng()() % 13;
+    const uint16_t req = static_cast<uint16_t>(rng()() % 4 ? 0 : r8());
+    const uint8_t tag = r8();
+    switch (kind) {
+      case 0: case 1: {  // write through a window, either translation mode
+        const size_t len = 4 * (1 + rng()() % 64);
+        const Tlp t = makeMWr(req, tag, addrIn(kind, len), randomData(len));
+        expectReq(t, encodeTlp(t), false);
+        send(encodeTlp(t), Ev::None);
+        break;
+      }
+      case 2: {  // read through a window (window 2 is read-only: still fine)
+        const uint16_t len = static_cast<uint16_t>(4 * (1 + rng()() % 64));
+        const Tlp t = makeMRd(req, tag, addrIn(rng()() % 3, len), len);
+        expectReq(t, encodeTlp(t), false);
+        send(encodeTlp(t), Ev::None);
+        break;
+      }
+      case 3: {  // outside every window: reads get UR
+        const bool rd = rng()() & 1;
+        const uint64_t a = kApertureBase + 0x4000000 + (rng()() % 4096) * 4096;
+        const Tlp t = rd ? makeMRd(req, tag, a, 4) : makeMWr(req, tag, a, randomData(8));
+        if (rd) urExpect.push_back({req, tag, static_cast<uint8_t>(a & 0x7F)});
+        send(encodeTlp(t), Ev::WinMiss);
+        break;
+      }
+      case 4: {  // write to the read-only window, read from the write-only one
+        const bool rd = rng()() & 1;
+        const uint64_t a = addrIn(rd ? 3 : 2, 16);
+        const Tlp t = rd ? makeMRd(req, tag, a, 16) : makeMWr(req, tag, a, randomData(16));
+        if (rd) urExpect.push_back({req, tag, static_cast<uint8_t>(a & 0x7F)});
+        send(encodeTlp(t), Ev::Perm);
+        break;
+      }
+      case 5: {  // CSR access
+        const bool wr = rng()() & 1;
+        const uint32_t off = static_cast<uint32_t>(rng()() % 1024) * 4;
+        Tlp t = wr ? makeMWr(req, tag, kCsrBase + off, randomData(4)) : makeMRd(req, tag, kCsrBase + off, 4);
+        t.firstBe = static_cast<uint8_t>(1 + rng()() % 15);
+        t.lastBe = 0;
+        csrExpect.push_back(Csr{wr, off, wr ? static_cast<uint32_t>(getLe(t.data.data(), 4)) : 0u, t.firstBe, req, tag});
+        send(encodeTlp(t), Ev::None);
+        break;
+      }
+      case 6: {  // completion for a read this NI serves
+        std::vector<uint8_t> tags;
+        for (const auto& [k, v] : genAvail) tags.push_back(k);
+        if (tags.empty()) break;
+        const uint8_t t8 = tags[rng()() % tags.size()];
+        const TrkEntry e = genAvail[t8];
+        genAvail.erase(t8);
+        const size_t len = 4 * (1 + rng()() % 64);
+        const Tlp t = makeCplD(0, kNiReqId, t8, rng()() & 0x7C, randomData(len));
+        Tlp back = t;
+        back.requester = e.reqid;
+        back.tag = e.otag;
+        rspExpect.push_back(Tunneled{headerFor(back, kOpTunnelRsp, e.node, nullptr), encodeTlp(back), false});
+        send(encodeTlp(t), Ev::None);
+        break;
+      }
+      case 7: {  // completion nobody waits for: wrong requester ID, or a tag already completed
+        const bool wrongId = rng()() & 1 || genAvail.size() == trk.size();
+        uint8_t t8 = r8();
+        if (!wrongId) {
+          do t8 = r8();
+          while (genAvail.count(t8));
+        }
+        const Tlp t = makeCplD(0, wrongId ? 0x0300 : kNiReqId, t8, 0, randomData(8));
+        send(encodeTlp(t), Ev::CplUnexp);
+        break;
+      }
+      case 8: {  // atomic: not carried yet, UR
+        Tlp t = makeMWr(req, tag, addrIn(0, 8), randomData(8));
+        t.kind = TlpKind::FetchAdd;
+        urExpect.push_back({req, tag, static_cast<uint8_t>(t.addr & 0x7F)});
+        send(encodeTlp(t), Ev::Unsup);
+        break;
+      }
+      case 9: {  // write whose bytes disagree with its Length: tunneled, then stomped
+        const size_t len = 4 * (2 + rng()() % 60);
+        const Tlp t = makeMWr(req, tag, addrIn(0, len + 4), randomData(len));
+        Bytes b = encodeTlp(t);
+        if (rng()() & 1) b.resize(b.size() - 4);
+        else b.insert(b.end(), 4, 0xEE);
+        expectReq(t, b, true);
+        send(b, Ev::Malformed);
+        break;
+      }
+      case 10: {  // longer than MaxPayload: dropped, UR if a read
+        const bool rd = rng()() & 1;
+        const uint64_t a = kApertureBase + (rng()() % 16) * 4096;
+        const Tlp t = rd ? makeMRd(req, tag, a, 512) : makeMWr(req, tag, a, randomData(260 + 4 * (rng()() % 20)));
+        if (rd) urExpect.push_back({req, tag, 0});
+        send(encodeTlp(t), Ev::Malformed);
+        break;
+      }
+      case 11: {  // crosses a 4 KiB page
+        const Tlp t = makeMWr(req, tag, kApertureBase + 4096 - 8, randomData(16));
+        send(encodeTlp(t), Ev::Malformed);
+        break;
+      }
+      default: {  // shorter than its header
+        const Tlp t = makeMWr(req, tag, addrIn(0, 8), randomData(8));
+        Bytes b = encodeTlp(t);
+        b.resize(4 + 4 * (rng()() % 3));
+        send(b, Ev::Malformed);
+        break;
+      }
+    }
+  }
+
+  // The ART and the tracker answer what the DUT asks in this cycle.
+  void answerLookups() {
+    auto& m = dut->m;
+    const auto r = ref.route(m.art_addr_o, 4, true);
+    const bool hit = r.err != RefNi::SendErr::Miss;
+    m.art_hit_i = hit;
+    m.art_rx_xlate_i = hit && r.rxXlate;
+    m.art_perm_r_i = hit && ref.windows[r.window].read;
+    m.art_perm_w_i = hit && ref.windows[r.window].write;
+    m.art_node_i = hit ? lidOf(r.dstNode) : 0;
+    m.art_memid_i = hit ? r.memid : 0;
+    m.art_out_addr_i = hit ? r.tlpAddr : 0;
+    auto it = trk.find(m.trk_tag_o);
+    m.trk_hit_i = it != trk.end();
+    m.trk_node_i = m.trk_hit_i ? it->second.node : 0;
+    m.trk_reqid_i = m.trk_hit_i ? it->second.reqid : 0;
+    m.trk_otag_i = m.trk_hit_i ? it->second.otag : 0;
+  }
+
+  static Bytes hdrBytes(const VlWide<13>& h) {
+    Bytes b(kFabHdrBytes);
+    for (unsigned i = 0; i < kFabHdrBytes; ++i) b[i] = static_cast<uint8_t>(getField(h, 9 + 8 * i, 8));
+    return b;
+  }
+  // Collects one tunnel channel (header + beats).
+  struct Channel {
+    std::deque<Tunneled> got;
+    Bytes cur;
+    void beat(const VlWide<3>& b, std::deque<Tunneled>* hdrs) {
+      const uint8_t keep = static_cast<uint8_t>(getField(b, 64, 8));
+      for (unsigned j = 0; j < kBpb; ++j)
+        if (keep >> j & 1) cur.push_back(static_cast<uint8_t>(getField(b, 8 * j, 8)));
+      if (!getField(b, 72, 1)) return;
+      ASSERT_FALSE(hdrs->empty()) << "beats without a header";
+      Tunneled t = hdrs->front();
+      hdrs->pop_front();
+      t.tlp = cur;
+      t.bad = getField(b, 73, 1);
+      got.push_back(t);
+      cur.clear();
+    }
+  };
+
+  void runAll(double idle, double stall) {
+    src.setIdle(idle);
+    auto& m = dut->m;
+    std::deque<Tunneled> reqHdrs, rspHdrs;
+    Channel reqCh, rspCh;
+    std::vector<Csr> csrGot;
+    std::vector<std::array<unsigned, 3>> urGot;
+    std::vector<Ev> evGot;
+    auto coin = [&] { return std::uniform_real_distribution<>(0, 1)(rng()) >= stall; };
+    for (uint64_t c = 0; c < 400000 && !(src.empty() && reqCh.got.size() == reqExpect.size() &&
+                                          rspCh.got.size() == rspExpect.size()); ++c) {
+      Beat b;
+      const bool v = src.offer(&b);
+      m.s_axis_tvalid = v;
+      m.s_axis_tdata = 0;
+      for (unsigned j = 0; j < kBpb && v; ++j) m.s_axis_tdata |= uint64_t{b.data[j]} << (8 * j);
+      m.s_axis_tkeep = static_cast<uint8_t>(b.keep);
+      m.s_axis_tlast = b.last;
+      m.req_hdr_ready_i = coin();
+      m.req_beat_ready_i = coin();
+      m.rsp_hdr_ready_i = coin();
+      m.rsp_beat_ready_i = coin();
+      m.csr_ready_i = coin();
+      m.ur_ready_i = coin();
+      dut->eval();
+      answerLookups();
+      dut->eval();
+      if (m.req_hdr_valid_o && m.req_hdr_ready_i) {
+        reqHdrs.push_back(Tunneled{hdrBytes(m.req_hdr_o), {}, false});
+        EXPECT_EQ(getField(m.req_hdr_o, 0, 9), 0b100000'1'0'1u) << "len 32, payload, VC0, PSN stamped";
+      }
+      if (m.rsp_hdr_valid_o && m.rsp_hdr_ready_i) {
+        rspHdrs.push_back(Tunneled{hdrBytes(m.rsp_hdr_o), {}, false});
+        EXPECT_EQ(getField(m.rsp_hdr_o, 0, 9), 0b100000'1'1'1u) << "len 32, payload, VC1, PSN stamped";
+        EXPECT_TRUE(m.trk_release_o);
+        trk.erase(m.trk_tag_o);
+      }
+      if (m.req_beat_valid_o && m.req_beat_ready_i) reqCh.beat(m.req_beat_o, &reqHdrs);
+      if (m.rsp_beat_valid_o && m.rsp_beat_ready_i) rspCh.beat(m.rsp_beat_o, &rspHdrs);
+      if (m.csr_valid_o && m.csr_ready_i)
+        csrGot.push_back(Csr{bool(m.csr_write_o), m.csr_addr_o, m.csr_wdata_o, m.csr_be_o, m.csr_reqid_o, m.csr_tag_o});
+      if (m.ur_valid_o && m.ur_ready_i) urGot.push_back({m.ur_o >> 15, m.ur_o >> 7 & 0xFF, m.ur_o & 0x7F});
+      if (m.ev_win_miss_o) evGot.push_back(Ev::WinMiss);
+      if (m.ev_perm_o) evGot.push_back(Ev::Perm);
+      if (m.ev_malformed_o) evGot.push_back(Ev::Malformed);
+      if (m.ev_unsup_o) evGot.push_back(Ev::Unsup);
+      if (m.ev_cpl_unexp_o) evGot.push_back(Ev::CplUnexp);
+      const bool taken = v && m.s_axis_tready;
+      cycle();
+      if (taken) src.accepted();
+    }
+    ASSERT_TRUE(src.empty()) << "input stuck, seed " << seed();
+    ASSERT_EQ(reqCh.got.size(), reqExpect.size()) << "seed " << seed();
+    for (size_t i = 0; i < reqExpect.size(); ++i) {
+      EXPECT_EQ(reqCh.got[i].hdr, reqExpect[i].hdr) << "request header " << i << " seed " << seed();
+      EXPECT_EQ(reqCh.got[i].tlp, reqExpect[i].tlp) << "request TLP " << i;
+      EXPECT_EQ(reqCh.got[i].bad, reqExpect[i].bad) << "request stomp flag " << i;
+    }
+    ASSERT_EQ(rspCh.got.size(), rspExpect.size());
+    for (size_t i = 0; i < rspExpect.size(); ++i) {
+      EXPECT_EQ(rspCh.got[i].hdr, rspExpect[i].hdr) << "response header " << i << " seed " << seed();
+      EXPECT_EQ(rspCh.got[i].tlp, rspExpect[i].tlp) << "response TLP " << i;
+      EXPECT_FALSE(rspCh.got[i].bad);
+    }
+    ASSERT_EQ(csrGot.size(), csrExpect.size());
+    for (size_t i = 0; i < csrExpect.size(); ++i) EXPECT_TRUE(csrGot[i] == csrExpect[i]) << "CSR access " << i;
+    ASSERT_EQ(urGot.size(), urExpect.size());
+    for (size_t i = 0; i < urExpect.size(); ++i) EXPECT_EQ(urGot[i], urExpect[i]) << "UR " << i;
+    EXPECT_EQ(evGot, evExpect) << "events in TLP order, seed " << seed();
+    // The mix must have reached every channel.
+    EXPECT_GT(reqExpect.size(), 100u);
+    EXPECT_GT(rspExpect.size(), 20u);
+    EXPECT_GT(csrExpect.size(), 20u);
+    EXPECT_GT(urExpect.size(), 40u);
+    std::printf("requests %zu, responses %zu, CSR %zu, UR %zu, events %zu\n", reqExpect.size(), rspExpect.size(),
+                csrExpect.size(), urExpect.size(), evExpect.size());
+  }
+
+  std::unique_ptr<tb::VlClocked<Vni_host_rx>> dut;
+  RefNi ref;
+  std::map<uint8_t, TrkEntry> trk, genAvail;  // tracker as the DUT sees it; tags not yet completed
+  tb::AxisSource src{kBpb, &rng()};
+  std::deque<Tunneled> reqExpect, rspExpect;
+  std::vector<Csr> csrExpect;
+  std::vector<std::array<unsigned, 3>> urExpect;
+  std::vector<Ev> evExpect;
+};
+
+TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) {
+  for (int i = 0; i < 600; ++i) addRandom();
+  runAll(0.2, 0.3);
+}
+
+TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeBackToBack) {
+  for (int i = 0; i < 600; ++i) addRandom();
+  runAll(0.0, 0.0);
+}
+
+}  // namespace
