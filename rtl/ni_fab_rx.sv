@@ -36,6 +36,7 @@ module ni_fab_rx #(
   input  logic [NumMemId-1:0] mem_valid_i,
   input  logic [NumMemId-1:0] mem_perm_r_i,
   input  logic [NumMemId-1:0] mem_perm_w_i,
+  input  logic [NumMemId-1:0] mem_perm_a_i,
   input  logic [NumMemId-1:0][51:0] mem_base_i,
   input  logic [NumMemId-1:0][19:0] mem_pages_i,
   // Read tracker allocation.
@@ -170,25 +171,30 @@ module ni_fab_rx #(
   logic d2_now, d2_q, d2_d;
   logic [63:0] new_addr;
   logic [$clog2(NumMemId)-1:0] mi;
-  logic t_mrd, t_mwr, rx_xlate;
+  logic t_mrd, t_mwr, t_atomic, t_np, perm_ok, rx_xlate;
+  logic [12:0] t_target_bytes;  // bytes touched at the target; also the byte count of its completion
   assign d2_now = !d2_q && in_valid && cl_cur == ClTun && (bs_q + 13'(Bpb) > 13'd47);
   assign mi = memid[$clog2(NumMemId)-1:0];
   assign t_mrd = t_ft == ni_pkg::TLP_MRD64;
   assign t_mwr = t_ft == ni_pkg::TLP_MWR64;
+  assign t_atomic = (t_ft == ni_pkg::TLP_FADD64) || (t_ft == ni_pkg::TLP_SWAP64) || (t_ft == ni_pkg::TLP_CAS64);
+  assign t_np = t_mrd || t_atomic;  // answered by a completion: tracker tag, UR on refusal
+  assign perm_ok = t_mrd ? mem_perm_r_i[mi] : t_mwr ? mem_perm_w_i[mi] : mem_perm_a_i[mi];
+  // CAS carries two operands but touches (and returns) one operand's worth.
+  assign t_target_bytes = (t_ft == ni_pkg::TLP_CAS64) ? {1'b0, t_len_bytes[12:1]} : t_len_bytes;
   assign rx_xlate = teh_flags[0];
   always_comb begin
     err_new = ErrNone;
     new_addr = t_addr;
     if (is_req) begin
-      if (!(t_mrd || t_mwr)) begin
-        err_new = ErrMemId;  // only reads and writes travel in tunnels for now
+      if (!(t_mrd || t_mwr || t_atomic)) begin
+        err_new = ErrMemId;  // DMWr does not travel in tunnels yet
       end else if (rx_xlate) begin
         new_addr = {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]};
-        if (memid >= 16'(NumMemId) || !mem_valid_i[mi] ||
-            (t_mrd ? !mem_perm_r_i[mi] : !mem_perm_w_i[mi])) begin
+        if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin
           err_new = ErrMemId;
         end else if (t_addr[63:12] >= {32'h0, mem_pages_i[mi]} ||
-                     ({1'b0, t_addr[11:0]} + t_len_bytes) > 13'd4096) begin
+                     ({1'b0, t_addr[11:0]} + t_target_bytes) > 13'd4096) begin
           err_new = ErrBounds;
         end
       end
@@ -237,7 +243,7 @@ module ni_fab_rx #(
   assign err_cur = d2_q ? err_q : err_new;
   assign out_beat = cl_cur == ClTun && bs_q >= 13'd32 && bs_q < t_pos;
   assign out_free = !o_valid_q || (m_axis_tready && !o_hold_q);
-  assign need_tag = cl_cur == ClTun && is_req && t_mrd && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
+  assign need_tag = cl_cur == ClTun && is_req && t_np && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
   assign tag_ok = !need_tag || trk_free_avail_i;
 
   // Response to generate with the last beat.
@@ -251,8 +257,8 @@ module ni_fab_rx #(
       if (!good) begin
         gen_nak = 1'b1;
       end else if (err_cur != ErrNone) begin
-        gen_ur = t_mrd;
-        gen_nak = !t_mrd;
+        gen_ur = t_np;
+        gen_nak = !t_np;
         nak_syn = ni_pkg::AETH_NAK_REM_ACCESS;
       end
     end
@@ -276,8 +282,8 @@ module ni_fab_rx #(
       gen_hdr_o.bytes[32*8 +: 8] = ni_pkg::TLP_CPL;
       gen_hdr_o.bytes[36*8 +: 8] = NiReqId[15:8];
       gen_hdr_o.bytes[37*8 +: 8] = NiReqId[7:0];
-      gen_hdr_o.bytes[38*8 +: 8] = {ni_pkg::CPL_UR, 1'b0, 4'(t_len_bytes[12:8])};
-      gen_hdr_o.bytes[39*8 +: 8] = t_len_bytes[7:0];
+      gen_hdr_o.bytes[38*8 +: 8] = {ni_pkg::CPL_UR, 1'b0, 4'(t_target_bytes[12:8])};
+      gen_hdr_o.bytes[39*8 +: 8] = t_target_bytes[7:0];
       gen_hdr_o.bytes[40*8 +: 8] = t_reqid[15:8];
       gen_hdr_o.bytes[41*8 +: 8] = t_reqid[7:0];
       gen_hdr_o.bytes[42*8 +: 8] = t_tag;
@@ -299,7 +305,7 @@ module ni_fab_rx #(
     for (int j = 0; j < Bpb; j++) begin
       if (32'(bs_q) + j < 32'(t_pos)) ob_keep[j] = in_keep[j];
     end
-    if (is_req && t_mrd) begin
+    if (is_req && t_np) begin
       for (int j = 0; j < Bpb; j++) begin
         if (32'(bs_q) + j == 36) ob_data[j*8 +: 8] = NiReqId[15:8];
         if (32'(bs_q) + j == 37) ob_data[j*8 +: 8] = NiReqId[7:0];
@@ -366,7 +372,7 @@ module ni_fab_rx #(
   end
 
   // Tracker commit and events, once per packet.
-  assign trk_commit_o = fin && cl_cur == ClTun && is_req && t_mrd && good && err_cur == ErrNone;
+  assign trk_commit_o = fin && cl_cur == ClTun && is_req && t_np && good && err_cur == ErrNone;
   assign trk_commit_tag_o = use_tag;  // the tag beat may be the last beat
   assign trk_commit_node_o = slid;
   assign trk_commit_reqid_o = t_reqid;

@@ -30,6 +30,7 @@ module ni_host_rx #(
   input  logic art_rx_xlate_i,
   input  logic art_perm_r_i,
   input  logic art_perm_w_i,
+  input  logic art_perm_a_i,
   input  logic [15:0] art_node_i,
   input  logic [15:0] art_memid_i,
   input  logic [63:0] art_out_addr_i,
@@ -117,7 +118,8 @@ module ni_host_rx #(
   logic [7:0] tag, cpl_tag, be;
   logic [63:0] addr;
   logic [31:0] wdata;
-  logic has_data, is_cpl, is_mrd, is_mwr, is_np_unsup, is_p_unsup;
+  logic has_data, is_cpl, is_mrd, is_mwr, is_atomic, atomic_ok, is_np_unsup, is_p_unsup;
+  logic [4:0] op_bytes;  // atomic operand size
 
   assign ft = view[0 +: 8];
   assign td = view[2*8 + 7];
@@ -135,9 +137,21 @@ module ni_host_rx #(
   assign is_cpl = (ft == ni_pkg::TLP_CPL) || (ft == ni_pkg::TLP_CPLD);
   assign is_mrd = ft == ni_pkg::TLP_MRD64;
   assign is_mwr = ft == ni_pkg::TLP_MWR64;
-  // Requests of kinds this NI does not carry yet: atomics, DMWr, 3DW memory requests.
-  assign is_np_unsup = (ft == ni_pkg::TLP_FADD64) || (ft == ni_pkg::TLP_SWAP64) ||
-                       (ft == ni_pkg::TLP_CAS64) || (ft == ni_pkg::TLP_DMWR64) ||
+  assign is_atomic = (ft == ni_pkg::TLP_FADD64) || (ft == ni_pkg::TLP_SWAP64) ||
+                     (ft == ni_pkg::TLP_CAS64);
+  // AtomicOp operands: FetchAdd/Swap 4 or 8 bytes; CAS carries compare and swap
+  // values of 4, 8 or 16 bytes each. The target is aligned to the operand size.
+  always_comb begin
+    op_bytes = '0;
+    if (ft == ni_pkg::TLP_CAS64) begin
+      if (len_dw == 10'd2 || len_dw == 10'd4 || len_dw == 10'd8) op_bytes = 5'(len_dw * 2);
+    end else if (len_dw == 10'd1 || len_dw == 10'd2) begin
+      op_bytes = 5'(len_dw * 4);
+    end
+  end
+  assign atomic_ok = op_bytes != '0 && (addr[3:0] & 4'(op_bytes - 5'd1)) == 4'd0;
+  // Requests of kinds this NI does not carry yet: DMWr, 3DW memory requests and atomics.
+  assign is_np_unsup = (ft == ni_pkg::TLP_DMWR64) ||
                        (ft == ni_pkg::TLP_MRD32) || (ft == 8'h4C) || (ft == 8'h4D) ||
                        (ft == 8'h4E) || (ft == 8'h5B);
   assign is_p_unsup = ft == ni_pkg::TLP_MWR32;
@@ -165,7 +179,7 @@ module ni_host_rx #(
     ur_new = 1'b0;
     exp_bytes_new = tlp_hdr_bytes + (has_data ? len_bytes : 13'd0);
     if (runt || td) begin
-      ur_new = !runt && (is_mrd || is_np_unsup);
+      ur_new = !runt && (is_mrd || is_atomic || is_np_unsup);
     end else if (is_cpl) begin
       if (trk_hit_i && cpl_reqid == NiReqId) begin
         cls_new = ClsRsp;
@@ -186,6 +200,21 @@ module ni_host_rx #(
       end else if (!art_hit_i) begin
         err_new = ErrWinMiss;
       end else if (is_mrd ? !art_perm_r_i : !art_perm_w_i) begin
+        err_new = ErrPerm;
+      end else begin
+        cls_new = ClsReq;
+        err_new = ErrNone;
+        ur_new = 1'b0;
+      end
+    end else if (is_atomic) begin
+      ur_new = 1'b1;
+      if (!atomic_ok) begin
+        err_new = ErrMalformed;
+      end else if (csr_hit) begin
+        err_new = ErrUnsup;
+      end else if (!art_hit_i) begin
+        err_new = ErrWinMiss;
+      end else if (!art_perm_a_i) begin
         err_new = ErrPerm;
       end else begin
         cls_new = ClsReq;

@@ -174,7 +174,8 @@ module nic_top #(
     .s_axis_tlast(s_host_axis_tlast), .s_axis_tvalid(s_host_axis_tvalid),
     .s_axis_tready(s_host_axis_tready),
     .art_addr_o(art_addr), .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
-    .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_node_i(art_hit_node),
+    .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_perm_a_i(art_hit_perm_a),
+    .art_node_i(art_hit_node),
     .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
     .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
     .trk_otag_i(trk_otag), .trk_release_o(trk_release),
@@ -237,7 +238,7 @@ module nic_top #(
     .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
     .s_axis_tready(s_fab_axis_tready), .credit_o(fab_rx_credit_o),
-    .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w),
+    .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w), .mem_perm_a_i(mem_perm_a),
     .mem_base_i(mem_base), .mem_pages_i(mem_pages),
     .trk_free_avail_i(trk_free_avail), .trk_free_tag_i(trk_free_tag), .trk_commit_o(trk_commit),
     .trk_commit_tag_o(trk_commit_tag), .trk_commit_node_o(trk_commit_node),
@@ -252,7 +253,7 @@ module nic_top #(
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
   logic unused;
-  assign unused = ^{csr_hit, mem_perm_a, art_hit_perm_a, art_index, src_beat_ready[1]};
+  assign unused = ^{csr_hit, art_index, src_beat_ready[1]};
 
   // ------------------------------------------------------------ host transmit
   logic [62:0] rdc;

@@ -33,4 +33,11 @@ inline Bytes le32(uint32_t v) {
           static_cast<uint8_t>(v >> 24)};
 }
 
+// First offset where two byte strings differ (the shorter length if one is a prefix), for messages.
+inline size_t firstDifference(const Bytes& a, const Bytes& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return i;
+}
+
 }  // namespace ni

@@ -35,7 +35,8 @@ inline void setMemId(const CsrWrite& wr, unsigned id, const MemRegion& m) {
   wr(regs::MEMID_BASE_HI(id), static_cast<uint32_t>(m.base >> 32));
   wr(regs::MEMID_SIZE(id), static_cast<uint32_t>(m.size));
   wr(regs::MEMID_CTRL(id), (m.valid ? regs::MEMID_CTRL_VALID_MASK : 0) | (m.read ? regs::MEMID_CTRL_PERM_R_MASK : 0) |
-                               (m.write ? regs::MEMID_CTRL_PERM_W_MASK : 0));
+                               (m.write ? regs::MEMID_CTRL_PERM_W_MASK : 0) |
+                               (m.atomic ? regs::MEMID_CTRL_PERM_A_MASK : 0));
 }
 
 }  // namespace ni::driver

@@ -80,13 +80,18 @@ void Node::store(uint64_t addr, const Bytes& data) {
   }
 }
 
-void Node::load(uint64_t addr, size_t len, LoadCb cb) {
+uint64_t Node::newLoad(size_t len, LoadCb cb) {
   const uint64_t id = nextLoadId_++;
   PendingLoad& pl = loads_[id];
   pl.remaining = len;
   pl.data.assign(len, 0);
   pl.cb = std::move(cb);
   pl.issued = now_;
+  return id;
+}
+
+void Node::load(uint64_t addr, size_t len, LoadCb cb) {
+  const uint64_t id = newLoad(len, std::move(cb));
   size_t off = 0;
   while (off < len) {
     const uint64_t a = addr + off;
@@ -97,6 +102,18 @@ void Node::load(uint64_t addr, size_t len, LoadCb cb) {
     ++st_.tlpsToNi;
     off += n;
   }
+}
+
+void Node::atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb) {
+  const Tlp t = makeAtomic(kind, kCpuReqId, 0, addr, operands);
+  const size_t len = std::max(4u, atomicOperandBytes(t));  // a malformed one is answered with UR
+  const uint64_t id = newLoad(len, std::move(cb));
+  const uint8_t tag = allocTag();
+  tags_[tag] = TagUse{id, 0, len};
+  Tlp tagged = t;
+  tagged.tag = tag;
+  toNi_.pushTlp(encodeTlp(tagged));
+  ++st_.tlpsToNi;
 }
 
 void Node::csrWrite(uint32_t off, uint32_t value) {
@@ -183,10 +200,21 @@ void Node::memoryAccept(const Tlp& t) {
   } else if (t.kind == TlpKind::MRd) {
     const size_t n = (t.lengthDw == 0 ? 1024u : t.lengthDw) * 4u;
     Tlp c = makeCplD(kMemCplId, t.requester, t.tag, t.addr, mem_.read(t.addr, n));
-    const Bytes enc = encodeTlp(c);
-    if (t.requester == kCpuReqId) cpuCompletion(c);
-    else memToNi_.push_back({now_ + memLatency_, enc});
+    memToNi_.push_back({now_ + memLatency_, encodeTlp(c)});
     ++st_.memReads;
+  } else if (isAtomic(t.kind)) {
+    // The memory system executes the AtomicOp in one step and returns the old value.
+    Tlp c;
+    if (atomicWellFormed(t)) {
+      const unsigned op = atomicOperandBytes(t);
+      const Bytes old = mem_.read(t.addr, op);
+      mem_.write(t.addr, atomicResult(t, old));
+      c = makeCplD(kMemCplId, t.requester, t.tag, t.addr, old);
+    } else {
+      c = makeCpl(kMemCplId, t.requester, t.tag, CplStatus::UR, 4, t.addr & 0x7F);
+    }
+    memToNi_.push_back({now_ + memLatency_, encodeTlp(c)});
+    ++st_.memAtomics;
   }
 }
 

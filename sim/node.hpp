@@ -37,7 +37,7 @@ struct LoadResult {
 };
 
 struct NodeStats {
-  uint64_t tlpsToNi = 0, tlpsFromNi = 0, nullified = 0, memWrites = 0, memReads = 0;
+  uint64_t tlpsToNi = 0, tlpsFromNi = 0, nullified = 0, memWrites = 0, memReads = 0, memAtomics = 0;
   uint64_t loadsDone = 0, loadErrors = 0, timeouts = 0, unexpectedCpl = 0;
   uint64_t storeBytes = 0;
 };
@@ -73,6 +73,8 @@ class Node {
   // ---- driver API (CPU side)
   void store(uint64_t addr, const Bytes& data);  // split into MWr TLPs (<= max payload, no 4 KiB crossing)
   void load(uint64_t addr, size_t len, LoadCb cb);
+  // AtomicOp (FetchAdd, Swap, CAS); the callback gets the value memory held before it.
+  void atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb);
   void csrWrite(uint32_t off, uint32_t value);
   void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb);
   void sendRawTlp(const Bytes& tlp) { toNi_.pushTlp(tlp); ++st_.tlpsToNi; }  // for bad-input tests
@@ -100,6 +102,7 @@ class Node {
     size_t off, len;
   };
   uint8_t allocTag();
+  uint64_t newLoad(size_t len, LoadCb cb);
   void memoryAccept(const Tlp& t);
   void cpuCompletion(const Tlp& t);
   void finishLoad(uint64_t id);

@@ -25,8 +25,20 @@ struct Window {
 struct MemRegion {
   bool valid = false;
   uint64_t base = 0, size = 0;
-  bool read = false, write = false;
+  bool read = false, write = false, atomic = false;
 };
+
+// What a request does to the target memory: the permission it needs.
+enum class MemOp { Read, Write, Atomic };
+inline MemOp memOpOf(const Tlp& t) {
+  return t.kind == TlpKind::MRd ? MemOp::Read : isAtomic(t.kind) ? MemOp::Atomic : MemOp::Write;
+}
+// Bytes a request touches at its target (a CAS carries two operands, touches one).
+inline size_t accessBytes(const Tlp& t) {
+  if (t.kind == TlpKind::MRd) return (t.lengthDw == 0 ? 1024u : t.lengthDw) * 4u;
+  if (t.kind == TlpKind::Cas) return t.data.size() / 2;
+  return t.data.size();
+}
 
 class RefNi {
  public:
@@ -54,6 +66,10 @@ class RefNi {
 
   // Sender side: the lowest-numbered valid window holding addr wins.
   Route route(uint64_t addr, size_t len, bool write) const {
+    return route(addr, len, write ? MemOp::Write : MemOp::Read);
+  }
+  Route route(const Tlp& t) const { return route(t.addr, accessBytes(t), memOpOf(t)); }
+  Route route(uint64_t addr, size_t len, MemOp acc) const {
     Route r;
     if (len > kMaxPayload || (addr & 0xFFF) + len > 4096) { r.err = SendErr::Malformed; return r; }
     for (unsigned i = 0; i < kNumArt; ++i) {
@@ -67,7 +83,8 @@ class RefNi {
       r.memid = w.memid;
       const uint64_t offPages = page - base;
       r.tlpAddr = ((w.rxXlate ? 0 : (w.remote >> 12)) + offPages) << 12 | (addr & 0xFFF);
-      r.err = (write ? w.write : w.read) ? SendErr::Ok : SendErr::Perm;
+      const bool allowed = acc == MemOp::Read ? w.read : acc == MemOp::Write ? w.write : w.atomic;
+      r.err = allowed ? SendErr::Ok : SendErr::Perm;
       return r;
     }
     return r;
@@ -75,11 +92,15 @@ class RefNi {
 
   // Receiver side, for a packet that reached this NI.
   Landing land(bool rxXlate, uint16_t memid, uint64_t tlpAddr, size_t len, bool write) const {
+    return land(rxXlate, memid, tlpAddr, len, write ? MemOp::Write : MemOp::Read);
+  }
+  Landing land(bool rxXlate, uint16_t memid, uint64_t tlpAddr, size_t len, MemOp acc) const {
     Landing l;
     if (!rxXlate) { l.err = RecvErr::Ok; l.addr = tlpAddr; return l; }
     if (memid >= kNumMemId) return l;
     const MemRegion& m = regions[memid];
-    if (!m.valid || !(write ? m.write : m.read)) return l;
+    const bool allowed = acc == MemOp::Read ? m.read : acc == MemOp::Write ? m.write : m.atomic;
+    if (!m.valid || !allowed) return l;
     if ((tlpAddr >> 12) >= (m.size >> 12) || (tlpAddr & 0xFFF) + len > 4096) { l.err = RecvErr::Bounds; return l; }
     l.err = RecvErr::Ok;
     l.addr = (((m.base >> 12) + (tlpAddr >> 12)) << 12) | (tlpAddr & 0xFFF);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tlp.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ni {
@@ -153,6 +154,50 @@ Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_
   t.byteCount = byteCount;
   t.lowerAddr = lowerAddr;
   return t;
+}
+
+Tlp makeAtomic(TlpKind kind, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& operands) {
+  Tlp t = makeMWr(req, tag, addr, operands);
+  t.kind = kind;
+  return t;
+}
+
+bool isAtomic(TlpKind k) { return k == TlpKind::FetchAdd || k == TlpKind::Swap || k == TlpKind::Cas; }
+
+unsigned atomicOperandBytes(const Tlp& t) {
+  const size_t n = t.data.size();
+  if (t.kind == TlpKind::Cas) return (n == 8 || n == 16 || n == 32) ? static_cast<unsigned>(n / 2) : 0;
+  if (t.kind == TlpKind::FetchAdd || t.kind == TlpKind::Swap) return (n == 4 || n == 8) ? static_cast<unsigned>(n) : 0;
+  return 0;
+}
+
+bool atomicWellFormed(const Tlp& t) {
+  const unsigned op = atomicOperandBytes(t);
+  return op != 0 && t.addr % op == 0;
+}
+
+Bytes atomicResult(const Tlp& t, const Bytes& old) {
+  const unsigned op = atomicOperandBytes(t);
+  switch (t.kind) {
+    case TlpKind::FetchAdd: {
+      Bytes r(op);
+      unsigned carry = 0;
+      for (unsigned i = 0; i < op; ++i) {  // little-endian add, wrapping
+        const unsigned s = old[i] + t.data[i] + carry;
+        r[i] = static_cast<uint8_t>(s);
+        carry = s >> 8;
+      }
+      return r;
+    }
+    case TlpKind::Swap:
+      return Bytes(t.data.begin(), t.data.begin() + op);
+    case TlpKind::Cas: {
+      const bool equal = std::equal(old.begin(), old.begin() + op, t.data.begin());
+      return equal ? Bytes(t.data.begin() + op, t.data.begin() + 2 * op) : old;
+    }
+    default:
+      return old;
+  }
 }
 
 }  // namespace ni

@@ -53,5 +53,16 @@ Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
 Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes);
 Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
 Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_t byteCount, uint8_t lowerAddr);
+// AtomicOp request; operands in memory byte order: FetchAdd addend, Swap value, CAS compare then swap.
+Tlp makeAtomic(TlpKind kind, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& operands);
+
+// AtomicOps (docs/formats.md): the operand size in bytes (FetchAdd/Swap 4 or 8,
+// CAS 4, 8 or 16), or 0 when the Length is not legal for the kind.
+unsigned atomicOperandBytes(const Tlp& t);
+bool isAtomic(TlpKind k);
+// Legal length and a target aligned to the operand size.
+bool atomicWellFormed(const Tlp& t);
+// The value memory holds after the atomic, given the value before it.
+Bytes atomicResult(const Tlp& t, const Bytes& old);
 
 }  // namespace ni

@@ -4,7 +4,7 @@
 // free list that sometimes runs dry) and the host port (random back-pressure).
 // Every packet is built with the outcome the documented rules give it
 // (docs/architecture.md, "Bad input"): delivered TLP with translated address,
-// read forwarded under a tracker tag, nullified TLP, NAK or UR completion to the
+// read or atomic forwarded under a tracker tag, nullified TLP, NAK or UR completion to the
 // framer, and the events counted at its last beat. Checked in order.
 #include <gtest/gtest.h>
 
@@ -47,16 +47,17 @@ class FabRxTest : public tb::VerilatedTest {
     attach(dut.get());
     auto& m = dut->m;
     m.node_id_i = kLid;
-    ref.regions[0] = MemRegion{true, 0x0000'0010'0000'0000ull, 64 << 10, true, true};
+    ref.regions[0] = MemRegion{true, 0x0000'0010'0000'0000ull, 64 << 10, true, true, true};
     ref.regions[1] = MemRegion{true, 0x0000'0020'0040'0000ull, 8 << 10, true, true};
     ref.regions[2] = MemRegion{true, 0x0000'0030'0000'0000ull, 16 << 10, true, false};  // read-only
     ref.regions[3] = MemRegion{false, 0x0000'0040'0000'0000ull, 16 << 10, true, true};  // not valid
-    m.mem_valid_i = m.mem_perm_r_i = m.mem_perm_w_i = 0;
+    m.mem_valid_i = m.mem_perm_r_i = m.mem_perm_w_i = m.mem_perm_a_i = 0;
     for (unsigned i = 0; i < kNumMemId; ++i) {
       const MemRegion& r = ref.regions[i];
       m.mem_valid_i |= uint32_t{r.valid} << i;
       m.mem_perm_r_i |= uint32_t{r.read} << i;
       m.mem_perm_w_i |= uint32_t{r.write} << i;
+      m.mem_perm_a_i |= uint32_t{r.atomic} << i;
       setField(m.mem_base_i, 52 * i, 52, r.base >> 12);
       setField(m.mem_pages_i, 20 * i, 20, r.size >> 12);
     }
@@ -84,13 +85,15 @@ class FabRxTest : public tb::VerilatedTest {
     n.syndrome = syndrome;
     return head(n, 24);
   }
+  // UR completion for a refused read or atomic: byte count is what the requester waits for.
   Bytes urCpl(const FabricPacket& req, const Tlp& rd) {
     FabricPacket c;
     c.vl = c.sl = 1;
     c.dlid = req.slid;
     c.slid = kLid;
     c.opcode = kOpTunnelRsp;
-    c.payload = encodeTlp(makeCpl(kNiReqId, rd.requester, rd.tag, CplStatus::UR, (rd.lengthDw * 4) & 0xFFF,
+    const unsigned bytes = isAtomic(rd.kind) ? atomicOperandBytes(rd) : (rd.lengthDw * 4) & 0xFFF;
+    c.payload = encodeTlp(makeCpl(kNiReqId, rd.requester, rd.tag, CplStatus::UR, static_cast<uint16_t>(bytes),
                                   rd.addr & 0x7F));
     return head(c, 44);
   }
@@ -103,16 +106,15 @@ class FabRxTest : public tb::VerilatedTest {
     p.psn = rng()() & 0xFFFFFF;
     Expect e;
     e.slid = p.slid;
-    const unsigned kind = rng()() % 12;
+    const unsigned kind = rng()() % 13;
     const uint16_t req = static_cast<uint16_t>(rng()());
     const uint8_t tag = r8();
     auto request = [&](const Tlp& t, bool xlate, uint16_t memid) {
       p.tehFlags = xlate ? kTehRxXlate : 0;
       p.memid = memid;
       p.payload = encodeTlp(t);
-      const bool rd = t.kind == TlpKind::MRd;
-      const size_t len = rd ? t.lengthDw * 4u : t.data.size();
-      const auto l = ref.land(xlate, memid, t.addr, len, !rd);
+      const bool rd = t.kind != TlpKind::MWr;  // reads and atomics: answered by a completion
+      const auto l = ref.land(xlate, memid, t.addr, accessBytes(t), memOpOf(t));
       e.toHost = true;
       e.read = rd;
       e.tlp = t;
@@ -215,6 +217,15 @@ class FabRxTest : public tb::VerilatedTest {
         e.gen = nak(p, kAethNakPsnSeq);
         push(b, p.vl, e);
         return;
+      }
+      case 12: {  // atomic: memory ID 0 allows atomics, 1 does not
+        static const TlpKind kinds[] = {TlpKind::FetchAdd, TlpKind::Swap, TlpKind::Cas};
+        const TlpKind k = kinds[rng()() % 3];
+        const unsigned op = 4u << (rng()() % (k == TlpKind::Cas ? 3 : 2));
+        const unsigned memid = rng()() % 4 ? 0 : 1;
+        const uint64_t a = inRegion(memid, 16) & ~uint64_t{op - 1};
+        request(makeAtomic(k, req, tag, a, randomData(k == TlpKind::Cas ? 2 * op : op)), true, memid);
+        break;
       }
       default: {  // sender-translated read: forwarded under a tracker tag
         const uint16_t len = static_cast<uint16_t>(4 * (1 + rng()() % 64));

@@ -3,9 +3,10 @@
 // ART (RefNi's windows, answered combinationally), the read tracker (a map), and
 // random readiness on every output. Each TLP is built together with the outcome
 // the documented rules give it (docs/architecture.md, "Bad input"): tunnel
-// request with its fabric header and rewritten address, tunnel response with the
-// requester's ID and tag restored, CSR access, UR completion, and the one event
-// counted for it. Outputs are checked per channel, in order.
+// request (write, read, atomic) with its fabric header and rewritten address,
+// tunnel response with the requester's ID and tag restored, CSR access, UR
+// completion, and the one event counted for it. Outputs are checked per channel,
+// in order.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -61,6 +62,7 @@ class HostRxTest : public tb::VerilatedTest {
     w.dstNode = 2;
     w.rxXlate = true;
     w.memid = 3;
+    w.atomic = true;
     ref.setWindow(0, w);
     w.base = kApertureBase + 0x100000;
     w.size = 16 << 10;
@@ -69,7 +71,8 @@ class HostRxTest : public tb::VerilatedTest {
     w.remote = 0x0000'1234'5000'0000ull;
     ref.setWindow(1, w);
     w.base = kApertureBase + 0x200000;
-    w.write = false;  // read-only
+    w.write = false;  // read-only, no atomics
+    w.atomic = false;
     ref.setWindow(2, w);
     w.base = kApertureBase + 0x300000;
     w.write = true;
@@ -108,7 +111,7 @@ class HostRxTest : public tb::VerilatedTest {
     return Bytes(b.begin(), b.begin() + kFabHdrBytes);
   }
   void expectReq(const Tlp& t, const Bytes& sent, bool bad) {
-    const auto r = ref.route(t.addr, t.kind == TlpKind::MRd ? t.lengthDw * 4u : t.data.size(), t.kind != TlpKind::MRd);
+    const auto r = ref.route(t);
     Tlp inner = t;
     inner.addr = r.tlpAddr;
     Bytes out = sent;
@@ -194,11 +197,26 @@ class HostRxTest : public tb::VerilatedTest {
         send(encodeTlp(t), Ev::CplUnexp);
         break;
       }
-      case 8: {  // atomic: not carried yet, UR
-        Tlp t = makeMWr(req, tag, addrIn(0, 8), randomData(8));
-        t.kind = TlpKind::FetchAdd;
-        urExpect.push_back({req, tag, static_cast<uint8_t>(t.addr & 0x7F)});
-        send(encodeTlp(t), Ev::Unsup);
+      case 8: {  // atomic: through a window that allows it, or refused (permission, miss, size, alignment)
+        static const TlpKind kinds[] = {TlpKind::FetchAdd, TlpKind::Swap, TlpKind::Cas};
+        const TlpKind k = kinds[rng()() % 3];
+        const unsigned op = 4u << (rng()() % (k == TlpKind::Cas ? 3 : 2));
+        const unsigned how = rng()() % 6;
+        const unsigned win = how == 1 ? 2 : rng()() % 2;
+        uint64_t a = addrIn(win, 16) & ~uint64_t{op - 1};
+        if (how == 2) a = kApertureBase + 0x4000000;
+        if (how == 4) a += 4 * (1 + rng()() % (op / 4 > 1 ? op / 4 - 1 : 1));  // misaligned (op > 4)
+        Bytes operands = randomData(k == TlpKind::Cas ? 2 * op : op);
+        if (how == 3) operands.resize(k == TlpKind::Cas ? 12 : 12);  // no such operand size
+        const Tlp t = makeAtomic(k, req, tag, a, operands);
+        const bool misaligned = how == 4 && op > 4;
+        if (how == 0 || how == 5 || (how == 4 && !misaligned)) {
+          expectReq(t, encodeTlp(t), false);
+          send(encodeTlp(t), Ev::None);
+          break;
+        }
+        urExpect.push_back({req, tag, static_cast<uint8_t>(a & 0x7F)});
+        send(encodeTlp(t), how == 1 ? Ev::Perm : how == 2 ? Ev::WinMiss : Ev::Malformed);
         break;
       }
       case 9: {  // write whose bytes disagree with its Length: tunneled, then stomped
@@ -243,6 +261,7 @@ class HostRxTest : public tb::VerilatedTest {
     m.art_rx_xlate_i = hit && r.rxXlate;
     m.art_perm_r_i = hit && ref.windows[r.window].read;
     m.art_perm_w_i = hit && ref.windows[r.window].write;
+    m.art_perm_a_i = hit && ref.windows[r.window].atomic;
     m.art_node_i = hit ? lidOf(r.dstNode) : 0;
     m.art_memid_i = hit ? r.memid : 0;
     m.art_out_addr_i = hit ? r.tlpAddr : 0;

@@ -111,6 +111,13 @@ class NicTest : public tb::VerilatedTest, public ::testing::WithParamInterface<u
     for (auto& x : b) x = static_cast<uint8_t>(rng()());
     return b;
   }
+  // A well-formed FetchAdd, Swap or CAS of a random operand size at an aligned address near addr.
+  Tlp randomAtomic(uint16_t req, uint8_t tag, uint64_t addr) {
+    static const TlpKind kinds[] = {TlpKind::FetchAdd, TlpKind::Swap, TlpKind::Cas};
+    const TlpKind k = kinds[rng()() % 3];
+    const unsigned op = 4u << (rng()() % (k == TlpKind::Cas ? 3 : 2));
+    return makeAtomic(k, req, tag, addr & ~uint64_t{op - 1}, randomBytes(k == TlpKind::Cas ? 2 * op : op));
+  }
 
   std::unique_ptr<NicHarness> h;
   RefNi ref;
@@ -143,9 +150,12 @@ TEST_P(NicTest, RegistersReadBack) {
   EXPECT_EQ(csrRead(regs::RX_PKTS), 0u);
 }
 
-TEST_P(NicTest, EncapsulatesWritesAndReadsBitExact) {
-  setWindow(0, windowTo(kApertureBase, 0x10000, true, 3));
-  setWindow(1, windowTo(kApertureBase + 0x10000, 0x8000, false, 0, 0x0000'0123'4560'0000ull));
+TEST_P(NicTest, EncapsulatesWritesReadsAndAtomicsBitExact) {
+  Window w0 = windowTo(kApertureBase, 0x10000, true, 3), w1 = windowTo(kApertureBase + 0x10000, 0x8000, false, 0,
+                                                                        0x0000'0123'4560'0000ull);
+  w0.atomic = w1.atomic = true;
+  setWindow(0, w0);
+  setWindow(1, w1);
   h->hostIn.setIdle(0.3);
   h->fabOut.setStall(0.3);
   std::vector<Bytes> expect;
@@ -156,9 +166,11 @@ TEST_P(NicTest, EncapsulatesWritesAndReadsBitExact) {
     const size_t len = 4 * (1 + rng()() % 64);
     uint64_t addr = base + (rng()() % 0x8000) / 4 * 4;
     if ((addr & 0xFFF) + len > 4096) addr &= ~uint64_t{0xFFF};
-    Tlp t = (rng()() % 3 == 0) ? makeMRd(kCpuReqId, static_cast<uint8_t>(i), addr, static_cast<uint16_t>(len))
-                               : makeMWr(kCpuReqId, 0, addr, randomBytes(len));
-    const auto r = ref.route(addr, len, t.kind == TlpKind::MWr);
+    const unsigned kind = rng()() % 4;
+    Tlp t = kind == 0 ? makeMRd(kCpuReqId, static_cast<uint8_t>(i), addr, static_cast<uint16_t>(len))
+          : kind == 1 ? randomAtomic(kCpuReqId, static_cast<uint8_t>(i), addr & ~uint64_t{0xF})
+                      : makeMWr(kCpuReqId, 0, addr, randomBytes(len));
+    const auto r = ref.route(t);
     ASSERT_EQ(r.err, RefNi::SendErr::Ok);
     expect.push_back(encodeFabric(RefNi::encapsulate(t, r, NicHarness::kLid, psn++)));
     h->hostIn.push(encodeTlp(t));
@@ -167,13 +179,15 @@ TEST_P(NicTest, EncapsulatesWritesAndReadsBitExact) {
   settle();
   ASSERT_EQ(h->fabOut.packets().size(), expect.size());
   for (size_t i = 0; i < expect.size(); ++i) {
-    EXPECT_EQ(h->fabOut.packets()[i].bytes, expect[i]) << "packet " << i << " seed " << seed();
+    EXPECT_EQ(h->fabOut.packets()[i].bytes, expect[i])
+        << "packet " << i << " differs at byte " << firstDifference(h->fabOut.packets()[i].bytes, expect[i])
+        << " seed " << seed();
     EXPECT_EQ(h->fabOut.packets()[i].dest, 0) << "requests travel on VC0";
   }
 }
 
 TEST_P(NicTest, DecapsulatesRequestsWithReceiverTranslation) {
-  setMemId(2, MemRegion{true, 0x0000'0042'0000'0000ull, 0x20000, true, true});
+  setMemId(2, MemRegion{true, 0x0000'0042'0000'0000ull, 0x20000, true, true, true});
   settle(100);
   h->fabIn.setIdle(0.3);
   h->hostOut.setStall(0.3);
@@ -182,13 +196,15 @@ TEST_P(NicTest, DecapsulatesRequestsWithReceiverTranslation) {
     const size_t len = 4 * (1 + rng()() % 64);
     uint64_t off = (rng()() % 0x20000) / 4 * 4;
     if ((off & 0xFFF) + len > 4096) off &= ~uint64_t{0xFFF};
-    const bool rd = rng()() % 3 == 0;
-    Tlp t = rd ? makeMRd(0x0200 + i, static_cast<uint8_t>(i), off, static_cast<uint16_t>(len))
-               : makeMWr(0x0200, 0, off, randomBytes(len));
+    const unsigned kind = rng()() % 4;
+    Tlp t = kind == 0 ? makeMRd(0x0200 + i, static_cast<uint8_t>(i), off, static_cast<uint16_t>(len))
+          : kind == 1 ? randomAtomic(static_cast<uint16_t>(0x0200 + i), static_cast<uint8_t>(i), off & ~uint64_t{0xF})
+                      : makeMWr(0x0200, 0, off, randomBytes(len));
     h->sendFabric(tunnelFromPeer(t, 2, true, static_cast<uint32_t>(i)));
     Tlp e = t;
-    e.addr = ref.land(true, 2, off, len, !rd).addr;
-    if (rd) e.requester = kNiReqId;  // the NI reads local memory under its own ID; the tag is its to choose
+    e.addr = ref.land(true, 2, t.addr, accessBytes(t), memOpOf(t)).addr;
+    // The NI reads and updates local memory under its own ID; the tag is its to choose.
+    if (t.kind != TlpKind::MWr) e.requester = kNiReqId;
     expect.push_back(e);
   }
   std::vector<Tlp> got;
@@ -196,15 +212,17 @@ TEST_P(NicTest, DecapsulatesRequestsWithReceiverTranslation) {
     for (auto& t : hostDelivered()) {
       got.push_back(t);
       if (t.kind == TlpKind::MRd) {
-        // Answer each read at once so the NI's read tags recycle.
+        // Answer each read and atomic at once so the NI's read tags recycle.
         h->hostIn.push(encodeTlp(makeCplD(kMemCplId, t.requester, t.tag, t.addr, Bytes(t.lengthDw * 4, 0))));
+      } else if (isAtomic(t.kind)) {
+        h->hostIn.push(encodeTlp(makeCplD(kMemCplId, t.requester, t.tag, t.addr, Bytes(atomicOperandBytes(t), 0))));
       }
     }
     return got.size() >= expect.size();
   }, 400000)) << got.size() << " of " << expect.size();
   for (size_t i = 0; i < expect.size(); ++i) {
     Tlp e = expect[i];
-    if (e.kind == TlpKind::MRd) {
+    if (e.kind != TlpKind::MWr) {
       EXPECT_LT(got[i].tag, 16) << "tag outside the NI's read tracker";
       e.tag = got[i].tag;
     }
@@ -237,6 +255,41 @@ TEST_P(NicTest, ServesRemoteReadAndRestoresRequesterTag) {
   EXPECT_EQ(csrRead(regs::RD_SERVED_CNT), 1u);
 }
 
+TEST_P(NicTest, ServesRemoteAtomicAndReturnsOriginalValue) {
+  setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x1000, true, true, true});
+  setMemId(2, MemRegion{true, 0x0000'0020'0000'0000ull, 0x1000, true, true, false});  // no atomics
+  settle(100);
+  const Tlp cas = makeAtomic(TlpKind::Cas, 0x0000, 0x55, 0x80, randomBytes(16));
+  h->sendFabric(tunnelFromPeer(cas, 1, true, 3));
+  Tlp at;
+  ASSERT_TRUE(runUntil([&] { return h->popHostTlp(&at); }));
+  ASSERT_EQ(at.kind, TlpKind::Cas);
+  EXPECT_EQ(at.requester, kNiReqId);
+  EXPECT_EQ(at.addr, 0x0000'0010'0000'0080ull);
+  EXPECT_EQ(at.data, cas.data) << "operands pass unchanged";
+  const Bytes old = randomBytes(8);
+  h->hostIn.push(encodeTlp(makeCplD(kMemCplId, kNiReqId, at.tag, at.addr, old)));
+  // The same atomic against a memory ID without atomic permission: UR back to the requester.
+  const Tlp fa = makeAtomic(TlpKind::FetchAdd, 0x0000, 0x56, 0x100, randomBytes(4));
+  h->sendFabric(tunnelFromPeer(fa, 2, true, 4));
+  ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= 2; }));
+  const auto out = fabricOut();
+  ASSERT_EQ(out.size(), 2u);
+  FabricPacket e;
+  e.vl = e.sl = 1;
+  e.dlid = kPeerLid;
+  e.slid = NicHarness::kLid;
+  e.opcode = kOpTunnelRsp;
+  e.psn = 0;
+  e.payload = encodeTlp(makeCplD(kMemCplId, 0x0000, 0x55, at.addr, old));
+  EXPECT_EQ(encodeFabric(out[0]), encodeFabric(e)) << "original value back under the requester's tag";
+  e.psn = 1;
+  e.payload = encodeTlp(makeCpl(kNiReqId, 0x0000, 0x56, CplStatus::UR, 4, 0x00));
+  EXPECT_EQ(encodeFabric(out[1]), encodeFabric(e)) << "refused atomic answered with UR";
+  EXPECT_EQ(csrRead(regs::RD_SERVED_CNT), 1u);
+  EXPECT_EQ(csrRead(regs::MEMID_ERR_CNT), 1u);
+}
+
 TEST_P(NicTest, DeliversTunneledCompletionUnchanged) {
   Tlp c = makeCplD(kMemCplId, kCpuReqId, 0x21, 0x1040, randomBytes(64));
   h->sendFabric(tunnelFromPeer(c, 0, false, 0));
@@ -263,10 +316,12 @@ TEST_P(NicTest, HostBadInputIsCountedAndAnswered) {
   Bytes msg = encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase, Bytes(4, 3)));
   msg[0] = 0x30;
   h->hostIn.push(msg);
-  // Atomic: not carried yet -> UR.
-  Tlp fa = makeMWr(kCpuReqId, 0x32, kApertureBase, Bytes(8, 4));
-  fa.kind = TlpKind::FetchAdd;
-  h->hostIn.push(encodeTlp(fa));
+  // Atomic into a window that does not allow atomics: UR, permission counted.
+  h->hostIn.push(encodeTlp(makeAtomic(TlpKind::FetchAdd, kCpuReqId, 0x32, kApertureBase, Bytes(8, 4))));
+  // Confirmed write (DMWr): not carried yet -> UR, unsupported.
+  Tlp dmwr = makeMWr(kCpuReqId, 0x33, kApertureBase, Bytes(8, 4));
+  dmwr.kind = TlpKind::DMWr;
+  h->hostIn.push(encodeTlp(dmwr));
   // Length field larger than the data: malformed; it hit a window, so the packet is stomped.
   Bytes shortMwr = encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x80, Bytes(16, 5)));
   shortMwr.resize(shortMwr.size() - 8);
@@ -278,14 +333,16 @@ TEST_P(NicTest, HostBadInputIsCountedAndAnswered) {
   settle(600);
 
   std::vector<Tlp> cpl = hostDelivered();
-  ASSERT_EQ(cpl.size(), 2u);
+  ASSERT_EQ(cpl.size(), 3u);
   EXPECT_EQ(cpl[0].kind, TlpKind::Cpl);
   EXPECT_EQ(cpl[0].status, CplStatus::UR);
   EXPECT_EQ(cpl[0].tag, 0x31);
   EXPECT_EQ(cpl[1].status, CplStatus::UR);
   EXPECT_EQ(cpl[1].tag, 0x32);
+  EXPECT_EQ(cpl[2].status, CplStatus::UR);
+  EXPECT_EQ(cpl[2].tag, 0x33);
   EXPECT_EQ(csrRead(regs::WIN_MISS_CNT), 2u);
-  EXPECT_EQ(csrRead(regs::PERM_CNT), 1u);
+  EXPECT_EQ(csrRead(regs::PERM_CNT), 2u);
   EXPECT_EQ(csrRead(regs::MALFORMED_CNT), 3u);
   EXPECT_EQ(csrRead(regs::UNSUP_CNT), 1u);
   const uint32_t st = csrRead(regs::STATUS);
