@@ -31,10 +31,11 @@ void usage() {
       "usage: ni_sim [options]\n"
       "  --nodes N         nodes in the system (default 4)\n"
       "  --width W         NI data path bits: 64, 128, 256 (default 64)\n"
-      "  --scenario S      mixed | stores | reads (default mixed)\n"
-      "                      stores: every node streams stores to every other node\n"
-      "                      reads:  every node reads remote memory\n"
-      "                      mixed:  stores, then read back and check every byte\n"
+      "  --scenario S      mixed | stores | reads | atomics (default mixed)\n"
+      "                      stores:  every node streams stores to every other node\n"
+      "                      reads:   every node reads remote memory\n"
+      "                      atomics: every node fetch-adds the counter of every other node\n"
+      "                      mixed:   stores, read back and check every byte, then atomics\n"
       "  --ops N           operations per node (default 200)\n"
       "  --size B          bytes per operation, multiple of 4 (default 256)\n"
       "  --latency C       fabric link latency in cycles (default 10)\n"
@@ -78,7 +79,7 @@ bool parse(int argc, char** argv, Options* o) {
     std::fprintf(stderr, "need 2..%u nodes and a size that is a multiple of 4 up to 1 MiB\n", kNumArt);
     return false;
   }
-  if (o->scenario != "mixed" && o->scenario != "stores" && o->scenario != "reads") {
+  if (o->scenario != "mixed" && o->scenario != "stores" && o->scenario != "reads" && o->scenario != "atomics") {
     std::fprintf(stderr, "unknown scenario %s\n", o->scenario.c_str());
     return false;
   }
@@ -87,15 +88,26 @@ bool parse(int argc, char** argv, Options* o) {
 
 // Node s reaches node d through window d (16 MiB of the aperture); receiver-side
 // translation into node d's memory ID 0, 16 MiB at kLanding. Inside it, source s
-// owns the slice s: the in-window offset is the offset into the memory ID.
+// owns the slice s: the in-window offset is the offset into the memory ID. The
+// last 64 bytes hold the node's counter for the atomics phase.
 constexpr uint64_t kSlot = 16ull << 20;
+constexpr uint64_t kCounter = kSlot - 64;
 constexpr uint64_t kLanding = 0x1'0000'0000ull;
 uint64_t windowBase(unsigned d) { return kApertureBase + d * kSlot; }
 
 struct Stats {
   uint64_t ops = 0, bytes = 0, errors = 0, mismatches = 0;
-  std::vector<uint64_t> readLat;
+  std::vector<uint64_t> readLat, atomicLat;
 };
+
+void printLatency(const char* what, std::vector<uint64_t>& lat, double ns) {
+  std::sort(lat.begin(), lat.end());
+  const uint64_t p50 = lat[lat.size() / 2];
+  for (auto [name, v] : {std::pair<const char*, uint64_t>{"min", lat.front()}, {"p50", p50}, {"max", lat.back()}}) {
+    const std::string label = std::string(what) + " latency " + name;
+    std::printf("%-28s %14llu  (%.0f ns)\n", label.c_str(), static_cast<unsigned long long>(v), double(v) * ns);
+  }
+}
 
 }  // namespace
 
@@ -108,7 +120,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(o.sys.seed));
   System sys(o.sys);
   sys.reset();
-  for (unsigned d = 0; d < n; ++d) sys.setMemId(d, 0, MemRegion{true, kLanding, kSlot, true, true});
+  for (unsigned d = 0; d < n; ++d) sys.setMemId(d, 0, MemRegion{true, kLanding, kSlot, true, true, true});
   for (unsigned s = 0; s < n; ++s)
     for (unsigned d = 0; d < n; ++d) {
       if (s == d) continue;
@@ -118,6 +130,7 @@ int main(int argc, char** argv) {
       w.dstNode = d;
       w.memid = 0;
       w.rxXlate = true;
+      w.atomic = true;
       sys.setWindow(s, d, w);
     }
   if (!sys.drain()) { std::fprintf(stderr, "setup did not complete\n"); return 1; }
@@ -127,12 +140,12 @@ int main(int argc, char** argv) {
   auto remoteAddr = [&](unsigned s, unsigned d, uint64_t off) { return windowBase(d) + s * (kSlot / n) + off; };
   std::map<std::pair<unsigned, uint64_t>, Bytes> written;  // (dst, landing addr) -> data
 
-  const bool doStores = o.scenario != "reads";
+  const bool doStores = o.scenario == "mixed" || o.scenario == "stores";
   if (doStores) {
     for (unsigned k = 0; k < o.ops; ++k)
       for (unsigned s = 0; s < n; ++s) {
         const unsigned d = (s + 1 + k % (n - 1)) % n;
-        const uint64_t off = (uint64_t(k) * o.size) % (kSlot / n - o.size);
+        const uint64_t off = (uint64_t(k) * o.size) % (kSlot / n - o.size - 64);
         Bytes data(o.size);
         for (auto& x : data) x = uint8_t(rng());
         sys.node(s).store(remoteAddr(s, d, off), data);
@@ -148,7 +161,7 @@ int main(int argc, char** argv) {
   // Reads: every node reads remote memory; for "mixed" the data it wrote, checked.
   const uint64_t t1 = sys.cycle();
   uint64_t readBytes = 0;
-  if (o.scenario != "stores") {
+  if (o.scenario == "mixed" || o.scenario == "reads") {
     if (o.scenario == "reads")
       for (unsigned d = 0; d < n; ++d)
         for (uint64_t a = 0; a < kSlot; a += 4096) sys.node(d).memory().set(kLanding + a, uint8_t(a >> 12));
@@ -156,7 +169,7 @@ int main(int argc, char** argv) {
     for (unsigned k = 0; k < o.ops && !st.errors; ++k)
       for (unsigned s = 0; s < n && !st.errors; ++s) {
         const unsigned d = (s + 1 + k % (n - 1)) % n;
-        const uint64_t off = (uint64_t(k) * o.size) % (kSlot / n - o.size);
+        const uint64_t off = (uint64_t(k) * o.size) % (kSlot / n - o.size - 64);
         const uint64_t addr = remoteAddr(s, d, off);
         const uint64_t land = kLanding + s * (kSlot / n) + off;
         const uint64_t issued = sys.cycle();
@@ -174,6 +187,39 @@ int main(int argc, char** argv) {
   }
   const uint64_t tReads = sys.cycle() - t1;
 
+  // Atomics: every node fetch-adds 1 to the counter of its peers in turn, one at a
+  // time (so the latency is a one-hop round trip plus contention at the target).
+  // Every target's old values must come back as 0, 1, 2, ... with none repeated.
+  std::vector<std::vector<uint64_t>> oldValues(n);
+  std::vector<uint64_t> adds(n, 0);
+  if (o.scenario == "mixed" || o.scenario == "atomics") {
+    const unsigned perNode = o.scenario == "atomics" ? o.ops : std::max(1u, o.ops / 4);
+    for (unsigned k = 0; k < perNode && !st.errors; ++k) {
+      for (unsigned s = 0; s < n; ++s) {
+        const unsigned d = (s + 1 + k % (n - 1)) % n;
+        const uint64_t issued = sys.cycle();
+        ++adds[d];
+        sys.node(s).atomic(TlpKind::FetchAdd, windowBase(d) + kCounter, Bytes{1, 0, 0, 0, 0, 0, 0, 0},
+                           [&, issued, d](const LoadResult& r) {
+                             if (!r.ok) ++st.errors;
+                             else oldValues[d].push_back(getLe(r.data.data(), 8));
+                             st.atomicLat.push_back(sys.cycle() - issued);
+                           });
+      }
+      sys.runUntil([&] {
+        for (unsigned s = 0; s < n; ++s)
+          if (sys.node(s).outstandingLoads()) return false;
+        return true;
+      }, 1'000'000);
+    }
+    if (!sys.drain(50'000'000, progress)) { std::fprintf(stderr, "atomics did not drain\n"); return 1; }
+    for (unsigned d = 0; d < n; ++d) {
+      std::sort(oldValues[d].begin(), oldValues[d].end());
+      for (uint64_t i = 0; i < oldValues[d].size(); ++i) st.mismatches += oldValues[d][i] != i;
+      st.mismatches += getLe(sys.node(d).memory().read(kLanding + kCounter, 8).data(), 8) != adds[d];
+    }
+  }
+
   // Report.
   const double ns = o.sys.clockNs;
   std::printf("\n%-28s %14s\n", "figure", "value");
@@ -183,20 +229,18 @@ int main(int argc, char** argv) {
     std::printf("%-28s %14.2f  (%.2f GB/s at %.0f MHz)\n", "store bytes/cycle (all)", bpc, bpc / ns, 1000.0 / ns);
   }
   if (!st.readLat.empty()) {
-    std::sort(st.readLat.begin(), st.readLat.end());
-    const uint64_t p50 = st.readLat[st.readLat.size() / 2];
     std::printf("%-28s %14llu\n", "cycles (reads phase)", static_cast<unsigned long long>(tReads));
-    std::printf("%-28s %14llu  (%.0f ns)\n", "remote read latency min", static_cast<unsigned long long>(st.readLat.front()),
-                double(st.readLat.front()) * ns);
-    std::printf("%-28s %14llu  (%.0f ns)\n", "remote read latency p50", static_cast<unsigned long long>(p50), double(p50) * ns);
-    std::printf("%-28s %14llu  (%.0f ns)\n", "remote read latency max", static_cast<unsigned long long>(st.readLat.back()),
-                double(st.readLat.back()) * ns);
+    printLatency("remote read", st.readLat, ns);
     std::printf("%-28s %14.2f\n", "read bytes/cycle (all)", double(readBytes) / double(tReads));
+  }
+  if (!st.atomicLat.empty()) {
+    std::printf("%-28s %14zu\n", "fetch-adds", st.atomicLat.size());
+    printLatency("fetch-add", st.atomicLat, ns);
   }
   std::printf("%-28s %14llu\n", "fabric packets", static_cast<unsigned long long>(sys.fabric().stats().packets));
   std::printf("%-28s %14llu\n", "fabric bytes", static_cast<unsigned long long>(sys.fabric().stats().bytes));
   std::printf("%-28s %14llu\n", "fabric CRC errors seen", static_cast<unsigned long long>(sys.fabric().stats().crcErrors));
-  std::printf("\n%-6s %10s %10s %8s %8s %8s %8s\n", "node", "tx pkts", "rx pkts", "crc err", "win miss", "naks rx", "rd srv");
+  std::printf("\n%-6s %10s %10s %8s %8s %8s %8s\n", "node", "tx pkts", "rx pkts", "crc err", "win miss", "naks rx", "np srv");
   uint64_t niErrors = 0;
   for (unsigned i = 0; i < n; ++i) {
     const uint32_t tx = sys.readCsr(i, regs::TX_PKTS), rx = sys.readCsr(i, regs::RX_PKTS);
@@ -219,8 +263,11 @@ int main(int argc, char** argv) {
       std::fprintf(f, " \"store_cycles\": %llu, \"store_bytes\": %llu, \"read_cycles\": %llu, \"read_bytes\": %llu,\n",
                    static_cast<unsigned long long>(tStores), static_cast<unsigned long long>(st.bytes),
                    static_cast<unsigned long long>(tReads), static_cast<unsigned long long>(readBytes));
-      std::fprintf(f, " \"read_latency_p50\": %llu, \"errors\": %llu, \"pass\": %s}\n",
+      std::fprintf(f, " \"read_latency_p50\": %llu, \"atomic_latency_min\": %llu, \"atomic_latency_p50\": %llu,\n",
                    static_cast<unsigned long long>(st.readLat.empty() ? 0 : st.readLat[st.readLat.size() / 2]),
+                   static_cast<unsigned long long>(st.atomicLat.empty() ? 0 : st.atomicLat.front()),
+                   static_cast<unsigned long long>(st.atomicLat.empty() ? 0 : st.atomicLat[st.atomicLat.size() / 2]));
+      std::fprintf(f, " \"errors\": %llu, \"pass\": %s}\n",
                    static_cast<unsigned long long>(st.errors + st.mismatches), pass ? "true" : "false");
       std::fclose(f);
     }

@@ -3,6 +3,7 @@
 // Verilated NI, joined by the crossbar fabric model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "ni_regs.hpp"
@@ -99,6 +100,106 @@ TEST_P(SystemTest, RemoteReadReturnsData) {
   EXPECT_EQ(sys->readCsr(1, regs::RD_SERVED_CNT) > 0, true);
 }
 
+// Every node fetch-adds 1 to one counter on node 0 many times, all at once: the
+// old values returned must be exactly 0..total-1 (no update lost or repeated),
+// and the counter ends at total.
+TEST_P(SystemTest, ConcurrentFetchAddIsAtomic) {
+  const unsigned n = sys->size();
+  sys->setMemId(0, 5, MemRegion{true, 0x4800'0000ull, 0x1000, true, true, true});
+  Window w;
+  w.base = kApertureBase + 0x200000;
+  w.size = 0x1000;
+  w.dstNode = 0;
+  w.memid = 5;
+  w.atomic = true;
+  for (unsigned s = 0; s < n; ++s) sys->setWindow(s, 3, w);
+  ASSERT_TRUE(drain());
+  const unsigned perNode = 40, total = n * perNode;
+  std::vector<uint64_t> seen;
+  for (unsigned k = 0; k < perNode; ++k)
+    for (unsigned s = 0; s < n; ++s)
+      sys->node(s).atomic(TlpKind::FetchAdd, w.base + 0x40, Bytes{1, 0, 0, 0, 0, 0, 0, 0}, [&](const LoadResult& r) {
+        ASSERT_TRUE(r.ok);
+        seen.push_back(getLe(r.data.data(), 8));
+      });
+  ASSERT_TRUE(drain());
+  ASSERT_EQ(seen.size(), total);
+  std::sort(seen.begin(), seen.end());
+  for (unsigned i = 0; i < total; ++i) ASSERT_EQ(seen[i], i) << "old values must be 0.." << total - 1;
+  EXPECT_EQ(getLe(sys->node(0).memory().read(0x4800'0040ull, 8).data(), 8), total);
+}
+
+// Swap and CAS of every operand size on slots private to each node, checked
+// against the same operations applied to a golden memory; then the refusals:
+// no atomic permission at either end, misaligned target, illegal size.
+TEST_P(SystemTest, SwapAndCasReturnOldValuesAndRefusalsGetUr) {
+  const unsigned n = sys->size();
+  for (unsigned d = 0; d < n; ++d) {
+    sys->setMemId(d, 6, MemRegion{true, 0x4900'0000ull, 0x1000, true, true, true});
+    sys->setMemId(d, 7, MemRegion{true, 0x4A00'0000ull, 0x1000, true, true, false});
+  }
+  for (unsigned s = 0; s < n; ++s) {
+    Window w;
+    w.base = kApertureBase + 0x300000;
+    w.size = 0x1000;
+    w.dstNode = (s + 1) % n;
+    w.memid = 6;
+    w.atomic = true;
+    sys->setWindow(s, 4, w);
+    w.base += 0x1000;
+    w.memid = 7;  // the receiver refuses atomics here
+    sys->setWindow(s, 5, w);
+    w.base += 0x1000;
+    w.memid = 6;
+    w.atomic = false;  // the sender refuses atomics here
+    sys->setWindow(s, 6, w);
+  }
+  ASSERT_TRUE(drain());
+  std::map<std::pair<unsigned, uint64_t>, uint8_t> golden;  // (node, address) -> byte
+  unsigned checked = 0;
+  for (unsigned round = 0; round < 30; ++round) {
+    for (unsigned s = 0; s < n; ++s) {
+      const unsigned d = (s + 1) % n;
+      const bool cas = rng() & 1;
+      const unsigned op = 4u << (rng() % (cas ? 3 : 2));
+      const uint64_t off = 0x100 * s + 16 * (rng() % 4);  // this node's slots
+      Bytes operands = randomBytes(cas ? 2 * op : op);
+      Bytes old(op);
+      for (unsigned i = 0; i < op; ++i) old[i] = golden[{d, 0x4900'0000ull + off + i}];
+      if (cas && rng() % 2) std::copy(old.begin(), old.end(), operands.begin());  // make the compare succeed
+      const Tlp t = makeAtomic(cas ? TlpKind::Cas : TlpKind::Swap, 0, 0, off, operands);
+      const Bytes after = atomicResult(t, old);
+      for (unsigned i = 0; i < op; ++i) golden[{d, 0x4900'0000ull + off + i}] = after[i];
+      sys->node(s).atomic(t.kind, kApertureBase + 0x300000 + off, operands, [&, old](const LoadResult& r) {
+        EXPECT_TRUE(r.ok);
+        EXPECT_EQ(r.data, old) << "old value, seed " << seed;
+        ++checked;
+      });
+    }
+    ASSERT_TRUE(drain());
+  }
+  EXPECT_EQ(checked, 30 * n);
+  for (const auto& [key, v] : golden) ASSERT_EQ(sys->node(key.first).memory().get(key.second), v);
+
+  std::vector<CplStatus> refused;
+  auto expectUr = [&](const LoadResult& r) {
+    EXPECT_FALSE(r.ok);
+    EXPECT_FALSE(r.timedOut);
+    refused.push_back(r.status);
+  };
+  const uint64_t base = kApertureBase + 0x300000;
+  sys->node(0).atomic(TlpKind::FetchAdd, base + 0x1000, Bytes(8, 1), expectUr);  // receiver: no permission
+  sys->node(0).atomic(TlpKind::FetchAdd, base + 0x2000, Bytes(8, 1), expectUr);  // sender: no permission
+  sys->node(0).atomic(TlpKind::Swap, base + 0x4, Bytes(8, 1), expectUr);         // misaligned 8-byte operand
+  sys->node(0).atomic(TlpKind::Cas, base, Bytes(12, 1), expectUr);               // no 6-byte operands
+  ASSERT_TRUE(drain());
+  ASSERT_EQ(refused.size(), 4u);
+  for (auto st : refused) EXPECT_EQ(st, CplStatus::UR);
+  EXPECT_EQ(sys->readCsr(1 % n, regs::MEMID_ERR_CNT), 1u);
+  EXPECT_EQ(sys->readCsr(0, regs::PERM_CNT), 1u);
+  EXPECT_EQ(sys->readCsr(0, regs::MALFORMED_CNT), 2u);
+}
+
 TEST_P(SystemTest, WindowsAndMemoryIdsReprogrammedAtRunTime) {
   sys->setMemId(1, 0, MemRegion{true, 0x5000'0000ull, 0x10000, true, true});
   Window w;
@@ -129,17 +230,21 @@ TEST_P(SystemTest, WindowsAndMemoryIdsReprogrammedAtRunTime) {
 
 TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
   // Every node writes random blocks to random peers through windows (both
-  // translation modes), then reads them back. The scoreboard is the reference
-  // NI plus a memory image per node.
+  // translation modes) and mixes in atomics on slots of its own, then reads
+  // everything back. The scoreboard is the reference NI plus a memory image per
+  // node; atomics return the old value the image held.
   const unsigned n = sys->size();
   std::vector<RefNi> ref(n);
-  for (unsigned d = 0; d < n; ++d) {
-    MemRegion m{true, 0x1000'0000ull, uint64_t(16) << 20, true, true};
-    sys->setMemId(d, 1, m);
-    for (auto& r : ref) r.regions[1] = m;
-  }
-  // Window d at node s: receiver translation into d's region slot s (1 MiB each), or
-  // sender translation to 0x2000'0000 + s MiB, alternating.
+  // Memory ID 1 + s at every node: 1 MiB at 0x1000'0000 + s MiB, source s's slot.
+  for (unsigned d = 0; d < n; ++d)
+    for (unsigned s = 0; s < n; ++s) {
+      MemRegion m{true, 0x1000'0000ull + (uint64_t(s) << 20), uint64_t(1) << 20, true, true, true};
+      sys->setMemId(d, 1 + s, m);
+      ref[d].regions[1 + s] = m;
+    }
+  // Window d at node s: receiver translation into d's slot for s (memory ID 1 + s),
+  // or sender translation to 0x2000'0000 + s MiB, alternating. No two sources share
+  // a byte, so the image does not depend on the order in which sources arrive.
   for (unsigned s = 0; s < n; ++s)
     for (unsigned d = 0; d < n; ++d) {
       if (d == s) continue;
@@ -148,8 +253,9 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
       w.size = 1 << 20;
       w.dstNode = d;
       w.rxXlate = (s + d) % 2 == 0;
-      w.memid = 1;
+      w.memid = static_cast<uint16_t>(1 + s);
       w.remote = 0x2000'0000ull + (uint64_t(s) << 20);
+      w.atomic = true;
       sys->setWindow(s, d, w);
       ref[s].setWindow(d, w);
     }
@@ -157,10 +263,38 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
   std::vector<std::map<uint64_t, uint8_t>> expect(n);
   struct Access { unsigned src; uint64_t addr; size_t len; };
   std::vector<Access> written;
-  for (int i = 0; i < 60 * int(n); ++i) {
+  unsigned atomicsDone = 0, atomicsIssued = 0;
+  for (int i = 0; i < 80 * int(n); ++i) {
     const unsigned s = unsigned(rng() % n);
     unsigned d = unsigned(rng() % n);
     if (d == s) d = (d + 1) % n;
+    if (rng() % 4 == 0) {
+      // Atomic on one of 64 slots above the store area (only this source uses them).
+      static const TlpKind kinds[] = {TlpKind::FetchAdd, TlpKind::Swap, TlpKind::Cas};
+      const TlpKind k = kinds[rng() % 3];
+      const unsigned op = 4u << (rng() % (k == TlpKind::Cas ? 3 : 2));
+      const uint64_t addr = kApertureBase + (uint64_t(d) << 24) + (uint64_t(s) << 20) + 0xF0000 + 16 * (rng() % 64);
+      const auto r = ref[s].route(addr, op, MemOp::Atomic);
+      ASSERT_EQ(r.err, RefNi::SendErr::Ok);
+      const auto l = ref[r.dstNode].land(r.rxXlate, r.memid, r.tlpAddr, op, MemOp::Atomic);
+      ASSERT_EQ(l.err, RefNi::RecvErr::Ok);
+      Bytes old(op);
+      for (unsigned j = 0; j < op; ++j) {
+        auto it = expect[r.dstNode].find(l.addr + j);
+        old[j] = it == expect[r.dstNode].end() ? 0 : it->second;
+      }
+      Bytes operands = randomBytes(k == TlpKind::Cas ? 2 * op : op);
+      if (k == TlpKind::Cas && rng() % 2) std::copy(old.begin(), old.end(), operands.begin());
+      const Bytes after = atomicResult(makeAtomic(k, 0, 0, l.addr, operands), old);
+      for (unsigned j = 0; j < op; ++j) expect[r.dstNode][l.addr + j] = after[j];
+      ++atomicsIssued;
+      sys->node(s).atomic(k, addr, operands, [&, old](const LoadResult& res) {
+        EXPECT_TRUE(res.ok);
+        EXPECT_EQ(res.data, old) << "atomic old value, seed " << seed;
+        ++atomicsDone;
+      });
+      continue;
+    }
     const size_t len = 4 * (1 + rng() % 200);
     const uint64_t addr = kApertureBase + (uint64_t(d) << 24) + (uint64_t(s) << 20) + (rng() % 0xF0000) / 4 * 4;
     const Bytes data = randomBytes(len);
@@ -180,6 +314,8 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
     written.push_back({s, addr, len});
   }
   ASSERT_TRUE(drain()) << "system did not drain";
+  EXPECT_EQ(atomicsDone, atomicsIssued);
+  EXPECT_GT(atomicsIssued, 10 * n);
   for (unsigned d = 0; d < n; ++d)
     for (auto& [a, v] : expect[d]) ASSERT_EQ(sys->node(d).memory().get(a), v) << "node " << d << " addr " << std::hex << a;
   // Read back a sample through the same windows.
