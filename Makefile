@@ -6,7 +6,7 @@ JOBS       ?= $(shell nproc)
 NODES      ?= 4
 SIM_ARGS   ?= --nodes $(NODES) --scenario mixed --ops 200 --size 256
 RTL_TOPS   := nic_top ni_art
-WIDTHS     := 64 128 256
+WIDTHS     := 64 128 256 512
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release
 
 # Tools the default targets need; scripts/setup.sh installs any that are missing.

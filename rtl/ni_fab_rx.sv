@@ -4,6 +4,9 @@
 // the host port. A TLP found bad after its first beat left is nullified: its last
 // beat carries tuser=1 and the root complex discards it (PCIe's nullified TLP).
 // Refused requests are answered through the framer: NAK, or UR completion for reads.
+// When the 32-byte header is not a whole number of beats (512 bits: half a beat),
+// the TLP is shifted down to lane 0: each output beat is the upper lanes of one
+// input beat (carried) and the lower lanes of the next.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -72,6 +75,8 @@ module ni_fab_rx #(
   localparam int unsigned FifoDepth = RxCredits * MaxPktBeats;
   localparam int unsigned CapBytes = 48;  // LRH, BTH, TEH and the TLP header
   localparam int unsigned MaxT = ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + MaxPayload;
+  localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // TLP lane offset: 0, or 32 at 512 bits
+  localparam int unsigned OffW = (Off > 0) ? Off : 1;
 
   // ------------------------------------------------------------ per-VC buffers and credits
   logic [ni_pkg::NumVc-1:0] f_wready, f_rvalid, f_rready;
@@ -239,9 +244,15 @@ module ni_fab_rx #(
   logic [KeepW-1:0] o_keep_q;
   logic out_beat, out_free, need_tag, tag_ok, need_gen, gen_ok;
   logic [TagW-1:0] tag_q, tag_d;
+  // Off != 0: TLP bytes from the upper lanes of the last input beat, and a last
+  // carry that still has to go out after the packet's final input beat (flush).
+  logic [OffW*8-1:0] cy_data_q;
+  logic [OffW-1:0] cy_keep_q, cy_keep_new;
+  logic cy_valid_q, flush_q, flush_user_q, flush_go;
   err_e err_cur;
   assign err_cur = d2_q ? err_q : err_new;
-  assign out_beat = cl_cur == ClTun && bs_q >= 13'd32 && bs_q < t_pos;
+  assign out_beat = (Off == 0) ? (cl_cur == ClTun && bs_q >= 13'd32 && bs_q < t_pos)
+                               : (cl_cur == ClTun && cy_valid_q);
   assign out_free = !o_valid_q || (m_axis_tready && !o_hold_q);
   assign need_tag = cl_cur == ClTun && is_req && t_np && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
   assign tag_ok = !need_tag || trk_free_avail_i;
@@ -265,8 +276,11 @@ module ni_fab_rx #(
   end
   assign need_gen = in_last && (gen_nak || gen_ur);
   assign gen_ok = !need_gen || gen_ready_i;
-  assign pop = in_valid && tag_ok && gen_ok && (!out_beat || out_free);
-  assign gen_valid_o = in_valid && need_gen && tag_ok && (!out_beat || out_free);
+  // A flush goes out in the same cycle as the next packet's first input beat (which
+  // never emits: its lower lanes are header), so packets still arrive one beat a cycle.
+  assign flush_go = flush_q && out_free;
+  assign pop = in_valid && tag_ok && gen_ok && (!out_beat || out_free) && (!flush_q || flush_go);
+  assign gen_valid_o = in_valid && need_gen && tag_ok && (!out_beat || out_free) && (!flush_q || flush_go);
 
   always_comb begin
     gen_hdr_o = '0;
@@ -322,6 +336,26 @@ module ni_fab_rx #(
     ob_last = bs_q + 13'(Bpb) >= t_pos;
   end
   assign nullify = !good || err_cur != ErrNone;
+
+  // The beat that leaves with this pop: the input beat itself (Off == 0), or the
+  // carried upper lanes of the previous input beat below the lower lanes of this one.
+  logic [DataW-1:0] e_data;
+  logic [KeepW-1:0] e_keep;
+  logic e_last;
+  always_comb begin
+    e_data = ob_data;
+    e_keep = ob_keep;
+    e_last = ob_last;
+    cy_keep_new = '0;
+    if (Off != 0) begin
+      for (int j = 0; j < Bpb; j++) begin
+        e_data[j*8 +: 8] = (j < OffW && Off != 0) ? cy_data_q[(j % OffW)*8 +: 8] : ob_data[((j + Bpb - Off) % Bpb)*8 +: 8];
+        e_keep[j] = (j < OffW && Off != 0) ? cy_keep_q[j % OffW] : ob_keep[(j + Bpb - Off) % Bpb];
+      end
+      e_last = bs_q + 13'(Off) >= t_pos;
+      for (int i = 0; i < OffW; i++) cy_keep_new[i] = cl_cur == ClTun && ob_keep[(Off + i) % Bpb];
+    end
+  end
 
   assign m_axis_tdata = o_data_q;
   assign m_axis_tkeep = o_keep_q;
@@ -412,7 +446,19 @@ module ni_fab_rx #(
       o_user_q <= 1'b0;
       o_last_q <= 1'b0;
       for (int v = 0; v < ni_pkg::NumVc; v++) cred_pend_q[v] <= 4'(RxCredits);
+      cy_valid_q <= 1'b0;
+      flush_q <= 1'b0;
+      flush_user_q <= 1'b0;
     end else begin
+      if (Off != 0) begin
+        if (pop) begin
+          cy_valid_q <= |cy_keep_new && !in_last;
+          flush_q <= |cy_keep_new && in_last;
+          flush_user_q <= nullify;
+        end else if (flush_go) begin
+          flush_q <= 1'b0;
+        end
+      end
       busy_q <= busy_d;
       vc_q <= vc_d;
       bs_q <= bs_d;
@@ -427,9 +473,14 @@ module ni_fab_rx #(
       // Output register: load a TLP beat, release a held last beat, or drain.
       if (pop && out_beat) begin
         o_valid_q <= 1'b1;
-        o_last_q <= ob_last;
-        o_hold_q <= ob_last && !in_last;
-        o_user_q <= ob_last && in_last && nullify;
+        o_last_q <= e_last;
+        o_hold_q <= e_last && !in_last;
+        o_user_q <= e_last && in_last && nullify;
+      end else if (flush_go) begin
+        o_valid_q <= 1'b1;
+        o_last_q <= 1'b1;
+        o_hold_q <= 1'b0;
+        o_user_q <= flush_user_q;
       end else begin
         if (pop && in_last && o_hold_q) begin
           o_hold_q <= 1'b0;
@@ -448,12 +499,23 @@ module ni_fab_rx #(
       vcrc_rx_q <= in_last ? 16'h0 : vcrc_rx;
     end
     if (pop && out_beat) begin
-      o_data_q <= ob_data;
-      o_keep_q <= ob_keep;
+      o_data_q <= e_data;
+      o_keep_q <= e_keep;
+    end else if (flush_go) begin
+      o_data_q <= DataW'(cy_data_q);
+      o_keep_q <= KeepW'(cy_keep_q);
+    end
+    if (pop) begin
+      for (int i = 0; i < OffW; i++) begin
+        cy_data_q[i*8 +: 8] <= ob_data[((Off + i) % Bpb)*8 +: 8];
+        cy_keep_q[i] <= cy_keep_new[i];
+      end
     end
   end
 
   `NI_ASSERT(CreditRespected_A, s_axis_tvalid |-> f_wready[s_axis_tdest])
+  // The output register takes one beat at a time: a flush only beside a beat that does not emit.
+  `NI_ASSERT(FlushAlone_A, flush_go |-> !(pop && out_beat))
   `NI_ASSERT_AXIS_STABLE(HostOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})
 endmodule

@@ -2,6 +2,9 @@
 // Fabric transmit: picks a source packet (round robin among sources whose VC has
 // credit), sends its LRH/BTH/extension header, its payload beats, and the ICRC
 // and VCRC right after the last payload byte. Output is packed: no null bytes.
+// When the 32-byte header is not a whole number of beats (512 bits: half a beat),
+// payload lanes are shifted up by the remainder and the bytes that do not fit are
+// carried into the next beat.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -34,9 +37,15 @@ module ni_fab_tx #(
   output logic ev_tx_pkt_o
 );
   localparam int unsigned SrcW = (NumSrc > 1) ? $clog2(NumSrc) : 1;
+  localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // payload lane shift: 0, or 32 at 512 bits
+  localparam int unsigned OffW = (Off > 0) ? Off : 1;
+  localparam logic [Bpb-1:0] LowLanes = Bpb'((65'(1) << Off) - 65'(1));  // lanes below Off
 
-  typedef enum logic [1:0] {StIdle, StHdr, StPay, StTrl} state_e;
+  // StCarry: payload bytes left over from the last payload beat (Off != 0 only).
+  typedef enum logic [2:0] {StIdle, StHdr, StPay, StTrl, StCarry} state_e;
   state_e state_q, state_d;
+  logic [OffW*8-1:0] carry_q, carry_d;
+  logic [6:0] carry_n_q, carry_n_d;
 
   ni_pkg::tx_hdr_t hdr_q, hdr_d;
   logic [SrcW-1:0] src_q, src_d, rr_q, rr_d;
@@ -108,6 +117,8 @@ module ni_fab_tx #(
   assign pay_bad = sbeat[DataW + KeepW + 1];
   assign pay_valid = src_beat_valid_i[src];
 
+  logic mix;             // payload lanes shifted up by Off, below them header or carried bytes
+  logic pay_take;        // this beat consumes the current payload beat
   logic out_load;        // the output register takes a new beat this cycle
   logic beat_avail;      // the state machine has a beat to give
   logic signed [15:0] rel;  // trailer start relative to this beat (>= Bpb: not in this beat)
@@ -121,13 +132,24 @@ module ni_fab_tx #(
   always_comb begin
     kcnt = '0;
     for (int j = 0; j < Bpb; j++) kcnt = kcnt + $bits(kcnt)'(pay_keep[j]);
+    mix = (Off != 0) && ((st == StHdr && hcur.has_payload) || st == StPay);
+    pay_take = (st == StPay) || mix;
     case (st)
-      StHdr: rel = hcur.has_payload ? 16'sd32767 : $signed({3'b0, 13'(hcur.len) - bs});
-      StPay: rel = pay_last ? $signed(16'(kcnt)) : 16'sd32767;
+      StHdr: begin
+        if (!hcur.has_payload) rel = $signed({3'b0, 13'(hcur.len) - bs});
+        else if (!mix) rel = 16'sd32767;
+        else rel = (pay_last && 32'(kcnt) <= Bpb - Off) ? 16'(Off + 32'(kcnt)) : 16'sd32767;
+      end
+      StPay: begin
+        if (!mix) rel = pay_last ? $signed(16'(kcnt)) : 16'sd32767;
+        else rel = (pay_last && 32'(kcnt) <= Bpb - Off) ? 16'(Off + 32'(kcnt)) : 16'sd32767;
+      end
       StTrl: rel = 16'(trl_rel_q);
+      StCarry: rel = 16'(carry_n_q);
       default: rel = 16'sd32767;
     endcase
-    beat_avail = (st == StHdr) || (st == StTrl) || (st == StPay && pay_valid);
+    beat_avail = (st == StHdr && (!mix || pay_valid)) || (st == StTrl) || (st == StCarry) ||
+                 (st == StPay && pay_valid);
 
     // Data lanes and the ICRC over them (variant fields masked).
     nb_data = '0;
@@ -135,13 +157,16 @@ module ni_fab_tx #(
     c32 = crc32_in;
     for (int j = 0; j < Bpb; j++) begin
       if (32'(j) < 32'(rel) && rel >= 0) begin
-        nb_data[j*8 +: 8] = (st == StHdr) ? hcur.bytes[(32'(bs) + j) * 8 +: 8] : pay_data[j*8 +: 8];
+        if (st == StHdr && (!mix || LowLanes[j])) nb_data[j*8 +: 8] = hcur.bytes[(32'(bs) + j) * 8 +: 8];
+        else if ((mix || st == StCarry) && LowLanes[j]) nb_data[j*8 +: 8] = carry_q[(j % OffW)*8 +: 8];
+        else if (mix) nb_data[j*8 +: 8] = pay_data[(j - Off)*8 +: 8];
+        else nb_data[j*8 +: 8] = pay_data[j*8 +: 8];
         nb_keep[j] = 1'b1;
         c32 = ni_pkg::crc32_byte(c32, (st == StHdr) ? ni_pkg::icrc_mask(32'(bs) + j, nb_data[j*8 +: 8])
                                                            : nb_data[j*8 +: 8]);
       end
     end
-    icrc = ~c32 ^ ((bad_in || (st == StPay && pay_bad)) ? 32'hFFFF_FFFF : 32'h0);
+    icrc = ~c32 ^ ((bad_in || (pay_take && pay_bad)) ? 32'hFFFF_FFFF : 32'h0);
     // ICRC lanes, then the VCRC over everything before it.
     c16 = crc16_in;
     for (int j = 0; j < Bpb; j++) begin
@@ -191,6 +216,8 @@ module ni_fab_tx #(
     bad_d = bad_q;
     credits_d = credits_q;
     psn_d = psn_q;
+    carry_d = carry_q;
+    carry_n_d = carry_n_q;
     ev_tx_pkt_o = 1'b0;
     for (int v = 0; v < ni_pkg::NumVc; v++) begin
       if (credit_i[v]) credits_d[v] = credits_d[v] + 8'd1;
@@ -210,16 +237,22 @@ module ni_fab_tx #(
       ev_tx_pkt_o = 1'b1;
     end
     if (st != StIdle && out_load) begin
-      src_beat_ready_o[src] = (st == StPay);
+      src_beat_ready_o[src] = pay_take;
       bs_d = bs + 13'(Bpb);
       crc32_d = c32;
       crc16_d = c16;
-      bad_d = bad_in || (st == StPay && pay_bad);
+      bad_d = bad_in || (pay_take && pay_bad);
       trl_rel_d = 8'(rel - 16'(Bpb));
+      if (mix) begin
+        for (int j = 0; j < OffW; j++) carry_d[j*8 +: 8] = pay_data[(Bpb - Off + j) * 8 +: 8];
+        carry_n_d = 7'(32'(kcnt) - (Bpb - Off));
+      end
       if (nb_last) begin
         state_d = StIdle;
       end else if (rel <= 16'(Bpb)) begin
         state_d = StTrl;  // trailer (or its VCRC part) spills into the next beat
+      end else if (mix && pay_last) begin
+        state_d = StCarry;  // the last payload bytes did not fit: they go out next
       end else if (st == StHdr && 32'(bs) + Bpb >= 32'(hcur.len)) begin
         state_d = StPay;
       end
@@ -253,6 +286,8 @@ module ni_fab_tx #(
     crc32_q <= crc32_d;
     crc16_q <= crc16_d;
     trl_rel_q <= trl_rel_d;
+    carry_q <= carry_d;
+    carry_n_q <= carry_n_d;
     if (out_load) begin
       o_data_q <= nb_data;
       o_keep_q <= nb_keep;
@@ -263,6 +298,8 @@ module ni_fab_tx #(
 
   `NI_ASSERT_AXIS_STABLE(FabOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tdest})
+  // A header followed by payload is exactly the fabric header: payload lanes start at Off.
+  `NI_ASSERT(PayloadHeaderLen_A, (starting && hdr_new.has_payload) |-> (32'(hdr_new.len) == ni_pkg::FabHdrBytes))
   // Credits never wrap: the fabric returns no more than it was owed.
   `NI_ASSERT(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
 endmodule

@@ -7,6 +7,7 @@
 
 #include "Vnic128.h"
 #include "Vnic256.h"
+#include "Vnic512.h"
 #include "Vnic64.h"
 #include "nic_model.hpp"
 #include "verilated_ports.hpp"
@@ -106,13 +107,14 @@ class NicAdapter final : public NicModel {
 
 }  // namespace
 
-bool nicWidthBuilt(unsigned bits) { return bits == 64 || bits == 128 || bits == 256; }
+bool nicWidthBuilt(unsigned bits) { return bits == 64 || bits == 128 || bits == 256 || bits == 512; }
 
 std::unique_ptr<NicModel> makeNic(unsigned bits, VerilatedContext* ctx, const std::string& name) {
   switch (bits) {
     case 64: return std::make_unique<NicAdapter<Vnic64, 8>>(ctx, name);
     case 128: return std::make_unique<NicAdapter<Vnic128, 16>>(ctx, name);
     case 256: return std::make_unique<NicAdapter<Vnic256, 32>>(ctx, name);
+    case 512: return std::make_unique<NicAdapter<Vnic512, 64>>(ctx, name);
     default: return nullptr;
   }
 }

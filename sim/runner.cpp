@@ -30,7 +30,7 @@ void usage() {
   std::puts(
       "usage: ni_sim [options]\n"
       "  --nodes N         nodes in the system (default 4)\n"
-      "  --width W         NI data path bits: 64, 128, 256 (default 64)\n"
+      "  --width W         NI data path bits: 64, 128, 256, 512 (default 64)\n"
       "  --scenario S      mixed | stores | reads | atomics (default mixed)\n"
       "                      stores:  every node streams stores to every other node\n"
       "                      reads:   every node reads remote memory\n"

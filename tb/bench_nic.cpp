@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   const std::string mdPath = argc > 2 ? argv[2] : "nic_bench.md";
   std::vector<Figures> all;
   bool ok = true;
-  for (unsigned w : {64u, 128u, 256u}) {
+  for (unsigned w : {64u, 128u, 256u, 512u}) {
     for (unsigned payload : {64u, 256u}) {
       Bench b(w);
       Figures f;

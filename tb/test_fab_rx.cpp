@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Unit test of ni_fab_rx alone at 64 bits. The test is the fabric (credits per
+// Unit test of ni_fab_rx alone at 64 bits and at 512 bits (where the TLP starts
+// half-way into the first beat and is shifted down to lane 0). The test is the fabric (credits per
 // VC, random idles), the memory-ID table (RefNi regions), the read tracker (a
 // free list that sometimes runs dry) and the host port (random back-pressure).
 // Every packet is built with the outcome the documented rules give it
@@ -9,13 +10,16 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <type_traits>
 
 #include "Vni_fab_rx.h"
+#include "Vni_fab_rx512.h"
 #include "address_map.hpp"
 #include "axis_bfm.hpp"
 #include "ref_ni.hpp"
 #include "verilated_bits.hpp"
 #include "verilated_fixture.hpp"
+#include "verilated_ports.hpp"
 
 using namespace ni;
 using tb::getField;
@@ -23,7 +27,7 @@ using tb::setField;
 
 namespace {
 
-constexpr unsigned kBpb = 8, kTags = 16;
+constexpr unsigned kTags = 16;
 constexpr uint16_t kLid = 0x0007, kNiReqId = 0x0100;
 
 enum EvBit : unsigned { kRx = 1, kCrc = 2, kMemId = 4, kBounds = 8, kNakTx = 16, kNakRx = 32, kBad = 64, kRdServed = 128 };
@@ -43,14 +47,14 @@ class FabRxTest : public tb::VerilatedTest {
  protected:
   void SetUp() override {
     VerilatedTest::SetUp();
-    dut = std::make_unique<tb::VlClocked<Vni_fab_rx>>(ctx(), "fab_rx");
-    attach(dut.get());
-    auto& m = dut->m;
-    m.node_id_i = kLid;
     ref.regions[0] = MemRegion{true, 0x0000'0010'0000'0000ull, 64 << 10, true, true, true};
     ref.regions[1] = MemRegion{true, 0x0000'0020'0040'0000ull, 8 << 10, true, true};
     ref.regions[2] = MemRegion{true, 0x0000'0030'0000'0000ull, 16 << 10, true, false};  // read-only
     ref.regions[3] = MemRegion{false, 0x0000'0040'0000'0000ull, 16 << 10, true, true};  // not valid
+  }
+  template <class M>
+  void setTables(M& m) {
+    m.node_id_i = kLid;
     m.mem_valid_i = m.mem_perm_r_i = m.mem_perm_w_i = m.mem_perm_a_i = 0;
     for (unsigned i = 0; i < kNumMemId; ++i) {
       const MemRegion& r = ref.regions[i];
@@ -61,8 +65,6 @@ class FabRxTest : public tb::VerilatedTest {
       setField(m.mem_base_i, 52 * i, 52, r.base >> 12);
       setField(m.mem_pages_i, 20 * i, 20, r.size >> 12);
     }
-    src.setGate([this] { return !src.atPacketStart() || credits[src.nextDest()] > 0; });
-    reset();
   }
 
   uint8_t r8() { return static_cast<uint8_t>(rng()()); }
@@ -236,24 +238,30 @@ class FabRxTest : public tb::VerilatedTest {
     push(encodeFabric(p), p.vl, e);
   }
   void push(const Bytes& b, uint8_t vc, const Expect& e) {
-    src.push(b, vc);
+    packets.push_back({b, vc});
     expect.push_back(e);
     expect.back().vc = vc;
   }
+  template <class M, unsigned kBpb>
+  void run();
 
-  std::unique_ptr<tb::VlClocked<Vni_fab_rx>> dut;
   RefNi ref;
-  tb::AxisSource src{kBpb, &rng()};
-  tb::AxisSink sink{kBpb, &rng()};
+  std::vector<std::pair<Bytes, uint8_t>> packets;
   std::deque<Expect> expect;
   unsigned credits[2] = {0, 0};
 };
 
-TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
-  for (int i = 0; i < 800; ++i) addRandom();
-  src.setIdle(0.2);
-  sink.setStall(0.3);
+template <class M, unsigned kBpb>
+void FabRxTest::run() {
+  auto dut = std::make_unique<tb::VlClocked<M>>(ctx(), "fab_rx");
+  attach(dut.get());
   auto& m = dut->m;
+  setTables(m);
+  reset();
+  tb::AxisSource src{kBpb, &rng(), 0.2};
+  tb::AxisSink sink{kBpb, &rng(), 0.3};
+  src.setGate([&] { return !src.atPacketStart() || credits[src.nextDest()] > 0; });
+  for (const auto& [b, vc] : packets) src.push(b, vc);
   bool used[kTags] = {};
   std::deque<unsigned> inUse;
   struct Commit { unsigned tag; uint16_t node, reqid; uint8_t otag; };
@@ -273,9 +281,8 @@ TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
     Beat b;
     const bool v = src.offer(&b);
     m.s_axis_tvalid = v;
-    m.s_axis_tdata = 0;
-    for (unsigned j = 0; j < kBpb && v; ++j) m.s_axis_tdata |= uint64_t{b.data[j]} << (8 * j);
-    m.s_axis_tkeep = static_cast<uint8_t>(b.keep);
+    toPort(m.s_axis_tdata, b.data.data(), v ? kBpb : 0);
+    m.s_axis_tkeep = static_cast<std::remove_reference_t<decltype(m.s_axis_tkeep)>>(b.keep);
     m.s_axis_tlast = b.last;
     m.s_axis_tdest = b.dest;
     // Tracker: lowest free tag, but now and then none (all reads in flight).
@@ -293,7 +300,7 @@ TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
     dut->eval();
     Beat ob;
     ob.data.resize(kBpb);
-    for (unsigned j = 0; j < kBpb; ++j) ob.data[j] = static_cast<uint8_t>(m.m_axis_tdata >> (8 * j));
+    fromPort(m.m_axis_tdata, ob.data.data(), kBpb);
     ob.keep = m.m_axis_tkeep;
     ob.last = m.m_axis_tlast;
     ob.user = m.m_axis_tuser;
@@ -395,6 +402,16 @@ TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
   EXPECT_GT(nullified, 80u);
   EXPECT_GT(reads, 50u);
   EXPECT_GT(overtaken, 5u) << "responses must sometimes overtake requests";
+}
+
+TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
+  for (int i = 0; i < 800; ++i) addRandom();
+  run<Vni_fab_rx, 8>();
+}
+
+TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcomeAt512Bits) {
+  for (int i = 0; i < 800; ++i) addRandom();
+  run<Vni_fab_rx512, 64>();
 }
 
 }  // namespace

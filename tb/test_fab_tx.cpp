@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Unit test of ni_fab_tx (the framer) alone at 64 bits: three sources (tunneled
+// Unit test of ni_fab_tx (the framer) alone at 64 and 512 bits (where the payload
+// is shifted by half a beat behind the header): three sources (tunneled
 // completions with payload, header-only NAKs and UR completions, tunneled
 // requests with payload), random credits, idles and back-pressure. Every packet
 // must equal the golden codec's bytes, keep its source's order, carry the right
@@ -9,20 +10,20 @@
 #include <deque>
 
 #include "Vni_fab_tx.h"
+#include "Vni_fab_tx512.h"
 #include "axis_bfm.hpp"
 #include "fabric_pkt.hpp"
 #include "verilated_bits.hpp"
 #include "verilated_fixture.hpp"
+#include "verilated_ports.hpp"
 
 using namespace ni;
 using tb::setField;
 
 namespace {
 
-constexpr unsigned kBpb = 8, kHdrBits = 393, kBeatBits = 64 + 8 + 2;
+constexpr unsigned kHdrBits = 393;
 constexpr uint16_t kNode = 0x0123;
-
-using FabTxDut = tb::VlClocked<Vni_fab_tx>;
 
 struct SrcPkt {
   FabricPacket pkt;    // as it must leave (SLID and PSN filled in)
@@ -69,7 +70,8 @@ class FabTxTest : public tb::VerilatedTest {
     return s;
   }
 
-  void setHeader(unsigned src, const SrcPkt& s) {
+  template <class Dut>
+  void setHeader(Dut* dut, unsigned src, const SrcPkt& s) {
     const unsigned base = src * kHdrBits;
     for (unsigned i = 0; i < 48; ++i) setField(dut->m.src_hdr_i, base + 9 + 8 * i, 8, i < s.header.size() ? s.header[i] : 0);
     setField(dut->m.src_hdr_i, base + 3, 6, s.hdrLen);
@@ -78,11 +80,14 @@ class FabTxTest : public tb::VerilatedTest {
     setField(dut->m.src_hdr_i, base + 0, 1, s.pkt.opcode != kOpRcAck);
   }
 
-  std::unique_ptr<FabTxDut> dut;
+  template <class M, unsigned kBpb>
+  void packetsMatchCodec();
 };
 
-TEST_F(FabTxTest, PacketsMatchCodecUnderRandomCreditsAndStalls) {
-  dut = std::make_unique<FabTxDut>(ctx(), "fab_tx");
+template <class M, unsigned kBpb>
+void FabTxTest::packetsMatchCodec() {
+  constexpr unsigned kBeatBits = 8 * kBpb + kBpb + 2;
+  auto dut = std::make_unique<tb::VlClocked<M>>(ctx(), "fab_tx");
   attach(dut.get());
   reset();
   dut->m.node_id_i = kNode;
@@ -111,21 +116,19 @@ TEST_F(FabTxTest, PacketsMatchCodecUnderRandomCreditsAndStalls) {
       if (queue[s].empty()) continue;
       const SrcPkt& p = queue[s].front();
       if (!hdrTaken[s]) {
-        setHeader(s, p);
+        setHeader(dut.get(), s, p);
         dut->m.src_hdr_valid_i |= 1u << s;
       }
       if (p.payload && rng()() % 100 < 80) {
-        uint64_t data = 0, keep = 0;
-        for (unsigned j = 0; j < kBpb && off[s] + j < p.payloadBytes.size(); ++j) {
-          data |= uint64_t{p.payloadBytes[off[s] + j]} << (8 * j);
-          keep |= 1u << j;
+        const unsigned base = s * kBeatBits;
+        for (unsigned j = 0; j < kBpb; ++j) {
+          const bool in = off[s] + j < p.payloadBytes.size();
+          setField(dut->m.src_beat_i, base + 8 * j, 8, in ? p.payloadBytes[off[s] + j] : 0);
+          setField(dut->m.src_beat_i, base + 8 * kBpb + j, 1, in);
         }
         const bool last = off[s] + kBpb >= p.payloadBytes.size();
-        const unsigned base = s * kBeatBits;
-        setField(dut->m.src_beat_i, base, 64, data);
-        setField(dut->m.src_beat_i, base + 64, 8, keep);
-        setField(dut->m.src_beat_i, base + 72, 1, last);
-        setField(dut->m.src_beat_i, base + 73, 1, 0);
+        setField(dut->m.src_beat_i, base + 9 * kBpb, 1, last);
+        setField(dut->m.src_beat_i, base + 9 * kBpb + 1, 1, 0);
         dut->m.src_beat_valid_i |= 1u << s;
         beatOffered[s] = true;
       }
@@ -135,7 +138,7 @@ TEST_F(FabTxTest, PacketsMatchCodecUnderRandomCreditsAndStalls) {
     const unsigned hdrReady = dut->m.src_hdr_ready_o, beatReady = dut->m.src_beat_ready_o;
     Beat b;
     b.data.resize(kBpb);
-    for (unsigned j = 0; j < kBpb; ++j) b.data[j] = static_cast<uint8_t>(dut->m.m_axis_tdata >> (8 * j));
+    fromPort(dut->m.m_axis_tdata, b.data.data(), kBpb);
     b.keep = dut->m.m_axis_tkeep;
     b.last = dut->m.m_axis_tlast;
     b.dest = dut->m.m_axis_tdest;
@@ -176,8 +179,12 @@ TEST_F(FabTxTest, PacketsMatchCodecUnderRandomCreditsAndStalls) {
     ASSERT_LT(idx[s], perSrc);
     FabricPacket e = expect[s][idx[s]++].pkt;
     if (e.opcode != kOpRcAck) e.psn = psn[e.vl]++;
-    EXPECT_EQ(o.bytes, encodeFabric(e)) << "source " << s << " packet " << idx[s] - 1 << " seed " << seed();
+    EXPECT_EQ(o.bytes, encodeFabric(e)) << "source " << s << " packet " << idx[s] - 1 << " differs at byte "
+                                        << firstDifference(o.bytes, encodeFabric(e)) << " seed " << seed();
   }
 }
+
+TEST_F(FabTxTest, PacketsMatchCodecUnderRandomCreditsAndStalls) { packetsMatchCodec<Vni_fab_tx, 8>(); }
+TEST_F(FabTxTest, PacketsMatchCodecAt512Bits) { packetsMatchCodec<Vni_fab_tx512, 64>(); }
 
 }  // namespace

@@ -498,7 +498,7 @@ TEST_P(NicTest, BackToBackWritesKeepFabricPortBusy) {
   EXPECT_GE(util, 0.97) << "fabric beats per cycle";
 }
 
-INSTANTIATE_TEST_SUITE_P(Widths, NicTest, ::testing::Values(64u, 128u, 256u),
+INSTANTIATE_TEST_SUITE_P(Widths, NicTest, ::testing::Values(64u, 128u, 256u, 512u),
                          [](const auto& info) { return "W" + std::to_string(info.param); });
 
 }  // namespace

@@ -389,7 +389,7 @@ std::string paramName(const ::testing::TestParamInfo<Param>& i) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Systems, SystemTest,
-                         ::testing::Values(Param{2, 64}, Param{4, 64}, Param{8, 64}, Param{4, 128}, Param{4, 256}),
+                         ::testing::Values(Param{2, 64}, Param{4, 64}, Param{8, 64}, Param{4, 128}, Param{4, 256}, Param{4, 512}),
                          paramName);
 
 }  // namespace
