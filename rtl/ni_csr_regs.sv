@@ -90,21 +90,29 @@ module ni_csr_regs (
   logic [31:0] rd_served_cnt_count_q, rd_served_cnt_count_d;
   logic [31:0] cpl_unexp_cnt_count_q, cpl_unexp_cnt_count_d;
   logic [15:0][19:0] art_base_lo_addr_q, art_base_lo_addr_d;
-  assign art_base_lo_addr_o = art_base_lo_addr_q;
+  logic [15:0][19:0] art_base_lo_addr_act_q, art_base_lo_addr_act_d;
+  assign art_base_lo_addr_o = art_base_lo_addr_act_q;
   logic [15:0][31:0] art_base_hi_addr_q, art_base_hi_addr_d;
-  assign art_base_hi_addr_o = art_base_hi_addr_q;
+  logic [15:0][31:0] art_base_hi_addr_act_q, art_base_hi_addr_act_d;
+  assign art_base_hi_addr_o = art_base_hi_addr_act_q;
   logic [15:0][19:0] art_limit_lo_addr_q, art_limit_lo_addr_d;
-  assign art_limit_lo_addr_o = art_limit_lo_addr_q;
+  logic [15:0][19:0] art_limit_lo_addr_act_q, art_limit_lo_addr_act_d;
+  assign art_limit_lo_addr_o = art_limit_lo_addr_act_q;
   logic [15:0][31:0] art_limit_hi_addr_q, art_limit_hi_addr_d;
-  assign art_limit_hi_addr_o = art_limit_hi_addr_q;
+  logic [15:0][31:0] art_limit_hi_addr_act_q, art_limit_hi_addr_act_d;
+  assign art_limit_hi_addr_o = art_limit_hi_addr_act_q;
   logic [15:0][19:0] art_xlate_lo_addr_q, art_xlate_lo_addr_d;
-  assign art_xlate_lo_addr_o = art_xlate_lo_addr_q;
+  logic [15:0][19:0] art_xlate_lo_addr_act_q, art_xlate_lo_addr_act_d;
+  assign art_xlate_lo_addr_o = art_xlate_lo_addr_act_q;
   logic [15:0][31:0] art_xlate_hi_addr_q, art_xlate_hi_addr_d;
-  assign art_xlate_hi_addr_o = art_xlate_hi_addr_q;
+  logic [15:0][31:0] art_xlate_hi_addr_act_q, art_xlate_hi_addr_act_d;
+  assign art_xlate_hi_addr_o = art_xlate_hi_addr_act_q;
   logic [15:0][15:0] art_dest_node_q, art_dest_node_d;
-  assign art_dest_node_o = art_dest_node_q;
+  logic [15:0][15:0] art_dest_node_act_q, art_dest_node_act_d;
+  assign art_dest_node_o = art_dest_node_act_q;
   logic [15:0][15:0] art_dest_memid_q, art_dest_memid_d;
-  assign art_dest_memid_o = art_dest_memid_q;
+  logic [15:0][15:0] art_dest_memid_act_q, art_dest_memid_act_d;
+  assign art_dest_memid_o = art_dest_memid_act_q;
   logic [15:0] art_ctrl_valid_q, art_ctrl_valid_d;
   assign art_ctrl_valid_o = art_ctrl_valid_q;
   logic [15:0] art_ctrl_rx_xlate_q, art_ctrl_rx_xlate_d;
@@ -116,11 +124,14 @@ module ni_csr_regs (
   logic [15:0] art_ctrl_perm_a_q, art_ctrl_perm_a_d;
   assign art_ctrl_perm_a_o = art_ctrl_perm_a_q;
   logic [15:0][19:0] memid_base_lo_addr_q, memid_base_lo_addr_d;
-  assign memid_base_lo_addr_o = memid_base_lo_addr_q;
+  logic [15:0][19:0] memid_base_lo_addr_act_q, memid_base_lo_addr_act_d;
+  assign memid_base_lo_addr_o = memid_base_lo_addr_act_q;
   logic [15:0][31:0] memid_base_hi_addr_q, memid_base_hi_addr_d;
-  assign memid_base_hi_addr_o = memid_base_hi_addr_q;
+  logic [15:0][31:0] memid_base_hi_addr_act_q, memid_base_hi_addr_act_d;
+  assign memid_base_hi_addr_o = memid_base_hi_addr_act_q;
   logic [15:0][19:0] memid_size_bytes_q, memid_size_bytes_d;
-  assign memid_size_bytes_o = memid_size_bytes_q;
+  logic [15:0][19:0] memid_size_bytes_act_q, memid_size_bytes_act_d;
+  assign memid_size_bytes_o = memid_size_bytes_act_q;
   logic [15:0] memid_ctrl_valid_q, memid_ctrl_valid_d;
   assign memid_ctrl_valid_o = memid_ctrl_valid_q;
   logic [15:0] memid_ctrl_perm_r_q, memid_ctrl_perm_r_d;
@@ -238,50 +249,66 @@ module ni_csr_regs (
       if (cpl_unexp_cnt_inc_i) cpl_unexp_cnt_count_d = cpl_unexp_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h054)) cpl_unexp_cnt_count_d = '0;
     end
+    art_base_lo_addr_act_d = art_base_lo_addr_act_q;
     art_base_lo_addr_d = art_base_lo_addr_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_lo_addr_act_d[i] = art_base_lo_addr_q[i];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h100 + 12'(i * 32))) art_base_lo_addr_d[i][3:0] = req_wdata_i[15:12];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h100 + 12'(i * 32))) art_base_lo_addr_d[i][11:4] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h100 + 12'(i * 32))) art_base_lo_addr_d[i][19:12] = req_wdata_i[31:24];
     end
+    art_base_hi_addr_act_d = art_base_hi_addr_act_q;
     art_base_hi_addr_d = art_base_hi_addr_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_hi_addr_act_d[i] = art_base_hi_addr_q[i];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h104 + 12'(i * 32))) art_base_hi_addr_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h104 + 12'(i * 32))) art_base_hi_addr_d[i][15:8] = req_wdata_i[15:8];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h104 + 12'(i * 32))) art_base_hi_addr_d[i][23:16] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h104 + 12'(i * 32))) art_base_hi_addr_d[i][31:24] = req_wdata_i[31:24];
     end
+    art_limit_lo_addr_act_d = art_limit_lo_addr_act_q;
     art_limit_lo_addr_d = art_limit_lo_addr_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_lo_addr_act_d[i] = art_limit_lo_addr_q[i];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h108 + 12'(i * 32))) art_limit_lo_addr_d[i][3:0] = req_wdata_i[15:12];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h108 + 12'(i * 32))) art_limit_lo_addr_d[i][11:4] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h108 + 12'(i * 32))) art_limit_lo_addr_d[i][19:12] = req_wdata_i[31:24];
     end
+    art_limit_hi_addr_act_d = art_limit_hi_addr_act_q;
     art_limit_hi_addr_d = art_limit_hi_addr_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_hi_addr_act_d[i] = art_limit_hi_addr_q[i];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h10c + 12'(i * 32))) art_limit_hi_addr_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h10c + 12'(i * 32))) art_limit_hi_addr_d[i][15:8] = req_wdata_i[15:8];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h10c + 12'(i * 32))) art_limit_hi_addr_d[i][23:16] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h10c + 12'(i * 32))) art_limit_hi_addr_d[i][31:24] = req_wdata_i[31:24];
     end
+    art_xlate_lo_addr_act_d = art_xlate_lo_addr_act_q;
     art_xlate_lo_addr_d = art_xlate_lo_addr_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_lo_addr_act_d[i] = art_xlate_lo_addr_q[i];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h110 + 12'(i * 32))) art_xlate_lo_addr_d[i][3:0] = req_wdata_i[15:12];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h110 + 12'(i * 32))) art_xlate_lo_addr_d[i][11:4] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h110 + 12'(i * 32))) art_xlate_lo_addr_d[i][19:12] = req_wdata_i[31:24];
     end
+    art_xlate_hi_addr_act_d = art_xlate_hi_addr_act_q;
     art_xlate_hi_addr_d = art_xlate_hi_addr_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_hi_addr_act_d[i] = art_xlate_hi_addr_q[i];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h114 + 12'(i * 32))) art_xlate_hi_addr_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h114 + 12'(i * 32))) art_xlate_hi_addr_d[i][15:8] = req_wdata_i[15:8];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h114 + 12'(i * 32))) art_xlate_hi_addr_d[i][23:16] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h114 + 12'(i * 32))) art_xlate_hi_addr_d[i][31:24] = req_wdata_i[31:24];
     end
+    art_dest_node_act_d = art_dest_node_act_q;
     art_dest_node_d = art_dest_node_q;
+    art_dest_memid_act_d = art_dest_memid_act_q;
     art_dest_memid_d = art_dest_memid_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_node_act_d[i] = art_dest_node_q[i];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_node_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_node_d[i][15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_memid_act_d[i] = art_dest_memid_q[i];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_memid_d[i][7:0] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_memid_d[i][15:8] = req_wdata_i[31:24];
     end
@@ -297,21 +324,27 @@ module ni_csr_regs (
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_perm_w_d[i] = req_wdata_i[5:5];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_perm_a_d[i] = req_wdata_i[6:6];
     end
+    memid_base_lo_addr_act_d = memid_base_lo_addr_act_q;
     memid_base_lo_addr_d = memid_base_lo_addr_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_lo_addr_act_d[i] = memid_base_lo_addr_q[i];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h400 + 12'(i * 16))) memid_base_lo_addr_d[i][3:0] = req_wdata_i[15:12];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h400 + 12'(i * 16))) memid_base_lo_addr_d[i][11:4] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h400 + 12'(i * 16))) memid_base_lo_addr_d[i][19:12] = req_wdata_i[31:24];
     end
+    memid_base_hi_addr_act_d = memid_base_hi_addr_act_q;
     memid_base_hi_addr_d = memid_base_hi_addr_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_hi_addr_act_d[i] = memid_base_hi_addr_q[i];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h404 + 12'(i * 16))) memid_base_hi_addr_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h404 + 12'(i * 16))) memid_base_hi_addr_d[i][15:8] = req_wdata_i[15:8];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h404 + 12'(i * 16))) memid_base_hi_addr_d[i][23:16] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h404 + 12'(i * 16))) memid_base_hi_addr_d[i][31:24] = req_wdata_i[31:24];
     end
+    memid_size_bytes_act_d = memid_size_bytes_act_q;
     memid_size_bytes_d = memid_size_bytes_q;
     for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_size_bytes_act_d[i] = memid_size_bytes_q[i];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h408 + 12'(i * 16))) memid_size_bytes_d[i][3:0] = req_wdata_i[15:12];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h408 + 12'(i * 16))) memid_size_bytes_d[i][11:4] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h408 + 12'(i * 16))) memid_size_bytes_d[i][19:12] = req_wdata_i[31:24];
@@ -564,21 +597,32 @@ module ni_csr_regs (
       bad_pkt_cnt_count_q <= 32'h0;
       rd_served_cnt_count_q <= 32'h0;
       cpl_unexp_cnt_count_q <= 32'h0;
+      art_base_lo_addr_act_q <= {16{20'h0}};
       art_base_lo_addr_q <= {16{20'h0}};
+      art_base_hi_addr_act_q <= {16{32'h0}};
       art_base_hi_addr_q <= {16{32'h0}};
+      art_limit_lo_addr_act_q <= {16{20'h0}};
       art_limit_lo_addr_q <= {16{20'h0}};
+      art_limit_hi_addr_act_q <= {16{32'h0}};
       art_limit_hi_addr_q <= {16{32'h0}};
+      art_xlate_lo_addr_act_q <= {16{20'h0}};
       art_xlate_lo_addr_q <= {16{20'h0}};
+      art_xlate_hi_addr_act_q <= {16{32'h0}};
       art_xlate_hi_addr_q <= {16{32'h0}};
+      art_dest_node_act_q <= {16{16'h0}};
       art_dest_node_q <= {16{16'h0}};
+      art_dest_memid_act_q <= {16{16'h0}};
       art_dest_memid_q <= {16{16'h0}};
       art_ctrl_valid_q <= {16{1'h0}};
       art_ctrl_rx_xlate_q <= {16{1'h0}};
       art_ctrl_perm_r_q <= {16{1'h0}};
       art_ctrl_perm_w_q <= {16{1'h0}};
       art_ctrl_perm_a_q <= {16{1'h0}};
+      memid_base_lo_addr_act_q <= {16{20'h0}};
       memid_base_lo_addr_q <= {16{20'h0}};
+      memid_base_hi_addr_act_q <= {16{32'h0}};
       memid_base_hi_addr_q <= {16{32'h0}};
+      memid_size_bytes_act_q <= {16{20'h0}};
       memid_size_bytes_q <= {16{20'h0}};
       memid_ctrl_valid_q <= {16{1'h0}};
       memid_ctrl_perm_r_q <= {16{1'h0}};
@@ -610,21 +654,32 @@ module ni_csr_regs (
       bad_pkt_cnt_count_q <= bad_pkt_cnt_count_d;
       rd_served_cnt_count_q <= rd_served_cnt_count_d;
       cpl_unexp_cnt_count_q <= cpl_unexp_cnt_count_d;
+      art_base_lo_addr_act_q <= art_base_lo_addr_act_d;
       art_base_lo_addr_q <= art_base_lo_addr_d;
+      art_base_hi_addr_act_q <= art_base_hi_addr_act_d;
       art_base_hi_addr_q <= art_base_hi_addr_d;
+      art_limit_lo_addr_act_q <= art_limit_lo_addr_act_d;
       art_limit_lo_addr_q <= art_limit_lo_addr_d;
+      art_limit_hi_addr_act_q <= art_limit_hi_addr_act_d;
       art_limit_hi_addr_q <= art_limit_hi_addr_d;
+      art_xlate_lo_addr_act_q <= art_xlate_lo_addr_act_d;
       art_xlate_lo_addr_q <= art_xlate_lo_addr_d;
+      art_xlate_hi_addr_act_q <= art_xlate_hi_addr_act_d;
       art_xlate_hi_addr_q <= art_xlate_hi_addr_d;
+      art_dest_node_act_q <= art_dest_node_act_d;
       art_dest_node_q <= art_dest_node_d;
+      art_dest_memid_act_q <= art_dest_memid_act_d;
       art_dest_memid_q <= art_dest_memid_d;
       art_ctrl_valid_q <= art_ctrl_valid_d;
       art_ctrl_rx_xlate_q <= art_ctrl_rx_xlate_d;
       art_ctrl_perm_r_q <= art_ctrl_perm_r_d;
       art_ctrl_perm_w_q <= art_ctrl_perm_w_d;
       art_ctrl_perm_a_q <= art_ctrl_perm_a_d;
+      memid_base_lo_addr_act_q <= memid_base_lo_addr_act_d;
       memid_base_lo_addr_q <= memid_base_lo_addr_d;
+      memid_base_hi_addr_act_q <= memid_base_hi_addr_act_d;
       memid_base_hi_addr_q <= memid_base_hi_addr_d;
+      memid_size_bytes_act_q <= memid_size_bytes_act_d;
       memid_size_bytes_q <= memid_size_bytes_d;
       memid_ctrl_valid_q <= memid_ctrl_valid_d;
       memid_ctrl_perm_r_q <= memid_ctrl_perm_r_d;

@@ -5,7 +5,7 @@
 `default_nettype none
 
 module nic_top #(
-  parameter int unsigned DataW = 64,        // 64, 128 or 256
+  parameter int unsigned DataW = 64,        // 64, 128, 256 or 512
   parameter int unsigned NumArt = 16,       // windows
   parameter int unsigned NumMemId = 16,     // receiver memory IDs
   parameter int unsigned MaxPayload = 256,  // largest TLP payload, bytes
@@ -24,6 +24,10 @@ module nic_top #(
   input  logic s_host_axis_tlast,
   input  logic s_host_axis_tvalid,
   output logic s_host_axis_tready,
+  // 1: a whole request TLP (MaxPayload) fits now. The root complex starts a request
+  // only then, so a request never stalls mid-way in front of memory's completions
+  // (PCIe keeps them apart with credits per TLP class). One cycle late is safe.
+  output logic s_host_req_room_o,
   // Host port: TLPs to the root complex; tuser on the last beat = nullified TLP.
   output logic [DataW-1:0] m_host_axis_tdata,
   output logic [KeepW-1:0] m_host_axis_tkeep,
@@ -53,6 +57,12 @@ module nic_top #(
   localparam int unsigned TagW = $clog2(NumTags);
   // Beats buffered toward the framer: enough to cover its header beats and keep it busy.
   localparam int unsigned TunBeats = 2 * (ni_pkg::FabHdrBytes / Bpb) + 4;
+  // Requests: room for two whole TLPs, so the root complex can stream them, and the
+  // margin of beats and headers that may still enter after room was sampled.
+  localparam int unsigned MaxTlpBeats = (ni_pkg::TlpHdrBytes + MaxPayload + Bpb - 1) / Bpb;
+  localparam int unsigned RoomMargin = 2;
+  localparam int unsigned ReqBeats = 2 * MaxTlpBeats + RoomMargin;
+  localparam int unsigned ReqHdrs = 4;
 
   // ------------------------------------------------------------ registers
   logic [15:0] node_id;
@@ -210,12 +220,29 @@ module nic_top #(
     .rdata_o(src_hdr[1]), .rvalid_o(src_hdr_valid[1]), .rready_i(src_hdr_ready[1]));
   assign src_beat[1] = '0;
   assign src_beat_valid[1] = 1'b0;
-  ni_fifo #(.Width(HdrW), .Depth(2)) u_req_hdr_q (
+  ni_fifo #(.Width(HdrW), .Depth(ReqHdrs)) u_req_hdr_q (
     .clk_i, .rst_ni, .wdata_i(req_hdr), .wvalid_i(req_hdr_valid), .wready_o(req_hdr_ready),
     .rdata_o(src_hdr[2]), .rvalid_o(src_hdr_valid[2]), .rready_i(src_hdr_ready[2]));
-  ni_fifo #(.Width(BeatW), .Depth(TunBeats)) u_req_beat_q (
+  ni_fifo #(.Width(BeatW), .Depth(ReqBeats)) u_req_beat_q (
     .clk_i, .rst_ni, .wdata_i(req_beat), .wvalid_i(req_beat_valid), .wready_o(req_beat_ready),
     .rdata_o(src_beat[2]), .rvalid_o(src_beat_valid[2]), .rready_i(src_beat_ready[2]));
+
+  // Request room for the root complex: occupancy of the two request queues.
+  logic [$clog2(ReqBeats+1)-1:0] req_beats_q;
+  logic [$clog2(ReqHdrs+1)-1:0] req_hdrs_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      req_beats_q <= '0;
+      req_hdrs_q <= '0;
+    end else begin
+      req_beats_q <= req_beats_q + $bits(req_beats_q)'(req_beat_valid && req_beat_ready)
+                                 - $bits(req_beats_q)'(src_beat_valid[2] && src_beat_ready[2]);
+      req_hdrs_q <= req_hdrs_q + $bits(req_hdrs_q)'(req_hdr_valid && req_hdr_ready)
+                               - $bits(req_hdrs_q)'(src_hdr_valid[2] && src_hdr_ready[2]);
+    end
+  end
+  assign s_host_req_room_o = 32'(ReqBeats) - 32'(req_beats_q) >= MaxTlpBeats + RoomMargin &&
+                             32'(ReqHdrs) - 32'(req_hdrs_q) >= RoomMargin;
 
   // ------------------------------------------------------------ fabric transmit
   ni_fab_tx #(.DataW(DataW), .NumSrc(3)) u_fab_tx (

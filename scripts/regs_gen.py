@@ -14,6 +14,11 @@ Access kinds:
   w1c  sticky status: hardware sets (<reg>_<field>_set_i), software writes 1 to clear
   cnt  32-bit event counter: hardware pulses <reg>_inc_i, any write clears it
 
+A rw register with "commit": "<REG>" is staged: software writes and reads the
+staged value; the hardware sees it only after <REG> (same index) is written, so
+several registers change together in one cycle (e.g. re-pointing a memory ID
+while traffic flows).
+
 Usage: regs_gen.py [--check]   (--check: fail if a generated file is stale)
 """
 import json
@@ -62,6 +67,7 @@ def byte_slices(f):
 def gen_sv(spec):
     aw = (spec["bar_bytes"] - 1).bit_length()
     ports, decl, comb, rd, rst, upd, sels = [], [], [], [], [], [], []
+    by_name = {reg["name"]: reg for reg in spec["registers"]}
     for reg in spec["registers"]:
         r, acc, n = lo(reg["name"]), reg["access"], reg["count"]
         loop = n > 1
@@ -86,11 +92,22 @@ def gen_sv(spec):
             if acc == "cnt":
                 ports.append(f"  input  logic {r}_inc_i,")
             decl.append(f"  logic {port_type(reg, f)}{fn}_q, {fn}_d;")
+            reset = f"{{{n}{{{w}'h{f['reset']:x}}}}}" if loop else f"{w}'h{f['reset']:x}"
             if acc == "rw":  # status and counters are read through the bus only
                 ports.append(f"  output logic {port_type(reg, f)}{fn}_o,")
-                decl.append(f"  assign {fn}_o = {fn}_q;")
+                if "commit" in reg:  # staged: the hardware sees the active copy
+                    c = by_name[reg["commit"]]
+                    csel = f"(req_addr_i == {aw}'h{c['offset']:03x}" + (f" + {aw}'(i * {c['stride']}))" if loop else ")")
+                    decl.append(f"  logic {port_type(reg, f)}{fn}_act_q, {fn}_act_d;")
+                    decl.append(f"  assign {fn}_o = {fn}_act_q;")
+                    comb.append(f"    {fn}_act_d = {fn}_act_q;")
+                    wr.append(f"      if (req_valid_i && req_write_i && {csel}) {fn}_act_d{idx} = {fn}_q{idx};")
+                    rst.append(f"      {fn}_act_q <= {reset};")
+                    upd.append(f"      {fn}_act_q <= {fn}_act_d;")
+                else:
+                    decl.append(f"  assign {fn}_o = {fn}_q;")
             comb.append(f"    {fn}_d = {fn}_q;")
-            rst.append(f"      {fn}_q <= " + (f"{{{n}{{{w}'h{f['reset']:x}}}}};" if loop else f"{w}'h{f['reset']:x};"))
+            rst.append(f"      {fn}_q <= {reset};")
             upd.append(f"      {fn}_q <= {fn}_d;")
             cur, nxt = f"{fn}_q{idx}", f"{fn}_d{idx}"
             if acc == "cnt":
@@ -181,13 +198,17 @@ def gen_hpp(spec):
     out += ["", "enum class Access { Ro, Hw, Rw, W1c, Cnt };",
             "struct RegInfo {", "  const char* name;", "  uint32_t offset, stride;", "  unsigned count;",
             "  Access access;", "  uint32_t reset;  // value after reset (hw: 0, set by hardware)",
-            "  uint32_t fields;  // bits that hold a field", "};", "constexpr RegInfo kRegisters[] = {"]
+            "  uint32_t fields;  // bits that hold a field",
+            "  int commit;  // staged: index in kRegisters of the register whose write makes it take effect; else -1",
+            "};", "constexpr RegInfo kRegisters[] = {"]
+    names = [r["name"] for r in spec["registers"]]
     for reg in spec["registers"]:
         reset = sum(f["reset"] << f["lsb"] for f in reg["fields"])
         fields = sum(((1 << f["width"]) - 1) << f["lsb"] for f in reg["fields"])
         acc = reg["access"].capitalize()
+        commit = names.index(reg["commit"]) if "commit" in reg else -1
         out.append(f"    {{\"{reg['name']}\", 0x{reg['offset']:03x}, 0x{reg['stride']:x}, {reg['count']}, Access::{acc}, "
-                   f"0x{reset:08x}u, 0x{fields:08x}u}},")
+                   f"0x{reset:08x}u, 0x{fields:08x}u, {commit}}},")
     out += ["};", "", "}  // namespace ni::regs", ""]
     return "\n".join(out)
 
@@ -196,7 +217,9 @@ def gen_md(spec):
     out = ["# Register map", "", f"{BANNER} Regenerate with `make regs`.", "",
            spec["description"], "",
            "Access: `ro` constant, `hw` read-only value from hardware, `rw` read/write, "
-           "`w1c` sticky status (write 1 to clear), `cnt` 32-bit event counter (any write clears).", "",
+           "`w1c` sticky status (write 1 to clear), `cnt` 32-bit event counter (any write clears). "
+           "`rw, staged by X`: reads return what was written; the hardware uses it once X (same index) "
+           "is written, together with every other register staged by X.", "",
            "| offset | register | access | field | bits | reset | description |",
            "|---|---|---|---|---|---|---|"]
     for reg in spec["registers"]:
@@ -207,7 +230,8 @@ def gen_md(spec):
         for f in reg["fields"]:
             bits = f"{f['lsb'] + f['width'] - 1}:{f['lsb']}" if f["width"] > 1 else f"{f['lsb']}"
             desc = (reg["desc"] + " " if first else "") + f["desc"]
-            out.append(f"| {off if first else ''} | {reg['name'] if first else ''} | {reg['access'] if first else ''} "
+            access = reg["access"] + (f", staged by {reg['commit']}" if "commit" in reg else "")
+            out.append(f"| {off if first else ''} | {reg['name'] if first else ''} | {access if first else ''} "
                        f"| {f['name']} | {bits} | 0x{f['reset']:X} | {desc.strip()} |")
             first = False
     out.append("")

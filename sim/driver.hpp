@@ -12,9 +12,10 @@ namespace ni::driver {
 
 using CsrWrite = std::function<void(uint32_t off, uint32_t value)>;
 
+// The entry's registers are staged: they take effect together with the write of
+// ART_CTRL (or MEMID_CTRL), so an entry can be changed while traffic uses it.
 inline void setWindow(const CsrWrite& wr, unsigned i, const Window& w) {
   const uint64_t limit = w.base + w.size;
-  wr(regs::ART_CTRL(i), 0);  // invalid while its fields change
   wr(regs::ART_BASE_LO(i), static_cast<uint32_t>(w.base));
   wr(regs::ART_BASE_HI(i), static_cast<uint32_t>(w.base >> 32));
   wr(regs::ART_LIMIT_LO(i), static_cast<uint32_t>(limit));
@@ -30,7 +31,6 @@ inline void setWindow(const CsrWrite& wr, unsigned i, const Window& w) {
 inline void clearWindow(const CsrWrite& wr, unsigned i) { wr(regs::ART_CTRL(i), 0); }
 
 inline void setMemId(const CsrWrite& wr, unsigned id, const MemRegion& m) {
-  wr(regs::MEMID_CTRL(id), 0);
   wr(regs::MEMID_BASE_LO(id), static_cast<uint32_t>(m.base));
   wr(regs::MEMID_BASE_HI(id), static_cast<uint32_t>(m.base >> 32));
   wr(regs::MEMID_SIZE(id), static_cast<uint32_t>(m.size));

@@ -32,6 +32,7 @@ struct NicIn {
 
 struct NicOut {
   bool hostInReady = false;
+  bool hostReqRoom = false;  // a whole request TLP fits (the root complex starts requests only then)
   bool hostOutValid = false;
   Beat hostOut;
   bool fabInReady = false;

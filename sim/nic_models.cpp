@@ -48,6 +48,7 @@ class NicAdapter final : public NicModel {
   NicOut read() const override {
     NicOut o;
     o.hostInReady = m_.s_host_axis_tready;
+    o.hostReqRoom = m_.s_host_req_room_o;
     o.hostOutValid = m_.m_host_axis_tvalid;
     o.hostOut.data.resize(Bpb);
     fromPort(m_.m_host_axis_tdata, o.hostOut.data.data(), Bpb);

@@ -137,8 +137,8 @@ void Node::fillNicIn(NicIn& in) {
       memLink_.pushTlp(memToNi_.front().second);
       memToNi_.pop_front();
       sending_ = Src::Mem;
-    } else if (toNi_.hasBeat()) {
-      sending_ = Src::Cpu;
+    } else if (toNi_.hasBeat() && reqRoom_) {
+      sending_ = Src::Cpu;  // a request starts only when the NI has room for all of it
     }
   }
   in.hostInValid = sending_ != Src::None;
@@ -148,6 +148,7 @@ void Node::fillNicIn(NicIn& in) {
 }
 
 void Node::afterCycle(const NicIn& in, const NicOut& out) {
+  reqRoom_ = out.hostReqRoom;
   if (in.hostInValid && out.hostInReady) {
     HostLink& l = sending_ == Src::Mem ? memLink_ : toNi_;
     const bool last = in.hostIn.last;

@@ -124,6 +124,7 @@ class Node {
   uint64_t cplTimeout_ = 100000;
   double stallProb_ = 0.0;
   bool outReady_ = true;
+  bool reqRoom_ = true;  // the NI's request room as last seen
   std::mt19937_64 rng_;
 };
 

@@ -27,6 +27,7 @@ class NicHarness {
         fabIn(bpb, rng),
         fabOut(bpb, rng) {
     fabIn.setGate([this] { return !fabIn.atPacketStart() || rxCredits[fabIn.nextDest()] > 0; });
+    hostIn.setGate([this] { return !gateOnRoom || !hostIn.atPacketStart() || hostReqRoom; });
     toGive[0] = toGive[1] = kFabCredits;
   }
 
@@ -47,6 +48,8 @@ class NicHarness {
       if (in.fabTxCredit >> v & 1) --toGive[v];
       if (out.fabRxCredit >> v & 1) ++rxCredits[v];
     }
+    hostReqRoom = out.hostReqRoom;
+    if (in.hostInValid && !out.hostInReady && !hostIn.atPacketStart()) ++hostInMidStalls;
     if (in.hostInValid && out.hostInReady) {
       if (hostIn.atPacketStart()) hostInStarts.push_back(now);
       hostIn.accepted();
@@ -93,6 +96,9 @@ class NicHarness {
   unsigned rxCredits[2] = {0, 0};  // credits the NI granted for its receive buffers
   unsigned toGive[2];              // credits we still owe the NI
   uint64_t now = 0, fabOutBeats = 0;
+  bool gateOnRoom = false;   // start host TLPs only with request room, as the root complex does
+  bool hostReqRoom = true;   // as last seen
+  uint64_t hostInMidStalls = 0;  // cycles a started host TLP was held back
   std::vector<uint64_t> hostInStarts, fabInStarts;
 };
 

@@ -111,36 +111,70 @@ TEST_F(CsrRegsTest, ResetValuesAndReadOnlyRegisters) {
 TEST_F(CsrRegsTest, ReadWriteRegistersKeepWhatWasWrittenWithByteEnables) {
   const auto rw = offsetsOf(Access::Rw);
   ASSERT_FALSE(rw.empty());
-  std::map<uint32_t, uint32_t> fieldsOf;
-  for (const auto& in : all) fieldsOf[in.offset] = in.reg->fields;
+  std::map<uint32_t, const Instance*> inst;
+  for (const auto& in : all) inst[in.offset] = &in;
+  // What the hardware sees: a staged register's value as of the last write of its commit register.
+  std::map<uint32_t, uint32_t> active = model;
+  unsigned commits = 0;
   for (int i = 0; i < 4000; ++i) {
     const uint32_t off = rw[rng()() % rw.size()];
     if (rng()() % 3) {
       const uint32_t v = static_cast<uint32_t>(rng()());
       const unsigned be = rng()() % 16;
       write(off, v, be);
-      const uint32_t m = byteMask(be) & fieldsOf[off];
+      const uint32_t m = byteMask(be) & inst[off]->reg->fields;
       model[off] = (model[off] & ~m) | (v & m);
+      if (inst[off]->reg->commit < 0) active[off] = model[off];
+      // A write to a commit register (any bytes) makes its index's staged registers take effect.
+      const regs::RegInfo* r = inst[off]->reg;
+      const unsigned index = r->stride ? (off - r->offset) / r->stride : 0;
+      for (const auto& st : regs::kRegisters)
+        if (st.commit >= 0 && &regs::kRegisters[st.commit] == r) {
+          const uint32_t so = st.offset + index * st.stride;
+          active[so] = model[so];
+          ++commits;
+        }
     } else {
       ASSERT_EQ(read(off), model[off]) << "0x" << std::hex << off << " seed " << std::dec << seed();
     }
   }
   expectAllAsModel("after random writes");
-  // The values reach the hardware outputs.
-  EXPECT_EQ(dut->m.node_id_lid_o, model[regs::NODE_ID] & 0xFFFF);
+  EXPECT_GT(commits, 100u);
+  // The values reach the hardware outputs (staged ones as of their last commit).
+  EXPECT_EQ(dut->m.node_id_lid_o, active[regs::NODE_ID] & 0xFFFF);
+  unsigned stale = 0;
   for (unsigned n = 0; n < regs::ART_DEST_COUNT; ++n) {
-    EXPECT_EQ(tb::getField(dut->m.art_dest_node_o, 16 * n, 16), model[regs::ART_DEST(n)] & 0xFFFF) << n;
-    EXPECT_EQ(tb::getField(dut->m.art_dest_memid_o, 16 * n, 16), model[regs::ART_DEST(n)] >> 16) << n;
-    EXPECT_EQ(tb::getField(dut->m.art_base_lo_addr_o, 20 * n, 20), model[regs::ART_BASE_LO(n)] >> 12) << n;
-    EXPECT_EQ(tb::getField(dut->m.art_limit_hi_addr_o, 32 * n, 32), model[regs::ART_LIMIT_HI(n)]) << n;
-    EXPECT_EQ(dut->m.art_ctrl_valid_o >> n & 1, model[regs::ART_CTRL(n)] & 1) << n;
-    EXPECT_EQ(dut->m.art_ctrl_perm_w_o >> n & 1, model[regs::ART_CTRL(n)] >> 5 & 1) << n;
+    EXPECT_EQ(tb::getField(dut->m.art_dest_node_o, 16 * n, 16), active[regs::ART_DEST(n)] & 0xFFFF) << n;
+    EXPECT_EQ(tb::getField(dut->m.art_dest_memid_o, 16 * n, 16), active[regs::ART_DEST(n)] >> 16) << n;
+    EXPECT_EQ(tb::getField(dut->m.art_base_lo_addr_o, 20 * n, 20), active[regs::ART_BASE_LO(n)] >> 12) << n;
+    EXPECT_EQ(tb::getField(dut->m.art_limit_hi_addr_o, 32 * n, 32), active[regs::ART_LIMIT_HI(n)]) << n;
+    EXPECT_EQ(tb::getField(dut->m.art_xlate_hi_addr_o, 32 * n, 32), active[regs::ART_XLATE_HI(n)]) << n;
+    EXPECT_EQ(dut->m.art_ctrl_valid_o >> n & 1, active[regs::ART_CTRL(n)] & 1) << n;
+    EXPECT_EQ(dut->m.art_ctrl_perm_w_o >> n & 1, active[regs::ART_CTRL(n)] >> 5 & 1) << n;
+    stale += active[regs::ART_DEST(n)] != model[regs::ART_DEST(n)];
   }
   for (unsigned n = 0; n < regs::MEMID_SIZE_COUNT; ++n) {
-    EXPECT_EQ(tb::getField(dut->m.memid_size_bytes_o, 20 * n, 20), model[regs::MEMID_SIZE(n)] >> 12) << n;
-    EXPECT_EQ(tb::getField(dut->m.memid_base_hi_addr_o, 32 * n, 32), model[regs::MEMID_BASE_HI(n)]) << n;
-    EXPECT_EQ(dut->m.memid_ctrl_perm_r_o >> n & 1, model[regs::MEMID_CTRL(n)] >> 4 & 1) << n;
+    EXPECT_EQ(tb::getField(dut->m.memid_size_bytes_o, 20 * n, 20), active[regs::MEMID_SIZE(n)] >> 12) << n;
+    EXPECT_EQ(tb::getField(dut->m.memid_base_hi_addr_o, 32 * n, 32), active[regs::MEMID_BASE_HI(n)]) << n;
+    EXPECT_EQ(dut->m.memid_ctrl_perm_r_o >> n & 1, active[regs::MEMID_CTRL(n)] >> 4 & 1) << n;
+    stale += active[regs::MEMID_SIZE(n)] != model[regs::MEMID_SIZE(n)];
   }
+  EXPECT_GT(stale, 0u) << "some staged registers must still differ from what reads return";
+}
+
+TEST_F(CsrRegsTest, StagedRegistersTakeEffectTogetherOnTheirCommitWrite) {
+  write(regs::MEMID_BASE_LO(3), 0x12345000u);
+  write(regs::MEMID_BASE_HI(3), 0x0000'00ABu);
+  write(regs::MEMID_SIZE(3), 0x00040000u);
+  EXPECT_EQ(read(regs::MEMID_BASE_HI(3)), 0xABu) << "reads return the staged value";
+  EXPECT_EQ(tb::getField(dut->m.memid_base_hi_addr_o, 32 * 3, 32), 0u) << "hardware does not see it yet";
+  EXPECT_EQ(tb::getField(dut->m.memid_size_bytes_o, 20 * 3, 20), 0u);
+  write(regs::MEMID_CTRL(3), regs::MEMID_CTRL_VALID_MASK);
+  EXPECT_EQ(tb::getField(dut->m.memid_base_lo_addr_o, 20 * 3, 20), 0x12345u);
+  EXPECT_EQ(tb::getField(dut->m.memid_base_hi_addr_o, 32 * 3, 32), 0xABu);
+  EXPECT_EQ(tb::getField(dut->m.memid_size_bytes_o, 20 * 3, 20), 0x40u);
+  EXPECT_EQ(dut->m.memid_ctrl_valid_o >> 3 & 1, 1u);
+  EXPECT_EQ(tb::getField(dut->m.memid_size_bytes_o, 20 * 2, 20), 0u) << "other indexes untouched";
 }
 
 TEST_F(CsrRegsTest, StatusIsStickyAndWriteOneClears) {

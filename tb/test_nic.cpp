@@ -300,6 +300,26 @@ TEST_P(NicTest, DeliversTunneledCompletionUnchanged) {
   EXPECT_EQ(encodeTlp(got), encodeTlp(c));
 }
 
+// With the fabric stalled, requests started under request room still enter whole
+// (so memory's completions behind them are never blocked); room then stays low
+// until the fabric moves again, and nothing is lost.
+TEST_P(NicTest, RequestRoomMeansAStartedRequestNeverStalls) {
+  setWindow(0, windowTo(kApertureBase, 0x10000, true, 1));
+  settle(100);
+  h->gateOnRoom = true;
+  h->fabOut.setStall(1.0);
+  for (int i = 0; i < 40; ++i)
+    h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x100 * i, randomBytes(kMaxPayload))));
+  settle(3000);
+  EXPECT_EQ(h->hostInMidStalls, 0u) << "a request started under room was held back";
+  EXPECT_FALSE(h->hostReqRoom);
+  EXPECT_GE(40u - h->hostIn.pending(), 2u) << "room for at least two whole requests";
+  EXPECT_GT(h->hostIn.pending(), 0u) << "the test must fill the request path";
+  h->fabOut.setStall(0.0);
+  ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= 40; }, 200000));
+  EXPECT_EQ(h->hostInMidStalls, 0u);
+}
+
 TEST_P(NicTest, HostBadInputIsCountedAndAnswered) {
   setWindow(0, windowTo(kApertureBase, 0x4000, true, 1));
   Window ro = windowTo(kApertureBase + 0x4000, 0x1000, true, 1);
