@@ -131,14 +131,18 @@ bool Node::idle() const {
 }
 
 void Node::fillNicIn(NicIn& in) {
-  // Root complex toward the NI: whole TLPs, memory completions first.
+  // Root complex toward the NI: whole TLPs, memory completions and CPU requests
+  // taking turns when both wait. A request starts only when the NI has room for
+  // all of it, so it never blocks the completions behind it.
   if (sending_ == Src::None) {
-    if (!memToNi_.empty() && memToNi_.front().first <= now_) {
+    const bool mem = !memToNi_.empty() && memToNi_.front().first <= now_;
+    const bool cpu = toNi_.hasBeat() && reqRoom_;
+    if (mem && (!cpu || lastSent_ == Src::Cpu)) {
       memLink_.pushTlp(memToNi_.front().second);
       memToNi_.pop_front();
-      sending_ = Src::Mem;
-    } else if (toNi_.hasBeat() && reqRoom_) {
-      sending_ = Src::Cpu;  // a request starts only when the NI has room for all of it
+      sending_ = lastSent_ = Src::Mem;
+    } else if (cpu) {
+      sending_ = lastSent_ = Src::Cpu;
     }
   }
   in.hostInValid = sending_ != Src::None;
@@ -198,6 +202,7 @@ void Node::memoryAccept(const Tlp& t) {
       if (be >> (i % 4) & 1) mem_.set(t.addr + i, t.data[i]);
     }
     ++st_.memWrites;
+    if (memWriteObserver_) memWriteObserver_(t);
   } else if (t.kind == TlpKind::MRd) {
     const size_t n = (t.lengthDw == 0 ? 1024u : t.lengthDw) * 4u;
     Tlp c = makeCplD(kMemCplId, t.requester, t.tag, t.addr, mem_.read(t.addr, n));

@@ -79,6 +79,8 @@ class Node {
   void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb);
   void sendRawTlp(const Bytes& tlp) { toNi_.pushTlp(tlp); ++st_.tlpsToNi; }  // for bad-input tests
   bool idle() const;
+  // Called for every write the memory system applies (tests that check arrival order).
+  void onMemoryWrite(std::function<void(const Tlp&)> f) { memWriteObserver_ = std::move(f); }
   size_t outstandingLoads() const { return loads_.size(); }
 
   // ---- wiring to the NI (called by the system each cycle)
@@ -114,7 +116,7 @@ class Node {
   HostLink fromNi_;  // receive side of the NI's host out
   std::deque<std::pair<uint64_t, Bytes>> memToNi_;  // memory completions toward the NI (ready time)
   HostLink memLink_; // beats of memory completions being sent
-  enum class Src { None, Cpu, Mem } sending_ = Src::None;
+  enum class Src { None, Cpu, Mem } sending_ = Src::None, lastSent_ = Src::None;
   std::map<uint8_t, TagUse> tags_;
   std::map<uint64_t, PendingLoad> loads_;
   uint64_t nextLoadId_ = 0;
@@ -125,6 +127,7 @@ class Node {
   double stallProb_ = 0.0;
   bool outReady_ = true;
   bool reqRoom_ = true;  // the NI's request room as last seen
+  std::function<void(const Tlp&)> memWriteObserver_;
   std::mt19937_64 rng_;
 };
 
