@@ -17,6 +17,7 @@ module ni_csr_regs (
   input  logic [7:0] caps_art_entries_i,
   input  logic [7:0] caps_memid_entries_i,
   input  logic [7:0] caps_rx_credits_i,
+  input  logic [15:0] caps2_max_payload_i,
   output logic [15:0] node_id_lid_o,
   input  logic status_win_miss_set_i,
   input  logic status_perm_set_i,
@@ -374,6 +375,9 @@ module ni_csr_regs (
       if (req_addr_i == 12'h004) rdata_o[31:24] = caps_rx_credits_i;
     end
     begin
+      if (req_addr_i == 12'h00c) rdata_o[15:0] = caps2_max_payload_i;
+    end
+    begin
       if (req_addr_i == 12'h008) rdata_o[15:0] = node_id_lid_q;
     end
     begin
@@ -483,6 +487,9 @@ module ni_csr_regs (
     end
     begin
       if (req_addr_i == 12'h004) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h00c) req_hit_o = 1'b1;
     end
     begin
       if (req_addr_i == 12'h008) req_hit_o = 1'b1;

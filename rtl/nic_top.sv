@@ -8,7 +8,7 @@ module nic_top #(
   parameter int unsigned DataW = 64,        // 64, 128, 256 or 512
   parameter int unsigned NumArt = 16,       // windows
   parameter int unsigned NumMemId = 16,     // receiver memory IDs
-  parameter int unsigned MaxPayload = 256,  // largest TLP payload, bytes
+  parameter int unsigned MaxPayload = 256,  // largest TLP payload, bytes: 256 to 4096
   parameter int unsigned RxCredits = 2,     // packet slots per VC at the fabric input
   parameter int unsigned NumTags = 16,      // remote reads served at once
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
@@ -106,6 +106,7 @@ module nic_top #(
     .req_wdata_i(csr_wdata), .req_be_i(csr_be), .rdata_o(csr_rdata), .req_hit_o(csr_hit),
     .caps_data_bytes_i(8'(Bpb)), .caps_art_entries_i(8'(NumArt)),
     .caps_memid_entries_i(8'(NumMemId)), .caps_rx_credits_i(8'(RxCredits)),
+    .caps2_max_payload_i(16'(MaxPayload)),
     .node_id_lid_o(node_id),
     .status_win_miss_set_i(ev_win_miss), .status_perm_set_i(ev_perm),
     .status_malformed_set_i(ev_malformed), .status_unsupported_set_i(ev_unsup),

@@ -21,6 +21,9 @@ constexpr unsigned CAPS_MEMID_ENTRIES_LSB = 16;
 constexpr uint32_t CAPS_MEMID_ENTRIES_MASK = 0x00ff0000u;
 constexpr unsigned CAPS_RX_CREDITS_LSB = 24;
 constexpr uint32_t CAPS_RX_CREDITS_MASK = 0xff000000u;
+constexpr uint32_t CAPS2 = 0x00c;
+constexpr unsigned CAPS2_MAX_PAYLOAD_LSB = 0;
+constexpr uint32_t CAPS2_MAX_PAYLOAD_MASK = 0x0000ffffu;
 constexpr uint32_t NODE_ID = 0x008;
 constexpr unsigned NODE_ID_LID_LSB = 0;
 constexpr uint32_t NODE_ID_LID_MASK = 0x0000ffffu;
@@ -137,6 +140,7 @@ struct RegInfo {
 constexpr RegInfo kRegisters[] = {
     {"ID", 0x000, 0x0, 1, Access::Ro, 0x4e490001u, 0xffffffffu, -1},
     {"CAPS", 0x004, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu, -1},
+    {"CAPS2", 0x00c, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"NODE_ID", 0x008, 0x0, 1, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
     {"STATUS", 0x010, 0x0, 1, Access::W1c, 0x00000000u, 0x000003ffu, -1},
     {"TX_PKTS", 0x020, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
@@ -153,17 +157,17 @@ constexpr RegInfo kRegisters[] = {
     {"BAD_PKT_CNT", 0x04c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RD_SERVED_CNT", 0x050, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"CPL_UNEXP_CNT", 0x054, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
-    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 25},
-    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 25},
-    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 25},
-    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 25},
-    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 25},
-    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 25},
-    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 25},
+    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 26},
+    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 26},
+    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 26},
+    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 26},
+    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 26},
+    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 26},
+    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 26},
     {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x00000073u, -1},
-    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 29},
-    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 29},
-    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 29},
+    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
+    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
+    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
     {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u, -1},
 };
 

@@ -44,13 +44,16 @@ struct NicOut {
 class NicModel : public Clocked {
  public:
   virtual unsigned bytesPerBeat() const = 0;
+  virtual unsigned maxPayload() const = 0;  // nic_top MaxPayload of this build
   // Drive the inputs and evaluate; then read() gives the outputs of this cycle.
   virtual void drive(const NicIn& in) = 0;
   virtual NicOut read() const = 0;
 };
 
 // Widths built into the library (the verilated configurations).
-bool nicWidthBuilt(unsigned dataBits);
-std::unique_ptr<NicModel> makeNic(unsigned dataBits, VerilatedContext* ctx, const std::string& name);
+// The verilated configurations: every data width with MaxPayload 256, and 64 bits with 4096.
+bool nicBuilt(unsigned dataBits, unsigned maxPayload = 256);
+std::unique_ptr<NicModel> makeNic(unsigned dataBits, VerilatedContext* ctx, const std::string& name,
+                                  unsigned maxPayload = 256);
 
 }  // namespace ni

@@ -9,6 +9,7 @@
 #include "Vnic256.h"
 #include "Vnic512.h"
 #include "Vnic64.h"
+#include "Vnic64_mtu4096.h"
 #include "nic_model.hpp"
 #include "verilated_ports.hpp"
 
@@ -18,13 +19,14 @@ namespace ni {
 
 namespace {
 
-template <class M, unsigned Bpb>
+template <class M, unsigned Bpb, unsigned MaxPayload = 256>
 class NicAdapter final : public NicModel {
  public:
   NicAdapter(VerilatedContext* ctx, const std::string& name) : m_(ctx, name.c_str()) {}
   ~NicAdapter() override { closeTrace(); }
 
   unsigned bytesPerBeat() const override { return Bpb; }
+  unsigned maxPayload() const override { return MaxPayload; }
   void setClock(bool high) override { m_.clk_i = high; }
   void setReset(bool active) override { m_.rst_ni = !active; }
   void eval() override { m_.eval(); }
@@ -108,9 +110,14 @@ class NicAdapter final : public NicModel {
 
 }  // namespace
 
-bool nicWidthBuilt(unsigned bits) { return bits == 64 || bits == 128 || bits == 256 || bits == 512; }
+bool nicBuilt(unsigned bits, unsigned maxPayload) {
+  if (maxPayload == 4096) return bits == 64;
+  return maxPayload == 256 && (bits == 64 || bits == 128 || bits == 256 || bits == 512);
+}
 
-std::unique_ptr<NicModel> makeNic(unsigned bits, VerilatedContext* ctx, const std::string& name) {
+std::unique_ptr<NicModel> makeNic(unsigned bits, VerilatedContext* ctx, const std::string& name, unsigned maxPayload) {
+  if (!nicBuilt(bits, maxPayload)) return nullptr;
+  if (maxPayload == 4096) return std::make_unique<NicAdapter<Vnic64_mtu4096, 8, 4096>>(ctx, name);
   switch (bits) {
     case 64: return std::make_unique<NicAdapter<Vnic64, 8>>(ctx, name);
     case 128: return std::make_unique<NicAdapter<Vnic128, 16>>(ctx, name);

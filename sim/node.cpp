@@ -71,7 +71,7 @@ void Node::store(uint64_t addr, const Bytes& data) {
   size_t off = 0;
   while (off < data.size()) {
     const uint64_t a = addr + off;
-    size_t n = std::min<size_t>({data.size() - off, kMaxPayload, 4096 - (a & 0xFFF)});
+    size_t n = std::min<size_t>({data.size() - off, maxPayload_, 4096 - (a & 0xFFF)});
     Bytes chunk(data.begin() + static_cast<long>(off), data.begin() + static_cast<long>(off + n));
     toNi_.pushTlp(encodeTlp(makeMWr(kCpuReqId, 0, a, chunk)));
     ++st_.tlpsToNi;
@@ -95,7 +95,7 @@ void Node::load(uint64_t addr, size_t len, LoadCb cb) {
   size_t off = 0;
   while (off < len) {
     const uint64_t a = addr + off;
-    size_t n = std::min<size_t>({len - off, kMaxPayload, 4096 - (a & 0xFFF)});
+    size_t n = std::min<size_t>({len - off, maxPayload_, 4096 - (a & 0xFFF)});
     const uint8_t tag = allocTag();
     tags_[tag] = TagUse{id, off, n};
     toNi_.pushTlp(encodeTlp(makeMRd(kCpuReqId, tag, a, static_cast<uint16_t>(n))));
@@ -127,7 +127,7 @@ void Node::csrRead(uint32_t off, std::function<void(uint32_t, bool)> cb) {
 }
 
 bool Node::idle() const {
-  return !toNi_.hasBeat() && memToNi_.empty() && !memLink_.hasBeat() && loads_.empty();
+  return !toNi_.hasBeat() && memToNi_.empty() && !memLink_.hasBeat() && loads_.empty() && !fromNi_.receiving();
 }
 
 void Node::fillNicIn(NicIn& in) {
@@ -173,6 +173,8 @@ void Node::afterCycle(const NicIn& in, const NicOut& out) {
         } else {
           memoryAccept(*t);
         }
+      } else {
+        ++st_.undecodable;
       }
     }
   }

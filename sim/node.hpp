@@ -39,6 +39,7 @@ struct LoadResult {
 struct NodeStats {
   uint64_t tlpsToNi = 0, tlpsFromNi = 0, nullified = 0, memWrites = 0, memReads = 0, memAtomics = 0;
   uint64_t loadsDone = 0, loadErrors = 0, timeouts = 0, unexpectedCpl = 0;
+  uint64_t undecodable = 0;  // TLPs from the NI the root complex could not decode (dropped)
   uint64_t storeBytes = 0;
 };
 
@@ -53,6 +54,7 @@ class HostLink {
   // Receive side: returns true with a whole TLP once its last beat arrived.
   bool collect(const Beat& b, Bytes* tlp, bool* nullified);
   size_t queued() const { return outQ_.size(); }
+  bool receiving() const { return !rx_.empty(); }  // part of a TLP has arrived
 
  private:
   unsigned bpb_;
@@ -88,6 +90,8 @@ class Node {
   void afterCycle(const NicIn& in, const NicOut& out);  // apply handshakes of the cycle just evaluated
   void setHostBackpressure(double p) { stallProb_ = p; }
   void setCompletionTimeout(uint64_t cycles) { cplTimeout_ = cycles; }
+  // Largest write and read request the CPU issues (the NI's MaxPayload).
+  void setMaxPayload(size_t bytes) { maxPayload_ = bytes; }
   uint64_t now() const { return now_; }
 
  private:
@@ -124,6 +128,7 @@ class Node {
   uint64_t now_ = 0;
   uint64_t memLatency_ = 20;
   uint64_t cplTimeout_ = 100000;
+  size_t maxPayload_ = kMaxPayload;
   double stallProb_ = 0.0;
   bool outReady_ = true;
   bool reqRoom_ = true;  // the NI's request room as last seen

@@ -60,6 +60,7 @@ class RefNi {
   std::array<Window, kNumArt> windows{};
   std::array<bool, kNumArt> windowValid{};
   std::array<MemRegion, kNumMemId> regions{};
+  size_t maxPayload = kMaxPayload;  // the NI's MaxPayload
 
   void setWindow(unsigned i, const Window& w) { windows[i] = w; windowValid[i] = true; }
   void clearWindow(unsigned i) { windowValid[i] = false; }
@@ -71,7 +72,7 @@ class RefNi {
   Route route(const Tlp& t) const { return route(t.addr, accessBytes(t), memOpOf(t)); }
   Route route(uint64_t addr, size_t len, MemOp acc) const {
     Route r;
-    if (len > kMaxPayload || (addr & 0xFFF) + len > 4096) { r.err = SendErr::Malformed; return r; }
+    if (len > maxPayload || (addr & 0xFFF) + len > 4096) { r.err = SendErr::Malformed; return r; }
     for (unsigned i = 0; i < kNumArt; ++i) {
       if (!windowValid[i]) continue;
       const Window& w = windows[i];

@@ -31,6 +31,7 @@ void usage() {
       "usage: ni_sim [options]\n"
       "  --nodes N         nodes in the system (default 4)\n"
       "  --width W         NI data path bits: 64, 128, 256, 512 (default 64)\n"
+      "  --max-payload B   NI MaxPayload: 256, or 4096 at 64 bits (default 256)\n"
       "  --scenario S      mixed | stores | reads | atomics (default mixed)\n"
       "                      stores:  every node streams stores to every other node\n"
       "                      reads:   every node reads remote memory\n"
@@ -61,6 +62,7 @@ bool parse(int argc, char** argv, Options* o) {
     if (a == "--help" || a == "-h") { usage(); std::exit(0); }
     else if (a == "--nodes") o->sys.nodes = unsigned(std::atoi(val()));
     else if (a == "--width") o->sys.dataBits = unsigned(std::atoi(val()));
+    else if (a == "--max-payload") o->sys.maxPayload = unsigned(std::atoi(val()));
     else if (a == "--scenario") o->scenario = val();
     else if (a == "--ops") o->ops = unsigned(std::atoi(val()));
     else if (a == "--size") o->size = unsigned(std::atoi(val()));

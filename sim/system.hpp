@@ -19,6 +19,7 @@ namespace ni {
 struct SystemConfig {
   unsigned nodes = 2;
   unsigned dataBits = 64;
+  unsigned maxPayload = 256;     // NI build: largest TLP payload (256, or 4096 at 64 bits)
   unsigned linkLatency = 10;
   double linkBytesPerCycle = 0;  // 0: the NI's beat width per cycle
   unsigned fabricCredits = 4;

@@ -35,11 +35,12 @@ class CsrRegsTest : public tb::VerilatedTest {
     dut->m.caps_art_entries_i = 16;
     dut->m.caps_memid_entries_i = 17;
     dut->m.caps_rx_credits_i = 2;
+    dut->m.caps2_max_payload_i = 256;
     reset();
     for (const auto& r : regs::kRegisters)
       for (unsigned i = 0; i < r.count; ++i) {
         all.push_back(Instance{&r, r.offset + i * r.stride});
-        model[r.offset + i * r.stride] = r.access == Access::Hw ? 0x02111008u : r.reset;
+        model[r.offset + i * r.stride] = r.access != Access::Hw ? r.reset : r.offset == regs::CAPS ? 0x02111008u : 256u;
       }
   }
 

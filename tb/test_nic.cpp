@@ -143,6 +143,7 @@ TEST_P(NicTest, RegistersReadBack) {
   EXPECT_EQ((caps >> 8) & 0xFF, kNumArt);
   EXPECT_EQ((caps >> 16) & 0xFF, kNumMemId);
   EXPECT_EQ(caps >> 24, 2u);
+  EXPECT_EQ(csrRead(regs::CAPS2), kMaxPayload);
   EXPECT_EQ(csrRead(regs::NODE_ID), NicHarness::kLid);
   h->csrWrite(regs::ART_XLATE_LO(7), 0xFFFFFFFF);
   EXPECT_EQ(csrRead(regs::ART_XLATE_LO(7)), 0xFFFFF000u) << "low 12 bits are 4 KiB granular";

@@ -17,6 +17,7 @@ namespace {
 struct Param {
   unsigned nodes;
   unsigned width;
+  unsigned maxPayload = 256;
 };
 
 class SystemTest : public ::testing::TestWithParam<Param> {
@@ -27,6 +28,7 @@ class SystemTest : public ::testing::TestWithParam<Param> {
     SystemConfig c;
     c.nodes = GetParam().nodes;
     c.dataBits = GetParam().width;
+    c.maxPayload = GetParam().maxPayload;
     c.seed = seed;
     c.hostStall = 0.2;
     sys = std::make_unique<System>(c);
@@ -301,7 +303,8 @@ TEST_P(SystemTest, SenderRetargetsWindowInProgramOrder) {
   sys->node(0).store(kApertureBase + first.size(), second);
   ASSERT_TRUE(drain());
   EXPECT_EQ(sys->node(1).memory().read(oldBase, first.size()), first);
-  EXPECT_EQ(sys->node(to).memory().read(newBase + first.size(), second.size()), second);
+  const Bytes got = sys->node(to).memory().read(newBase + first.size(), second.size());
+  EXPECT_EQ(got, second) << "differs at byte " << firstDifference(got, second);
   if (n > 2) EXPECT_EQ(sys->node(1).memory().read(oldBase + first.size(), second.size()), Bytes(second.size(), 0));
 }
 
@@ -408,6 +411,7 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
   // node; atomics return the old value the image held.
   const unsigned n = sys->size();
   std::vector<RefNi> ref(n);
+  for (auto& r : ref) r.maxPayload = GetParam().maxPayload;
   // Memory ID 1 + s at every node: 1 MiB at 0x1000'0000 + s MiB, source s's slot.
   for (unsigned d = 0; d < n; ++d)
     for (unsigned s = 0; s < n; ++s) {
@@ -468,7 +472,7 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
       });
       continue;
     }
-    const size_t len = 4 * (1 + rng() % 200);
+    const size_t len = 4 * (1 + rng() % (GetParam().maxPayload > 256 ? 1200 : 200));
     const uint64_t addr = kApertureBase + (uint64_t(d) << 24) + (uint64_t(s) << 20) + (rng() % 0xF0000) / 4 * 4;
     const Bytes data = randomBytes(len);
     sys->node(s).store(addr, data);
@@ -476,7 +480,7 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
     size_t off = 0;
     while (off < len) {
       const uint64_t a = addr + off;
-      const size_t k = std::min<size_t>({len - off, kMaxPayload, 4096 - (a & 0xFFF)});
+      const size_t k = std::min<size_t>({len - off, size_t{GetParam().maxPayload}, 4096 - (a & 0xFFF)});
       const auto r = ref[s].route(a, k, true);
       ASSERT_EQ(r.err, RefNi::SendErr::Ok);
       const auto l = ref[r.dstNode].land(r.rxXlate, r.memid, r.tlpAddr, k, true);
@@ -558,11 +562,13 @@ TEST_P(SystemTest, BadInputHasDefinedOutcomes) {
 }
 
 std::string paramName(const ::testing::TestParamInfo<Param>& i) {
-  return "N" + std::to_string(i.param.nodes) + "_W" + std::to_string(i.param.width);
+  return "N" + std::to_string(i.param.nodes) + "_W" + std::to_string(i.param.width) +
+         (i.param.maxPayload != 256 ? "_MTU" + std::to_string(i.param.maxPayload) : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Systems, SystemTest,
-                         ::testing::Values(Param{2, 64}, Param{4, 64}, Param{8, 64}, Param{4, 128}, Param{4, 256}, Param{4, 512}),
+                         ::testing::Values(Param{2, 64}, Param{4, 64}, Param{8, 64}, Param{4, 128}, Param{4, 256},
+                                           Param{4, 512}, Param{4, 64, 4096}),
                          paramName);
 
 }  // namespace
