@@ -43,6 +43,8 @@ module ni_csr_regs (
   input  logic bad_pkt_cnt_inc_i,
   input  logic rd_served_cnt_inc_i,
   input  logic cpl_unexp_cnt_inc_i,
+  output logic [3:0][15:0] mcast_lid_lid_o,
+  output logic [3:0] mcast_lid_valid_o,
   output logic [15:0][19:0] art_base_lo_addr_o,
   output logic [15:0][31:0] art_base_hi_addr_o,
   output logic [15:0][19:0] art_limit_lo_addr_o,
@@ -90,6 +92,10 @@ module ni_csr_regs (
   logic [31:0] bad_pkt_cnt_count_q, bad_pkt_cnt_count_d;
   logic [31:0] rd_served_cnt_count_q, rd_served_cnt_count_d;
   logic [31:0] cpl_unexp_cnt_count_q, cpl_unexp_cnt_count_d;
+  logic [3:0][15:0] mcast_lid_lid_q, mcast_lid_lid_d;
+  assign mcast_lid_lid_o = mcast_lid_lid_q;
+  logic [3:0] mcast_lid_valid_q, mcast_lid_valid_d;
+  assign mcast_lid_valid_o = mcast_lid_valid_q;
   logic [15:0][19:0] art_base_lo_addr_q, art_base_lo_addr_d;
   logic [15:0][19:0] art_base_lo_addr_act_q, art_base_lo_addr_act_d;
   assign art_base_lo_addr_o = art_base_lo_addr_act_q;
@@ -249,6 +255,13 @@ module ni_csr_regs (
     begin
       if (cpl_unexp_cnt_inc_i) cpl_unexp_cnt_count_d = cpl_unexp_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h054)) cpl_unexp_cnt_count_d = '0;
+    end
+    mcast_lid_lid_d = mcast_lid_lid_q;
+    mcast_lid_valid_d = mcast_lid_valid_q;
+    for (int i = 0; i < 4; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h080 + 12'(i * 4))) mcast_lid_lid_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h080 + 12'(i * 4))) mcast_lid_lid_d[i][15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h080 + 12'(i * 4))) mcast_lid_valid_d[i] = req_wdata_i[31:31];
     end
     art_base_lo_addr_act_d = art_base_lo_addr_act_q;
     art_base_lo_addr_d = art_base_lo_addr_q;
@@ -434,6 +447,10 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h054) rdata_o[31:0] = cpl_unexp_cnt_count_q;
     end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[15:0] = mcast_lid_lid_q[i];
+      if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[31:31] = mcast_lid_valid_q[i];
+    end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h100 + 12'(i * 32)) rdata_o[31:12] = art_base_lo_addr_q[i];
     end
@@ -539,6 +556,9 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h054) req_hit_o = 1'b1;
     end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h080 + 12'(i * 4)) req_hit_o = 1'b1;
+    end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h100 + 12'(i * 32)) req_hit_o = 1'b1;
     end
@@ -604,6 +624,8 @@ module ni_csr_regs (
       bad_pkt_cnt_count_q <= 32'h0;
       rd_served_cnt_count_q <= 32'h0;
       cpl_unexp_cnt_count_q <= 32'h0;
+      mcast_lid_lid_q <= {4{16'h0}};
+      mcast_lid_valid_q <= {4{1'h0}};
       art_base_lo_addr_act_q <= {16{20'h0}};
       art_base_lo_addr_q <= {16{20'h0}};
       art_base_hi_addr_act_q <= {16{32'h0}};
@@ -661,6 +683,8 @@ module ni_csr_regs (
       bad_pkt_cnt_count_q <= bad_pkt_cnt_count_d;
       rd_served_cnt_count_q <= rd_served_cnt_count_d;
       cpl_unexp_cnt_count_q <= cpl_unexp_cnt_count_d;
+      mcast_lid_lid_q <= mcast_lid_lid_d;
+      mcast_lid_valid_q <= mcast_lid_valid_d;
       art_base_lo_addr_act_q <= art_base_lo_addr_act_d;
       art_base_lo_addr_q <= art_base_lo_addr_d;
       art_base_hi_addr_act_q <= art_base_hi_addr_act_d;

@@ -16,6 +16,7 @@ module ni_fab_rx #(
   parameter int unsigned MaxPayload = 256,
   parameter int unsigned RxCredits = 2,
   parameter int unsigned NumTags = 16,
+  parameter int unsigned NumMcast = 4,
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
@@ -27,6 +28,9 @@ module ni_fab_rx #(
   input  logic clk_i,
   input  logic rst_ni,
   input  logic [15:0] node_id_i,
+  // Multicast LIDs this node is a member of.
+  input  logic [NumMcast-1:0] mcast_valid_i,
+  input  logic [NumMcast-1:0][15:0] mcast_lid_i,
   // Fabric port in; tdest is the virtual channel.
   input  logic [DataW-1:0] s_axis_tdata,
   input  logic [KeepW-1:0] s_axis_tkeep,
@@ -159,9 +163,17 @@ module ni_fab_rx #(
   logic d1_now, d1_q, d1_d;
   logic is_req;
   assign d1_now = !d1_q && in_valid && ((bs_q + 13'(Bpb) > 13'd31) || in_last);
+  // Addressed to us: our LID, or a multicast LID we are a member of (writes only).
+  logic for_us, to_group;
+  always_comb begin
+    to_group = 1'b0;
+    for (int g = 0; g < NumMcast; g++) to_group = to_group || (mcast_valid_i[g] && dlid == mcast_lid_i[g]);
+    to_group = to_group && dlid[15:14] == 2'b11;
+    for_us = dlid == node_id_i || (to_group && opcode == ni_pkg::OP_TUNNEL_REQ);
+  end
   always_comb begin
     cl_new = ClBad;
-    if (lnh == ni_pkg::LnhIbaLocal && dlid == node_id_i) begin
+    if (lnh == ni_pkg::LnhIbaLocal && for_us) begin
       if ((opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_RSP) &&
           t_pos >= 13'd44 && t_pos <= 13'(MaxT)) cl_new = ClTun;
       if (opcode == ni_pkg::OP_RC_ACK && t_pos == 13'(ni_pkg::NakHdrBytes)) cl_new = ClAck;
@@ -192,8 +204,8 @@ module ni_fab_rx #(
     err_new = ErrNone;
     new_addr = t_addr;
     if (is_req) begin
-      if (!(t_mrd || t_mwr || t_atomic)) begin
-        err_new = ErrMemId;  // DMWr does not travel in tunnels yet
+      if (!(t_mrd || t_mwr || t_atomic) || (dlid != node_id_i && !t_mwr)) begin
+        err_new = ErrMemId;  // DMWr does not travel in tunnels yet; a group takes writes only
       end else if (rx_xlate) begin
         new_addr = {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]};
         if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin

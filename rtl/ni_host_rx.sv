@@ -157,6 +157,9 @@ module ni_host_rx #(
   assign is_p_unsup = ft == ni_pkg::TLP_MWR32;
 
   assign art_addr_o = addr;
+  // A window whose destination is a multicast LID (0xC000 and up, as in IB) takes writes only.
+  logic art_mcast;
+  assign art_mcast = art_node_i[15:14] == 2'b11;
   logic unused_last_be;
   assign unused_last_be = ^be[7:4];
   assign trk_tag_o = cpl_tag;
@@ -201,6 +204,8 @@ module ni_host_rx #(
         err_new = ErrWinMiss;
       end else if (is_mrd ? !art_perm_r_i : !art_perm_w_i) begin
         err_new = ErrPerm;
+      end else if (is_mrd && art_mcast) begin
+        err_new = ErrUnsup;
       end else begin
         cls_new = ClsReq;
         err_new = ErrNone;
@@ -216,6 +221,8 @@ module ni_host_rx #(
         err_new = ErrWinMiss;
       end else if (!art_perm_a_i) begin
         err_new = ErrPerm;
+      end else if (art_mcast) begin
+        err_new = ErrUnsup;
       end else begin
         cls_new = ClsReq;
         err_new = ErrNone;

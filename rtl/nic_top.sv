@@ -84,6 +84,8 @@ module nic_top #(
   logic [NumMemId-1:0][31:0] mem_base_hi;
   logic [NumMemId-1:0][51:0] mem_base;
   logic [NumMemId-1:0] mem_valid, mem_perm_r, mem_perm_w, mem_perm_a;
+  logic [3:0][15:0] mcast_lid;
+  logic [3:0] mcast_valid;
 
   for (genvar i = 0; i < NumArt; i++) begin : gen_art_cat
     assign art_base[i] = {art_base_hi[i], art_base_lo[i]};
@@ -136,7 +138,8 @@ module nic_top #(
     .memid_base_lo_addr_o(mem_base_lo), .memid_base_hi_addr_o(mem_base_hi),
     .memid_size_bytes_o(mem_pages),
     .memid_ctrl_valid_o(mem_valid), .memid_ctrl_perm_r_o(mem_perm_r),
-    .memid_ctrl_perm_w_o(mem_perm_w), .memid_ctrl_perm_a_o(mem_perm_a)
+    .memid_ctrl_perm_w_o(mem_perm_w), .memid_ctrl_perm_a_o(mem_perm_a),
+    .mcast_lid_lid_o(mcast_lid), .mcast_lid_valid_o(mcast_valid)
   );
 
   // ------------------------------------------------------------ ART lookup
@@ -262,7 +265,7 @@ module nic_top #(
 
   ni_fab_rx #(.DataW(DataW), .NumMemId(NumMemId), .MaxPayload(MaxPayload), .RxCredits(RxCredits),
               .NumTags(NumTags), .NiReqId(NiReqId)) u_fab_rx (
-    .clk_i, .rst_ni, .node_id_i(node_id),
+    .clk_i, .rst_ni, .node_id_i(node_id), .mcast_valid_i(mcast_valid), .mcast_lid_i(mcast_lid),
     .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
     .s_axis_tready(s_fab_axis_tready), .credit_o(fab_rx_credit_o),

@@ -22,13 +22,18 @@ inline void setWindow(const CsrWrite& wr, unsigned i, const Window& w) {
   wr(regs::ART_LIMIT_HI(i), static_cast<uint32_t>(limit >> 32));
   wr(regs::ART_XLATE_LO(i), static_cast<uint32_t>(w.remote));
   wr(regs::ART_XLATE_HI(i), static_cast<uint32_t>(w.remote >> 32));
-  wr(regs::ART_DEST(i), lidOf(w.dstNode) | (uint32_t{w.memid} << regs::ART_DEST_MEMID_LSB));
+  wr(regs::ART_DEST(i), (w.mcastLid ? w.mcastLid : lidOf(w.dstNode)) | (uint32_t{w.memid} << regs::ART_DEST_MEMID_LSB));
   wr(regs::ART_CTRL(i), regs::ART_CTRL_VALID_MASK | (w.rxXlate ? regs::ART_CTRL_RX_XLATE_MASK : 0) |
                             (w.read ? regs::ART_CTRL_PERM_R_MASK : 0) | (w.write ? regs::ART_CTRL_PERM_W_MASK : 0) |
                             (w.atomic ? regs::ART_CTRL_PERM_A_MASK : 0));
 }
 
 inline void clearWindow(const CsrWrite& wr, unsigned i) { wr(regs::ART_CTRL(i), 0); }
+
+// Membership slot `slot` of this NI: accept tunneled writes sent to multicast LID `mlid` (0: leave).
+inline void setMulticastMember(const CsrWrite& wr, unsigned slot, uint16_t mlid) {
+  wr(regs::MCAST_LID(slot), mlid ? (mlid | regs::MCAST_LID_VALID_MASK) : 0);
+}
 
 inline void setMemId(const CsrWrite& wr, unsigned id, const MemRegion& m) {
   wr(regs::MEMID_BASE_LO(id), static_cast<uint32_t>(m.base));

@@ -74,7 +74,7 @@ void Fabric::afterCycle(unsigned port, const NicIn& in, const NicOut& out) {
     p.off += cfg_.bytesPerBeat;
     if (in.fabIn.last) {
       p.sending = false;
-      ++ports_[p.cur.src].creditsToGive[p.cur.vc];  // the slot at the source's input frees up
+      if (p.cur.src != kNoSource) ++ports_[p.cur.src].creditsToGive[p.cur.vc];  // the slot at the source's input frees up
     }
   }
 }
@@ -93,6 +93,21 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
   FabError err;
   if (!decodeFabric(pkt, &err) && (err == FabError::BadIcrc || err == FabError::BadVcrc)) ++st_.crcErrors;
   const uint16_t dlid = pkt.size() >= 8 ? static_cast<uint16_t>(getBe(&pkt[2], 2)) : 0;
+  if (dlid >= 0xC000) {
+    // Multicast: a copy into each member's output queue, and the input slot is free at once.
+    ++src.creditsToGive[vc & 1];
+    auto g = groups_.find(dlid);
+    unsigned copies = 0;
+    if (g != groups_.end())
+      for (unsigned m : g->second)
+        if (m != port && m < ports_.size()) {
+          ports_[m].out[vc & 1].push_back(Pkt{pkt, static_cast<uint8_t>(vc & 1), kNoSource, now_ + cfg_.linkLatency});
+          ++copies;
+        }
+    st_.mcastCopies += copies;
+    if (!copies) ++st_.mcastDropped;
+    return;
+  }
   if (dlid == 0 || dlid > ports_.size()) {
     ++st_.dropped;  // no such node: the switch drops it
     ++src.creditsToGive[vc & 1];

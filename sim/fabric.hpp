@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct FabricConfig {
 
 struct FabricStats {
   uint64_t packets = 0, bytes = 0, dropped = 0, corrupted = 0, crcErrors = 0;
+  uint64_t mcastCopies = 0, mcastDropped = 0;  // copies made; packets to a group without members
   uint64_t perVc[2] = {0, 0};
 };
 
@@ -32,6 +34,9 @@ class Fabric {
   explicit Fabric(const FabricConfig& c);
   ErfWriter& tap() { return tap_; }
   const FabricStats& stats() const { return st_; }
+  // The switch replicates packets to a multicast LID (0xC000 and up) to these ports
+  // (never back to the sender); a group without members drops them.
+  void setGroup(uint16_t mlid, std::vector<unsigned> members) { groups_[mlid] = std::move(members); }
   // Flip one bit in each of the next n packets sent by this port (tests).
   void corruptNext(unsigned port, unsigned n) { ports_[port].corrupt += n; }
   bool idle() const;
@@ -44,9 +49,10 @@ class Fabric {
   struct Pkt {
     Bytes bytes;
     uint8_t vc;
-    unsigned src;
+    unsigned src;    // input port whose slot it holds, or kNoSource (multicast copies)
     uint64_t ready;  // cycle it may start leaving the switch
   };
+  static constexpr unsigned kNoSource = ~0u;
   struct Port {
     Bytes rx;                   // packet being received from the NI
     uint8_t rxVc = 0;
@@ -65,6 +71,7 @@ class Fabric {
   FabricConfig cfg_;
   std::vector<Port> ports_;
   FabricStats st_;
+  std::map<uint16_t, std::vector<unsigned>> groups_;
   ErfWriter tap_;
   uint64_t now_ = 0;
 };

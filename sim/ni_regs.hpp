@@ -62,6 +62,12 @@ constexpr uint32_t NAK_RX_CNT = 0x048;
 constexpr uint32_t BAD_PKT_CNT = 0x04c;
 constexpr uint32_t RD_SERVED_CNT = 0x050;
 constexpr uint32_t CPL_UNEXP_CNT = 0x054;
+constexpr uint32_t MCAST_LID(unsigned i) { return 0x080 + i * 0x4; }
+constexpr unsigned MCAST_LID_COUNT = 4;
+constexpr unsigned MCAST_LID_LID_LSB = 0;
+constexpr uint32_t MCAST_LID_LID_MASK = 0x0000ffffu;
+constexpr unsigned MCAST_LID_VALID_LSB = 31;
+constexpr uint32_t MCAST_LID_VALID_MASK = 0x80000000u;
 constexpr uint32_t ART_BASE_LO(unsigned i) { return 0x100 + i * 0x20; }
 constexpr unsigned ART_BASE_LO_COUNT = 16;
 constexpr unsigned ART_BASE_LO_ADDR_LSB = 12;
@@ -157,17 +163,18 @@ constexpr RegInfo kRegisters[] = {
     {"BAD_PKT_CNT", 0x04c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RD_SERVED_CNT", 0x050, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"CPL_UNEXP_CNT", 0x054, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
-    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 26},
-    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 26},
-    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 26},
-    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 26},
-    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 26},
-    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 26},
-    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 26},
+    {"MCAST_LID", 0x080, 0x4, 4, Access::Rw, 0x00000000u, 0x8000ffffu, -1},
+    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 27},
+    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 27},
+    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 27},
+    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 27},
+    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 27},
+    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 27},
+    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 27},
     {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x00000073u, -1},
-    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
-    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
-    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
+    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 31},
+    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 31},
+    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 31},
     {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u, -1},
 };
 

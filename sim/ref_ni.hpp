@@ -16,6 +16,7 @@ namespace ni {
 struct Window {
   uint64_t base = 0, size = 0;  // local, 4 KiB granular, inside the NI aperture
   unsigned dstNode = 0;
+  uint16_t mcastLid = 0;        // nonzero: the window sends to this multicast group instead (writes only)
   bool rxXlate = true;          // receiver translates memid + offset; else sender translates to remote
   uint64_t remote = 0;          // sender-side translation: remote address of base
   uint16_t memid = 0;           // receiver-side translation
@@ -42,11 +43,12 @@ inline size_t accessBytes(const Tlp& t) {
 
 class RefNi {
  public:
-  enum class SendErr { Ok, Miss, Perm, Malformed };
+  enum class SendErr { Ok, Miss, Perm, Malformed, Unsupported };
   struct Route {
     SendErr err = SendErr::Miss;
     unsigned window = 0;
     unsigned dstNode = 0;
+    uint16_t dlid = 0;     // the node's LID, or the window's multicast LID
     uint64_t tlpAddr = 0;  // address carried in the tunneled TLP
     uint16_t memid = 0;
     bool rxXlate = false;
@@ -80,12 +82,13 @@ class RefNi {
       if (page < base || page >= limit) continue;
       r.window = i;
       r.dstNode = w.dstNode;
+      r.dlid = w.mcastLid ? w.mcastLid : lidOf(w.dstNode);
       r.rxXlate = w.rxXlate;
       r.memid = w.memid;
       const uint64_t offPages = page - base;
       r.tlpAddr = ((w.rxXlate ? 0 : (w.remote >> 12)) + offPages) << 12 | (addr & 0xFFF);
       const bool allowed = acc == MemOp::Read ? w.read : acc == MemOp::Write ? w.write : w.atomic;
-      r.err = allowed ? SendErr::Ok : SendErr::Perm;
+      r.err = !allowed ? SendErr::Perm : (w.mcastLid && acc != MemOp::Write) ? SendErr::Unsupported : SendErr::Ok;
       return r;
     }
     return r;
@@ -112,7 +115,7 @@ class RefNi {
   static FabricPacket encapsulate(const Tlp& t, const Route& r, uint16_t slid, uint32_t psn) {
     FabricPacket p;
     p.vl = p.sl = 0;
-    p.dlid = lidOf(r.dstNode);
+    p.dlid = r.dlid;
     p.slid = slid;
     p.opcode = kOpTunnelReq;
     p.psn = psn;

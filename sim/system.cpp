@@ -97,6 +97,11 @@ void System::clearWindow(unsigned n, unsigned i) { driver::clearWindow(csrWriter
 
 void System::setMemId(unsigned n, unsigned id, const MemRegion& m) { driver::setMemId(csrWriter(n), id, m); }
 
+void System::setMulticastGroup(unsigned slot, uint16_t mlid, const std::vector<unsigned>& members) {
+  fabric_->setGroup(mlid, members);
+  for (unsigned m : members) driver::setMulticastMember(csrWriter(m), slot, mlid);
+}
+
 driver::CsrWrite System::csrWriter(unsigned n) {
   Node* nd = &node(n);
   return [nd](uint32_t off, uint32_t v) { nd->csrWrite(off, v); };

@@ -54,6 +54,9 @@ class System {
   void setWindow(unsigned node, unsigned idx, const Window& w);
   void clearWindow(unsigned node, unsigned idx);
   void setMemId(unsigned node, unsigned id, const MemRegion& m);
+  // Multicast group `mlid` (0xC000 and up): the switch replicates to the members,
+  // and each member's NI accepts the LID in its membership slot `slot`.
+  void setMulticastGroup(unsigned slot, uint16_t mlid, const std::vector<unsigned>& members);
   // Synchronous CSR read (runs the system until the completion arrives).
   uint32_t readCsr(unsigned node, uint32_t off);
   driver::CsrWrite csrWriter(unsigned node);

@@ -28,7 +28,7 @@ using tb::setField;
 namespace {
 
 constexpr unsigned kTags = 16;
-constexpr uint16_t kLid = 0x0007, kNiReqId = 0x0100;
+constexpr uint16_t kLid = 0x0007, kNiReqId = 0x0100, kGroup = 0xC005;
 
 enum EvBit : unsigned { kRx = 1, kCrc = 2, kMemId = 4, kBounds = 8, kNakTx = 16, kNakRx = 32, kBad = 64, kRdServed = 128 };
 
@@ -55,6 +55,8 @@ class FabRxTest : public tb::VerilatedTest {
   template <class M>
   void setTables(M& m) {
     m.node_id_i = kLid;
+    m.mcast_valid_i = 0b0010;  // member of one group, in slot 1
+    m.mcast_lid_i = QData{kGroup} << 16;
     m.mem_valid_i = m.mem_perm_r_i = m.mem_perm_w_i = m.mem_perm_a_i = 0;
     for (unsigned i = 0; i < kNumMemId; ++i) {
       const MemRegion& r = ref.regions[i];
@@ -108,7 +110,7 @@ class FabRxTest : public tb::VerilatedTest {
     p.psn = rng()() & 0xFFFFFF;
     Expect e;
     e.slid = p.slid;
-    const unsigned kind = rng()() % 13;
+    const unsigned kind = rng()() % 14;
     const uint16_t req = static_cast<uint16_t>(rng()());
     const uint8_t tag = r8();
     auto request = [&](const Tlp& t, bool xlate, uint16_t memid) {
@@ -227,6 +229,24 @@ class FabRxTest : public tb::VerilatedTest {
         const unsigned memid = rng()() % 4 ? 0 : 1;
         const uint64_t a = inRegion(memid, 16) & ~uint64_t{op - 1};
         request(makeAtomic(k, req, tag, a, randomData(k == TlpKind::Cas ? 2 * op : op)), true, memid);
+        break;
+      }
+      case 13: {  // to a multicast group: a write is taken if we are a member; a read is refused
+        const unsigned how = rng()() % 3;
+        p.dlid = how == 2 ? kGroup + 1 : kGroup;
+        if (how == 1) {
+          request(makeMRd(req, tag, inRegion(0, 16), 16), true, 0);
+          e.read = false;  // refused: answered with UR, no tracker tag
+          e.nullified = true;
+          e.events = kRx | kMemId;
+          e.gen = urCpl(p, makeMRd(req, tag, e.tlp.addr, 16));
+        } else {
+          request(makeMWr(req, tag, inRegion(0, 32), randomData(32)), true, 0);
+          if (how == 2) {  // not a member: dropped as not for us
+            e = Expect{};
+            e.events = kRx | kBad;
+          }
+        }
         break;
       }
       default: {  // sender-translated read: forwarded under a tracker tag

@@ -78,6 +78,11 @@ class HostRxTest : public tb::VerilatedTest {
     w.write = true;
     w.read = false;  // write-only
     ref.setWindow(3, w);
+    w.base = kApertureBase + 0x400000;
+    w.read = w.write = w.atomic = true;
+    w.mcastLid = 0xC00A;  // a multicast group: writes only
+    w.rxXlate = true;
+    ref.setWindow(4, w);
     for (unsigned t = 0; t < 256; ++t)
       trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t)};
     genAvail = trk;
@@ -126,7 +131,7 @@ class HostRxTest : public tb::VerilatedTest {
 
   // One random TLP of a random kind, with its expected outcome queued.
   void addRandom() {
-    const unsigned kind = rng()() % 13;
+    const unsigned kind = rng()() % 14;
     const uint16_t req = static_cast<uint16_t>(rng()() % 4 ? 0 : r8());
     const uint8_t tag = r8();
     switch (kind) {
@@ -242,6 +247,21 @@ class HostRxTest : public tb::VerilatedTest {
         send(encodeTlp(t), Ev::Malformed);
         break;
       }
+      case 13: {  // multicast window: writes travel to the group's LID, reads and atomics get UR
+        const unsigned how = rng()() % 3;
+        const uint64_t a = addrIn(4, 16) & ~uint64_t{7};
+        const Tlp t = how == 0   ? makeMWr(req, tag, a, randomData(16))
+                      : how == 1 ? makeMRd(req, tag, a, 16)
+                                 : makeAtomic(TlpKind::Swap, req, tag, a, randomData(8));
+        if (how == 0) {
+          expectReq(t, encodeTlp(t), false);
+          send(encodeTlp(t), Ev::None);
+        } else {
+          urExpect.push_back({req, tag, static_cast<uint8_t>(a & 0x7F)});
+          send(encodeTlp(t), Ev::Unsup);
+        }
+        break;
+      }
       default: {  // shorter than its header
         const Tlp t = makeMWr(req, tag, addrIn(0, 8), randomData(8));
         Bytes b = encodeTlp(t);
@@ -262,7 +282,7 @@ class HostRxTest : public tb::VerilatedTest {
     m.art_perm_r_i = hit && ref.windows[r.window].read;
     m.art_perm_w_i = hit && ref.windows[r.window].write;
     m.art_perm_a_i = hit && ref.windows[r.window].atomic;
-    m.art_node_i = hit ? lidOf(r.dstNode) : 0;
+    m.art_node_i = hit ? r.dlid : 0;
     m.art_memid_i = hit ? r.memid : 0;
     m.art_out_addr_i = hit ? r.tlpAddr : 0;
     auto it = trk.find(m.trk_tag_o);

@@ -404,6 +404,67 @@ TEST_P(SystemTest, PostedWritesStayInOrderAndReadsDoNotPassThem) {
   EXPECT_GT(reads, 5u);
 }
 
+// Multicast windows (switch replication): a write through a window to a group
+// lands at every member, each at its own range (its own memory-ID region), and
+// nowhere else. Reads and atomics to the window get UR. A group the switch has
+// no members for drops the writes (counted by the fabric); a node the switch
+// sends a group packet to without being a member drops it (BAD_PKT_CNT).
+TEST_P(SystemTest, MulticastWritesReachEveryMemberAtItsOwnRange) {
+  const unsigned n = sys->size();
+  std::vector<unsigned> members;
+  for (unsigned m = 1; m < (n > 2 ? n - 1 : n); ++m) members.push_back(m);
+  auto base = [](unsigned m) { return 0x7800'0000ull + m * 0x10'0000ull; };
+  for (unsigned m = 0; m < n; ++m) sys->setMemId(m, 8, MemRegion{true, base(m), 0x10000, true, true});
+  sys->setMulticastGroup(0, 0xC001, members);
+  Window w;
+  w.base = kApertureBase + 0x800000;
+  w.size = 0x10000;
+  w.mcastLid = 0xC001;
+  w.memid = 8;
+  w.atomic = true;
+  sys->setWindow(0, 7, w);
+  Window empty = w;
+  empty.base += 0x10000;
+  empty.mcastLid = 0xC002;  // the switch knows no members
+  sys->setWindow(0, 8, empty);
+  Window stray = w;
+  stray.base += 0x20000;
+  stray.mcastLid = 0xC003;  // the switch sends it to node 1, whose NI is not a member
+  sys->setWindow(0, 9, stray);
+  sys->fabric().setGroup(0xC003, {1});
+  ASSERT_TRUE(drain());
+
+  const Bytes data = randomBytes(1000);
+  sys->node(0).store(w.base + 0x100, data);
+  ASSERT_TRUE(drain());
+  for (unsigned m : members) EXPECT_EQ(sys->node(m).memory().read(base(m) + 0x100, data.size()), data) << "member " << m;
+  if (n > 2) EXPECT_EQ(sys->node(n - 1).memory().read(base(n - 1) + 0x100, data.size()), Bytes(data.size(), 0));
+  EXPECT_EQ(sys->node(0).memory().read(base(0) + 0x100, data.size()), Bytes(data.size(), 0)) << "not back to the sender";
+  const uint64_t copies = sys->fabric().stats().mcastCopies;
+  const unsigned packets = (1000 + GetParam().maxPayload - 1) / GetParam().maxPayload;
+  EXPECT_EQ(copies, members.size() * packets) << "each packet replicated once per member";
+
+  std::vector<LoadResult> refused;
+  sys->node(0).load(w.base + 0x100, 8, [&](const LoadResult& r) { refused.push_back(r); });
+  sys->node(0).atomic(TlpKind::FetchAdd, w.base + 0x200, Bytes(8, 1), [&](const LoadResult& r) { refused.push_back(r); });
+  sys->node(0).store(empty.base, Bytes(64, 7));
+  sys->node(0).store(stray.base, Bytes(64, 8));
+  ASSERT_TRUE(drain());
+  ASSERT_EQ(refused.size(), 2u);
+  for (const auto& r : refused) {
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.status, CplStatus::UR);
+  }
+  EXPECT_EQ(sys->readCsr(0, regs::UNSUP_CNT), 2u);
+  EXPECT_EQ(sys->fabric().stats().mcastDropped, 1u);
+  EXPECT_EQ(sys->readCsr(1, regs::BAD_PKT_CNT), 1u);
+  EXPECT_EQ(sys->node(1).memory().read(base(1) + 0x20000, 64), Bytes(64, 0));
+  // And the group still works afterwards.
+  sys->node(0).store(w.base + 0x2000, Bytes(32, 9));
+  ASSERT_TRUE(drain());
+  for (unsigned m : members) EXPECT_EQ(sys->node(m).memory().read(base(m) + 0x2000, 32), Bytes(32, 9));
+}
+
 TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
   // Every node writes random blocks to random peers through windows (both
   // translation modes) and mixes in atomics on slots of its own, then reads
