@@ -159,6 +159,7 @@ int main(int argc, char** argv) {
   auto progress = [](uint64_t cycle) { std::fprintf(stderr, "  ... cycle %llu\n", static_cast<unsigned long long>(cycle)); };
   if (!sys.drain(50'000'000, progress)) { std::fprintf(stderr, "stores did not drain\n"); return 1; }
   const uint64_t tStores = sys.cycle() - t0;
+  const uint64_t storeFabricBytes = sys.fabric().stats().bytes;  // setup traffic is CSR only: no fabric bytes
 
   // Reads: every node reads remote memory; for "mixed" the data it wrote, checked.
   const uint64_t t1 = sys.cycle();
@@ -229,6 +230,8 @@ int main(int argc, char** argv) {
   if (doStores) {
     const double bpc = double(st.bytes) / double(tStores);
     std::printf("%-28s %14.2f  (%.2f GB/s at %.0f MHz)\n", "store bytes/cycle (all)", bpc, bpc / ns, 1000.0 / ns);
+    std::printf("%-28s %14.3f  (payload bytes / fabric bytes)\n", "link efficiency (stores)",
+                double(st.bytes) / double(std::max<uint64_t>(storeFabricBytes, 1)));
   }
   if (!st.readLat.empty()) {
     std::printf("%-28s %14llu\n", "cycles (reads phase)", static_cast<unsigned long long>(tReads));
