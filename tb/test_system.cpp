@@ -40,6 +40,15 @@ class SystemTest : public ::testing::TestWithParam<Param> {
   }
 
   bool drain() { return sys->drain(1'000'000); }
+  // A window with receiver-side translation into memory ID `memid` of node `dst`.
+  static Window windowTo(uint64_t base, uint64_t size, unsigned dst, uint16_t memid) {
+    Window w;
+    w.base = base;
+    w.size = size;
+    w.dstNode = dst;
+    w.memid = static_cast<uint16_t>(memid);
+    return w;
+  }
   Bytes randomBytes(size_t n) {
     Bytes b(n);
     for (auto& x : b) x = static_cast<uint8_t>(rng());
@@ -55,11 +64,7 @@ TEST_P(SystemTest, StoreThroughWindowLandsInRemoteMemory) {
   const unsigned n = sys->size();
   // Receiver-side translation: node 0 -> node n-1, memory ID 4.
   sys->setMemId(n - 1, 4, MemRegion{true, 0x2000'0000ull, 0x10000, true, true});
-  Window w;
-  w.base = kApertureBase;
-  w.size = 0x10000;
-  w.dstNode = n - 1;
-  w.memid = 4;
+  Window w = windowTo(kApertureBase, 0x10000, n - 1, 4);
   sys->setWindow(0, 0, w);
   // Sender-side translation: node n-1 -> node 0 at 0x3000'0000.
   Window s = w;
@@ -79,11 +84,7 @@ TEST_P(SystemTest, StoreThroughWindowLandsInRemoteMemory) {
 TEST_P(SystemTest, RemoteReadReturnsData) {
   const unsigned n = sys->size();
   sys->setMemId(1, 0, MemRegion{true, 0x4000'0000ull, 0x100000, true, false});
-  Window w;
-  w.base = kApertureBase + 0x100000;
-  w.size = 0x100000;
-  w.dstNode = 1;
-  w.memid = 0;
+  Window w = windowTo(kApertureBase + 0x100000, 0x100000, 1, 0);
   for (unsigned s = 0; s < n; ++s) sys->setWindow(s, 2, w);
   const Bytes content = randomBytes(8192);
   sys->node(1).memory().write(0x4000'0000ull + 0x3000, content);
@@ -108,11 +109,7 @@ TEST_P(SystemTest, RemoteReadReturnsData) {
 TEST_P(SystemTest, ConcurrentFetchAddIsAtomic) {
   const unsigned n = sys->size();
   sys->setMemId(0, 5, MemRegion{true, 0x4800'0000ull, 0x1000, true, true, true});
-  Window w;
-  w.base = kApertureBase + 0x200000;
-  w.size = 0x1000;
-  w.dstNode = 0;
-  w.memid = 5;
+  Window w = windowTo(kApertureBase + 0x200000, 0x1000, 0, 5);
   w.atomic = true;
   for (unsigned s = 0; s < n; ++s) sys->setWindow(s, 3, w);
   ASSERT_TRUE(drain());
@@ -141,11 +138,7 @@ TEST_P(SystemTest, SwapAndCasReturnOldValuesAndRefusalsGetUr) {
     sys->setMemId(d, 7, MemRegion{true, 0x4A00'0000ull, 0x1000, true, true, false});
   }
   for (unsigned s = 0; s < n; ++s) {
-    Window w;
-    w.base = kApertureBase + 0x300000;
-    w.size = 0x1000;
-    w.dstNode = (s + 1) % n;
-    w.memid = 6;
+    Window w = windowTo(kApertureBase + 0x300000, 0x1000, (s + 1) % n, 6);
     w.atomic = true;
     sys->setWindow(s, 4, w);
     w.base += 0x1000;
@@ -204,11 +197,7 @@ TEST_P(SystemTest, SwapAndCasReturnOldValuesAndRefusalsGetUr) {
 
 TEST_P(SystemTest, WindowsAndMemoryIdsReprogrammedAtRunTime) {
   sys->setMemId(1, 0, MemRegion{true, 0x5000'0000ull, 0x10000, true, true});
-  Window w;
-  w.base = kApertureBase;
-  w.size = 0x10000;
-  w.dstNode = 1;
-  w.memid = 0;
+  Window w = windowTo(kApertureBase, 0x10000, 1, 0);
   sys->setWindow(0, 0, w);
   sys->node(0).store(kApertureBase + 0x10, Bytes(16, 0xA1));
   ASSERT_TRUE(drain());
@@ -314,11 +303,7 @@ TEST_P(SystemTest, SenderRetargetsWindowInProgramOrder) {
 TEST_P(SystemTest, ReadsInFlightDuringAMemoryIdChangeReturnOneRegion) {
   const uint64_t kOld = 0x6000'0000ull, kNew = 0x6800'0000ull;
   sys->setMemId(1, 3, MemRegion{true, kOld, 0x10000, true, true});
-  Window w;
-  w.base = kApertureBase;
-  w.size = 0x10000;
-  w.dstNode = 1;
-  w.memid = 3;
+  Window w = windowTo(kApertureBase, 0x10000, 1, 3);
   sys->setWindow(0, 0, w);
   const Bytes a = randomBytes(0x10000), b = randomBytes(0x10000);
   sys->node(1).memory().write(kOld, a);
@@ -357,11 +342,7 @@ TEST_P(SystemTest, PostedWritesStayInOrderAndReadsDoNotPassThem) {
   for (unsigned s = 0; s < n; ++s)
     for (unsigned d = 0; d < n; ++d) {
       if (s == d) continue;
-      Window w;
-      w.base = kApertureBase + (uint64_t(d) << 20);
-      w.size = 0x100000;
-      w.dstNode = d;
-      w.memid = 4;
+      Window w = windowTo(kApertureBase + (uint64_t(d) << 20), 0x100000, d, 4);
       sys->setWindow(s, d, w);
     }
   ASSERT_TRUE(drain());
@@ -579,11 +560,7 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
 TEST_P(SystemTest, BadInputHasDefinedOutcomes) {
   const unsigned n = sys->size();
   sys->setMemId(1, 0, MemRegion{true, 0x5000'0000ull, 0x4000, true, true});
-  Window good;
-  good.base = kApertureBase;
-  good.size = 0x4000;
-  good.dstNode = 1;
-  good.memid = 0;
+  Window good = windowTo(kApertureBase, 0x4000, 1, 0);
   sys->setWindow(0, 0, good);
   Window noMem = good;
   noMem.base = kApertureBase + 0x10000;
