@@ -361,8 +361,8 @@ module ni_fab_rx #(
     cy_keep_new = '0;
     if (Off != 0) begin
       for (int j = 0; j < Bpb; j++) begin
-        e_data[j*8 +: 8] = (j < OffW && Off != 0) ? cy_data_q[(j % OffW)*8 +: 8] : ob_data[((j + Bpb - Off) % Bpb)*8 +: 8];
-        e_keep[j] = (j < OffW && Off != 0) ? cy_keep_q[j % OffW] : ob_keep[(j + Bpb - Off) % Bpb];
+        e_data[j*8 +: 8] = (j < OffW) ? cy_data_q[(j % OffW)*8 +: 8] : ob_data[((j + Bpb - Off) % Bpb)*8 +: 8];
+        e_keep[j] = (j < OffW) ? cy_keep_q[j % OffW] : ob_keep[(j + Bpb - Off) % Bpb];
       end
       e_last = bs_q + 13'(Off) >= t_pos;
       for (int i = 0; i < OffW; i++) cy_keep_new[i] = cl_cur == ClTun && ob_keep[(Off + i) % Bpb];

@@ -190,39 +190,25 @@ module ni_host_rx #(
       end else begin
         err_new = ErrCplUnexp;
       end
-    end else if (is_mrd || is_mwr) begin
-      ur_new = is_mrd;
-      if (len_bytes > 13'(MaxPayload) || cross4k) begin
+    end else if (is_mrd || is_mwr || is_atomic) begin
+      // Memory requests; a refused read or atomic is answered with UR.
+      ur_new = !is_mwr;
+      if (is_atomic ? !atomic_ok : (len_bytes > 13'(MaxPayload) || cross4k)) begin
         err_new = ErrMalformed;
       end else if (csr_hit) begin
-        if (len_dw == 10'd1) begin
+        if (is_atomic) begin
+          err_new = ErrUnsup;  // the registers take single-DW reads and writes only
+        end else if (len_dw == 10'd1) begin
           cls_new = ClsCsr;
           err_new = ErrNone;
           ur_new = 1'b0;
         end
       end else if (!art_hit_i) begin
         err_new = ErrWinMiss;
-      end else if (is_mrd ? !art_perm_r_i : !art_perm_w_i) begin
+      end else if (is_mrd ? !art_perm_r_i : is_mwr ? !art_perm_w_i : !art_perm_a_i) begin
         err_new = ErrPerm;
-      end else if (is_mrd && art_mcast) begin
-        err_new = ErrUnsup;
-      end else begin
-        cls_new = ClsReq;
-        err_new = ErrNone;
-        ur_new = 1'b0;
-      end
-    end else if (is_atomic) begin
-      ur_new = 1'b1;
-      if (!atomic_ok) begin
-        err_new = ErrMalformed;
-      end else if (csr_hit) begin
-        err_new = ErrUnsup;
-      end else if (!art_hit_i) begin
-        err_new = ErrWinMiss;
-      end else if (!art_perm_a_i) begin
-        err_new = ErrPerm;
-      end else if (art_mcast) begin
-        err_new = ErrUnsup;
+      end else if (art_mcast && !is_mwr) begin
+        err_new = ErrUnsup;  // a multicast group takes writes only
       end else begin
         cls_new = ClsReq;
         err_new = ErrNone;

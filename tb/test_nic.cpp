@@ -106,6 +106,18 @@ class NicTest : public tb::VerilatedTest, public ::testing::WithParamInterface<u
     return p;
   }
 
+  // The tunneled completion this NI sends back to the peer.
+  static FabricPacket responseToPeer(const Tlp& cpl, uint32_t psn) {
+    FabricPacket e;
+    e.vl = e.sl = 1;
+    e.dlid = kPeerLid;
+    e.slid = NicHarness::kLid;
+    e.opcode = kOpTunnelRsp;
+    e.psn = psn;
+    e.payload = encodeTlp(cpl);
+    return e;
+  }
+
   Bytes randomBytes(size_t n) {
     Bytes b(n);
     for (auto& x : b) x = static_cast<uint8_t>(rng()());
@@ -245,14 +257,7 @@ TEST_P(NicTest, ServesRemoteReadAndRestoresRequesterTag) {
   ASSERT_TRUE(runUntil([&] { return !h->fabOut.packets().empty(); }));
   const auto out = fabricOut();
   ASSERT_EQ(out.size(), 1u);
-  FabricPacket e;
-  e.vl = e.sl = 1;
-  e.dlid = kPeerLid;
-  e.slid = NicHarness::kLid;
-  e.opcode = kOpTunnelRsp;
-  e.psn = 0;
-  e.payload = encodeTlp(makeCplD(kMemCplId, 0x0000, 0x77, rd.addr, data));
-  EXPECT_EQ(encodeFabric(out[0]), encodeFabric(e));
+  EXPECT_EQ(encodeFabric(out[0]), encodeFabric(responseToPeer(makeCplD(kMemCplId, 0x0000, 0x77, rd.addr, data), 0)));
   EXPECT_EQ(csrRead(regs::RD_SERVED_CNT), 1u);
 }
 
@@ -276,17 +281,10 @@ TEST_P(NicTest, ServesRemoteAtomicAndReturnsOriginalValue) {
   ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= 2; }));
   const auto out = fabricOut();
   ASSERT_EQ(out.size(), 2u);
-  FabricPacket e;
-  e.vl = e.sl = 1;
-  e.dlid = kPeerLid;
-  e.slid = NicHarness::kLid;
-  e.opcode = kOpTunnelRsp;
-  e.psn = 0;
-  e.payload = encodeTlp(makeCplD(kMemCplId, 0x0000, 0x55, at.addr, old));
-  EXPECT_EQ(encodeFabric(out[0]), encodeFabric(e)) << "original value back under the requester's tag";
-  e.psn = 1;
-  e.payload = encodeTlp(makeCpl(kNiReqId, 0x0000, 0x56, CplStatus::UR, 4, 0x00));
-  EXPECT_EQ(encodeFabric(out[1]), encodeFabric(e)) << "refused atomic answered with UR";
+  EXPECT_EQ(encodeFabric(out[0]), encodeFabric(responseToPeer(makeCplD(kMemCplId, 0x0000, 0x55, at.addr, old), 0)))
+      << "original value back under the requester's tag";
+  EXPECT_EQ(encodeFabric(out[1]), encodeFabric(responseToPeer(makeCpl(kNiReqId, 0x0000, 0x56, CplStatus::UR, 4, 0x00), 1)))
+      << "refused atomic answered with UR";
   EXPECT_EQ(csrRead(regs::RD_SERVED_CNT), 1u);
   EXPECT_EQ(csrRead(regs::MEMID_ERR_CNT), 1u);
 }

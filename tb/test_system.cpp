@@ -227,11 +227,7 @@ TEST_P(SystemTest, WindowsAndMemoryIdsReprogrammedAtRunTime) {
 TEST_P(SystemTest, ReceiverRemapsMemoryIdUnderABurstBothWays) {
   constexpr unsigned kWrites = 120, kLen = 64, kRegions = 4;
   auto region = [](unsigned r) { return 0x5000'0000ull + r * 0x100'0000ull; };
-  Window w;
-  w.base = kApertureBase;
-  w.size = 0x10000;
-  w.memid = 2;
-  w.dstNode = 1;
+  Window w = windowTo(kApertureBase, 0x10000, 1, 2);
   sys->setWindow(0, 0, w);
   w.dstNode = 0;
   sys->setWindow(1, 0, w);
@@ -277,11 +273,7 @@ TEST_P(SystemTest, SenderRetargetsWindowInProgramOrder) {
   const uint64_t oldBase = 0x5400'0000ull, newBase = n > 2 ? 0x5400'0000ull : 0x5600'0000ull;
   sys->setMemId(1, 2, MemRegion{true, oldBase, 0x10000, true, true});
   sys->setMemId(to, 3, MemRegion{true, newBase, 0x10000, true, true});
-  Window w;
-  w.base = kApertureBase;
-  w.size = 0x10000;
-  w.memid = 2;
-  w.dstNode = 1;
+  Window w = windowTo(kApertureBase, 0x10000, 1, 2);
   sys->setWindow(0, 0, w);
   ASSERT_TRUE(drain());
   const Bytes first = randomBytes(60 * 64), second = randomBytes(60 * 64);
@@ -467,12 +459,9 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
   for (unsigned s = 0; s < n; ++s)
     for (unsigned d = 0; d < n; ++d) {
       if (d == s) continue;
-      Window w;
-      w.base = kApertureBase + (uint64_t(d) << 24) + (uint64_t(s) << 20);
-      w.size = 1 << 20;
-      w.dstNode = d;
+      Window w = windowTo(kApertureBase + (uint64_t(d) << 24) + (uint64_t(s) << 20), 1 << 20, d,
+                          static_cast<uint16_t>(1 + s));
       w.rxXlate = (s + d) % 2 == 0;
-      w.memid = static_cast<uint16_t>(1 + s);
       w.remote = 0x2000'0000ull + (uint64_t(s) << 20);
       w.atomic = true;
       sys->setWindow(s, d, w);
