@@ -43,6 +43,10 @@ module ni_csr_regs (
   input  logic bad_pkt_cnt_inc_i,
   input  logic rd_served_cnt_inc_i,
   input  logic cpl_unexp_cnt_inc_i,
+  input  logic wc_merged_cnt_inc_i,
+  output logic [15:0] wc_timeout_cycles_o,
+  output logic wc_flush_written_o,
+  output logic wc_flush_flush_o,
   output logic [3:0][15:0] mcast_lid_lid_o,
   output logic [3:0] mcast_lid_valid_o,
   output logic [15:0][19:0] art_base_lo_addr_o,
@@ -53,11 +57,13 @@ module ni_csr_regs (
   output logic [15:0][31:0] art_xlate_hi_addr_o,
   output logic [15:0][15:0] art_dest_node_o,
   output logic [15:0][15:0] art_dest_memid_o,
+  output logic [15:0] art_ctrl_written_o,
   output logic [15:0] art_ctrl_valid_o,
   output logic [15:0] art_ctrl_rx_xlate_o,
   output logic [15:0] art_ctrl_perm_r_o,
   output logic [15:0] art_ctrl_perm_w_o,
   output logic [15:0] art_ctrl_perm_a_o,
+  output logic [15:0] art_ctrl_wc_o,
   output logic [15:0][19:0] memid_base_lo_addr_o,
   output logic [15:0][31:0] memid_base_hi_addr_o,
   output logic [15:0][19:0] memid_size_bytes_o,
@@ -92,6 +98,11 @@ module ni_csr_regs (
   logic [31:0] bad_pkt_cnt_count_q, bad_pkt_cnt_count_d;
   logic [31:0] rd_served_cnt_count_q, rd_served_cnt_count_d;
   logic [31:0] cpl_unexp_cnt_count_q, cpl_unexp_cnt_count_d;
+  logic [31:0] wc_merged_cnt_count_q, wc_merged_cnt_count_d;
+  logic [15:0] wc_timeout_cycles_q, wc_timeout_cycles_d;
+  assign wc_timeout_cycles_o = wc_timeout_cycles_q;
+  logic wc_flush_flush_q, wc_flush_flush_d;
+  assign wc_flush_flush_o = wc_flush_flush_q;
   logic [3:0][15:0] mcast_lid_lid_q, mcast_lid_lid_d;
   assign mcast_lid_lid_o = mcast_lid_lid_q;
   logic [3:0] mcast_lid_valid_q, mcast_lid_valid_d;
@@ -130,6 +141,8 @@ module ni_csr_regs (
   assign art_ctrl_perm_w_o = art_ctrl_perm_w_q;
   logic [15:0] art_ctrl_perm_a_q, art_ctrl_perm_a_d;
   assign art_ctrl_perm_a_o = art_ctrl_perm_a_q;
+  logic [15:0] art_ctrl_wc_q, art_ctrl_wc_d;
+  assign art_ctrl_wc_o = art_ctrl_wc_q;
   logic [15:0][19:0] memid_base_lo_addr_q, memid_base_lo_addr_d;
   logic [15:0][19:0] memid_base_lo_addr_act_q, memid_base_lo_addr_act_d;
   assign memid_base_lo_addr_o = memid_base_lo_addr_act_q;
@@ -256,6 +269,23 @@ module ni_csr_regs (
       if (cpl_unexp_cnt_inc_i) cpl_unexp_cnt_count_d = cpl_unexp_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h054)) cpl_unexp_cnt_count_d = '0;
     end
+    wc_merged_cnt_count_d = wc_merged_cnt_count_q;
+    begin
+      if (wc_merged_cnt_inc_i) wc_merged_cnt_count_d = wc_merged_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h058)) wc_merged_cnt_count_d = '0;
+    end
+    wc_timeout_cycles_d = wc_timeout_cycles_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h060)) wc_timeout_cycles_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h060)) wc_timeout_cycles_d[15:8] = req_wdata_i[15:8];
+    end
+    begin
+      wc_flush_written_o = req_valid_i && req_write_i && (req_addr_i == 12'h064);
+    end
+    wc_flush_flush_d = wc_flush_flush_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h064)) wc_flush_flush_d = req_wdata_i[0:0];
+    end
     mcast_lid_lid_d = mcast_lid_lid_q;
     mcast_lid_valid_d = mcast_lid_valid_q;
     for (int i = 0; i < 4; i++) begin
@@ -326,17 +356,22 @@ module ni_csr_regs (
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_memid_d[i][7:0] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_memid_d[i][15:8] = req_wdata_i[31:24];
     end
+    for (int i = 0; i < 16; i++) begin
+      art_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32));
+    end
     art_ctrl_valid_d = art_ctrl_valid_q;
     art_ctrl_rx_xlate_d = art_ctrl_rx_xlate_q;
     art_ctrl_perm_r_d = art_ctrl_perm_r_q;
     art_ctrl_perm_w_d = art_ctrl_perm_w_q;
     art_ctrl_perm_a_d = art_ctrl_perm_a_q;
+    art_ctrl_wc_d = art_ctrl_wc_q;
     for (int i = 0; i < 16; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_valid_d[i] = req_wdata_i[0:0];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_rx_xlate_d[i] = req_wdata_i[1:1];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_perm_r_d[i] = req_wdata_i[4:4];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_perm_w_d[i] = req_wdata_i[5:5];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_perm_a_d[i] = req_wdata_i[6:6];
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_wc_d[i] = req_wdata_i[7:7];
     end
     memid_base_lo_addr_act_d = memid_base_lo_addr_act_q;
     memid_base_lo_addr_d = memid_base_lo_addr_q;
@@ -447,6 +482,15 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h054) rdata_o[31:0] = cpl_unexp_cnt_count_q;
     end
+    begin
+      if (req_addr_i == 12'h058) rdata_o[31:0] = wc_merged_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h060) rdata_o[15:0] = wc_timeout_cycles_q;
+    end
+    begin
+      if (req_addr_i == 12'h064) rdata_o[0:0] = wc_flush_flush_q;
+    end
     for (int i = 0; i < 4; i++) begin
       if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[15:0] = mcast_lid_lid_q[i];
       if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[31:31] = mcast_lid_valid_q[i];
@@ -479,6 +523,7 @@ module ni_csr_regs (
       if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[4:4] = art_ctrl_perm_r_q[i];
       if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[5:5] = art_ctrl_perm_w_q[i];
       if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[6:6] = art_ctrl_perm_a_q[i];
+      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[7:7] = art_ctrl_wc_q[i];
     end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h400 + 12'(i * 16)) rdata_o[31:12] = memid_base_lo_addr_q[i];
@@ -556,6 +601,15 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h054) req_hit_o = 1'b1;
     end
+    begin
+      if (req_addr_i == 12'h058) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h060) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h064) req_hit_o = 1'b1;
+    end
     for (int i = 0; i < 4; i++) begin
       if (req_addr_i == 12'h080 + 12'(i * 4)) req_hit_o = 1'b1;
     end
@@ -624,6 +678,9 @@ module ni_csr_regs (
       bad_pkt_cnt_count_q <= 32'h0;
       rd_served_cnt_count_q <= 32'h0;
       cpl_unexp_cnt_count_q <= 32'h0;
+      wc_merged_cnt_count_q <= 32'h0;
+      wc_timeout_cycles_q <= 16'h20;
+      wc_flush_flush_q <= 1'h0;
       mcast_lid_lid_q <= {4{16'h0}};
       mcast_lid_valid_q <= {4{1'h0}};
       art_base_lo_addr_act_q <= {16{20'h0}};
@@ -647,6 +704,7 @@ module ni_csr_regs (
       art_ctrl_perm_r_q <= {16{1'h0}};
       art_ctrl_perm_w_q <= {16{1'h0}};
       art_ctrl_perm_a_q <= {16{1'h0}};
+      art_ctrl_wc_q <= {16{1'h0}};
       memid_base_lo_addr_act_q <= {16{20'h0}};
       memid_base_lo_addr_q <= {16{20'h0}};
       memid_base_hi_addr_act_q <= {16{32'h0}};
@@ -683,6 +741,9 @@ module ni_csr_regs (
       bad_pkt_cnt_count_q <= bad_pkt_cnt_count_d;
       rd_served_cnt_count_q <= rd_served_cnt_count_d;
       cpl_unexp_cnt_count_q <= cpl_unexp_cnt_count_d;
+      wc_merged_cnt_count_q <= wc_merged_cnt_count_d;
+      wc_timeout_cycles_q <= wc_timeout_cycles_d;
+      wc_flush_flush_q <= wc_flush_flush_d;
       mcast_lid_lid_q <= mcast_lid_lid_d;
       mcast_lid_valid_q <= mcast_lid_valid_d;
       art_base_lo_addr_act_q <= art_base_lo_addr_act_d;
@@ -706,6 +767,7 @@ module ni_csr_regs (
       art_ctrl_perm_r_q <= art_ctrl_perm_r_d;
       art_ctrl_perm_w_q <= art_ctrl_perm_w_d;
       art_ctrl_perm_a_q <= art_ctrl_perm_a_d;
+      art_ctrl_wc_q <= art_ctrl_wc_d;
       memid_base_lo_addr_act_q <= memid_base_lo_addr_act_d;
       memid_base_lo_addr_q <= memid_base_lo_addr_d;
       memid_base_hi_addr_act_q <= memid_base_hi_addr_act_d;

@@ -31,6 +31,8 @@ module ni_host_rx #(
   input  logic art_perm_r_i,
   input  logic art_perm_w_i,
   input  logic art_perm_a_i,
+  input  logic art_wc_i,
+  input  logic [7:0] art_index_i,
   input  logic [15:0] art_node_i,
   input  logic [15:0] art_memid_i,
   input  logic [63:0] art_out_addr_i,
@@ -43,7 +45,9 @@ module ni_host_rx #(
   output logic trk_release_o,
   // Tunnel requests (VC0) and responses (VC1) toward the fabric framer.
   output ni_pkg::tx_hdr_t req_hdr_o,
+  output ni_pkg::wc_meta_t req_meta_o,  // for the write combiner, with req_hdr_o
   output logic req_hdr_valid_o,
+  output logic req_hdr_pending_o,  // a request header is decided now (valid or waiting)
   input  logic req_hdr_ready_i,
   output logic [DataW+KeepW+1:0] req_beat_o,  // {bad, last, keep, data}
   output logic req_beat_valid_o,
@@ -160,8 +164,6 @@ module ni_host_rx #(
   // A window whose destination is a multicast LID (0xC000 and up, as in IB) takes writes only.
   logic art_mcast;
   assign art_mcast = art_node_i[15:14] == 2'b11;
-  logic unused_last_be;
-  assign unused_last_be = ^be[7:4];
   assign trk_tag_o = cpl_tag;
 
   // ------------------------------------------------------------ classification
@@ -221,6 +223,14 @@ module ni_host_rx #(
       err_new = ErrUnsup;
     end
   end
+
+  // A write the combiner may merge: posted, through a combining window, every byte
+  // enabled (First BE all ones; Last BE all ones, or none for a single DW).
+  assign req_meta_o.wc = is_mwr && art_wc_i && be[3:0] == 4'hF &&
+                         ((len_dw == 10'd1) ? be[7:4] == 4'h0 : be[7:4] == 4'hF);
+  assign req_meta_o.win = art_index_i;
+  assign req_meta_o.addr = art_out_addr_i;
+  assign req_meta_o.bytes = len_bytes;
 
   // Header records for the framer.
   logic [10:0] pkt_words;
@@ -299,6 +309,7 @@ module ni_host_rx #(
 
   assign req_hdr_valid_o = need_hdr_push && cls_new == ClsReq && (!h_valid_q || h_push) && last_ok;
   assign rsp_hdr_valid_o = need_hdr_push && cls_new == ClsRsp && (!h_valid_q || h_push) && last_ok;
+  assign req_hdr_pending_o = need_hdr_push && cls_new == ClsReq;
   assign trk_release_o = rsp_hdr_valid_o && rsp_hdr_ready_i;
 
   assign req_beat_o = {h_bad_q, h_last_q, h_keep_q, h_data_q};

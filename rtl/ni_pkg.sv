@@ -49,6 +49,14 @@ package ni_pkg;
     logic stamp_psn;                 // framer inserts its PSN (not for NAKs)
   } tx_hdr_t;
 
+  // What the write combiner needs to know of a tunneled request (docs/architecture.md).
+  typedef struct packed {
+    logic wc;            // a posted write through a combining window, all bytes enabled
+    logic [7:0] win;     // window index
+    logic [63:0] addr;   // address as tunneled (after translation)
+    logic [12:0] bytes;  // payload bytes
+  } wc_meta_t;
+
   // LRH + BTH + (TEH or AETH) as a 48-byte vector, network byte order.
   function automatic logic [TxHdrBytes*8-1:0] fab_header(
       input logic [7:0] opcode, input logic vc, input logic [15:0] dlid, input logic [15:0] slid,

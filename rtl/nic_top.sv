@@ -57,8 +57,9 @@ module nic_top #(
   localparam int unsigned TagW = $clog2(NumTags);
   // Beats buffered toward the framer: enough to cover its header beats and keep it busy.
   localparam int unsigned TunBeats = 2 * (ni_pkg::FabHdrBytes / Bpb) + 4;
-  // Requests: room for two whole TLPs, so the root complex can stream them, and the
-  // margin of beats and headers that may still enter after room was sampled.
+  // Requests: room for two whole TLPs, so the root complex can stream them (or one
+  // open combined packet and a TLP), and the margin of beats and headers that may
+  // still enter after room was sampled.
   localparam int unsigned MaxTlpBeats = (ni_pkg::TlpHdrBytes + MaxPayload + Bpb - 1) / Bpb;
   localparam int unsigned RoomMargin = 2;
   localparam int unsigned ReqBeats = 2 * MaxTlpBeats + RoomMargin;
@@ -78,7 +79,10 @@ module nic_top #(
   logic [NumArt-1:0][19:0] art_base_lo, art_limit_lo, art_xlate_lo;
   logic [NumArt-1:0][31:0] art_base_hi, art_limit_hi, art_xlate_hi;
   logic [NumArt-1:0][15:0] art_node, art_memid;
-  logic [NumArt-1:0] art_valid, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a;
+  logic [NumArt-1:0] art_valid, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_wc;
+  logic [NumArt-1:0] art_ctrl_written;
+  logic [15:0] wc_timeout;
+  logic wc_flush_written, wc_flush_value;
   logic [NumArt-1:0][51:0] art_base, art_limit, art_xlate;
   logic [NumMemId-1:0][19:0] mem_base_lo, mem_pages;
   logic [NumMemId-1:0][31:0] mem_base_hi;
@@ -99,6 +103,7 @@ module nic_top #(
   // Events.
   logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
   logic ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx, ev_bad_pkt, ev_rd_served;
+  logic ev_wc_merged;
 
   assign csr_ready = csr_write || rdc_ready;
 
@@ -129,12 +134,15 @@ module nic_top #(
     .bad_pkt_cnt_inc_i(ev_bad_pkt),
     .rd_served_cnt_inc_i(ev_rd_served),
     .cpl_unexp_cnt_inc_i(ev_cpl_unexp),
+    .wc_merged_cnt_inc_i(ev_wc_merged),
+    .wc_timeout_cycles_o(wc_timeout), .wc_flush_flush_o(wc_flush_value), .wc_flush_written_o(wc_flush_written),
     .art_base_lo_addr_o(art_base_lo), .art_base_hi_addr_o(art_base_hi),
     .art_limit_lo_addr_o(art_limit_lo), .art_limit_hi_addr_o(art_limit_hi),
     .art_xlate_lo_addr_o(art_xlate_lo), .art_xlate_hi_addr_o(art_xlate_hi),
     .art_dest_node_o(art_node), .art_dest_memid_o(art_memid),
     .art_ctrl_valid_o(art_valid), .art_ctrl_rx_xlate_o(art_rx_xlate),
     .art_ctrl_perm_r_o(art_perm_r), .art_ctrl_perm_w_o(art_perm_w), .art_ctrl_perm_a_o(art_perm_a),
+    .art_ctrl_wc_o(art_wc), .art_ctrl_written_o(art_ctrl_written),
     .memid_base_lo_addr_o(mem_base_lo), .memid_base_hi_addr_o(mem_base_hi),
     .memid_size_bytes_o(mem_pages),
     .memid_ctrl_valid_o(mem_valid), .memid_ctrl_perm_r_o(mem_perm_r),
@@ -175,7 +183,8 @@ module nic_top #(
 
   // ------------------------------------------------------------ host receive
   ni_pkg::tx_hdr_t req_hdr, rsp_hdr, gen_hdr;
-  logic req_hdr_valid, req_hdr_ready, rsp_hdr_valid, rsp_hdr_ready;
+  ni_pkg::wc_meta_t req_meta;
+  logic req_hdr_valid, req_hdr_pending, req_hdr_ready, rsp_hdr_valid, rsp_hdr_ready;
   logic [BeatW-1:0] req_beat, rsp_beat;
   logic req_beat_valid, req_beat_ready, rsp_beat_valid, rsp_beat_ready;
   logic [30:0] ur;
@@ -189,11 +198,12 @@ module nic_top #(
     .s_axis_tready(s_host_axis_tready),
     .art_addr_o(art_addr), .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
     .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_perm_a_i(art_hit_perm_a),
-    .art_node_i(art_hit_node),
+    .art_wc_i(art_wc[art_index]), .art_index_i(8'(art_index)), .art_node_i(art_hit_node),
     .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
     .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
     .trk_otag_i(trk_otag), .trk_release_o(trk_release),
-    .req_hdr_o(req_hdr), .req_hdr_valid_o(req_hdr_valid), .req_hdr_ready_i(req_hdr_ready),
+    .req_hdr_o(req_hdr), .req_meta_o(req_meta), .req_hdr_valid_o(req_hdr_valid),
+    .req_hdr_pending_o(req_hdr_pending), .req_hdr_ready_i(req_hdr_ready),
     .req_beat_o(req_beat), .req_beat_valid_o(req_beat_valid), .req_beat_ready_i(req_beat_ready),
     .rsp_hdr_o(rsp_hdr), .rsp_hdr_valid_o(rsp_hdr_valid), .rsp_hdr_ready_i(rsp_hdr_ready),
     .rsp_beat_o(rsp_beat), .rsp_beat_valid_o(rsp_beat_valid), .rsp_beat_ready_i(rsp_beat_ready),
@@ -224,29 +234,18 @@ module nic_top #(
     .rdata_o(src_hdr[1]), .rvalid_o(src_hdr_valid[1]), .rready_i(src_hdr_ready[1]));
   assign src_beat[1] = '0;
   assign src_beat_valid[1] = 1'b0;
-  ni_fifo #(.Width(HdrW), .Depth(ReqHdrs)) u_req_hdr_q (
-    .clk_i, .rst_ni, .wdata_i(req_hdr), .wvalid_i(req_hdr_valid), .wready_o(req_hdr_ready),
-    .rdata_o(src_hdr[2]), .rvalid_o(src_hdr_valid[2]), .rready_i(src_hdr_ready[2]));
-  ni_fifo #(.Width(BeatW), .Depth(ReqBeats)) u_req_beat_q (
-    .clk_i, .rst_ni, .wdata_i(req_beat), .wvalid_i(req_beat_valid), .wready_o(req_beat_ready),
-    .rdata_o(src_beat[2]), .rvalid_o(src_beat_valid[2]), .rready_i(src_beat_ready[2]));
-
-  // Request room for the root complex: occupancy of the two request queues.
-  logic [$clog2(ReqBeats+1)-1:0] req_beats_q;
-  logic [$clog2(ReqHdrs+1)-1:0] req_hdrs_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      req_beats_q <= '0;
-      req_hdrs_q <= '0;
-    end else begin
-      req_beats_q <= req_beats_q + $bits(req_beats_q)'(req_beat_valid && req_beat_ready)
-                                 - $bits(req_beats_q)'(src_beat_valid[2] && src_beat_ready[2]);
-      req_hdrs_q <= req_hdrs_q + $bits(req_hdrs_q)'(req_hdr_valid && req_hdr_ready)
-                               - $bits(req_hdrs_q)'(src_hdr_valid[2] && src_hdr_ready[2]);
-    end
-  end
-  assign s_host_req_room_o = 32'(ReqBeats) - 32'(req_beats_q) >= MaxTlpBeats + RoomMargin &&
-                             32'(ReqHdrs) - 32'(req_hdrs_q) >= RoomMargin;
+  // Requests (with the write combiner) and the room signal for the root complex.
+  ni_wc #(.DataW(DataW), .MaxPayload(MaxPayload), .Beats(ReqBeats), .Hdrs(ReqHdrs),
+          .RoomMargin(RoomMargin)) u_wc (
+    .clk_i, .rst_ni, .timeout_i(wc_timeout), .flush_i(wc_flush_written || |art_ctrl_written),
+    .in_hdr_i(req_hdr), .in_meta_i(req_meta), .in_hdr_valid_i(req_hdr_valid),
+    .in_hdr_ready_o(req_hdr_ready), .in_hdr_pending_i(req_hdr_pending),
+    .in_beat_i(req_beat), .in_beat_valid_i(req_beat_valid), .in_beat_ready_o(req_beat_ready),
+    .out_hdr_o(src_hdr[2]), .out_hdr_valid_o(src_hdr_valid[2]), .out_hdr_ready_i(src_hdr_ready[2]),
+    .out_beat_o(src_beat[2]), .out_beat_valid_o(src_beat_valid[2]),
+    .out_beat_ready_i(src_beat_ready[2]),
+    .room_o(s_host_req_room_o), .ev_merged_o(ev_wc_merged)
+  );
 
   // ------------------------------------------------------------ fabric transmit
   ni_fab_tx #(.DataW(DataW), .NumSrc(3)) u_fab_tx (
@@ -284,7 +283,7 @@ module nic_top #(
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
   logic unused;
-  assign unused = ^{csr_hit, art_index, src_beat_ready[1]};
+  assign unused = ^{csr_hit, src_beat_ready[1], wc_flush_value};
 
   // ------------------------------------------------------------ host transmit
   logic [62:0] rdc;

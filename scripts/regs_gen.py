@@ -17,7 +17,8 @@ Access kinds:
 A rw register with "commit": "<REG>" is staged: software writes and reads the
 staged value; the hardware sees it only after <REG> (same index) is written, so
 several registers change together in one cycle (e.g. re-pointing a memory ID
-while traffic flows).
+while traffic flows). A register with "pulse": true also drives <reg>_written_o,
+high in the cycle software writes it (e.g. to flush the write combiner).
 
 Usage: regs_gen.py [--check]   (--check: fail if a generated file is stale)
 """
@@ -76,6 +77,11 @@ def gen_sv(spec):
         sel = f"(req_addr_i == {off})"
         head = f"    for (int i = 0; i < {n}; i++) begin" if loop else "    begin"
         sels.append(f"    {head.strip()}\n      if {sel} req_hit_o = 1'b1;\n    end")
+        if reg.get("pulse"):
+            ports.append(f"  output logic {'[' + str(n - 1) + ':0] ' if loop else ''}{r}_written_o,")
+            comb.append(head)
+            comb.append(f"      {r}_written_o{idx} = req_valid_i && req_write_i && {sel};")
+            comb.append("    end")
         rd.append(head)
         wr = [head]
         for f in reg["fields"]:

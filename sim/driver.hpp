@@ -25,8 +25,12 @@ inline void setWindow(const CsrWrite& wr, unsigned i, const Window& w) {
   wr(regs::ART_DEST(i), (w.mcastLid ? w.mcastLid : lidOf(w.dstNode)) | (uint32_t{w.memid} << regs::ART_DEST_MEMID_LSB));
   wr(regs::ART_CTRL(i), regs::ART_CTRL_VALID_MASK | (w.rxXlate ? regs::ART_CTRL_RX_XLATE_MASK : 0) |
                             (w.read ? regs::ART_CTRL_PERM_R_MASK : 0) | (w.write ? regs::ART_CTRL_PERM_W_MASK : 0) |
-                            (w.atomic ? regs::ART_CTRL_PERM_A_MASK : 0));
+                            (w.atomic ? regs::ART_CTRL_PERM_A_MASK : 0) | (w.combine ? regs::ART_CTRL_WC_MASK : 0));
 }
+
+// Write combiner: idle timeout in cycles, and a flush of the open packet.
+inline void setCombineTimeout(const CsrWrite& wr, uint16_t cycles) { wr(regs::WC_TIMEOUT, cycles); }
+inline void flushCombiner(const CsrWrite& wr) { wr(regs::WC_FLUSH, 1); }
 
 inline void clearWindow(const CsrWrite& wr, unsigned i) { wr(regs::ART_CTRL(i), 0); }
 

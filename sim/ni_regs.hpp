@@ -62,6 +62,13 @@ constexpr uint32_t NAK_RX_CNT = 0x048;
 constexpr uint32_t BAD_PKT_CNT = 0x04c;
 constexpr uint32_t RD_SERVED_CNT = 0x050;
 constexpr uint32_t CPL_UNEXP_CNT = 0x054;
+constexpr uint32_t WC_MERGED_CNT = 0x058;
+constexpr uint32_t WC_TIMEOUT = 0x060;
+constexpr unsigned WC_TIMEOUT_CYCLES_LSB = 0;
+constexpr uint32_t WC_TIMEOUT_CYCLES_MASK = 0x0000ffffu;
+constexpr uint32_t WC_FLUSH = 0x064;
+constexpr unsigned WC_FLUSH_FLUSH_LSB = 0;
+constexpr uint32_t WC_FLUSH_FLUSH_MASK = 0x00000001u;
 constexpr uint32_t MCAST_LID(unsigned i) { return 0x080 + i * 0x4; }
 constexpr unsigned MCAST_LID_COUNT = 4;
 constexpr unsigned MCAST_LID_LID_LSB = 0;
@@ -110,6 +117,8 @@ constexpr unsigned ART_CTRL_PERM_W_LSB = 5;
 constexpr uint32_t ART_CTRL_PERM_W_MASK = 0x00000020u;
 constexpr unsigned ART_CTRL_PERM_A_LSB = 6;
 constexpr uint32_t ART_CTRL_PERM_A_MASK = 0x00000040u;
+constexpr unsigned ART_CTRL_WC_LSB = 7;
+constexpr uint32_t ART_CTRL_WC_MASK = 0x00000080u;
 constexpr uint32_t MEMID_BASE_LO(unsigned i) { return 0x400 + i * 0x10; }
 constexpr unsigned MEMID_BASE_LO_COUNT = 16;
 constexpr unsigned MEMID_BASE_LO_ADDR_LSB = 12;
@@ -163,18 +172,21 @@ constexpr RegInfo kRegisters[] = {
     {"BAD_PKT_CNT", 0x04c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RD_SERVED_CNT", 0x050, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"CPL_UNEXP_CNT", 0x054, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"WC_MERGED_CNT", 0x058, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"WC_TIMEOUT", 0x060, 0x0, 1, Access::Rw, 0x00000020u, 0x0000ffffu, -1},
+    {"WC_FLUSH", 0x064, 0x0, 1, Access::Rw, 0x00000000u, 0x00000001u, -1},
     {"MCAST_LID", 0x080, 0x4, 4, Access::Rw, 0x00000000u, 0x8000ffffu, -1},
-    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 27},
-    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 27},
-    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 27},
-    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 27},
-    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 27},
-    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 27},
-    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 27},
-    {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x00000073u, -1},
-    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 31},
-    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 31},
-    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 31},
+    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
+    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
+    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
+    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
+    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
+    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
+    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
+    {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x000000f3u, -1},
+    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 34},
+    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 34},
+    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 34},
     {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u, -1},
 };
 

@@ -21,6 +21,7 @@ struct Window {
   uint64_t remote = 0;          // sender-side translation: remote address of base
   uint16_t memid = 0;           // receiver-side translation
   bool read = true, write = true, atomic = false;
+  bool combine = false;         // write combining (ART_CTRL.wc)
 };
 
 struct MemRegion {
@@ -126,6 +127,61 @@ class RefNi {
     p.payload = encodeTlp(inner);
     return p;
   }
+};
+
+// Golden write combiner (docs/architecture.md, "Write combining"): takes the host
+// requests that route Ok, in host order, and gives the TLPs the NI tunnels. There is
+// at most one open packet; anything that does not continue it sends it first.
+class RefCombiner {
+ public:
+  struct Sent {
+    Tlp tlp;
+    RefNi::Route route;
+  };
+  explicit RefCombiner(size_t maxPayload) : max_(maxPayload) {}
+
+  static bool combinable(const Tlp& t, bool windowCombines) {
+    return windowCombines && t.kind == TlpKind::MWr && t.firstBe == 0xF &&
+           (t.lengthDw == 1 ? t.lastBe == 0 : t.lastBe == 0xF);
+  }
+  void request(const Tlp& t, const RefNi::Route& r, bool windowCombines) {
+    const bool wc = combinable(t, windowCombines);
+    const bool append = open_ && wc && r.window == cur_.route.window && r.dlid == cur_.route.dlid &&
+                        r.memid == cur_.route.memid && r.rxXlate == cur_.route.rxXlate && r.tlpAddr == next_ &&
+                        cur_.tlp.data.size() + t.data.size() <= max_;
+    if (open_ && !append) flush();
+    if (append) {
+      cur_.tlp.data.insert(cur_.tlp.data.end(), t.data.begin(), t.data.end());
+      cur_.tlp.lengthDw = static_cast<uint16_t>(cur_.tlp.data.size() / 4);
+      cur_.tlp.lastBe = 0xF;
+      ++merged;
+    } else if (wc && t.data.size() < max_ && ((r.tlpAddr + t.data.size()) & 0xFFF) != 0) {
+      open_ = true;
+      cur_ = Sent{t, r};
+      cur_.tlp.addr = r.tlpAddr;
+      next_ = r.tlpAddr;
+    } else {
+      Sent s{t, r};
+      s.tlp.addr = r.tlpAddr;
+      sent.push_back(s);
+      return;
+    }
+    next_ += t.data.size();
+    if (cur_.tlp.data.size() >= max_ || (next_ & 0xFFF) == 0) flush();
+  }
+  void flush() {
+    if (open_) sent.push_back(cur_);
+    open_ = false;
+  }
+
+  std::vector<Sent> sent;
+  unsigned merged = 0;
+
+ private:
+  size_t max_;
+  bool open_ = false;
+  Sent cur_;
+  uint64_t next_ = 0;
 };
 
 }  // namespace ni

@@ -23,6 +23,7 @@ struct Options {
   std::string scenario = "mixed";
   unsigned ops = 200;      // operations per node
   unsigned size = 256;     // bytes per operation
+  bool combine = false;    // windows combine writes (ART_CTRL.wc)
   std::string json;
 };
 
@@ -33,12 +34,14 @@ void usage() {
       "  --width W         NI data path bits: 64, 128, 256, 512 (default 64)\n"
       "  --max-payload B   NI MaxPayload: 256, or 4096 at 64 bits (default 256)\n"
       "  --scenario S      mixed | stores | reads | atomics (default mixed)\n"
-      "                      stores:  every node streams stores to every other node\n"
+      "                      stores:  every node streams stores to every other node (64 in a row\n"
+      "                               to one node, at contiguous addresses)\n"
       "                      reads:   every node reads remote memory\n"
       "                      atomics: every node fetch-adds the counter of every other node\n"
       "                      mixed:   stores, read back and check every byte, then atomics\n"
       "  --ops N           operations per node (default 200)\n"
       "  --size B          bytes per operation, multiple of 4 (default 256)\n"
+      "  --combine         windows combine contiguous writes into one fabric packet\n"
       "  --latency C       fabric link latency in cycles (default 10)\n"
       "  --bw B            fabric link bandwidth in bytes/cycle (default: NI width)\n"
       "  --clock-ns T      clock period for ns and GB/s figures (default 4.0 = 250 MHz)\n"
@@ -75,6 +78,7 @@ bool parse(int argc, char** argv, Options* o) {
     else if (a == "--trace") o->sys.tracePath = val();
     else if (a == "--trace-node") o->sys.traceNode = unsigned(std::atoi(val()));
     else if (a == "--json") o->json = val();
+    else if (a == "--combine") o->combine = true;
     else { std::fprintf(stderr, "unknown option %s (try --help)\n", a.c_str()); return false; }
   }
   if (o->sys.nodes < 2 || o->sys.nodes > kNumArt || o->size == 0 || o->size % 4 || o->size > (1u << 20)) {
@@ -95,6 +99,7 @@ bool parse(int argc, char** argv, Options* o) {
 constexpr uint64_t kSlot = 16ull << 20;
 constexpr uint64_t kCounter = kSlot - 64;
 constexpr uint64_t kLanding = 0x1'0000'0000ull;
+constexpr unsigned kStoreRun = 64;
 uint64_t windowBase(unsigned d) { return kApertureBase + d * kSlot; }
 
 struct Stats {
@@ -117,8 +122,9 @@ int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, &o)) return 2;
   const unsigned n = o.sys.nodes;
-  std::printf("ni_sim: %u nodes, %u-bit NI, crossbar (latency %u cycles), scenario %s, %u ops x %u B, seed %llu\n",
+  std::printf("ni_sim: %u nodes, %u-bit NI, crossbar (latency %u cycles), scenario %s, %u ops x %u B%s, seed %llu\n",
               n, o.sys.dataBits, o.sys.linkLatency, o.scenario.c_str(), o.ops, o.size,
+              o.combine ? ", write combining" : "",
               static_cast<unsigned long long>(o.sys.seed));
   System sys(o.sys);
   sys.reset();
@@ -133,12 +139,15 @@ int main(int argc, char** argv) {
       w.memid = 0;
       w.rxXlate = true;
       w.atomic = true;
+      w.combine = o.combine;
       sys.setWindow(s, d, w);
     }
   if (!sys.drain()) { std::fprintf(stderr, "setup did not complete\n"); return 1; }
   std::mt19937_64 rng(o.sys.seed);
   Stats st;
   const uint64_t t0 = sys.cycle();
+  // Store k of node s (and its read-back) goes to this node: kStoreRun in a row to each.
+  auto storeDest = [&](unsigned s, unsigned k) { return (s + 1 + (k / kStoreRun) % (n - 1)) % n; };
   auto remoteAddr = [&](unsigned s, unsigned d, uint64_t off) { return windowBase(d) + s * (kSlot / n) + off; };
   std::map<std::pair<unsigned, uint64_t>, Bytes> written;  // (dst, landing addr) -> data
 
@@ -146,7 +155,7 @@ int main(int argc, char** argv) {
   if (doStores) {
     for (unsigned k = 0; k < o.ops; ++k)
       for (unsigned s = 0; s < n; ++s) {
-        const unsigned d = (s + 1 + k % (n - 1)) % n;
+        const unsigned d = storeDest(s, k);
         const uint64_t off = (uint64_t(k) * o.size) % (kSlot / n - o.size - 64);
         Bytes data(o.size);
         for (auto& x : data) x = uint8_t(rng());
@@ -171,7 +180,7 @@ int main(int argc, char** argv) {
     // After a failed or timed-out load (the CPU's completion timeout) stop issuing: a broken NI fails fast.
     for (unsigned k = 0; k < o.ops && !st.errors; ++k)
       for (unsigned s = 0; s < n && !st.errors; ++s) {
-        const unsigned d = (s + 1 + k % (n - 1)) % n;
+        const unsigned d = storeDest(s, k);
         const uint64_t off = (uint64_t(k) * o.size) % (kSlot / n - o.size - 64);
         const uint64_t addr = remoteAddr(s, d, off);
         const uint64_t land = kLanding + s * (kSlot / n) + off;
@@ -263,8 +272,8 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(sys.fabric().tap().records()), o.sys.pcapPath.c_str());
   if (!o.json.empty()) {
     if (std::FILE* f = std::fopen(o.json.c_str(), "w")) {
-      std::fprintf(f, "{\"nodes\": %u, \"width\": %u, \"scenario\": \"%s\", \"ops\": %u, \"size\": %u, \"seed\": %llu,\n",
-                   n, o.sys.dataBits, o.scenario.c_str(), o.ops, o.size, static_cast<unsigned long long>(o.sys.seed));
+      std::fprintf(f, "{\"nodes\": %u, \"width\": %u, \"scenario\": \"%s\", \"ops\": %u, \"size\": %u, \"combine\": %s, \"seed\": %llu,\n",
+                   n, o.sys.dataBits, o.scenario.c_str(), o.ops, o.size, o.combine ? "true" : "false", static_cast<unsigned long long>(o.sys.seed));
       std::fprintf(f, " \"store_cycles\": %llu, \"store_bytes\": %llu, \"read_cycles\": %llu, \"read_bytes\": %llu,\n",
                    static_cast<unsigned long long>(tStores), static_cast<unsigned long long>(st.bytes),
                    static_cast<unsigned long long>(tReads), static_cast<unsigned long long>(readBytes));

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Benchmark of one NI at each data width: throughput (beats per cycle) of
 // encapsulation and decapsulation for back-to-back writes, and first-beat
-// latency (cycles) in both directions. Writes JSON and a Markdown table.
+// latency (cycles) in both directions; streams of small stores with and without
+// write combining (host beats/cycle, fabric beats/cycle inside packets, link
+// efficiency). Writes JSON and Markdown tables.
 //   usage: bench_nic [out.json] [out.md]
 #include <verilated.h>
 
@@ -28,6 +30,16 @@ struct Figures {
   double rspEncapOutBpc = 0, rspDecapOutBpc = 0;  // read responses (CplD) through the NI
 };
 
+// A stream of small contiguous stores through one window.
+struct StoreStream {
+  unsigned width = 0, store = 0;
+  bool combine = false;
+  double hostInBpc = 0;    // host beats per cycle while the stores go in
+  double pktBpc = 0;       // fabric beats per cycle from a packet's first beat to its last
+  double efficiency = 0;   // payload bytes / fabric bytes
+  double storesPerPkt = 0;
+};
+
 class Bench {
  public:
   explicit Bench(unsigned width) : ctx_(), clock_(&ctx_), h_(width, &ctx_, &rng_) {
@@ -41,6 +53,9 @@ class Bench {
     w.dstNode = 8;
     w.memid = 1;
     driver::setWindow(h_.writer(), 0, w);
+    w.base = kApertureBase + (1 << 20);  // window 1: the same, combining writes
+    w.combine = true;
+    driver::setWindow(h_.writer(), 1, w);
     driver::setMemId(h_.writer(), 1, MemRegion{true, kMemBase, 1 << 20, true, true});
     run(400);
   }
@@ -138,6 +153,33 @@ class Bench {
     return double(beats) / double(cycles);
   }
 
+  // `count` contiguous stores of `bytes` each, back to back from the host.
+  StoreStream storeStream(unsigned bytes, unsigned count, bool combine) {
+    StoreStream r;
+    r.width = h_.bpb * 8;
+    r.store = bytes;
+    r.combine = combine;
+    h_.fabOut.packets().clear();
+    const uint64_t base = kApertureBase + (combine ? (1 << 20) : 0);
+    for (unsigned i = 0; i < count; ++i)
+      h_.hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, base + uint64_t(bytes) * i, Bytes(bytes, 6))));
+    const uint64_t start = h_.now;
+    runUntil([&] { return h_.hostIn.empty(); });
+    const uint64_t inCycles = h_.now - start;
+    run(200);  // the idle timeout sends the last packet
+    uint64_t fabBytes = 0, beats = 0, span = 0;
+    for (const auto& p : h_.fabOut.packets()) {
+      fabBytes += p.bytes.size();
+      beats += (p.bytes.size() + h_.bpb - 1) / h_.bpb;
+      span += p.lastCycle - p.firstCycle + 1;
+    }
+    r.hostInBpc = double((16 + bytes + h_.bpb - 1) / h_.bpb) * count / double(inCycles);
+    r.pktBpc = double(beats) / double(span);
+    r.efficiency = double(bytes) * count / double(fabBytes);
+    r.storesPerPkt = double(count) / double(h_.fabOut.packets().size());
+    return r;
+  }
+
   // One write on an idle NI: cycles from its first beat accepted to the first beat out.
   uint64_t encapLatency() {
     h_.fabOut.packets().clear();
@@ -173,6 +215,7 @@ int main(int argc, char** argv) {
   const std::string jsonPath = argc > 1 ? argv[1] : "nic_bench.json";
   const std::string mdPath = argc > 2 ? argv[2] : "nic_bench.md";
   std::vector<Figures> all;
+  std::vector<StoreStream> streams;
   bool ok = true;
   for (unsigned w : {64u, 128u, 256u, 512u}) {
     for (unsigned payload : {64u, 256u}) {
@@ -190,9 +233,15 @@ int main(int argc, char** argv) {
       ok = ok && b.ok();
       all.push_back(f);
     }
+    for (unsigned store : {8u, 64u})
+      for (bool combine : {false, true}) {
+        Bench b(w);
+        streams.push_back(b.storeStream(store, 1024, combine));
+        ok = ok && b.ok();
+      }
   }
   std::ofstream js(jsonPath), md(mdPath);
-  js << "[\n";
+  js << "{\"paths\": [\n";
   md << "| data width | payload B | encap: fabric out beats/cycle | encap: host in beats/cycle | "
         "decap: host out beats/cycle | decap: fabric in beats/cycle | encap latency (cycles) | decap latency (cycles) |\n"
         "|---|---|---|---|---|---|---|---|\n";
@@ -213,13 +262,34 @@ int main(int argc, char** argv) {
     md << line;
     std::fputs(line, stdout);
   }
-  js << "]\n";
+  js << "],\n";
+  js << "\"store_streams\": [\n";
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const StoreStream& t = streams[i];
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "  {\"width\": %u, \"store\": %u, \"combine\": %s, \"host_in_bpc\": %.3f, \"pkt_bpc\": %.3f, "
+                  "\"efficiency\": %.3f, \"stores_per_packet\": %.2f}%s\n",
+                  t.width, t.store, t.combine ? "true" : "false", t.hostInBpc, t.pktBpc, t.efficiency, t.storesPerPkt,
+                  i + 1 < streams.size() ? "," : "");
+    js << line;
+  }
+  js << "]}\n";
   // Read responses: a second table.
   md << "\n| data width | payload B | read responses, encap: fabric out beats/cycle | read responses, decap: host out beats/cycle |\n"
         "|---|---|---|---|\n";
   for (const Figures& f : all) {
     char line[256];
     std::snprintf(line, sizeof line, "| %u | %u | %.3f | %.3f |\n", f.width, f.payload, f.rspEncapOutBpc, f.rspDecapOutBpc);
+    md << line;
+    std::fputs(line, stdout);
+  }
+  md << "\n| data width | store B | combining | host in beats/cycle | fabric beats/cycle in a packet | "
+        "link efficiency (payload / fabric bytes) | stores per packet |\n|---|---|---|---|---|---|---|\n";
+  for (const StoreStream& t : streams) {
+    char line[256];
+    std::snprintf(line, sizeof line, "| %u | %u | %s | %.3f | %.3f | %.3f | %.2f |\n", t.width, t.store,
+                  t.combine ? "on" : "off", t.hostInBpc, t.pktBpc, t.efficiency, t.storesPerPkt);
     md << line;
     std::fputs(line, stdout);
   }

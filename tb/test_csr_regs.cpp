@@ -87,7 +87,7 @@ class CsrRegsTest : public tb::VerilatedTest {
     return {&m.tx_pkts_inc_i, &m.rx_pkts_inc_i, &m.win_miss_cnt_inc_i, &m.perm_cnt_inc_i, &m.malformed_cnt_inc_i,
             &m.unsup_cnt_inc_i, &m.crc_err_cnt_inc_i, &m.memid_err_cnt_inc_i, &m.bounds_err_cnt_inc_i,
             &m.nak_tx_cnt_inc_i, &m.nak_rx_cnt_inc_i, &m.bad_pkt_cnt_inc_i, &m.rd_served_cnt_inc_i,
-            &m.cpl_unexp_cnt_inc_i};
+            &m.cpl_unexp_cnt_inc_i, &m.wc_merged_cnt_inc_i};
   }
   std::vector<uint32_t> offsetsOf(Access a) {
     std::vector<uint32_t> v;
@@ -239,6 +239,31 @@ TEST_F(CsrRegsTest, CountersCountEveryEventAndAnyWriteClears) {
   }
   for (auto* s : incs) *s = 0;
   for (size_t k = 0; k < cnt.size(); ++k) EXPECT_EQ(read(cnt[k]), expect[k]) << k;
+}
+
+// "pulse" registers tell the hardware in the very cycle software writes them
+// (WC_FLUSH, ART_CTRL[i]); a read or a write elsewhere must not pulse.
+TEST_F(CsrRegsTest, PulseRegistersMarkTheirWriteCycleOnly) {
+  auto& m = dut->m;
+  for (int i = 0; i < 2000; ++i) {
+    const bool wr = rng()() % 2;
+    const unsigned pick = rng()() % 4;
+    const unsigned entry = rng()() % 16;
+    const uint32_t off = pick == 0 ? regs::WC_FLUSH : pick == 1 ? regs::ART_CTRL(entry) : pick == 2 ? regs::WC_TIMEOUT : regs::ART_DEST(entry);
+    m.req_valid_i = 1;
+    m.req_write_i = wr;
+    m.req_addr_i = off;
+    m.req_wdata_i = static_cast<uint32_t>(rng()());
+    m.req_be_i = rng()() % 16;
+    dut->eval();
+    ASSERT_EQ(m.wc_flush_written_o, wr && pick == 0) << "cycle " << i << " seed " << seed();
+    ASSERT_EQ(m.art_ctrl_written_o, wr && pick == 1 ? 1u << entry : 0u) << "cycle " << i << " seed " << seed();
+    cycle();
+    m.req_valid_i = 0;
+    dut->eval();
+    ASSERT_EQ(m.wc_flush_written_o, 0) << "idle cycle after " << i;
+    ASSERT_EQ(m.art_ctrl_written_o, 0u) << "idle cycle after " << i;
+  }
 }
 
 TEST_F(CsrRegsTest, AddressesOutsideTheMapHitNothing) {

@@ -302,6 +302,131 @@ TEST_P(NicTest, DeliversTunneledCompletionUnchanged) {
 // With the fabric stalled, requests started under request room still enter whole
 // (so memory's completions behind them are never blocked); room then stays low
 // until the fabric moves again, and nothing is lost.
+// Write combining: contiguous posted writes through combining windows share packets.
+// Runs through two combining windows to different memory IDs, a window that does not
+// combine, gaps, partial-BE writes, reads, page ends and flush writes: the packets
+// must be exactly those of the golden combiner (RefCombiner), in order.
+TEST_P(NicTest, CombinesContiguousWritesBitExact) {
+  Window a = windowTo(kApertureBase, 0x4000, true, 3), b = windowTo(kApertureBase + 0x4000, 0x4000, true, 5),
+         plain = windowTo(kApertureBase + 0x8000, 0x4000, false, 0, 0x0000'0042'0000'0000ull);
+  a.combine = b.combine = true;
+  const Window wins[3] = {a, b, plain};
+  for (unsigned i = 0; i < 3; ++i) setWindow(i, wins[i]);
+  driver::setCombineTimeout(h->writer(), 0xFFFF);  // packets close by the rules, not by time
+  settle(100);
+  fabricOut();
+  h->hostIn.setIdle(0.3);
+  h->fabOut.setStall(0.3);
+  RefCombiner golden(kMaxPayload);
+  uint64_t next[3] = {wins[0].base + 0x40, wins[1].base, wins[2].base};
+  unsigned w = 0;
+  for (int i = 0; i < 600; ++i) {
+    auto& r = rng();
+    if (r() % 100 < 10) w = static_cast<unsigned>(r() % 3);
+    const unsigned kind = static_cast<unsigned>(r() % 100);
+    if (kind < 3) {  // flush register: the open packet leaves once everything before it is in
+      driver::flushCombiner(h->writer());
+      golden.flush();
+      continue;
+    }
+    if (r() % 100 < 5) next[w] += 4 * (1 + r() % 4);                       // a gap
+    if (r() % 100 < 2) next[w] = (next[w] | 0xFFF) + 1 - 8 * (1 + r() % 4);  // toward a page end
+    if (next[w] + 64 > wins[w].base + wins[w].size) next[w] = wins[w].base;
+    size_t len = kind < 8 ? 1 + r() % 7 : 4 * (1 + r() % (kind < 12 ? kMaxPayload / 4 : 4));  // partial BEs
+    if ((next[w] & 0xFFF) + len > 4096) len = 4096 - (next[w] & 0xFFF);
+    Tlp t = kind < 10 ? makeMRd(kCpuReqId, static_cast<uint8_t>(i), next[w], 8)
+                      : makeMWr(kCpuReqId, 0, next[w], randomBytes(len));
+    if (t.kind == TlpKind::MWr) next[w] += (len + 3) / 4 * 4;
+    const auto route = ref.route(t);
+    ASSERT_EQ(route.err, RefNi::SendErr::Ok);
+    golden.request(t, route, wins[w].combine);
+    h->hostIn.push(encodeTlp(t));
+  }
+  driver::flushCombiner(h->writer());
+  golden.flush();
+  std::vector<Bytes> expect;
+  for (size_t i = 0; i < golden.sent.size(); ++i)
+    expect.push_back(encodeFabric(RefNi::encapsulate(golden.sent[i].tlp, golden.sent[i].route, NicHarness::kLid,
+                                                     static_cast<uint32_t>(i))));
+  ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= expect.size(); }, 400000));
+  settle();
+  ASSERT_EQ(h->fabOut.packets().size(), expect.size()) << "seed " << seed();
+  for (size_t i = 0; i < expect.size(); ++i)
+    ASSERT_EQ(h->fabOut.packets()[i].bytes, expect[i])
+        << "packet " << i << " differs at byte " << firstDifference(h->fabOut.packets()[i].bytes, expect[i])
+        << " seed " << seed();
+  EXPECT_EQ(csrRead(regs::WC_MERGED_CNT), golden.merged);
+  EXPECT_GT(golden.merged, 100u) << "the stimulus must exercise combining";
+}
+
+// The idle timeout sends an open packet WC_TIMEOUT cycles after the last write came in;
+// a window re-program (ART_CTRL write) sends it at once.
+TEST_P(NicTest, CombinerTimeoutAndReprogramSendTheOpenPacket) {
+  Window a = windowTo(kApertureBase, 0x4000, true, 3);
+  a.combine = true;
+  setWindow(0, a);
+  constexpr unsigned kTimeout = 300;
+  driver::setCombineTimeout(h->writer(), kTimeout);
+  settle(100);
+  fabricOut();
+  for (int i = 0; i < 4; ++i) h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 8 * i, randomBytes(8))));
+  ASSERT_TRUE(runUntil([&] { return h->hostIn.empty(); }));
+  const uint64_t sentAt = cycles();
+  ASSERT_TRUE(runUntil([&] { return !h->fabOut.packets().empty(); }, 5000));
+  const uint64_t waited = cycles() - sentAt;
+  EXPECT_GE(waited, kTimeout) << "sent before the timeout";
+  EXPECT_LE(waited, kTimeout + 40) << "sent long after the timeout";
+  auto out = fabricOut();
+  ASSERT_EQ(out.size(), 1u) << "four contiguous 8-byte writes make one packet";
+  EXPECT_EQ(out[0].payload.size(), 16u + 32u);
+
+  // Re-program while a packet is open: the packet goes out under the old mapping, the
+  // write after the re-program under the new one.
+  driver::setCombineTimeout(h->writer(), 0xFFFF);
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x100, randomBytes(8))));
+  Window moved = a;
+  moved.memid = 4;
+  setWindow(0, moved);
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x108, randomBytes(8))));
+  driver::flushCombiner(h->writer());
+  ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= 2; }, 5000));
+  settle();
+  out = fabricOut();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].memid, 3u);
+  EXPECT_EQ(out[1].memid, 4u);
+  EXPECT_EQ(out[0].payload.size(), 24u);
+  EXPECT_EQ(out[1].payload.size(), 24u);
+}
+
+// A malformed write (length field larger than its data) aimed at an open packet is
+// dropped and counted; the packet keeps the good writes around it.
+TEST_P(NicTest, MalformedWriteDoesNotSpoilACombinedPacket) {
+  Window a = windowTo(kApertureBase, 0x4000, true, 3);
+  a.combine = true;
+  setWindow(0, a);
+  driver::setCombineTimeout(h->writer(), 0xFFFF);
+  settle(100);
+  fabricOut();
+  const Bytes d0 = randomBytes(8), d1 = randomBytes(8);
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase, d0)));
+  Bytes bad = encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 8, randomBytes(8)));
+  bad[3] = 4;  // says 16 bytes, carries 8
+  h->hostIn.push(bad);
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 8, d1)));
+  driver::flushCombiner(h->writer());
+  ASSERT_TRUE(runUntil([&] { return !h->fabOut.packets().empty(); }, 5000));
+  settle();
+  auto out = fabricOut();
+  ASSERT_EQ(out.size(), 1u);
+  Bytes data = d0;
+  data.insert(data.end(), d1.begin(), d1.end());
+  Tlp want = makeMWr(kCpuReqId, 0, 0, data);
+  EXPECT_EQ(out[0].payload, encodeTlp(want));
+  EXPECT_EQ(csrRead(regs::MALFORMED_CNT), 1u);
+  EXPECT_EQ(csrRead(regs::WC_MERGED_CNT), 1u);
+}
+
 TEST_P(NicTest, RequestRoomMeansAStartedRequestNeverStalls) {
   setWindow(0, windowTo(kApertureBase, 0x10000, true, 1));
   settle(100);

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: Apache-2.0
+// Request path toward the framer, with the write combiner. Tunneled requests from
+// ni_host_rx arrive as a header record plus the TLP's beats; they leave as header
+// records and beats for ni_fab_tx (source 2).
+//
+// A posted write through a combining window opens a packet: its beats enter the
+// beat queue, but its header record is held back. Later writes that continue it
+// (same window and destination, next address, still within MaxPayload and the
+// 4 KiB page) lose their TLP header: their data is rotated onto the end of the open
+// packet. The open packet is sent (flushed) when anything else arrives, when it
+// cannot grow, after an idle timeout, or on a flush request (WC_FLUSH / ART_CTRL
+// write). Only then is its header record released; the TLP Length and Last BE of
+// its first beat are corrected as the framer reads it. The framer never reads an
+// open packet's beats, so a malformed write (length mismatch, seen at its last beat)
+// is taken back out of the queue. Rules and outcomes: docs/architecture.md.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_wc #(
+  parameter int unsigned DataW = 64,
+  parameter int unsigned MaxPayload = 256,
+  parameter int unsigned Beats = 16,       // beat queue depth
+  parameter int unsigned Hdrs = 4,         // header records toward the framer
+  parameter int unsigned RoomMargin = 2,   // TLPs that may start after room_o was sampled
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb,
+  localparam int unsigned BeatW = DataW + KeepW + 2  // {bad, last, keep, data}
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic [15:0] timeout_i,  // idle cycles before an open packet is sent
+  input  logic flush_i,           // send the open packet once all earlier requests are in
+  // Requests from ni_host_rx.
+  input  ni_pkg::tx_hdr_t in_hdr_i,
+  input  ni_pkg::wc_meta_t in_meta_i,
+  input  logic in_hdr_valid_i,
+  output logic in_hdr_ready_o,
+  // A request's header is decided at the host port this cycle, whether or not it can
+  // be handed over yet (at 64 bits it goes with the TLP's first beat, which waits
+  // for in_beat_ready_o): lets an open packet that it does not continue be sent.
+  input  logic in_hdr_pending_i,
+  input  logic [BeatW-1:0] in_beat_i,
+  input  logic in_beat_valid_i,
+  output logic in_beat_ready_o,
+  // Toward ni_fab_tx.
+  output ni_pkg::tx_hdr_t out_hdr_o,
+  output logic out_hdr_valid_o,
+  input  logic out_hdr_ready_i,
+  output logic [BeatW-1:0] out_beat_o,
+  output logic out_beat_valid_o,
+  input  logic out_beat_ready_i,
+  // 1: a whole request TLP fits now (see nic_top's s_host_req_room_o).
+  output logic room_o,
+  output logic ev_merged_o  // a write was appended to an open packet
+);
+  localparam int unsigned HdrW = $bits(ni_pkg::tx_hdr_t);
+  localparam int unsigned MetaW = $bits(ni_pkg::wc_meta_t);
+  localparam int unsigned LaneW = $clog2(Bpb);
+  localparam int unsigned FillW = $clog2(Bpb + 1);
+  localparam int unsigned PtrW = $clog2(Beats);
+  localparam int unsigned CntW = $clog2(Beats + 1);
+  localparam int unsigned MaxTlpBeats = (ni_pkg::TlpHdrBytes + MaxPayload + Bpb - 1) / Bpb;
+  localparam int unsigned InHdrs = 2;
+
+  // Correction of the first beat of a combined TLP: Length (bytes 2-3) and BEs (byte 7).
+  typedef struct packed {
+    logic en;
+    logic [9:0] len_dw;
+    logic [7:0] be;
+  } patch_t;
+  localparam int unsigned PatchW = $bits(patch_t);
+
+  // ------------------------------------------------------------ input header queue
+  ni_pkg::tx_hdr_t ih;
+  ni_pkg::wc_meta_t im;
+  logic ih_valid, take;
+  ni_fifo #(.Width(HdrW + MetaW), .Depth(InHdrs), .FallThrough(1)) u_in_q (
+    .clk_i, .rst_ni, .wdata_i({in_hdr_i, in_meta_i}), .wvalid_i(in_hdr_valid_i),
+    .wready_o(in_hdr_ready_o), .rdata_o({ih, im}), .rvalid_o(ih_valid), .rready_i(take));
+
+  // ------------------------------------------------------------ output header queue
+  ni_pkg::tx_hdr_t oq_hdr;
+  patch_t oq_patch, oq_rpatch;
+  logic oq_push, oq_ready;
+  ni_fifo #(.Width(HdrW + PatchW), .Depth(Hdrs)) u_out_q (
+    .clk_i, .rst_ni, .wdata_i({oq_hdr, oq_patch}), .wvalid_i(oq_push), .wready_o(oq_ready),
+    .rdata_o({out_hdr_o, oq_rpatch}), .rvalid_o(out_hdr_valid_o), .rready_i(out_hdr_ready_i));
+
+  // ------------------------------------------------------------ state
+  typedef enum logic [1:0] {ModePass, ModeNew, ModeAppend} mode_e;
+  logic busy_q;                     // a TLP's header is taken, its last beat is not
+  mode_e mode_q;
+  logic [LaneW-1:0] rot_q;          // lane rotation of an appended TLP's data
+  logic [1:0] bidx_q;               // beat index in the TLP (saturating)
+  ni_pkg::wc_meta_t meta_q;
+  logic open_q;                     // an open packet exists
+  ni_pkg::tx_hdr_t open_hdr_q;
+  logic [7:0] open_win_q;
+  logic [63:0] next_addr_q;
+  logic [12:0] open_len_q;          // payload bytes in the open packet
+  logic [FillW-1:0] fill_q;         // lanes of held_q in use (the open packet's last beat)
+  logic [DataW-1:0] held_q;
+  // Taken back if the TLP turns out malformed.
+  logic [FillW-1:0] snap_fill_q;
+  logic [DataW-1:0] snap_held_q;
+  logic [PtrW-1:0] snap_wptr_q;
+  logic [CntW-1:0] n_pushed_q;      // beats this TLP pushed
+  // Flush requests wait for the requests that reached the NI before them: a flush
+  // requested when h headers had come in is due once h TLPs are done (mod 8; at
+  // most 3 are ever between the two counts).
+  logic [7:0] flush_mark_q;
+  logic [2:0] hin_cnt_q, done_cnt_q;
+  logic [15:0] idle_q;
+  logic [3:0] in_hdrs_q, out_hdrs_q;  // header records in the input and output queues
+  // Beat queue.
+  logic [BeatW-1:0] mem_q [Beats];
+  logic [PtrW-1:0] wptr_q, rptr_q;
+  logic [CntW-1:0] cnt_q;
+
+  // ------------------------------------------------------------ what to do with the next TLP
+  logic fl_due, can_grow, hdr_same, appendable, starts_open, want_flush, do_flush, space;
+  mode_e new_mode;
+  assign space = cnt_q != CntW'(Beats);
+  assign fl_due = flush_mark_q[done_cnt_q];
+  assign can_grow = open_len_q < 13'(MaxPayload) && next_addr_q[11:0] != 12'h0;
+  always_comb begin
+    hdr_same = 1'b1;  // destination, memory ID and flags; not the packet length
+    for (int p = 0; p < ni_pkg::TxHdrBytes; p++) begin
+      if (p != 4 && p != 5 && ih.bytes[p*8 +: 8] != open_hdr_q.bytes[p*8 +: 8]) hdr_same = 1'b0;
+    end
+  end
+  assign appendable = open_q && can_grow && im.wc && im.win == open_win_q &&
+                      im.addr == next_addr_q && hdr_same &&
+                      14'(open_len_q) + 14'(im.bytes) <= 14'(MaxPayload);
+  // A write that fills a packet or ends on a page boundary by itself is sent as is.
+  logic [11:0] im_end;
+  assign im_end = im.addr[11:0] + im.bytes[11:0];
+  assign starts_open = im.wc && im.bytes < 13'(MaxPayload) && im_end != 12'h0;
+  // With the input queue empty, ih shows the header being decided (fall-through).
+  logic hdr_seen;
+  assign hdr_seen = ih_valid || (in_hdrs_q == '0 && in_hdr_pending_i);
+  assign want_flush = open_q && !busy_q &&
+                      (fl_due || !can_grow || (hdr_seen && !appendable) ||
+                       (!hdr_seen && idle_q >= timeout_i));
+  assign do_flush = want_flush && oq_ready && space;
+  assign new_mode = appendable ? ModeAppend : starts_open ? ModeNew : ModePass;
+  assign take = !busy_q && ih_valid && !fl_due && !want_flush && (new_mode != ModePass || oq_ready);
+
+  // The current TLP as seen by the input beat (its header may be taken this cycle).
+  mode_e cur_mode;
+  logic [LaneW-1:0] cur_rot;
+  logic [1:0] cur_bidx;
+  ni_pkg::wc_meta_t cur_meta;
+  logic [FillW-1:0] cur_snap_fill;
+  logic [DataW-1:0] cur_snap_held;
+  logic [PtrW-1:0] cur_snap_wptr;
+  logic [CntW-1:0] cur_n_pushed;
+  assign cur_mode = take ? new_mode : mode_q;
+  assign cur_rot = take ? ((new_mode == ModeAppend) ? LaneW'(open_len_q) : '0) : rot_q;
+  assign cur_bidx = take ? 2'd0 : bidx_q;
+  assign cur_meta = take ? im : meta_q;
+  assign cur_snap_fill = take ? fill_q : snap_fill_q;
+  assign cur_snap_held = take ? held_q : snap_held_q;
+  assign cur_snap_wptr = take ? wptr_q : snap_wptr_q;
+  assign cur_n_pushed = take ? '0 : n_pushed_q;
+
+  // ------------------------------------------------------------ beat merge
+  logic [DataW-1:0] in_data, rot, merged;
+  logic [KeepW-1:0] in_keep, dmask;
+  logic in_last, in_bad, beat_in;
+  logic [FillW-1:0] n;
+  logic [2*DataW-1:0] rot2;
+  assign {in_bad, in_last, in_keep, in_data} = in_beat_i;
+  // A beat may enter in the cycle its header is taken: a beat offered while no TLP is
+  // in progress is the first of the TLP whose header is at the head of the input
+  // queue or arriving now (at 64 bits ni_host_rx sends the header with the second
+  // beat). take_if_hdr is take with the header assumed valid, so that ready does not
+  // depend on in_hdr_valid_i (which ni_host_rx derives from this ready).
+  logic take_if_hdr;
+  assign take_if_hdr = !busy_q && !fl_due && !(open_q && (!can_grow || !appendable)) &&
+                       (new_mode != ModePass || oq_ready);
+  assign in_beat_ready_o = (busy_q || take_if_hdr) && space;
+  assign beat_in = in_beat_valid_i && in_beat_ready_o;
+  assign rot2 = {in_data, in_data} << (32'(cur_rot) * 8);
+  assign rot = rot2[2*DataW-1:DataW];
+  always_comb begin
+    // An appended TLP keeps only its data: the 16 header bytes are dropped.
+    for (int j = 0; j < Bpb; j++) begin
+      dmask[j] = in_keep[j] && !(cur_mode == ModeAppend && 32'(cur_bidx) * Bpb + j < ni_pkg::TlpHdrBytes);
+    end
+    n = '0;
+    for (int j = 0; j < Bpb; j++) n = n + FillW'(dmask[j]);
+    for (int j = 0; j < Bpb; j++) merged[j*8 +: 8] = (32'(j) < 32'(fill_q)) ? held_q[j*8 +: 8] : rot[j*8 +: 8];
+  end
+
+  logic held_full, comb_push, rollback, commit;
+  logic [FillW:0] fill_sum;
+  assign held_full = fill_q == FillW'(Bpb);
+  assign fill_sum = (FillW+1)'(fill_q) + (FillW+1)'(n);
+  assign comb_push = n != '0 && (held_full || fill_sum > (FillW+1)'(Bpb));
+  assign rollback = beat_in && cur_mode != ModePass && in_last && in_bad;
+  assign commit = beat_in && cur_mode != ModePass && in_last && !in_bad;
+
+  // ------------------------------------------------------------ beat queue writes
+  logic push;
+  logic [BeatW-1:0] push_beat;
+  logic [KeepW-1:0] tail_keep;
+  always_comb begin
+    for (int j = 0; j < Bpb; j++) tail_keep[j] = 32'(j) < 32'(fill_q);
+    push = 1'b0;
+    push_beat = '0;
+    if (do_flush) begin
+      push = 1'b1;
+      push_beat = {1'b0, 1'b1, tail_keep, held_q};
+    end else if (beat_in && cur_mode == ModePass) begin
+      push = 1'b1;
+      push_beat = in_beat_i;
+    end else if (beat_in && comb_push && !rollback) begin
+      push = 1'b1;
+      push_beat = {1'b0, 1'b0, {KeepW{1'b1}}, held_full ? held_q : merged};
+    end
+  end
+
+  // Header record of a flushed packet: final LRH length; TLP fields corrected on read.
+  logic [10:0] flush_words;
+  assign flush_words = 11'((ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + 32'(open_len_q) + 4) >> 2);
+  always_comb begin
+    oq_hdr = ih;
+    oq_patch = '0;
+    if (do_flush) begin
+      oq_hdr = open_hdr_q;
+      oq_hdr.bytes[4*8 +: 8] = {5'b0, flush_words[10:8]};
+      oq_hdr.bytes[5*8 +: 8] = flush_words[7:0];
+      oq_patch.en = 1'b1;
+      oq_patch.len_dw = open_len_q[11:2];  // 4096 bytes: 0, as PCIe encodes it
+      oq_patch.be = {(open_len_q > 13'd4) ? 4'hF : 4'h0, 4'hF};
+    end
+  end
+  assign oq_push = do_flush || (take && new_mode == ModePass);
+
+  // ------------------------------------------------------------ read side
+  // The patch of the packet whose first beat is next: its header is at the head of
+  // the header queue until the framer takes it, then in rd_patch_q.
+  logic pop, rd_first_q, hdr_popped_q, oq_pop;
+  patch_t rd_patch_q, rd_patch;
+  logic [BeatW-1:0] rbeat;
+  logic [CntW-1:0] open_beats_q;  // beats of the open packet in the queue
+  assign oq_pop = out_hdr_valid_o && out_hdr_ready_i;
+  assign rd_patch = hdr_popped_q ? rd_patch_q : oq_rpatch;
+  always_comb begin
+    rbeat = mem_q[rptr_q];
+    if (rd_first_q && rd_patch.en) begin
+      rbeat[2*8 +: 2] = rd_patch.len_dw[9:8];
+      rbeat[3*8 +: 8] = rd_patch.len_dw[7:0];
+      rbeat[7*8 +: 8] = rd_patch.be;
+    end
+  end
+  assign out_beat_o = rbeat;
+  assign out_beat_valid_o = cnt_q != open_beats_q;
+  assign pop = out_beat_valid_o && out_beat_ready_i;
+
+  // ------------------------------------------------------------ room for the root complex
+  assign room_o = 32'(Beats) - 32'(cnt_q) >= MaxTlpBeats + RoomMargin &&
+                  32'(in_hdrs_q) + 32'(out_hdrs_q) + RoomMargin <= Hdrs;
+  assign ev_merged_o = commit && cur_mode == ModeAppend;
+
+  // ------------------------------------------------------------ next state
+  logic busy_d, open_d, rd_first_d;
+  logic [7:0] flush_mark_d;
+  mode_e mode_d;
+  logic [LaneW-1:0] rot_d;
+  logic [1:0] bidx_d;
+  ni_pkg::wc_meta_t meta_d;
+  ni_pkg::tx_hdr_t open_hdr_d;
+  logic [7:0] open_win_d;
+  logic [63:0] next_addr_d;
+  logic [12:0] open_len_d;
+  logic [FillW-1:0] fill_d, snap_fill_d;
+  logic [DataW-1:0] held_d, snap_held_d;
+  logic [PtrW-1:0] snap_wptr_d, wptr_d, rptr_d;
+  logic [CntW-1:0] n_pushed_d, cnt_d, open_beats_d;
+  logic [2:0] hin_cnt_d, done_cnt_d;
+  logic [15:0] idle_d;
+  logic [3:0] in_hdrs_d, out_hdrs_d;
+  patch_t rd_patch_d;
+  logic hdr_popped_d;
+  logic in_push;
+  assign in_push = in_hdr_valid_i && in_hdr_ready_o;
+
+  always_comb begin
+    busy_d = busy_q;
+    mode_d = mode_q;
+    rot_d = rot_q;
+    bidx_d = bidx_q;
+    meta_d = meta_q;
+    open_d = open_q;
+    open_hdr_d = open_hdr_q;
+    open_win_d = open_win_q;
+    next_addr_d = next_addr_q;
+    open_len_d = open_len_q;
+    fill_d = fill_q;
+    held_d = held_q;
+    snap_fill_d = snap_fill_q;
+    snap_held_d = snap_held_q;
+    snap_wptr_d = snap_wptr_q;
+    n_pushed_d = n_pushed_q;
+    flush_mark_d = flush_mark_q;
+    hin_cnt_d = hin_cnt_q + 3'(in_push);
+    done_cnt_d = done_cnt_q;
+    in_hdrs_d = in_hdrs_q + 4'(in_push) - 4'(take);
+    out_hdrs_d = out_hdrs_q + 4'(oq_push && oq_ready) - 4'(oq_pop);
+    idle_d = (open_q && !busy_q && !hdr_seen) ? ((idle_q == '1) ? idle_q : idle_q + 16'd1) : '0;
+    if (fl_due && !busy_q && (!open_q || do_flush)) flush_mark_d[done_cnt_q] = 1'b0;
+    if (flush_i) flush_mark_d[hin_cnt_q + 3'(in_push)] = 1'b1;
+
+    // The TLP in progress.
+    if (take) begin
+      busy_d = 1'b1;
+      mode_d = new_mode;
+      rot_d = cur_rot;
+      meta_d = im;
+      bidx_d = '0;
+      snap_fill_d = fill_q;
+      snap_held_d = held_q;
+      snap_wptr_d = wptr_q;
+      n_pushed_d = '0;
+      if (new_mode == ModeNew) begin
+        open_hdr_d = ih;
+        open_win_d = im.win;
+      end
+    end
+    if (beat_in) begin
+      bidx_d = (cur_bidx == 2'd3) ? cur_bidx : cur_bidx + 2'd1;
+      n_pushed_d = cur_n_pushed + CntW'(push);
+      if (in_last) begin
+        busy_d = 1'b0;
+        done_cnt_d = done_cnt_q + 3'd1;
+      end
+      if (cur_mode != ModePass && n != '0) begin
+        if (held_full) begin
+          held_d = rot;
+          fill_d = n;
+        end else if (fill_sum > (FillW+1)'(Bpb)) begin
+          held_d = rot;
+          fill_d = FillW'(fill_sum - (FillW+1)'(Bpb));
+        end else begin
+          held_d = merged;
+          fill_d = FillW'(fill_sum);
+        end
+      end
+    end
+    if (commit) begin
+      open_d = 1'b1;
+      open_len_d = (cur_mode == ModeNew) ? cur_meta.bytes : open_len_q + cur_meta.bytes;
+      next_addr_d = ((cur_mode == ModeNew) ? cur_meta.addr : next_addr_q) + 64'(cur_meta.bytes);
+    end
+    if (rollback) begin
+      held_d = cur_snap_held;
+      fill_d = cur_snap_fill;
+    end
+    if (do_flush) begin
+      open_d = 1'b0;
+      fill_d = '0;
+    end
+
+    // Beat queue; beats of the open packet are not offered to the framer yet.
+    wptr_d = wptr_q;
+    if (rollback) wptr_d = cur_snap_wptr;
+    else if (push) wptr_d = (wptr_q == PtrW'(Beats - 1)) ? '0 : wptr_q + PtrW'(1);
+    rptr_d = rptr_q;
+    if (pop) rptr_d = (rptr_q == PtrW'(Beats - 1)) ? '0 : rptr_q + PtrW'(1);
+    cnt_d = cnt_q + CntW'(push) - CntW'(pop) - (rollback ? cur_n_pushed : '0);
+    open_beats_d = do_flush ? '0 : open_beats_q + CntW'(push && cur_mode != ModePass) -
+                                   (rollback ? cur_n_pushed : '0);
+    rd_first_d = pop ? rbeat[DataW + KeepW] : rd_first_q;
+    hdr_popped_d = (pop && rbeat[DataW + KeepW]) ? 1'b0 : (oq_pop ? 1'b1 : hdr_popped_q);
+    rd_patch_d = oq_pop ? oq_rpatch : rd_patch_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q <= 1'b0;
+      mode_q <= ModePass;
+      rot_q <= '0;
+      bidx_q <= '0;
+      open_q <= 1'b0;
+      open_win_q <= '0;
+      next_addr_q <= '0;
+      open_len_q <= '0;
+      fill_q <= '0;
+      snap_fill_q <= '0;
+      snap_wptr_q <= '0;
+      n_pushed_q <= '0;
+      flush_mark_q <= '0;
+      hin_cnt_q <= '0;
+      done_cnt_q <= '0;
+      idle_q <= '0;
+      wptr_q <= '0;
+      rptr_q <= '0;
+      cnt_q <= '0;
+      open_beats_q <= '0;
+      rd_first_q <= 1'b1;
+      hdr_popped_q <= 1'b0;
+      rd_patch_q <= '0;
+      in_hdrs_q <= '0;
+      out_hdrs_q <= '0;
+    end else begin
+      busy_q <= busy_d;
+      mode_q <= mode_d;
+      rot_q <= rot_d;
+      bidx_q <= bidx_d;
+      open_q <= open_d;
+      open_win_q <= open_win_d;
+      next_addr_q <= next_addr_d;
+      open_len_q <= open_len_d;
+      fill_q <= fill_d;
+      snap_fill_q <= snap_fill_d;
+      snap_wptr_q <= snap_wptr_d;
+      n_pushed_q <= n_pushed_d;
+      flush_mark_q <= flush_mark_d;
+      hin_cnt_q <= hin_cnt_d;
+      done_cnt_q <= done_cnt_d;
+      idle_q <= idle_d;
+      wptr_q <= wptr_d;
+      rptr_q <= rptr_d;
+      cnt_q <= cnt_d;
+      open_beats_q <= open_beats_d;
+      rd_first_q <= rd_first_d;
+      hdr_popped_q <= hdr_popped_d;
+      rd_patch_q <= rd_patch_d;
+      in_hdrs_q <= in_hdrs_d;
+      out_hdrs_q <= out_hdrs_d;
+    end
+  end
+
+  // Datapath: not reset.
+  always_ff @(posedge clk_i) begin
+    meta_q <= meta_d;
+    open_hdr_q <= open_hdr_d;
+    held_q <= held_d;
+    snap_held_q <= snap_held_d;
+    if (push && !rollback) mem_q[wptr_q] <= push_beat;
+  end
+
+  logic unused;
+  assign unused = ^{cur_meta.wc, cur_meta.win, rot2[DataW-1:0]};
+
+  `NI_ASSERT(BeatHasHeader_A, (beat_in && !busy_q) |-> take)
+  `NI_ASSERT(PushHasRoom_A, push |-> space)
+  `NI_ASSERT(FillInRange_A, 32'(fill_q) <= Bpb)
+  `NI_ASSERT(OpenFitsPayload_A, open_q |-> (32'(open_len_q) <= MaxPayload))
+  `NI_ASSERT(OpenHasBytes_A, (open_q && !busy_q) |-> (fill_q != '0))
+  `NI_ASSERT(OneFlushSource_A, !(do_flush && (take || beat_in)))
+  `NI_ASSERT_AXIS_STABLE(OutBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
+endmodule
+
+`default_nettype wire

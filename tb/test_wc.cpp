@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+// Unit test of ni_wc (request queue with the write combiner) alone, at 64 and 512
+// bits. Random posted writes through three windows (two combining, one not), with
+// runs of contiguous addresses, gaps, page ends, full packets, malformed writes and
+// flush requests, arrive with random idles; the framer side takes header records
+// and beats with random stalls. Every packet that leaves must equal what the golden
+// model (below) makes of the same sequence, byte for byte, in order.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <optional>
+
+#include "Vni_wc.h"
+#include "Vni_wc512.h"
+#include "bytes.hpp"
+#include "verilated_bits.hpp"
+#include "verilated_fixture.hpp"
+#include "verilated_ports.hpp"
+
+using namespace ni;
+using tb::getField;
+using tb::setField;
+
+namespace {
+
+constexpr unsigned kMaxPayload = 256;  // as verilated (CMakeLists.txt)
+constexpr unsigned kHdrBits = 393;     // ni_pkg::tx_hdr_t
+constexpr unsigned kHdrBytes = 48;
+
+// One tunneled request as ni_host_rx hands it over.
+struct Req {
+  Bytes hdr;   // 48-byte header record (LRH/BTH/TEH as built; bytes 4-5: LRH length)
+  Bytes tlp;   // TLP bytes: 16-byte MWr header + data
+  bool wc = false;
+  unsigned win = 0;
+  uint64_t addr = 0;
+  unsigned bytes = 0;
+  bool bad = false;  // length mismatch seen at the last beat
+};
+
+// What leaves toward the framer.
+struct Out {
+  Bytes hdr;
+  Bytes tlp;
+  bool bad = false;
+  bool operator==(const Out& o) const { return hdr == o.hdr && tlp == o.tlp && bad == o.bad; }
+};
+
+Bytes mwrTlp(uint64_t addr, const Bytes& data) {
+  const unsigned dw = static_cast<unsigned>(data.size() / 4);
+  Bytes t(16, 0);
+  t[0] = 0x60;
+  t[2] = static_cast<uint8_t>((dw >> 8) & 3);
+  t[3] = static_cast<uint8_t>(dw);
+  t[4] = 0x01;
+  t[6] = 0x5A;
+  t[7] = dw == 1 ? 0x0F : 0xFF;
+  for (int i = 0; i < 8; ++i) t[8 + i] = static_cast<uint8_t>(addr >> (56 - 8 * i));
+  t.insert(t.end(), data.begin(), data.end());
+  return t;
+}
+
+void setWords(Bytes& hdr, unsigned payloadBytes) {
+  const unsigned words = (32 + 16 + payloadBytes + 4) / 4;
+  hdr[4] = static_cast<uint8_t>(words >> 8);
+  hdr[5] = static_cast<uint8_t>(words);
+}
+
+// Golden combiner: the rules of docs/architecture.md ("Write combining"), in request order.
+class WcModel {
+ public:
+  explicit WcModel(unsigned maxPayload) : max_(maxPayload) {}
+  void request(const Req& r) {
+    const bool append = appendable(r);
+    if (open_ && !append) flush();
+    const uint64_t end = r.addr + r.bytes;
+    const bool startsOpen = r.wc && r.bytes < max_ && (end & 0xFFF) != 0;
+    if (!append && !startsOpen) {
+      out.push_back(Out{r.hdr, r.tlp, r.bad});
+      return;
+    }
+    if (r.bad) return;  // a malformed write is taken back: the open packet is as before
+    if (append) {
+      cur_.tlp.insert(cur_.tlp.end(), r.tlp.begin() + 16, r.tlp.end());
+      len_ += r.bytes;
+      ++merged;
+    } else {
+      open_ = true;
+      cur_ = Out{r.hdr, r.tlp, false};
+      win_ = r.win;
+      len_ = r.bytes;
+      next_ = r.addr;
+    }
+    next_ += r.bytes;
+    if (len_ >= max_ || (next_ & 0xFFF) == 0) flush();
+  }
+  void flush() {
+    if (!open_) return;
+    setWords(cur_.hdr, len_);
+    const unsigned dw = (len_ / 4) & 0x3FF;
+    cur_.tlp[2] = static_cast<uint8_t>((cur_.tlp[2] & 0xFC) | (dw >> 8));
+    cur_.tlp[3] = static_cast<uint8_t>(dw);
+    cur_.tlp[7] = len_ > 4 ? 0xFF : 0x0F;
+    out.push_back(cur_);
+    open_ = false;
+  }
+  std::deque<Out> out;
+  unsigned merged = 0;
+
+ private:
+  bool appendable(const Req& r) const {
+    if (!open_ || !r.wc || r.win != win_ || r.addr != next_ || len_ + r.bytes > max_) return false;
+    for (unsigned p = 0; p < kHdrBytes; ++p)
+      if (p != 4 && p != 5 && r.hdr[p] != cur_.hdr[p]) return false;
+    return true;
+  }
+  unsigned max_;
+  bool open_ = false;
+  Out cur_;
+  unsigned win_ = 0, len_ = 0;
+  uint64_t next_ = 0;
+};
+
+class WcTest : public tb::VerilatedTest {
+ protected:
+  // Windows 0 and 1 combine, window 2 does not; window 1 has two destinations.
+  Req makeReq(uint64_t& next, unsigned& win) {
+    auto& r = rng();
+    if (r() % 100 < 15) win = static_cast<unsigned>(r() % 3);
+    Req q;
+    q.win = win;
+    q.wc = win != 2;
+    unsigned dw = 1 + static_cast<unsigned>(r() % 4);
+    const unsigned shape = static_cast<unsigned>(r() % 100);
+    if (shape < 10) dw = 1 + static_cast<unsigned>(r() % (kMaxPayload / 4));
+    if (shape < 2) dw = kMaxPayload / 4;
+    if (r() % 100 < 8) next += 4 * (1 + r() % 8);          // a gap
+    if (r() % 100 < 3) next = (next | 0xFFF) + 1 - 4 * (1 + r() % 6);  // run up to a page end
+    if (((next & 0xFFF) + 4 * dw) > 0x1000) dw = static_cast<unsigned>((0x1000 - (next & 0xFFF)) / 4);
+    q.addr = next;
+    q.bytes = 4 * dw;
+    next += q.bytes;
+    Bytes data(q.bytes);
+    for (auto& x : data) x = static_cast<uint8_t>(r());
+    q.tlp = mwrTlp(q.addr, data);
+    q.hdr = Bytes(kHdrBytes, 0);
+    q.hdr[0] = 0x00;
+    q.hdr[1] = 0x02;
+    q.hdr[2] = 0;
+    q.hdr[3] = static_cast<uint8_t>(win == 1 ? 7 + (r() % 100 < 10) : 3 + win);
+    q.hdr[8] = 0xC0;
+    q.hdr[20] = win == 1;
+    q.hdr[23] = static_cast<uint8_t>(win);
+    setWords(q.hdr, q.bytes);
+    q.bad = r() % 100 < 3;
+    return q;
+  }
+
+  template <class M, unsigned kBpb>
+  void combinesLikeTheModel(unsigned nReqs, unsigned flushPct);
+};
+
+template <class M, unsigned kBpb>
+void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct) {
+  constexpr unsigned kBeatBits = 9 * kBpb + 2;
+  auto dut = std::make_unique<tb::VlClocked<M>>(ctx(), "wc");
+  attach(dut.get());
+  dut->m.timeout_i = 0xFFFF;  // packets close by the rules below, not by time
+  reset();
+
+  // Stimulus, and the model fed in the order the DUT sees requests and flushes.
+  std::deque<Req> reqs;
+  uint64_t next = 0x10000 + 4 * (rng()() % 1024);
+  unsigned win = 0;
+  for (unsigned i = 0; i < nReqs; ++i) reqs.push_back(makeReq(next, win));
+  WcModel model(kMaxPayload);
+  std::deque<Req> hdrSent;     // headers accepted, beats not all sent
+  size_t beatOff = 0;          // bytes of hdrSent.front() sent
+  std::deque<Out> got;
+  std::optional<Out> cur;      // packet being read on the framer side
+  uint64_t lastActivity = 0;
+
+  for (uint64_t c = 0; c < 400000; ++c) {
+    auto& r = rng();
+    const bool allIn = reqs.empty() && hdrSent.empty();
+    // A flush request, now and then, and once at the end.
+    dut->m.flush_i = (r() % 1000 < flushPct) || (allIn && c == lastActivity + 5);
+    // Header of the next request (at most two ahead of its beats, as from ni_host_rx).
+    dut->m.in_hdr_valid_i = 0;
+    if (!reqs.empty() && hdrSent.size() < 2 && r() % 100 < 70) {
+      const Req& q = reqs.front();
+      for (unsigned p = 0; p < kHdrBytes; ++p) setField(dut->m.in_hdr_i, 9 + 8 * p, 8, q.hdr[p]);
+      setField(dut->m.in_hdr_i, 3, 6, 32);
+      setField(dut->m.in_hdr_i, 2, 1, 1);
+      setField(dut->m.in_hdr_i, 1, 1, 0);
+      setField(dut->m.in_hdr_i, 0, 1, 1);
+      setField(dut->m.in_meta_i, 0, 13, q.bytes);
+      setField(dut->m.in_meta_i, 13, 64, q.addr);
+      setField(dut->m.in_meta_i, 77, 8, q.win);
+      setField(dut->m.in_meta_i, 85, 1, q.wc);
+      dut->m.in_hdr_valid_i = 1;
+    }
+    // Beats of the oldest request whose header went in. As ni_host_rx does at 64 bits,
+    // a first beat may also come with its header, which then goes in only if the beat does.
+    dut->m.in_beat_valid_i = 0;
+    bool lastBeat = false;
+    const bool withHdr = hdrSent.empty() && dut->m.in_hdr_valid_i && r() % 100 < 50;
+    if ((!hdrSent.empty() || withHdr) && r() % 100 < 80) {
+      const Req& q = withHdr ? reqs.front() : hdrSent.front();
+      for (unsigned j = 0; j < kBpb; ++j) {
+        const bool in = beatOff + j < q.tlp.size();
+        setField(dut->m.in_beat_i, 8 * j, 8, in ? q.tlp[beatOff + j] : 0);
+        setField(dut->m.in_beat_i, 8 * kBpb + j, 1, in);
+      }
+      lastBeat = beatOff + kBpb >= q.tlp.size();
+      setField(dut->m.in_beat_i, 9 * kBpb, 1, lastBeat);
+      setField(dut->m.in_beat_i, 9 * kBpb + 1, 1, lastBeat && q.bad);
+      dut->m.in_beat_valid_i = 1;
+    }
+    dut->m.out_hdr_ready_i = !cur && r() % 100 < 70;
+    dut->m.out_beat_ready_i = cur && r() % 100 < 70;
+    dut->eval();
+    dut->m.in_hdr_pending_i = withHdr;  // the header is decided whether or not it can go in
+    dut->eval();
+    if (withHdr && dut->m.in_beat_valid_i && !dut->m.in_beat_ready_o) {
+      dut->m.in_hdr_valid_i = 0;
+      dut->m.in_beat_valid_i = 0;
+      dut->eval();
+    }
+    const bool hdrIn = dut->m.in_hdr_valid_i && dut->m.in_hdr_ready_o;
+    const bool beatIn = dut->m.in_beat_valid_i && dut->m.in_beat_ready_o;
+    const bool hdrOut = dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i;
+    const bool beatOut = dut->m.out_beat_valid_o && dut->m.out_beat_ready_i;
+    Out h;
+    if (hdrOut) {
+      h.hdr.resize(kHdrBytes);
+      for (unsigned p = 0; p < kHdrBytes; ++p) h.hdr[p] = static_cast<uint8_t>(getField(dut->m.out_hdr_o, 9 + 8 * p, 8));
+    }
+    Bytes ob;
+    bool obLast = false, obBad = false;
+    if (beatOut) {
+      for (unsigned j = 0; j < kBpb; ++j)
+        if (getField(dut->m.out_beat_o, 8 * kBpb + j, 1)) ob.push_back(static_cast<uint8_t>(getField(dut->m.out_beat_o, 8 * j, 8)));
+      obLast = getField(dut->m.out_beat_o, 9 * kBpb, 1);
+      obBad = getField(dut->m.out_beat_o, 9 * kBpb + 1, 1);
+    }
+    cycle();
+    // The model takes requests as their headers go in; a flush applies after every
+    // request whose header went in up to and including its cycle.
+    if (hdrIn) {
+      model.request(reqs.front());
+      hdrSent.push_back(reqs.front());
+      reqs.pop_front();
+      lastActivity = c;
+    }
+    if (dut->m.flush_i) model.flush();
+    if (beatIn) {
+      beatOff += kBpb;
+      if (lastBeat) {
+        hdrSent.pop_front();
+        beatOff = 0;
+      }
+      lastActivity = c;
+    }
+    if (hdrOut) cur = h;
+    if (beatOut) {
+      ASSERT_TRUE(cur) << "a beat left before its header record, cycle " << c;
+      cur->tlp.insert(cur->tlp.end(), ob.begin(), ob.end());
+      ASSERT_TRUE(obLast || ob.size() == kBpb) << "a beat with holes before the last one";
+      if (obLast) {
+        cur->bad = obBad;
+        got.push_back(*cur);
+        cur.reset();
+      }
+    }
+    if (allIn && !cur && c > lastActivity + 50) break;
+  }
+  ASSERT_EQ(got.size(), model.out.size()) << "seed " << seed();
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].hdr, model.out[i].hdr) << "packet " << i << " header, seed " << seed();
+    ASSERT_EQ(got[i].tlp.size(), model.out[i].tlp.size()) << "packet " << i << " length, seed " << seed();
+    ASSERT_EQ(got[i].tlp, model.out[i].tlp) << "packet " << i << " differs at byte "
+                                           << firstDifference(got[i].tlp, model.out[i].tlp) << ", seed " << seed();
+    ASSERT_EQ(got[i].bad, model.out[i].bad) << "packet " << i << ", seed " << seed();
+  }
+  EXPECT_GT(model.merged, nReqs / 4) << "the stimulus must exercise combining";
+}
+
+TEST_F(WcTest, CombinesLikeTheModelAt64Bits) { combinesLikeTheModel<Vni_wc, 8>(3000, 10); }
+TEST_F(WcTest, CombinesLikeTheModelAt512Bits) { combinesLikeTheModel<Vni_wc512, 64>(3000, 10); }
+TEST_F(WcTest, NoFlushRequestsAt64Bits) { combinesLikeTheModel<Vni_wc, 8>(2000, 0); }
+
+}  // namespace
