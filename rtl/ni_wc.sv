@@ -197,16 +197,35 @@ module ni_wc #(
   logic [FillW:0] fill_sum;
   assign held_full = fill_q == FillW'(Bpb);
   assign fill_sum = (FillW+1)'(fill_q) + (FillW+1)'(n);
-  assign comb_push = n != '0 && (held_full || fill_sum > (FillW+1)'(Bpb));
+  // A full held beat stays held only at the end of a TLP (it may be the packet's last
+  // beat, which a flush marks); inside a TLP more data is sure to follow, so full
+  // beats are pushed at once and the TLP's own last beat can close the packet.
+  logic push_held, push_merged_full;
+  assign push_held = held_full && (n != '0 || !in_last);
+  assign push_merged_full = !held_full && (fill_sum > (FillW+1)'(Bpb) ||
+                                           (fill_sum == (FillW+1)'(Bpb) && !in_last));
+  assign comb_push = push_held || push_merged_full;
   assign rollback = beat_in && cur_mode != ModePass && in_last && in_bad;
   assign commit = beat_in && cur_mode != ModePass && in_last && !in_bad;
+
+  // A packet that this TLP fills (MaxPayload or the page end) is closed with its
+  // last beat, when that beat completes the packet in one push: no flush cycle, so
+  // full packets stream at one beat per cycle. Otherwise the flush follows.
+  logic [12:0] new_len;
+  logic [63:0] new_next;
+  logic close_now;
+  assign new_len = (cur_mode == ModeNew) ? cur_meta.bytes : open_len_q + cur_meta.bytes;
+  assign new_next = ((cur_mode == ModeNew) ? cur_meta.addr : next_addr_q) + 64'(cur_meta.bytes);
+  assign close_now = commit && (new_len >= 13'(MaxPayload) || new_next[11:0] == 12'h0) &&
+                     !held_full && fill_sum <= (FillW+1)'(Bpb) && oq_ready;
 
   // ------------------------------------------------------------ beat queue writes
   logic push;
   logic [BeatW-1:0] push_beat;
-  logic [KeepW-1:0] tail_keep;
+  logic [KeepW-1:0] tail_keep, close_keep;
   always_comb begin
     for (int j = 0; j < Bpb; j++) tail_keep[j] = 32'(j) < 32'(fill_q);
+    for (int j = 0; j < Bpb; j++) close_keep[j] = 32'(j) < 32'(fill_sum);
     push = 1'b0;
     push_beat = '0;
     if (do_flush) begin
@@ -215,28 +234,33 @@ module ni_wc #(
     end else if (beat_in && cur_mode == ModePass) begin
       push = 1'b1;
       push_beat = in_beat_i;
+    end else if (close_now) begin
+      push = 1'b1;
+      push_beat = {1'b0, 1'b1, close_keep, merged};
     end else if (beat_in && comb_push && !rollback) begin
       push = 1'b1;
-      push_beat = {1'b0, 1'b0, {KeepW{1'b1}}, held_full ? held_q : merged};
+      push_beat = {1'b0, 1'b0, {KeepW{1'b1}}, push_held ? held_q : merged};
     end
   end
 
   // Header record of a flushed packet: final LRH length; TLP fields corrected on read.
   logic [10:0] flush_words;
-  assign flush_words = 11'((ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + 32'(open_len_q) + 4) >> 2);
+  logic [12:0] flush_len;
+  assign flush_len = close_now ? new_len : open_len_q;
+  assign flush_words = 11'((ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + 32'(flush_len) + 4) >> 2);
   always_comb begin
     oq_hdr = ih;
     oq_patch = '0;
-    if (do_flush) begin
+    if (do_flush || close_now) begin
       oq_hdr = open_hdr_q;
       oq_hdr.bytes[4*8 +: 8] = {5'b0, flush_words[10:8]};
       oq_hdr.bytes[5*8 +: 8] = flush_words[7:0];
       oq_patch.en = 1'b1;
-      oq_patch.len_dw = open_len_q[11:2];  // 4096 bytes: 0, as PCIe encodes it
-      oq_patch.be = {(open_len_q > 13'd4) ? 4'hF : 4'h0, 4'hF};
+      oq_patch.len_dw = flush_len[11:2];  // 4096 bytes: 0, as PCIe encodes it
+      oq_patch.be = {(flush_len > 13'd4) ? 4'hF : 4'h0, 4'hF};
     end
   end
-  assign oq_push = do_flush || (take && new_mode == ModePass);
+  assign oq_push = do_flush || close_now || (take && new_mode == ModePass);
 
   // ------------------------------------------------------------ read side
   // The patch of the packet whose first beat is next: its header is at the head of
@@ -336,11 +360,11 @@ module ni_wc #(
         busy_d = 1'b0;
         done_cnt_d = done_cnt_q + 3'd1;
       end
-      if (cur_mode != ModePass && n != '0) begin
-        if (held_full) begin
+      if (cur_mode != ModePass) begin
+        if (push_held) begin
           held_d = rot;
           fill_d = n;
-        end else if (fill_sum > (FillW+1)'(Bpb)) begin
+        end else if (push_merged_full) begin
           held_d = rot;
           fill_d = FillW'(fill_sum - (FillW+1)'(Bpb));
         end else begin
@@ -350,15 +374,15 @@ module ni_wc #(
       end
     end
     if (commit) begin
-      open_d = 1'b1;
-      open_len_d = (cur_mode == ModeNew) ? cur_meta.bytes : open_len_q + cur_meta.bytes;
-      next_addr_d = ((cur_mode == ModeNew) ? cur_meta.addr : next_addr_q) + 64'(cur_meta.bytes);
+      open_d = !close_now;
+      open_len_d = new_len;
+      next_addr_d = new_next;
     end
     if (rollback) begin
       held_d = cur_snap_held;
       fill_d = cur_snap_fill;
     end
-    if (do_flush) begin
+    if (do_flush || close_now) begin
       open_d = 1'b0;
       fill_d = '0;
     end
@@ -370,7 +394,7 @@ module ni_wc #(
     rptr_d = rptr_q;
     if (pop) rptr_d = (rptr_q == PtrW'(Beats - 1)) ? '0 : rptr_q + PtrW'(1);
     cnt_d = cnt_q + CntW'(push) - CntW'(pop) - (rollback ? cur_n_pushed : '0);
-    open_beats_d = do_flush ? '0 : open_beats_q + CntW'(push && cur_mode != ModePass) -
+    open_beats_d = (do_flush || close_now) ? '0 : open_beats_q + CntW'(push && cur_mode != ModePass) -
                                    (rollback ? cur_n_pushed : '0);
     rd_first_d = pop ? rbeat[DataW + KeepW] : rd_first_q;
     hdr_popped_d = (pop && rbeat[DataW + KeepW]) ? 1'b0 : (oq_pop ? 1'b1 : hdr_popped_q);
@@ -451,6 +475,7 @@ module ni_wc #(
   `NI_ASSERT(OpenFitsPayload_A, open_q |-> (32'(open_len_q) <= MaxPayload))
   `NI_ASSERT(OpenHasBytes_A, (open_q && !busy_q) |-> (fill_q != '0))
   `NI_ASSERT(OneFlushSource_A, !(do_flush && (take || beat_in)))
+  `NI_ASSERT(CloseFitsPayload_A, close_now |-> (32'(new_len) <= MaxPayload))
   `NI_ASSERT_AXIS_STABLE(OutBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
 endmodule
 

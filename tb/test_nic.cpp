@@ -642,6 +642,27 @@ TEST_P(NicTest, BackToBackWritesKeepFabricPortBusy) {
   EXPECT_GE(util, 0.97) << "fabric beats per cycle";
 }
 
+TEST_P(NicTest, CombinedStoreStreamsTakeABeatEveryCycle) {
+  // A full combined packet closes with its last beat (no flush cycle), so a stream
+  // of contiguous stores enters the host port at one beat per cycle at every width.
+  Window w = windowTo(kApertureBase, 0x100000, true, 1);
+  w.combine = true;
+  setWindow(0, w);
+  settle(100);
+  for (const unsigned bytes : {8u, 64u}) {
+    fabricOut();
+    const unsigned n = 512;
+    for (unsigned i = 0; i < n; ++i)
+      h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x10000 + uint64_t(bytes) * i, Bytes(bytes, 2))));
+    const uint64_t start = h->now;
+    ASSERT_TRUE(runUntil([&] { return h->hostIn.empty(); }));
+    const double beats = double((16 + bytes + h->bpb - 1) / h->bpb) * n;
+    EXPECT_GE(beats / double(h->now - start), 0.99) << bytes << "-byte stores: host beats per cycle";
+    settle(200);
+    EXPECT_EQ(fabricOut().size(), size_t(n * bytes / kMaxPayload)) << "full packets only";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Widths, NicTest, ::testing::Values(64u, 128u, 256u, 512u),
                          [](const auto& info) { return "W" + std::to_string(info.param); });
 
