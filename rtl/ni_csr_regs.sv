@@ -49,6 +49,11 @@ module ni_csr_regs (
   output logic wc_flush_flush_o,
   output logic [3:0][15:0] mcast_lid_lid_o,
   output logic [3:0] mcast_lid_valid_o,
+  output logic [3:0][15:0] mgrp_ctrl_lid_o,
+  output logic [3:0][2:0] mgrp_ctrl_members_o,
+  output logic [3:0] mgrp_ctrl_valid_o,
+  output logic [15:0][15:0] mgrp_member_dlid_o,
+  output logic [15:0][15:0] mgrp_member_memid_o,
   output logic [15:0][19:0] art_base_lo_addr_o,
   output logic [15:0][31:0] art_base_hi_addr_o,
   output logic [15:0][19:0] art_limit_lo_addr_o,
@@ -107,6 +112,16 @@ module ni_csr_regs (
   assign mcast_lid_lid_o = mcast_lid_lid_q;
   logic [3:0] mcast_lid_valid_q, mcast_lid_valid_d;
   assign mcast_lid_valid_o = mcast_lid_valid_q;
+  logic [3:0][15:0] mgrp_ctrl_lid_q, mgrp_ctrl_lid_d;
+  assign mgrp_ctrl_lid_o = mgrp_ctrl_lid_q;
+  logic [3:0][2:0] mgrp_ctrl_members_q, mgrp_ctrl_members_d;
+  assign mgrp_ctrl_members_o = mgrp_ctrl_members_q;
+  logic [3:0] mgrp_ctrl_valid_q, mgrp_ctrl_valid_d;
+  assign mgrp_ctrl_valid_o = mgrp_ctrl_valid_q;
+  logic [15:0][15:0] mgrp_member_dlid_q, mgrp_member_dlid_d;
+  assign mgrp_member_dlid_o = mgrp_member_dlid_q;
+  logic [15:0][15:0] mgrp_member_memid_q, mgrp_member_memid_d;
+  assign mgrp_member_memid_o = mgrp_member_memid_q;
   logic [15:0][19:0] art_base_lo_addr_q, art_base_lo_addr_d;
   logic [15:0][19:0] art_base_lo_addr_act_q, art_base_lo_addr_act_d;
   assign art_base_lo_addr_o = art_base_lo_addr_act_q;
@@ -292,6 +307,23 @@ module ni_csr_regs (
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h080 + 12'(i * 4))) mcast_lid_lid_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h080 + 12'(i * 4))) mcast_lid_lid_d[i][15:8] = req_wdata_i[15:8];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h080 + 12'(i * 4))) mcast_lid_valid_d[i] = req_wdata_i[31:31];
+    end
+    mgrp_ctrl_lid_d = mgrp_ctrl_lid_q;
+    mgrp_ctrl_members_d = mgrp_ctrl_members_q;
+    mgrp_ctrl_valid_d = mgrp_ctrl_valid_q;
+    for (int i = 0; i < 4; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h0a0 + 12'(i * 4))) mgrp_ctrl_lid_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h0a0 + 12'(i * 4))) mgrp_ctrl_lid_d[i][15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h0a0 + 12'(i * 4))) mgrp_ctrl_members_d[i][2:0] = req_wdata_i[18:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h0a0 + 12'(i * 4))) mgrp_ctrl_valid_d[i] = req_wdata_i[31:31];
+    end
+    mgrp_member_dlid_d = mgrp_member_dlid_q;
+    mgrp_member_memid_d = mgrp_member_memid_q;
+    for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_dlid_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_dlid_d[i][15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_memid_d[i][7:0] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_memid_d[i][15:8] = req_wdata_i[31:24];
     end
     art_base_lo_addr_act_d = art_base_lo_addr_act_q;
     art_base_lo_addr_d = art_base_lo_addr_q;
@@ -495,6 +527,15 @@ module ni_csr_regs (
       if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[15:0] = mcast_lid_lid_q[i];
       if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[31:31] = mcast_lid_valid_q[i];
     end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h0a0 + 12'(i * 4)) rdata_o[15:0] = mgrp_ctrl_lid_q[i];
+      if (req_addr_i == 12'h0a0 + 12'(i * 4)) rdata_o[18:16] = mgrp_ctrl_members_q[i];
+      if (req_addr_i == 12'h0a0 + 12'(i * 4)) rdata_o[31:31] = mgrp_ctrl_valid_q[i];
+    end
+    for (int i = 0; i < 16; i++) begin
+      if (req_addr_i == 12'h0c0 + 12'(i * 4)) rdata_o[15:0] = mgrp_member_dlid_q[i];
+      if (req_addr_i == 12'h0c0 + 12'(i * 4)) rdata_o[31:16] = mgrp_member_memid_q[i];
+    end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h100 + 12'(i * 32)) rdata_o[31:12] = art_base_lo_addr_q[i];
     end
@@ -613,6 +654,12 @@ module ni_csr_regs (
     for (int i = 0; i < 4; i++) begin
       if (req_addr_i == 12'h080 + 12'(i * 4)) req_hit_o = 1'b1;
     end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h0a0 + 12'(i * 4)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 16; i++) begin
+      if (req_addr_i == 12'h0c0 + 12'(i * 4)) req_hit_o = 1'b1;
+    end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h100 + 12'(i * 32)) req_hit_o = 1'b1;
     end
@@ -683,6 +730,11 @@ module ni_csr_regs (
       wc_flush_flush_q <= 1'h0;
       mcast_lid_lid_q <= {4{16'h0}};
       mcast_lid_valid_q <= {4{1'h0}};
+      mgrp_ctrl_lid_q <= {4{16'h0}};
+      mgrp_ctrl_members_q <= {4{3'h0}};
+      mgrp_ctrl_valid_q <= {4{1'h0}};
+      mgrp_member_dlid_q <= {16{16'h0}};
+      mgrp_member_memid_q <= {16{16'h0}};
       art_base_lo_addr_act_q <= {16{20'h0}};
       art_base_lo_addr_q <= {16{20'h0}};
       art_base_hi_addr_act_q <= {16{32'h0}};
@@ -746,6 +798,11 @@ module ni_csr_regs (
       wc_flush_flush_q <= wc_flush_flush_d;
       mcast_lid_lid_q <= mcast_lid_lid_d;
       mcast_lid_valid_q <= mcast_lid_valid_d;
+      mgrp_ctrl_lid_q <= mgrp_ctrl_lid_d;
+      mgrp_ctrl_members_q <= mgrp_ctrl_members_d;
+      mgrp_ctrl_valid_q <= mgrp_ctrl_valid_d;
+      mgrp_member_dlid_q <= mgrp_member_dlid_d;
+      mgrp_member_memid_q <= mgrp_member_memid_d;
       art_base_lo_addr_act_q <= art_base_lo_addr_act_d;
       art_base_lo_addr_q <= art_base_lo_addr_d;
       art_base_hi_addr_act_q <= art_base_hi_addr_act_d;

@@ -34,6 +34,7 @@ module ni_host_rx #(
   input  logic art_wc_i,
   input  logic [7:0] art_index_i,
   input  logic [15:0] art_node_i,
+  input  logic art_mcast_empty_i,  // art_node_i is an NI-replicated group without members
   input  logic [15:0] art_memid_i,
   input  logic [63:0] art_out_addr_i,
   // Read tracker lookup for completions coming back from local memory.
@@ -209,8 +210,8 @@ module ni_host_rx #(
         err_new = ErrWinMiss;
       end else if (is_mrd ? !art_perm_r_i : is_mwr ? !art_perm_w_i : !art_perm_a_i) begin
         err_new = ErrPerm;
-      end else if (art_mcast && !is_mwr) begin
-        err_new = ErrUnsup;  // a multicast group takes writes only
+      end else if (art_mcast && (!is_mwr || art_mcast_empty_i)) begin
+        err_new = ErrUnsup;  // a multicast group takes writes only, and needs members
       end else begin
         cls_new = ClsReq;
         err_new = ErrNone;

@@ -12,7 +12,12 @@
 // write). Only then is its header record released; the TLP Length and Last BE of
 // its first beat are corrected as the framer reads it. The framer never reads an
 // open packet's beats, so a malformed write (length mismatch, seen at its last beat)
-// is taken back out of the queue. Rules and outcomes: docs/architecture.md.
+// is taken back out of the queue.
+//
+// NI-replicated multicast happens on the read side: a packet whose DLID is a group
+// of the MGRP table is offered once per member, each copy with the member's DLID
+// and memory ID; its beats are read again for every copy and freed after the last.
+// Rules and outcomes: docs/architecture.md.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -22,6 +27,8 @@ module ni_wc #(
   parameter int unsigned Beats = 16,       // beat queue depth
   parameter int unsigned Hdrs = 4,         // header records toward the framer
   parameter int unsigned RoomMargin = 2,   // TLPs that may start after room_o was sampled
+  parameter int unsigned Groups = 4,       // NI-replicated multicast groups
+  parameter int unsigned GroupMembers = 4, // members per group
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned BeatW = DataW + KeepW + 2  // {bad, last, keep, data}
@@ -30,6 +37,12 @@ module ni_wc #(
   input  logic rst_ni,
   input  logic [15:0] timeout_i,  // idle cycles before an open packet is sent
   input  logic flush_i,           // send the open packet once all earlier requests are in
+  // NI-replicated multicast groups (MGRP_CTRL, MGRP_MEMBER[g * GroupMembers + m]).
+  input  logic [Groups-1:0] grp_valid_i,
+  input  logic [Groups-1:0][15:0] grp_lid_i,
+  input  logic [Groups-1:0][2:0] grp_members_i,
+  input  logic [Groups*GroupMembers-1:0][15:0] mbr_dlid_i,
+  input  logic [Groups*GroupMembers-1:0][15:0] mbr_memid_i,
   // Requests from ni_host_rx.
   input  ni_pkg::tx_hdr_t in_hdr_i,
   input  ni_pkg::wc_meta_t in_meta_i,
@@ -79,12 +92,12 @@ module ni_wc #(
     .wready_o(in_hdr_ready_o), .rdata_o({ih, im}), .rvalid_o(ih_valid), .rready_i(take));
 
   // ------------------------------------------------------------ output header queue
-  ni_pkg::tx_hdr_t oq_hdr;
+  ni_pkg::tx_hdr_t oq_hdr, oq_head;
   patch_t oq_patch, oq_rpatch;
-  logic oq_push, oq_ready;
+  logic oq_push, oq_ready, oq_pop;
   ni_fifo #(.Width(HdrW + PatchW), .Depth(Hdrs)) u_out_q (
     .clk_i, .rst_ni, .wdata_i({oq_hdr, oq_patch}), .wvalid_i(oq_push), .wready_o(oq_ready),
-    .rdata_o({out_hdr_o, oq_rpatch}), .rvalid_o(out_hdr_valid_o), .rready_i(out_hdr_ready_i));
+    .rdata_o({oq_head, oq_rpatch}), .rvalid_o(out_hdr_valid_o), .rready_i(oq_pop));
 
   // ------------------------------------------------------------ state
   typedef enum logic [1:0] {ModePass, ModeNew, ModeAppend} mode_e;
@@ -262,14 +275,49 @@ module ni_wc #(
   end
   assign oq_push = do_flush || close_now || (take && new_mode == ModePass);
 
+  // ------------------------------------------------------------ multicast copies
+  // The head header is offered once per member of its group (copy_q counts); the
+  // queue entry is popped with the last copy.
+  localparam int unsigned MbrW = $clog2(Groups * GroupMembers);
+  localparam int unsigned CopyW = $clog2(GroupMembers);
+  logic [15:0] head_dlid;
+  logic grp_hit, last_copy, hdr_take, rd_replay_q, cur_replay;
+  logic [MbrW-1:0] mbr;
+  logic [CopyW-1:0] copy_q;
+  assign head_dlid = {oq_head.bytes[2*8 +: 8], oq_head.bytes[3*8 +: 8]};
+  always_comb begin
+    grp_hit = 1'b0;
+    mbr = '0;
+    last_copy = 1'b1;
+    for (int g = 0; g < Groups; g++) begin
+      if (grp_valid_i[g] && grp_lid_i[g] == head_dlid && grp_members_i[g] != 3'd0) begin
+        grp_hit = 1'b1;
+        mbr = MbrW'(g * GroupMembers) + MbrW'(copy_q);
+        last_copy = 32'(copy_q) + 1 >= 32'(grp_members_i[g]);
+      end
+    end
+    out_hdr_o = oq_head;
+    if (grp_hit) begin
+      out_hdr_o.bytes[2*8 +: 8] = mbr_dlid_i[mbr][15:8];
+      out_hdr_o.bytes[3*8 +: 8] = mbr_dlid_i[mbr][7:0];
+      out_hdr_o.bytes[22*8 +: 8] = mbr_memid_i[mbr][15:8];
+      out_hdr_o.bytes[23*8 +: 8] = mbr_memid_i[mbr][7:0];
+    end
+  end
+  assign hdr_take = out_hdr_valid_o && out_hdr_ready_i;
+  assign oq_pop = hdr_take && last_copy;
+  // The beats being read belong to a copy that is not the last: read them again.
+  assign cur_replay = hdr_take ? !last_copy : rd_replay_q;
+
   // ------------------------------------------------------------ read side
   // The patch of the packet whose first beat is next: its header is at the head of
   // the header queue until the framer takes it, then in rd_patch_q.
-  logic pop, rd_first_q, hdr_popped_q, oq_pop;
+  logic pop, free, rd_first_q, hdr_popped_q;
   patch_t rd_patch_q, rd_patch;
   logic [BeatW-1:0] rbeat;
   logic [CntW-1:0] open_beats_q;  // beats of the open packet in the queue
-  assign oq_pop = out_hdr_valid_o && out_hdr_ready_i;
+  logic [CntW-1:0] replayed_q;    // beats read by a copy that is not the last, not freed
+  logic [PtrW-1:0] rd_start_q, rd_start;  // the packet's first beat, where a copy starts again
   assign rd_patch = hdr_popped_q ? rd_patch_q : oq_rpatch;
   always_comb begin
     rbeat = mem_q[rptr_q];
@@ -280,8 +328,10 @@ module ni_wc #(
     end
   end
   assign out_beat_o = rbeat;
-  assign out_beat_valid_o = cnt_q != open_beats_q;
+  assign out_beat_valid_o = cnt_q != open_beats_q + replayed_q;
   assign pop = out_beat_valid_o && out_beat_ready_i;
+  assign free = pop && !cur_replay;
+  assign rd_start = rd_first_q ? rptr_q : rd_start_q;
 
   // ------------------------------------------------------------ room for the root complex
   assign room_o = 32'(Beats) - 32'(cnt_q) >= MaxTlpBeats + RoomMargin &&
@@ -307,7 +357,10 @@ module ni_wc #(
   logic [15:0] idle_d;
   logic [3:0] in_hdrs_d, out_hdrs_d;
   patch_t rd_patch_d;
-  logic hdr_popped_d;
+  logic hdr_popped_d, rd_replay_d;
+  logic [CopyW-1:0] copy_d;
+  logic [PtrW-1:0] rd_start_d;
+  logic [CntW-1:0] replayed_d;
   logic in_push;
   assign in_push = in_hdr_valid_i && in_hdr_ready_o;
 
@@ -333,6 +386,11 @@ module ni_wc #(
     done_cnt_d = done_cnt_q;
     in_hdrs_d = in_hdrs_q + 4'(in_push) - 4'(take);
     out_hdrs_d = out_hdrs_q + 4'(oq_push && oq_ready) - 4'(oq_pop);
+    copy_d = hdr_take ? (last_copy ? '0 : copy_q + CopyW'(1)) : copy_q;
+    rd_replay_d = cur_replay;
+    rd_start_d = rd_start;
+    replayed_d = replayed_q;
+    if (pop && cur_replay) replayed_d = rbeat[DataW + KeepW] ? '0 : replayed_q + CntW'(1);
     idle_d = (open_q && !busy_q && !hdr_seen) ? ((idle_q == '1) ? idle_q : idle_q + 16'd1) : '0;
     if (fl_due && !busy_q && (!open_q || do_flush)) flush_mark_d[done_cnt_q] = 1'b0;
     if (flush_i) flush_mark_d[hin_cnt_q + 3'(in_push)] = 1'b1;
@@ -392,13 +450,14 @@ module ni_wc #(
     if (rollback) wptr_d = cur_snap_wptr;
     else if (push) wptr_d = (wptr_q == PtrW'(Beats - 1)) ? '0 : wptr_q + PtrW'(1);
     rptr_d = rptr_q;
-    if (pop) rptr_d = (rptr_q == PtrW'(Beats - 1)) ? '0 : rptr_q + PtrW'(1);
-    cnt_d = cnt_q + CntW'(push) - CntW'(pop) - (rollback ? cur_n_pushed : '0);
+    if (pop && cur_replay && rbeat[DataW + KeepW]) rptr_d = rd_start;
+    else if (pop) rptr_d = (rptr_q == PtrW'(Beats - 1)) ? '0 : rptr_q + PtrW'(1);
+    cnt_d = cnt_q + CntW'(push) - CntW'(free) - (rollback ? cur_n_pushed : '0);
     open_beats_d = (do_flush || close_now) ? '0 : open_beats_q + CntW'(push && cur_mode != ModePass) -
                                    (rollback ? cur_n_pushed : '0);
     rd_first_d = pop ? rbeat[DataW + KeepW] : rd_first_q;
-    hdr_popped_d = (pop && rbeat[DataW + KeepW]) ? 1'b0 : (oq_pop ? 1'b1 : hdr_popped_q);
-    rd_patch_d = oq_pop ? oq_rpatch : rd_patch_q;
+    hdr_popped_d = (pop && rbeat[DataW + KeepW]) ? 1'b0 : (hdr_take ? 1'b1 : hdr_popped_q);
+    rd_patch_d = hdr_take ? oq_rpatch : rd_patch_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -428,6 +487,10 @@ module ni_wc #(
       rd_patch_q <= '0;
       in_hdrs_q <= '0;
       out_hdrs_q <= '0;
+      copy_q <= '0;
+      rd_replay_q <= 1'b0;
+      rd_start_q <= '0;
+      replayed_q <= '0;
     end else begin
       busy_q <= busy_d;
       mode_q <= mode_d;
@@ -454,6 +517,10 @@ module ni_wc #(
       rd_patch_q <= rd_patch_d;
       in_hdrs_q <= in_hdrs_d;
       out_hdrs_q <= out_hdrs_d;
+      copy_q <= copy_d;
+      rd_replay_q <= rd_replay_d;
+      rd_start_q <= rd_start_d;
+      replayed_q <= replayed_d;
     end
   end
 
@@ -475,6 +542,7 @@ module ni_wc #(
   `NI_ASSERT(OpenFitsPayload_A, open_q |-> (32'(open_len_q) <= MaxPayload))
   `NI_ASSERT(OpenHasBytes_A, (open_q && !busy_q) |-> (fill_q != '0))
   `NI_ASSERT(OneFlushSource_A, !(do_flush && (take || beat_in)))
+  `NI_ASSERT(ReplayWithinQueue_A, 32'(replayed_q) + 32'(open_beats_q) <= 32'(cnt_q))
   `NI_ASSERT(CloseFitsPayload_A, close_now |-> (32'(new_len) <= MaxPayload))
   `NI_ASSERT_AXIS_STABLE(OutBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
 endmodule

@@ -90,6 +90,10 @@ module nic_top #(
   logic [NumMemId-1:0] mem_valid, mem_perm_r, mem_perm_w, mem_perm_a;
   logic [3:0][15:0] mcast_lid;
   logic [3:0] mcast_valid;
+  logic [3:0][15:0] grp_lid;
+  logic [3:0][2:0] grp_members;
+  logic [3:0] grp_valid;
+  logic [15:0][15:0] mbr_dlid, mbr_memid;
 
   for (genvar i = 0; i < NumArt; i++) begin : gen_art_cat
     assign art_base[i] = {art_base_hi[i], art_base_lo[i]};
@@ -147,7 +151,9 @@ module nic_top #(
     .memid_size_bytes_o(mem_pages),
     .memid_ctrl_valid_o(mem_valid), .memid_ctrl_perm_r_o(mem_perm_r),
     .memid_ctrl_perm_w_o(mem_perm_w), .memid_ctrl_perm_a_o(mem_perm_a),
-    .mcast_lid_lid_o(mcast_lid), .mcast_lid_valid_o(mcast_valid)
+    .mcast_lid_lid_o(mcast_lid), .mcast_lid_valid_o(mcast_valid),
+    .mgrp_ctrl_lid_o(grp_lid), .mgrp_ctrl_members_o(grp_members), .mgrp_ctrl_valid_o(grp_valid),
+    .mgrp_member_dlid_o(mbr_dlid), .mgrp_member_memid_o(mbr_memid)
   );
 
   // ------------------------------------------------------------ ART lookup
@@ -165,6 +171,15 @@ module nic_top #(
     .perm_w_o(art_hit_perm_w), .perm_a_o(art_hit_perm_a), .node_o(art_hit_node),
     .memid_o(art_hit_memid), .out_addr_o(art_out_addr)
   );
+
+  // A window to an NI-replicated group with no members: its writes are refused.
+  logic art_mcast_empty;
+  always_comb begin
+    art_mcast_empty = 1'b0;
+    for (int g = 0; g < 4; g++) begin
+      if (grp_valid[g] && grp_lid[g] == art_hit_node && grp_members[g] == 3'd0) art_mcast_empty = 1'b1;
+    end
+  end
 
   // ------------------------------------------------------------ read tracker
   logic [7:0] trk_tag, trk_otag, trk_commit_otag;
@@ -199,6 +214,7 @@ module nic_top #(
     .art_addr_o(art_addr), .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
     .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_perm_a_i(art_hit_perm_a),
     .art_wc_i(art_wc[art_index]), .art_index_i(8'(art_index)), .art_node_i(art_hit_node),
+    .art_mcast_empty_i(art_mcast_empty),
     .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
     .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
     .trk_otag_i(trk_otag), .trk_release_o(trk_release),
@@ -238,6 +254,8 @@ module nic_top #(
   ni_wc #(.DataW(DataW), .MaxPayload(MaxPayload), .Beats(ReqBeats), .Hdrs(ReqHdrs),
           .RoomMargin(RoomMargin)) u_wc (
     .clk_i, .rst_ni, .timeout_i(wc_timeout), .flush_i(wc_flush_written || |art_ctrl_written),
+    .grp_valid_i(grp_valid), .grp_lid_i(grp_lid), .grp_members_i(grp_members),
+    .mbr_dlid_i(mbr_dlid), .mbr_memid_i(mbr_memid),
     .in_hdr_i(req_hdr), .in_meta_i(req_meta), .in_hdr_valid_i(req_hdr_valid),
     .in_hdr_ready_o(req_hdr_ready), .in_hdr_pending_i(req_hdr_pending),
     .in_beat_i(req_beat), .in_beat_valid_i(req_beat_valid), .in_beat_ready_o(req_beat_ready),

@@ -75,6 +75,20 @@ constexpr unsigned MCAST_LID_LID_LSB = 0;
 constexpr uint32_t MCAST_LID_LID_MASK = 0x0000ffffu;
 constexpr unsigned MCAST_LID_VALID_LSB = 31;
 constexpr uint32_t MCAST_LID_VALID_MASK = 0x80000000u;
+constexpr uint32_t MGRP_CTRL(unsigned i) { return 0x0a0 + i * 0x4; }
+constexpr unsigned MGRP_CTRL_COUNT = 4;
+constexpr unsigned MGRP_CTRL_LID_LSB = 0;
+constexpr uint32_t MGRP_CTRL_LID_MASK = 0x0000ffffu;
+constexpr unsigned MGRP_CTRL_MEMBERS_LSB = 16;
+constexpr uint32_t MGRP_CTRL_MEMBERS_MASK = 0x00070000u;
+constexpr unsigned MGRP_CTRL_VALID_LSB = 31;
+constexpr uint32_t MGRP_CTRL_VALID_MASK = 0x80000000u;
+constexpr uint32_t MGRP_MEMBER(unsigned i) { return 0x0c0 + i * 0x4; }
+constexpr unsigned MGRP_MEMBER_COUNT = 16;
+constexpr unsigned MGRP_MEMBER_DLID_LSB = 0;
+constexpr uint32_t MGRP_MEMBER_DLID_MASK = 0x0000ffffu;
+constexpr unsigned MGRP_MEMBER_MEMID_LSB = 16;
+constexpr uint32_t MGRP_MEMBER_MEMID_MASK = 0xffff0000u;
 constexpr uint32_t ART_BASE_LO(unsigned i) { return 0x100 + i * 0x20; }
 constexpr unsigned ART_BASE_LO_COUNT = 16;
 constexpr unsigned ART_BASE_LO_ADDR_LSB = 12;
@@ -176,17 +190,19 @@ constexpr RegInfo kRegisters[] = {
     {"WC_TIMEOUT", 0x060, 0x0, 1, Access::Rw, 0x00000020u, 0x0000ffffu, -1},
     {"WC_FLUSH", 0x064, 0x0, 1, Access::Rw, 0x00000000u, 0x00000001u, -1},
     {"MCAST_LID", 0x080, 0x4, 4, Access::Rw, 0x00000000u, 0x8000ffffu, -1},
-    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
-    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
-    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
-    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
-    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 30},
-    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
-    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 30},
+    {"MGRP_CTRL", 0x0a0, 0x4, 4, Access::Rw, 0x00000000u, 0x8007ffffu, -1},
+    {"MGRP_MEMBER", 0x0c0, 0x4, 16, Access::Rw, 0x00000000u, 0xffffffffu, -1},
+    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 32},
+    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 32},
+    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 32},
+    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 32},
+    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 32},
+    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 32},
+    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 32},
     {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x000000f3u, -1},
-    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 34},
-    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 34},
-    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 34},
+    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 36},
+    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 36},
+    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 36},
     {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u, -1},
 };
 

@@ -4,7 +4,9 @@
 // runs of contiguous addresses, gaps, page ends, full packets, malformed writes and
 // flush requests, arrive with random idles; the framer side takes header records
 // and beats with random stalls. Every packet that leaves must equal what the golden
-// model (below) makes of the same sequence, byte for byte, in order.
+// model (below) makes of the same sequence, byte for byte, in order. With NI-replicated
+// multicast groups set, packets to a group's LID must leave once per member, with
+// the member's DLID and memory ID.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -121,6 +123,36 @@ class WcModel {
   uint64_t next_ = 0;
 };
 
+// NI-replicated groups as the test programs them: LID 8 (window 1's second
+// destination) has three members, LID 5 (window 2, not combining) two.
+struct Group {
+  uint16_t lid;
+  std::vector<std::pair<uint16_t, uint16_t>> members;  // {dlid, memid}
+};
+const std::vector<Group> kGroups = {{8, {{0x21, 0x100}, {0x22, 0x101}, {0x23, 0x102}}}, {5, {{0x31, 0x200}, {0x32, 0x201}}}};
+
+std::deque<Out> replicate(const std::deque<Out>& pkts) {
+  std::deque<Out> v;
+  for (const auto& p : pkts) {
+    const Group* g = nullptr;
+    for (const auto& x : kGroups)
+      if ((p.hdr[2] << 8 | p.hdr[3]) == x.lid) g = &x;
+    if (!g) {
+      v.push_back(p);
+      continue;
+    }
+    for (const auto& [dlid, memid] : g->members) {
+      Out c = p;
+      c.hdr[2] = static_cast<uint8_t>(dlid >> 8);
+      c.hdr[3] = static_cast<uint8_t>(dlid);
+      c.hdr[22] = static_cast<uint8_t>(memid >> 8);
+      c.hdr[23] = static_cast<uint8_t>(memid);
+      v.push_back(c);
+    }
+  }
+  return v;
+}
+
 class WcTest : public tb::VerilatedTest {
  protected:
   // Windows 0 and 1 combine, window 2 does not; window 1 has two destinations.
@@ -157,15 +189,26 @@ class WcTest : public tb::VerilatedTest {
   }
 
   template <class M, unsigned kBpb>
-  void combinesLikeTheModel(unsigned nReqs, unsigned flushPct);
+  void combinesLikeTheModel(unsigned nReqs, unsigned flushPct, bool groups);
 };
 
 template <class M, unsigned kBpb>
-void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct) {
+void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct, bool groups) {
   constexpr unsigned kBeatBits = 9 * kBpb + 2;
   auto dut = std::make_unique<tb::VlClocked<M>>(ctx(), "wc");
   attach(dut.get());
   dut->m.timeout_i = 0xFFFF;  // packets close by the rules below, not by time
+  // Groups 1 and 3 of the table (0 and 2 stay invalid).
+  for (unsigned k = 0; groups && k < kGroups.size(); ++k) {
+    const unsigned g = 1 + 2 * k;
+    dut->m.grp_valid_i |= 1u << g;
+    setField(dut->m.grp_lid_i, 16 * g, 16, kGroups[k].lid);
+    setField(dut->m.grp_members_i, 3 * g, 3, kGroups[k].members.size());
+    for (unsigned m = 0; m < kGroups[k].members.size(); ++m) {
+      setField(dut->m.mbr_dlid_i, 16 * (4 * g + m), 16, kGroups[k].members[m].first);
+      setField(dut->m.mbr_memid_i, 16 * (4 * g + m), 16, kGroups[k].members[m].second);
+    }
+  }
   reset();
 
   // Stimulus, and the model fed in the order the DUT sees requests and flushes.
@@ -275,19 +318,21 @@ void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct) {
     }
     if (allIn && !cur && c > lastActivity + 50) break;
   }
-  ASSERT_EQ(got.size(), model.out.size()) << "seed " << seed();
+  const std::deque<Out> want = groups ? replicate(model.out) : model.out;
+  ASSERT_EQ(got.size(), want.size()) << "seed " << seed();
   for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(got[i].hdr, model.out[i].hdr) << "packet " << i << " header, seed " << seed();
-    ASSERT_EQ(got[i].tlp.size(), model.out[i].tlp.size()) << "packet " << i << " length, seed " << seed();
-    ASSERT_EQ(got[i].tlp, model.out[i].tlp) << "packet " << i << " differs at byte "
-                                           << firstDifference(got[i].tlp, model.out[i].tlp) << ", seed " << seed();
-    ASSERT_EQ(got[i].bad, model.out[i].bad) << "packet " << i << ", seed " << seed();
+    ASSERT_EQ(got[i].hdr, want[i].hdr) << "packet " << i << " header, seed " << seed();
+    ASSERT_EQ(got[i].tlp.size(), want[i].tlp.size()) << "packet " << i << " length, seed " << seed();
+    ASSERT_EQ(got[i].tlp, want[i].tlp) << "packet " << i << " differs at byte "
+                                       << firstDifference(got[i].tlp, want[i].tlp) << ", seed " << seed();
+    ASSERT_EQ(got[i].bad, want[i].bad) << "packet " << i << ", seed " << seed();
   }
   EXPECT_GT(model.merged, nReqs / 4) << "the stimulus must exercise combining";
+  if (groups) EXPECT_GT(want.size(), model.out.size() + nReqs / 20) << "the stimulus must exercise replication";
 }
 
-TEST_F(WcTest, CombinesLikeTheModelAt64Bits) { combinesLikeTheModel<Vni_wc, 8>(3000, 10); }
-TEST_F(WcTest, CombinesLikeTheModelAt512Bits) { combinesLikeTheModel<Vni_wc512, 64>(3000, 10); }
-TEST_F(WcTest, NoFlushRequestsAt64Bits) { combinesLikeTheModel<Vni_wc, 8>(2000, 0); }
+TEST_F(WcTest, CombinesAndReplicatesLikeTheModelAt64Bits) { combinesLikeTheModel<Vni_wc, 8>(3000, 10, true); }
+TEST_F(WcTest, CombinesAndReplicatesLikeTheModelAt512Bits) { combinesLikeTheModel<Vni_wc512, 64>(3000, 10, true); }
+TEST_F(WcTest, NoFlushRequestsNoGroupsAt64Bits) { combinesLikeTheModel<Vni_wc, 8>(2000, 0, false); }
 
 }  // namespace

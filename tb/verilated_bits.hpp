@@ -4,6 +4,7 @@
 #include <verilated.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace ni::tb {
 
@@ -25,6 +26,13 @@ uint64_t getField(const VlWide<W>& p, unsigned lsb, unsigned width) {
     v |= uint64_t{p[pos / 32] >> (pos % 32) & 1} << b;
   }
   return v;
+}
+
+// Ports of up to 64 bits (CData, SData, IData, QData).
+template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+void setField(T& p, unsigned lsb, unsigned width, uint64_t v) {
+  const uint64_t mask = (width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1) << lsb;
+  p = static_cast<T>((uint64_t{p} & ~mask) | (v << lsb & mask));
 }
 
 }  // namespace ni::tb
