@@ -391,7 +391,11 @@ module ni_wc #(
     rd_start_d = rd_start;
     replayed_d = replayed_q;
     if (pop && cur_replay) replayed_d = rbeat[DataW + KeepW] ? '0 : replayed_q + CntW'(1);
-    idle_d = (open_q && !busy_q && !hdr_seen) ? ((idle_q == '1) ? idle_q : idle_q + 16'd1) : '0;
+    // Idle means no request although the root complex may send one: cycles in which
+    // room_o holds it back do not count, or a slow fabric would shrink packets.
+    if (!open_q || busy_q || hdr_seen) idle_d = '0;
+    else if (room_o && idle_q != '1) idle_d = idle_q + 16'd1;
+    else idle_d = idle_q;
     if (fl_due && !busy_q && (!open_q || do_flush)) flush_mark_d[done_cnt_q] = 1'b0;
     if (flush_i) flush_mark_d[hin_cnt_q + 3'(in_push)] = 1'b1;
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "ni_regs.hpp"
 #include "ref_ni.hpp"
@@ -37,6 +38,22 @@ inline void clearWindow(const CsrWrite& wr, unsigned i) { wr(regs::ART_CTRL(i), 
 // Membership slot `slot` of this NI: accept tunneled writes sent to multicast LID `mlid` (0: leave).
 inline void setMulticastMember(const CsrWrite& wr, unsigned slot, uint16_t mlid) {
   wr(regs::MCAST_LID(slot), mlid ? (mlid | regs::MCAST_LID_VALID_MASK) : 0);
+}
+
+// NI-replicated multicast group `g` of this (sending) NI: tunneled writes to `mlid`
+// leave as one unicast copy per member, to its node and memory ID. No members:
+// writes to the group are refused (UNSUP_CNT). mlid 0: the group entry is off.
+struct GroupMember {
+  unsigned node;
+  uint16_t memid;
+};
+inline void setReplicatedGroup(const CsrWrite& wr, unsigned g, uint16_t mlid, const std::vector<GroupMember>& members) {
+  for (size_t m = 0; m < members.size(); ++m)
+    wr(regs::MGRP_MEMBER(g * 4 + static_cast<unsigned>(m)),
+       lidOf(members[m].node) | (uint32_t{members[m].memid} << regs::MGRP_MEMBER_MEMID_LSB));
+  wr(regs::MGRP_CTRL(g), mlid ? (mlid | static_cast<uint32_t>(members.size()) << regs::MGRP_CTRL_MEMBERS_LSB |
+                                 regs::MGRP_CTRL_VALID_MASK)
+                              : 0);
 }
 
 inline void setMemId(const CsrWrite& wr, unsigned id, const MemRegion& m) {

@@ -57,6 +57,11 @@ class System {
   // Multicast group `mlid` (0xC000 and up): the switch replicates to the members,
   // and each member's NI accepts the LID in its membership slot `slot`.
   void setMulticastGroup(unsigned slot, uint16_t mlid, const std::vector<unsigned>& members);
+  // Multicast group `mlid` that node `sender`'s NI replicates itself (table entry g):
+  // one unicast copy per member; the switch and the members need no setup.
+  void setReplicatedGroup(unsigned sender, unsigned g, uint16_t mlid, const std::vector<driver::GroupMember>& members) {
+    driver::setReplicatedGroup(csrWriter(sender), g, mlid, members);
+  }
   // Synchronous CSR read (runs the system until the completion arrives).
   uint32_t readCsr(unsigned node, uint32_t off);
   driver::CsrWrite csrWriter(unsigned node);

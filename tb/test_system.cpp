@@ -438,6 +438,62 @@ TEST_P(SystemTest, MulticastWritesReachEveryMemberAtItsOwnRange) {
   for (unsigned m : members) EXPECT_EQ(sys->node(m).memory().read(base(m) + 0x2000, 32), Bytes(32, 9));
 }
 
+// Multicast windows (NI replication): the sending NI sends one unicast copy per
+// member, each to the member's own memory ID, so members need not agree on IDs or
+// ranges, and the switch replicates nothing. Combining applies before replication.
+// A group with no members refuses the writes (UNSUP_CNT); re-programming the group
+// changes where later writes go.
+TEST_P(SystemTest, ReplicatedMulticastSendsOneCopyPerMember) {
+  const unsigned n = sys->size();
+  std::vector<driver::GroupMember> members;
+  auto base = [](unsigned m) { return 0x7000'0000ull + m * 0x10'0000ull; };
+  for (unsigned m = 1; m < n; ++m) {
+    const uint16_t memid = static_cast<uint16_t>(2 + m);  // a different memory ID at every member
+    sys->setMemId(m, memid, MemRegion{true, base(m), 0x10000, true, true});
+    members.push_back({m, memid});
+  }
+  if (members.size() > 4) members.resize(4);
+  sys->setReplicatedGroup(0, 2, 0xC010, members);
+  sys->setReplicatedGroup(0, 3, 0xC011, {});
+  Window w;
+  w.base = kApertureBase + 0x900000;
+  w.size = 0x10000;
+  w.mcastLid = 0xC010;
+  w.memid = 1;  // replaced by each member's own
+  w.combine = true;
+  sys->setWindow(0, 7, w);
+  Window empty = w;
+  empty.base += 0x10000;
+  empty.mcastLid = 0xC011;
+  sys->setWindow(0, 8, empty);
+  ASSERT_TRUE(drain());
+  const uint32_t tx0 = sys->readCsr(0, regs::TX_PKTS);
+
+  const Bytes data = randomBytes(1024);
+  for (size_t off = 0; off < data.size(); off += 8)  // 8-byte stores, combined
+    sys->node(0).store(w.base + 0x200 + off, Bytes(data.begin() + off, data.begin() + off + 8));
+  ASSERT_TRUE(drain());
+  for (const auto& m : members)
+    EXPECT_EQ(sys->node(m.node).memory().read(base(m.node) + 0x200, data.size()), data) << "member " << m.node;
+  EXPECT_EQ(sys->node(0).memory().read(base(0) + 0x200, data.size()), Bytes(data.size(), 0));
+  EXPECT_EQ(sys->fabric().stats().mcastCopies, 0u) << "the switch replicates nothing";
+  const unsigned packets = (1024 + GetParam().maxPayload - 1) / GetParam().maxPayload;
+  EXPECT_EQ(sys->readCsr(0, regs::TX_PKTS) - tx0, members.size() * packets) << "one packet per member";
+
+  sys->node(0).store(empty.base, Bytes(64, 7));
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(sys->readCsr(0, regs::UNSUP_CNT), 1u);
+
+  // Fewer members from now on: the dropped member keeps the old bytes.
+  const auto dropped = members.back();
+  members.pop_back();
+  sys->setReplicatedGroup(0, 2, 0xC010, members);
+  sys->node(0).store(w.base + 0x200, Bytes(32, 9));
+  ASSERT_TRUE(drain());
+  for (const auto& m : members) EXPECT_EQ(sys->node(m.node).memory().read(base(m.node) + 0x200, 32), Bytes(32, 9));
+  EXPECT_EQ(sys->node(dropped.node).memory().read(base(dropped.node) + 0x200, 32), Bytes(data.begin(), data.begin() + 32));
+}
+
 TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
   // Every node writes random blocks to random peers through windows (both
   // translation modes) and mixes in atomics on slots of its own, then reads
