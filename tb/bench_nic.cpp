@@ -3,7 +3,8 @@
 // encapsulation and decapsulation for back-to-back writes, and first-beat
 // latency (cycles) in both directions; streams of small stores with and without
 // write combining (host beats/cycle, fabric beats/cycle inside packets, link
-// efficiency). Writes JSON and Markdown tables.
+// efficiency); writes through an NI-replicated multicast group of three members.
+// Writes JSON and Markdown tables.
 //   usage: bench_nic [out.json] [out.md]
 #include <verilated.h>
 
@@ -28,7 +29,10 @@ struct Figures {
   double encapOutBpc = 0, encapInBpc = 0, decapOutBpc = 0, decapInBpc = 0;
   uint64_t encapLatency = 0, decapLatency = 0;
   double rspEncapOutBpc = 0, rspDecapOutBpc = 0;  // read responses (CplD) through the NI
+  double mcastOutBpc = 0, mcastInBpc = 0;         // writes copied to kMembers members by the NI
 };
+
+constexpr unsigned kMembers = 3;
 
 // A stream of small contiguous stores through one window.
 struct StoreStream {
@@ -56,6 +60,11 @@ class Bench {
     w.base = kApertureBase + (1 << 20);  // window 1: the same, combining writes
     w.combine = true;
     driver::setWindow(h_.writer(), 1, w);
+    w.base = kApertureBase + (2 << 20);  // window 2: an NI-replicated group
+    w.combine = false;
+    w.mcastLid = 0xC005;
+    driver::setWindow(h_.writer(), 2, w);
+    driver::setReplicatedGroup(h_.writer(), 0, 0xC005, {{5, 1}, {6, 1}, {7, 1}});
     driver::setMemId(h_.writer(), 1, MemRegion{true, kMemBase, 1 << 20, true, true});
     run(400);
   }
@@ -69,15 +78,17 @@ class Bench {
   bool ok() const { return !ctx_.gotError(); }
 
   // Host writes in, fabric packets out: beats per cycle on both sides.
-  void encapStream(unsigned payload, unsigned count, double* outBpc, double* inBpc) {
+  // With copies > 1 the writes go through the multicast window (one packet per member).
+  void encapStream(unsigned payload, unsigned count, double* outBpc, double* inBpc, unsigned copies = 1) {
     h_.fabOut.packets().clear();
     const uint64_t start = h_.now, beats0 = h_.fabOutBeats;
+    const uint64_t base = kApertureBase + (copies > 1 ? (2 << 20) : 0);
     for (unsigned i = 0; i < count; ++i)
-      h_.hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + uint64_t(payload) * i, Bytes(payload, 1))));
+      h_.hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, base + uint64_t(payload) * i, Bytes(payload, 1))));
     uint64_t first = 0;
     runUntil([&] {
       if (!first && h_.fabOutBeats > beats0) first = h_.now;
-      return h_.fabOut.packets().size() >= count;
+      return h_.fabOut.packets().size() >= count * copies;
     });
     const double cycles = double(h_.now - first + 1);
     *outBpc = double(h_.fabOutBeats - beats0) / cycles;
@@ -230,6 +241,7 @@ int main(int argc, char** argv) {
       double unusedIn = 0;
       b.decapStream(payload, 200, &f.rspDecapOutBpc, &unusedIn, true);
       f.rspEncapOutBpc = b.responseEncapStream(payload, 10);
+      b.encapStream(payload, 200, &f.mcastOutBpc, &f.mcastInBpc, kMembers);
       ok = ok && b.ok();
       all.push_back(f);
     }
@@ -251,10 +263,11 @@ int main(int argc, char** argv) {
     std::snprintf(line, sizeof line,
                   "  {\"width\": %u, \"payload\": %u, \"encap_out_bpc\": %.3f, \"encap_in_bpc\": %.3f, "
                   "\"decap_out_bpc\": %.3f, \"decap_in_bpc\": %.3f, \"encap_latency\": %llu, \"decap_latency\": %llu, "
-                  "\"rsp_encap_out_bpc\": %.3f, \"rsp_decap_out_bpc\": %.3f}%s\n",
+                  "\"rsp_encap_out_bpc\": %.3f, \"rsp_decap_out_bpc\": %.3f, \"mcast_out_bpc\": %.3f, "
+                  "\"mcast_in_bpc\": %.3f}%s\n",
                   f.width, f.payload, f.encapOutBpc, f.encapInBpc, f.decapOutBpc, f.decapInBpc,
                   static_cast<unsigned long long>(f.encapLatency), static_cast<unsigned long long>(f.decapLatency),
-                  f.rspEncapOutBpc, f.rspDecapOutBpc, i + 1 < all.size() ? "," : "");
+                  f.rspEncapOutBpc, f.rspDecapOutBpc, f.mcastOutBpc, f.mcastInBpc, i + 1 < all.size() ? "," : "");
     js << line;
     std::snprintf(line, sizeof line, "| %u | %u | %.3f | %.3f | %.3f | %.3f | %llu | %llu |\n", f.width, f.payload,
                   f.encapOutBpc, f.encapInBpc, f.decapOutBpc, f.decapInBpc,
@@ -290,6 +303,14 @@ int main(int argc, char** argv) {
     char line[256];
     std::snprintf(line, sizeof line, "| %u | %u | %s | %.3f | %.3f | %.3f | %.2f |\n", t.width, t.store,
                   t.combine ? "on" : "off", t.hostInBpc, t.pktBpc, t.efficiency, t.storesPerPkt);
+    md << line;
+    std::fputs(line, stdout);
+  }
+  md << "\n| data width | payload B | NI-replicated multicast (" << kMembers
+     << " members): fabric out beats/cycle | host in beats/cycle |\n|---|---|---|---|\n";
+  for (const Figures& f : all) {
+    char line[256];
+    std::snprintf(line, sizeof line, "| %u | %u | %.3f | %.3f |\n", f.width, f.payload, f.mcastOutBpc, f.mcastInBpc);
     md << line;
     std::fputs(line, stdout);
   }
