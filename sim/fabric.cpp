@@ -6,8 +6,30 @@
 
 namespace ni {
 
-Fabric::Fabric(const FabricConfig& c) : cfg_(c), ports_(c.ports) {
+Fabric::Fabric(const FabricConfig& c) : cfg_(c), ports_(c.ports), faultRng_(c.faults.seed) {
   for (auto& p : ports_) p.creditsToGive[0] = p.creditsToGive[1] = c.inputCredits;
+}
+
+bool Fabric::linkDown(unsigned port) const {
+  for (const auto& d : cfg_.faults.linkDown)
+    if (d.port == port && now_ >= d.from && (d.until == 0 || now_ < d.until)) return true;
+  return false;
+}
+
+// Into the output queue of port `dst`; a reordered packet overtakes the one queued before it.
+void Fabric::enqueue(unsigned dst, Pkt pkt) {
+  ++st_.delivered;
+  FabError err;
+  if (!decodeFabric(pkt.bytes, &err) &&
+      (err == FabError::BadIcrc || err == FabError::BadVcrc || err == FabError::BadLength || err == FabError::Truncated))
+    ++st_.crcErrors;
+  auto& q = ports_[dst].out[pkt.vc];
+  if (!q.empty() && chance(cfg_.faults.reorder)) {
+    q.insert(q.end() - 1, std::move(pkt));
+    ++st_.reordered;
+  } else {
+    q.push_back(std::move(pkt));
+  }
 }
 
 bool Fabric::idle() const {
@@ -90,8 +112,19 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
   ++st_.packets;
   st_.bytes += pkt.size();
   ++st_.perVc[vc & 1];
-  FabError err;
-  if (!decodeFabric(pkt, &err) && (err == FabError::BadIcrc || err == FabError::BadVcrc)) ++st_.crcErrors;
+  const FabricFaults& f = cfg_.faults;
+  if (f.any()) {
+    if (linkDown(port) || chance(f.drop)) {
+      ++(linkDown(port) ? st_.linkDownDrops : st_.faultDrops);
+      ++src.creditsToGive[vc & 1];
+      return;
+    }
+    if (chance(f.corrupt) && !pkt.empty()) {
+      const size_t bit = std::uniform_int_distribution<size_t>(0, pkt.size() * 8 - 1)(faultRng_);
+      pkt[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+      ++st_.corrupted;
+    }
+  }
   const uint16_t dlid = pkt.size() >= 8 ? static_cast<uint16_t>(getBe(&pkt[2], 2)) : 0;
   if (dlid >= 0xC000) {
     // Multicast: a copy into each member's output queue, and the input slot is free at once.
@@ -101,7 +134,7 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
     if (g != groups_.end())
       for (unsigned m : g->second)
         if (m != port && m < ports_.size()) {
-          ports_[m].out[vc & 1].push_back(Pkt{pkt, static_cast<uint8_t>(vc & 1), kNoSource, now_ + cfg_.linkLatency});
+          enqueue(m, Pkt{pkt, static_cast<uint8_t>(vc & 1), kNoSource, now_ + cfg_.linkLatency});
           ++copies;
         }
     st_.mcastCopies += copies;
@@ -113,7 +146,16 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
     ++src.creditsToGive[vc & 1];
     return;
   }
-  ports_[dlid - 1].out[vc & 1].push_back(Pkt{std::move(pkt), static_cast<uint8_t>(vc & 1), port, now_ + cfg_.linkLatency});
+  if (f.any() && linkDown(dlid - 1)) {
+    ++st_.linkDownDrops;
+    ++src.creditsToGive[vc & 1];
+    return;
+  }
+  if (chance(f.duplicate)) {
+    enqueue(dlid - 1, Pkt{pkt, static_cast<uint8_t>(vc & 1), kNoSource, now_ + cfg_.linkLatency});
+    ++st_.duplicates;
+  }
+  enqueue(dlid - 1, Pkt{std::move(pkt), static_cast<uint8_t>(vc & 1), port, now_ + cfg_.linkLatency});
 }
 
 }  // namespace ni

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Crossbar fabric model: one port per node, per-link latency and bandwidth,
 // packet credits per virtual channel in both directions, routing by DLID,
-// a capture tap, and fault hooks for tests.
+// a capture tap, and seeded faults: drop, bit corruption, duplication,
+// reordering within a VC, links down for a while or for good.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -14,6 +15,25 @@
 
 namespace ni {
 
+// Per-packet fault probabilities, applied as a packet enters the switch (after
+// the capture tap, which shows what the NI sent). Reproducible from `seed`.
+struct FabricFaults {
+  uint64_t seed = 1;
+  double drop = 0;       // the packet vanishes (its input slot is freed)
+  double corrupt = 0;    // one random bit of the packet flips (it is then routed as it reads)
+  double duplicate = 0;  // a second copy follows it to the destination
+  double reorder = 0;    // it overtakes the packet queued before it on the same VC
+  // The link of `port` is down in cycles [from, until); until 0: for good. A packet
+  // that enters the switch from that port, or is routed to it, while it is down is
+  // lost (packets already queued toward it are still delivered).
+  struct LinkDown {
+    unsigned port;
+    uint64_t from, until;
+  };
+  std::vector<LinkDown> linkDown;
+  bool any() const { return drop > 0 || corrupt > 0 || duplicate > 0 || reorder > 0 || !linkDown.empty(); }
+};
+
 struct FabricConfig {
   unsigned ports = 2;
   unsigned bytesPerBeat = 8;
@@ -21,11 +41,16 @@ struct FabricConfig {
   double linkBytesPerCycle = 0;  // 0: no limit beyond the NI's beat width
   unsigned inputCredits = 4;     // packet slots per input port and VC
   double clockNs = 4.0;          // for capture timestamps
+  FabricFaults faults;
 };
 
 struct FabricStats {
-  uint64_t packets = 0, bytes = 0, dropped = 0, corrupted = 0, crcErrors = 0;
+  uint64_t packets = 0, bytes = 0, dropped = 0, corrupted = 0;
+  uint64_t delivered = 0;  // packets (and copies) queued toward an NI
+  uint64_t crcErrors = 0;  // of those, packets an NI must drop for ICRC, VCRC or PktLen (its CRC_ERR_CNT)
   uint64_t mcastCopies = 0, mcastDropped = 0;  // copies made; packets to a group without members
+  // Faults injected (FabricFaults); `corrupted` counts corruptNext and random flips.
+  uint64_t faultDrops = 0, duplicates = 0, reordered = 0, linkDownDrops = 0;
   uint64_t perVc[2] = {0, 0};
 };
 
@@ -39,6 +64,12 @@ class Fabric {
   void setGroup(uint16_t mlid, std::vector<unsigned> members) { groups_[mlid] = std::move(members); }
   // Flip one bit in each of the next n packets sent by this port (tests).
   void corruptNext(unsigned port, unsigned n) { ports_[port].corrupt += n; }
+  void setFaults(const FabricFaults& f) {
+    cfg_.faults = f;
+    faultRng_.seed(f.seed);
+  }
+  bool linkDown(unsigned port) const;
+  uint64_t now() const { return now_; }
   bool idle() const;
 
   void fillNicIn(unsigned port, NicIn& in);
@@ -67,6 +98,8 @@ class Fabric {
     unsigned corrupt = 0;
   };
   void ingress(unsigned port, Bytes pkt, uint8_t vc);
+  bool chance(double p) { return p > 0 && std::uniform_real_distribution<double>(0, 1)(faultRng_) < p; }
+  void enqueue(unsigned dst, Pkt pkt);
 
   FabricConfig cfg_;
   std::vector<Port> ports_;
@@ -74,6 +107,7 @@ class Fabric {
   std::map<uint16_t, std::vector<unsigned>> groups_;
   ErfWriter tap_;
   uint64_t now_ = 0;
+  std::mt19937_64 faultRng_;
 };
 
 }  // namespace ni

@@ -46,6 +46,11 @@ void usage() {
       "  --bw B            fabric link bandwidth in bytes/cycle (default: NI width)\n"
       "  --clock-ns T      clock period for ns and GB/s figures (default 4.0 = 250 MHz)\n"
       "  --host-stall P    probability the root complex stalls the NI output (default 0)\n"
+      "  --drop P          fabric faults, per packet: drop, flip one bit, duplicate,\n"
+      "  --corrupt P         overtake the packet before it on its VC (default 0; seeded\n"
+      "  --dup P             by --seed). The NIs do not retransmit yet (issue 4): lost\n"
+      "  --reorder P         stores stay lost and the run reports FAIL; a lost read or\n"
+      "                      atomic stalls its phase, so use --scenario stores\n"
       "  --seed S          random seed (default 1)\n"
       "  --pcap FILE       write fabric packets as ERF (tshark -r FILE)\n"
       "  --trace FILE      write an FST of one NI (build with NI_TRACE=ON: make wave)\n"
@@ -79,8 +84,13 @@ bool parse(int argc, char** argv, Options* o) {
     else if (a == "--trace-node") o->sys.traceNode = unsigned(std::atoi(val()));
     else if (a == "--json") o->json = val();
     else if (a == "--combine") o->combine = true;
+    else if (a == "--drop") o->sys.faults.drop = std::atof(val());
+    else if (a == "--corrupt") o->sys.faults.corrupt = std::atof(val());
+    else if (a == "--dup") o->sys.faults.duplicate = std::atof(val());
+    else if (a == "--reorder") o->sys.faults.reorder = std::atof(val());
     else { std::fprintf(stderr, "unknown option %s (try --help)\n", a.c_str()); return false; }
   }
+  o->sys.faults.seed = o->sys.seed;
   if (o->sys.nodes < 2 || o->sys.nodes > kNumArt || o->size == 0 || o->size % 4 || o->size > (1u << 20)) {
     std::fprintf(stderr, "need 2..%u nodes and a size that is a multiple of 4 up to 1 MiB\n", kNumArt);
     return false;
@@ -253,7 +263,12 @@ int main(int argc, char** argv) {
   }
   std::printf("%-28s %14llu\n", "fabric packets", static_cast<unsigned long long>(sys.fabric().stats().packets));
   std::printf("%-28s %14llu\n", "fabric bytes", static_cast<unsigned long long>(sys.fabric().stats().bytes));
-  std::printf("%-28s %14llu\n", "fabric CRC errors seen", static_cast<unsigned long long>(sys.fabric().stats().crcErrors));
+  const FabricStats& fs = sys.fabric().stats();
+  std::printf("%-28s %14llu\n", "fabric CRC errors seen", static_cast<unsigned long long>(fs.crcErrors));
+  if (o.sys.faults.any())
+    std::printf("%-28s %14s  dropped %llu, corrupted %llu, duplicated %llu, reordered %llu\n", "fabric faults injected", "",
+                static_cast<unsigned long long>(fs.faultDrops), static_cast<unsigned long long>(fs.corrupted),
+                static_cast<unsigned long long>(fs.duplicates), static_cast<unsigned long long>(fs.reordered));
   std::printf("\n%-6s %10s %10s %8s %8s %8s %8s\n", "node", "tx pkts", "rx pkts", "crc err", "win miss", "naks rx", "np srv");
   uint64_t niErrors = 0;
   for (unsigned i = 0; i < n; ++i) {

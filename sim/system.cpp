@@ -31,6 +31,7 @@ System::System(const SystemConfig& cfg) : cfg_(cfg), ctx_(std::make_unique<Veril
   fc.linkBytesPerCycle = cfg.linkBytesPerCycle;
   fc.inputCredits = cfg.fabricCredits;
   fc.clockNs = cfg.clockNs;
+  fc.faults = cfg.faults;
   fabric_ = std::make_unique<Fabric>(fc);
   if (!cfg.pcapPath.empty() && !fabric_->tap().open(cfg.pcapPath))
     throw std::runtime_error("cannot write " + cfg.pcapPath);

@@ -25,6 +25,7 @@ struct SystemConfig {
   unsigned fabricCredits = 4;
   uint64_t seed = 1;
   double hostStall = 0.0;        // probability the root complex holds off the NI's host output
+  FabricFaults faults;           // injected by the fabric model (none by default)
   double clockNs = 4.0;          // 250 MHz reference clock for reports and captures
   std::string pcapPath;
   std::string tracePath;         // FST of one node's NI (needs a NI_TRACE build)
