@@ -114,8 +114,9 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
   ++st_.perVc[vc & 1];
   const FabricFaults& f = cfg_.faults;
   if (f.any()) {
-    if (linkDown(port) || chance(f.drop)) {
-      ++(linkDown(port) ? st_.linkDownDrops : st_.faultDrops);
+    const bool down = linkDown(port);
+    if (down || chance(f.drop)) {
+      ++(down ? st_.linkDownDrops : st_.faultDrops);
       ++src.creditsToGive[vc & 1];
       return;
     }
