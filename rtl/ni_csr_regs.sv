@@ -29,6 +29,7 @@ module ni_csr_regs (
   input  logic status_nak_rx_set_i,
   input  logic status_bad_pkt_set_i,
   input  logic status_cpl_unexp_set_i,
+  input  logic status_retx_fail_set_i,
   input  logic tx_pkts_inc_i,
   input  logic rx_pkts_inc_i,
   input  logic win_miss_cnt_inc_i,
@@ -44,9 +45,17 @@ module ni_csr_regs (
   input  logic rd_served_cnt_inc_i,
   input  logic cpl_unexp_cnt_inc_i,
   input  logic wc_merged_cnt_inc_i,
+  input  logic dup_cnt_inc_i,
   output logic [15:0] wc_timeout_cycles_o,
   output logic wc_flush_written_o,
   output logic wc_flush_flush_o,
+  input  logic retx_cnt_inc_i,
+  input  logic oos_cnt_inc_i,
+  input  logic retx_fail_cnt_inc_i,
+  output logic [31:0] retx_timeout_cycles_o,
+  output logic [7:0] retx_limit_resends_o,
+  input  logic [7:0] caps3_retx_slots_i,
+  input  logic [7:0] caps3_peers_i,
   output logic [3:0][15:0] mcast_lid_lid_o,
   output logic [3:0] mcast_lid_valid_o,
   output logic [3:0][15:0] mgrp_ctrl_lid_o,
@@ -89,6 +98,7 @@ module ni_csr_regs (
   logic status_nak_rx_q, status_nak_rx_d;
   logic status_bad_pkt_q, status_bad_pkt_d;
   logic status_cpl_unexp_q, status_cpl_unexp_d;
+  logic status_retx_fail_q, status_retx_fail_d;
   logic [31:0] tx_pkts_count_q, tx_pkts_count_d;
   logic [31:0] rx_pkts_count_q, rx_pkts_count_d;
   logic [31:0] win_miss_cnt_count_q, win_miss_cnt_count_d;
@@ -104,10 +114,18 @@ module ni_csr_regs (
   logic [31:0] rd_served_cnt_count_q, rd_served_cnt_count_d;
   logic [31:0] cpl_unexp_cnt_count_q, cpl_unexp_cnt_count_d;
   logic [31:0] wc_merged_cnt_count_q, wc_merged_cnt_count_d;
+  logic [31:0] dup_cnt_count_q, dup_cnt_count_d;
   logic [15:0] wc_timeout_cycles_q, wc_timeout_cycles_d;
   assign wc_timeout_cycles_o = wc_timeout_cycles_q;
   logic wc_flush_flush_q, wc_flush_flush_d;
   assign wc_flush_flush_o = wc_flush_flush_q;
+  logic [31:0] retx_cnt_count_q, retx_cnt_count_d;
+  logic [31:0] oos_cnt_count_q, oos_cnt_count_d;
+  logic [31:0] retx_fail_cnt_count_q, retx_fail_cnt_count_d;
+  logic [31:0] retx_timeout_cycles_q, retx_timeout_cycles_d;
+  assign retx_timeout_cycles_o = retx_timeout_cycles_q;
+  logic [7:0] retx_limit_resends_q, retx_limit_resends_d;
+  assign retx_limit_resends_o = retx_limit_resends_q;
   logic [3:0][15:0] mcast_lid_lid_q, mcast_lid_lid_d;
   assign mcast_lid_lid_o = mcast_lid_lid_q;
   logic [3:0] mcast_lid_valid_q, mcast_lid_valid_d;
@@ -192,6 +210,7 @@ module ni_csr_regs (
     status_nak_rx_d = status_nak_rx_q;
     status_bad_pkt_d = status_bad_pkt_q;
     status_cpl_unexp_d = status_cpl_unexp_q;
+    status_retx_fail_d = status_retx_fail_q;
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h010)) status_win_miss_d = status_win_miss_d & ~req_wdata_i[0:0];
       status_win_miss_d = status_win_miss_d | status_win_miss_set_i;
@@ -213,6 +232,8 @@ module ni_csr_regs (
       status_bad_pkt_d = status_bad_pkt_d | status_bad_pkt_set_i;
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h010)) status_cpl_unexp_d = status_cpl_unexp_d & ~req_wdata_i[9:9];
       status_cpl_unexp_d = status_cpl_unexp_d | status_cpl_unexp_set_i;
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h010)) status_retx_fail_d = status_retx_fail_d & ~req_wdata_i[10:10];
+      status_retx_fail_d = status_retx_fail_d | status_retx_fail_set_i;
     end
     tx_pkts_count_d = tx_pkts_count_q;
     begin
@@ -289,6 +310,11 @@ module ni_csr_regs (
       if (wc_merged_cnt_inc_i) wc_merged_cnt_count_d = wc_merged_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h058)) wc_merged_cnt_count_d = '0;
     end
+    dup_cnt_count_d = dup_cnt_count_q;
+    begin
+      if (dup_cnt_inc_i) dup_cnt_count_d = dup_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h05c)) dup_cnt_count_d = '0;
+    end
     wc_timeout_cycles_d = wc_timeout_cycles_q;
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h060)) wc_timeout_cycles_d[7:0] = req_wdata_i[7:0];
@@ -300,6 +326,32 @@ module ni_csr_regs (
     wc_flush_flush_d = wc_flush_flush_q;
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h064)) wc_flush_flush_d = req_wdata_i[0:0];
+    end
+    retx_cnt_count_d = retx_cnt_count_q;
+    begin
+      if (retx_cnt_inc_i) retx_cnt_count_d = retx_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h068)) retx_cnt_count_d = '0;
+    end
+    oos_cnt_count_d = oos_cnt_count_q;
+    begin
+      if (oos_cnt_inc_i) oos_cnt_count_d = oos_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h06c)) oos_cnt_count_d = '0;
+    end
+    retx_fail_cnt_count_d = retx_fail_cnt_count_q;
+    begin
+      if (retx_fail_cnt_inc_i) retx_fail_cnt_count_d = retx_fail_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h070)) retx_fail_cnt_count_d = '0;
+    end
+    retx_timeout_cycles_d = retx_timeout_cycles_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h074)) retx_timeout_cycles_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h074)) retx_timeout_cycles_d[15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h074)) retx_timeout_cycles_d[23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h074)) retx_timeout_cycles_d[31:24] = req_wdata_i[31:24];
+    end
+    retx_limit_resends_d = retx_limit_resends_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h078)) retx_limit_resends_d[7:0] = req_wdata_i[7:0];
     end
     mcast_lid_lid_d = mcast_lid_lid_q;
     mcast_lid_valid_d = mcast_lid_valid_q;
@@ -471,6 +523,7 @@ module ni_csr_regs (
       if (req_addr_i == 12'h010) rdata_o[7:7] = status_nak_rx_q;
       if (req_addr_i == 12'h010) rdata_o[8:8] = status_bad_pkt_q;
       if (req_addr_i == 12'h010) rdata_o[9:9] = status_cpl_unexp_q;
+      if (req_addr_i == 12'h010) rdata_o[10:10] = status_retx_fail_q;
     end
     begin
       if (req_addr_i == 12'h020) rdata_o[31:0] = tx_pkts_count_q;
@@ -518,10 +571,32 @@ module ni_csr_regs (
       if (req_addr_i == 12'h058) rdata_o[31:0] = wc_merged_cnt_count_q;
     end
     begin
+      if (req_addr_i == 12'h05c) rdata_o[31:0] = dup_cnt_count_q;
+    end
+    begin
       if (req_addr_i == 12'h060) rdata_o[15:0] = wc_timeout_cycles_q;
     end
     begin
       if (req_addr_i == 12'h064) rdata_o[0:0] = wc_flush_flush_q;
+    end
+    begin
+      if (req_addr_i == 12'h068) rdata_o[31:0] = retx_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h06c) rdata_o[31:0] = oos_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h070) rdata_o[31:0] = retx_fail_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h074) rdata_o[31:0] = retx_timeout_cycles_q;
+    end
+    begin
+      if (req_addr_i == 12'h078) rdata_o[7:0] = retx_limit_resends_q;
+    end
+    begin
+      if (req_addr_i == 12'h07c) rdata_o[7:0] = caps3_retx_slots_i;
+      if (req_addr_i == 12'h07c) rdata_o[15:8] = caps3_peers_i;
     end
     for (int i = 0; i < 4; i++) begin
       if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[15:0] = mcast_lid_lid_q[i];
@@ -646,10 +721,31 @@ module ni_csr_regs (
       if (req_addr_i == 12'h058) req_hit_o = 1'b1;
     end
     begin
+      if (req_addr_i == 12'h05c) req_hit_o = 1'b1;
+    end
+    begin
       if (req_addr_i == 12'h060) req_hit_o = 1'b1;
     end
     begin
       if (req_addr_i == 12'h064) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h068) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h06c) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h070) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h074) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h078) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h07c) req_hit_o = 1'b1;
     end
     for (int i = 0; i < 4; i++) begin
       if (req_addr_i == 12'h080 + 12'(i * 4)) req_hit_o = 1'b1;
@@ -711,6 +807,7 @@ module ni_csr_regs (
       status_nak_rx_q <= 1'h0;
       status_bad_pkt_q <= 1'h0;
       status_cpl_unexp_q <= 1'h0;
+      status_retx_fail_q <= 1'h0;
       tx_pkts_count_q <= 32'h0;
       rx_pkts_count_q <= 32'h0;
       win_miss_cnt_count_q <= 32'h0;
@@ -726,8 +823,14 @@ module ni_csr_regs (
       rd_served_cnt_count_q <= 32'h0;
       cpl_unexp_cnt_count_q <= 32'h0;
       wc_merged_cnt_count_q <= 32'h0;
+      dup_cnt_count_q <= 32'h0;
       wc_timeout_cycles_q <= 16'h20;
       wc_flush_flush_q <= 1'h0;
+      retx_cnt_count_q <= 32'h0;
+      oos_cnt_count_q <= 32'h0;
+      retx_fail_cnt_count_q <= 32'h0;
+      retx_timeout_cycles_q <= 32'h1000;
+      retx_limit_resends_q <= 8'h8;
       mcast_lid_lid_q <= {4{16'h0}};
       mcast_lid_valid_q <= {4{1'h0}};
       mgrp_ctrl_lid_q <= {4{16'h0}};
@@ -779,6 +882,7 @@ module ni_csr_regs (
       status_nak_rx_q <= status_nak_rx_d;
       status_bad_pkt_q <= status_bad_pkt_d;
       status_cpl_unexp_q <= status_cpl_unexp_d;
+      status_retx_fail_q <= status_retx_fail_d;
       tx_pkts_count_q <= tx_pkts_count_d;
       rx_pkts_count_q <= rx_pkts_count_d;
       win_miss_cnt_count_q <= win_miss_cnt_count_d;
@@ -794,8 +898,14 @@ module ni_csr_regs (
       rd_served_cnt_count_q <= rd_served_cnt_count_d;
       cpl_unexp_cnt_count_q <= cpl_unexp_cnt_count_d;
       wc_merged_cnt_count_q <= wc_merged_cnt_count_d;
+      dup_cnt_count_q <= dup_cnt_count_d;
       wc_timeout_cycles_q <= wc_timeout_cycles_d;
       wc_flush_flush_q <= wc_flush_flush_d;
+      retx_cnt_count_q <= retx_cnt_count_d;
+      oos_cnt_count_q <= oos_cnt_count_d;
+      retx_fail_cnt_count_q <= retx_fail_cnt_count_d;
+      retx_timeout_cycles_q <= retx_timeout_cycles_d;
+      retx_limit_resends_q <= retx_limit_resends_d;
       mcast_lid_lid_q <= mcast_lid_lid_d;
       mcast_lid_valid_q <= mcast_lid_valid_d;
       mgrp_ctrl_lid_q <= mgrp_ctrl_lid_d;

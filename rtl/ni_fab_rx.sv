@@ -4,6 +4,12 @@
 // the host port. A TLP found bad after its first beat left is nullified: its last
 // beat carries tuser=1 and the root complex discards it (PCIe's nullified TLP).
 // Refused requests are answered through the framer: NAK, or UR completion for reads.
+// Requests to this node follow a PSN sequence per source (docs/architecture.md#
+// reliable-delivery): the next one is taken and ACKed (writes), an earlier one is a
+// duplicate (a write is ACKed again, a read served again, an atomic dropped), a
+// later one is dropped and NAKed once with the PSN expected. A response is taken
+// only while its request waits at the sender side (ni_retx); answers are reported
+// to ni_retx.
 // When the 32-byte header is not a whole number of beats (512 bits: half a beat),
 // the TLP is shifted down to lane 0: each output beat is the upper lanes of one
 // input beat (carried) and the lower lanes of the next.
@@ -17,13 +23,15 @@ module ni_fab_rx #(
   parameter int unsigned RxCredits = 2,
   parameter int unsigned NumTags = 16,
   parameter int unsigned NumMcast = 4,
+  parameter int unsigned NumPeers = 64,
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned TagW = $clog2(NumTags),
   localparam int unsigned MaxPktBytes = ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + MaxPayload +
                                         ni_pkg::TrailerBytes,
-  localparam int unsigned MaxPktBeats = (MaxPktBytes + Bpb - 1) / Bpb
+  localparam int unsigned MaxPktBeats = (MaxPktBytes + Bpb - 1) / Bpb,
+  localparam int unsigned PeerW = $clog2(NumPeers)
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -54,6 +62,15 @@ module ni_fab_rx #(
   output logic [15:0] trk_commit_node_o,
   output logic [15:0] trk_commit_reqid_o,
   output logic [7:0] trk_commit_otag_o,
+  output logic [23:0] trk_commit_psn_o,
+  // Answers for the sender side (ni_retx), and its check of a response.
+  output logic rel_valid_o,
+  output logic [1:0] rel_kind_o,
+  output logic [15:0] rel_lid_o,
+  output logic [23:0] rel_psn_o,
+  output logic [15:0] q_lid_o,
+  output logic [23:0] q_psn_o,
+  input  logic q_hit_i,
   // Generated responses (NAK, UR completion) to the framer.
   output ni_pkg::tx_hdr_t gen_hdr_o,
   output logic gen_valid_o,
@@ -73,7 +90,9 @@ module ni_fab_rx #(
   output logic ev_nak_tx_o,
   output logic ev_nak_rx_o,
   output logic ev_bad_pkt_o,
-  output logic ev_rd_served_o
+  output logic ev_rd_served_o,
+  output logic ev_dup_o,   // a duplicate request or response dropped
+  output logic ev_oos_o    // a request ahead of its sequence dropped
 );
   localparam int unsigned EntryW = DataW + KeepW + 1;
   localparam int unsigned FifoDepth = RxCredits * MaxPktBeats;
@@ -81,6 +100,13 @@ module ni_fab_rx #(
   localparam int unsigned MaxT = ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + MaxPayload;
   localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // TLP lane offset: 0, or 32 at 512 bits
   localparam int unsigned OffW = (Off > 0) ? Off : 1;
+
+  // PSN a comes before b in the 24-bit circle.
+  function automatic logic psn_before(input logic [23:0] a, input logic [23:0] b);
+    logic [23:0] d;
+    d = b - a;
+    psn_before = d != 24'd0 && !d[23];
+  endfunction
 
   // ------------------------------------------------------------ per-VC buffers and credits
   logic [ni_pkg::NumVc-1:0] f_wready, f_rvalid, f_rready;
@@ -155,10 +181,18 @@ module ni_fab_rx #(
                    view[44*8 +: 8], view[45*8 +: 8], view[46*8 +: 8], view[47*8+2 +: 6], 2'b00};
   assign t_pos = {pkt_words, 2'b00} - 13'd4;
   logic unused_fields;
-  assign unused_fields = ^{teh_flags[7:1], aeth[4:0]};
+  assign unused_fields = ^{teh_flags[7:2]};
 
   // ------------------------------------------------------------ classification (D1: byte 31 seen)
-  typedef enum logic [1:0] {ClTun, ClAck, ClBad} cl_e;
+  // ClDrop: a good packet that is not delivered (duplicate, out of sequence, unawaited response).
+  typedef enum logic [1:0] {ClTun, ClAck, ClBad, ClDrop} cl_e;
+  // Where a request stands in its source's sequence.
+  typedef enum logic [1:0] {SeqIn, SeqDup, SeqAhead} seq_e;
+  seq_e seq_q, seq_d, seq_new, seq_cur;
+  logic [NumPeers-1:0][23:0] exp_q, exp_d;
+  logic [NumPeers-1:0] naked_q, naked_d;
+  logic [PeerW-1:0] peer;
+  logic sequenced, sync, peer_ok;
   cl_e cl_q, cl_d, cl_new, cl_cur;
   logic d1_now, d1_q, d1_d;
   logic is_req;
@@ -171,16 +205,35 @@ module ni_fab_rx #(
     to_group = to_group && dlid[15:14] == 2'b11;
     for_us = dlid == node_id_i || (to_group && opcode == ni_pkg::OP_TUNNEL_REQ);
   end
+  assign peer = slid[PeerW-1:0];
+  assign peer_ok = slid < 16'(NumPeers);
+  assign sync = teh_flags[1];
+  // Unicast requests are sequenced; a multicast group's writes are not.
+  assign sequenced = opcode == ni_pkg::OP_TUNNEL_REQ && dlid == node_id_i;
+  always_comb begin
+    seq_new = SeqIn;
+    if (sequenced) begin
+      if (psn_before(psn, exp_q[peer])) seq_new = SeqDup;
+      else if (psn != exp_q[peer] && !sync) seq_new = SeqAhead;
+    end
+  end
   always_comb begin
     cl_new = ClBad;
-    if (lnh == ni_pkg::LnhIbaLocal && for_us) begin
+    if (lnh == ni_pkg::LnhIbaLocal && for_us && (peer_ok || !sequenced)) begin
       if ((opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_RSP) &&
-          t_pos >= 13'd44 && t_pos <= 13'(MaxT)) cl_new = ClTun;
+          t_pos >= 13'd44 && t_pos <= 13'(MaxT)) begin
+        cl_new = ClTun;
+        if (seq_new == SeqAhead) cl_new = ClDrop;
+        if (opcode == ni_pkg::OP_TUNNEL_RSP && !q_hit_i) cl_new = ClDrop;
+      end
       if (opcode == ni_pkg::OP_RC_ACK && t_pos == 13'(ni_pkg::NakHdrBytes)) cl_new = ClAck;
     end
   end
   assign cl_cur = d1_q ? cl_q : cl_new;
+  assign seq_cur = d1_q ? seq_q : seq_new;
   assign is_req = opcode == ni_pkg::OP_TUNNEL_REQ;
+  assign q_lid_o = slid;
+  assign q_psn_o = psn;
 
   // ------------------------------------------------------------ request checks (D2: byte 47 seen)
   typedef enum logic [1:0] {ErrNone, ErrMemId, ErrBounds} err_e;
@@ -249,6 +302,10 @@ module ni_fab_rx #(
   logic good;  // whole packet checks out (valid with the last beat)
   assign good = (~c32 == icrc_rx) && (~c16 == vcrc_rx) && !overrun &&
                 (bs_q + 13'(kcnt) == t_pos + 13'd6);
+  // Stomped by its sender (ICRC sent inverted, VCRC right): refused, never resent.
+  logic stomp;
+  assign stomp = (c32 == icrc_rx) && (~c16 == vcrc_rx) && !overrun &&
+                 (bs_q + 13'(kcnt) == t_pos + 13'd6);
 
   // ------------------------------------------------------------ output stage
   logic o_valid_q, o_hold_q, o_last_q, o_user_q;
@@ -263,30 +320,58 @@ module ni_fab_rx #(
   logic cy_valid_q, flush_q, flush_user_q, flush_go;
   err_e err_cur;
   assign err_cur = d2_q ? err_q : err_new;
-  assign out_beat = (Off == 0) ? (cl_cur == ClTun && bs_q >= 13'd32 && bs_q < t_pos)
-                               : (cl_cur == ClTun && cy_valid_q);
+  // A duplicate write or atomic is not delivered again (a duplicate read is served
+  // again). The TLP type is in view from the first beat that could leave.
+  logic dup_drop, deliver;
+  assign dup_drop = is_req && seq_cur == SeqDup && !t_mrd;
+  assign deliver = cl_cur == ClTun && !dup_drop;
+  assign out_beat = (Off == 0) ? (deliver && bs_q >= 13'd32 && bs_q < t_pos)
+                               : (deliver && cy_valid_q);
   assign out_free = !o_valid_q || (m_axis_tready && !o_hold_q);
-  assign need_tag = cl_cur == ClTun && is_req && t_np && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
+  assign need_tag = deliver && is_req && t_np && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
   assign tag_ok = !need_tag || trk_free_avail_i;
 
-  // Response to generate with the last beat.
-  logic gen_nak, gen_ur;
-  logic [7:0] nak_syn;
+  // Answer to generate with the last beat: ACK/NAK (same format, gen_syn) or a UR
+  // completion. Only sequenced requests are answered: multicast writes get no answer.
+  logic gen_ack, gen_ur, nak_once;
+  logic [7:0] gen_syn;
+  logic [23:0] gen_psn;
+  logic in_seq;  // this request takes the next place in its source's sequence
+  assign in_seq = sequenced && cl_cur == ClTun && seq_cur == SeqIn;
+  assign nak_once = sequenced && cl_cur == ClDrop && seq_cur == SeqAhead && !naked_q[peer];
   always_comb begin
-    gen_nak = 1'b0;
+    gen_ack = 1'b0;
     gen_ur = 1'b0;
-    nak_syn = ni_pkg::AETH_NAK_PSN_SEQ;
-    if (cl_cur == ClTun && is_req) begin
-      if (!good) begin
-        gen_nak = 1'b1;
-      end else if (err_cur != ErrNone) begin
+    gen_syn = ni_pkg::AETH_ACK;
+    gen_psn = psn;
+    if (sequenced && peer_ok && (cl_cur == ClTun || cl_cur == ClDrop)) begin
+      if (!good && !stomp) begin
+        gen_ack = 1'b1;  // damaged: ask for what comes next in this source's sequence
+        gen_syn = ni_pkg::AETH_NAK_PSN_SEQ;
+        gen_psn = exp_q[peer];
+      end else if (stomp) begin
+        if (in_seq) begin
+          gen_ur = t_np;
+          gen_ack = !t_np;
+          gen_syn = ni_pkg::AETH_NAK_INV_REQ;
+        end
+      end else if (nak_once) begin
+        gen_ack = 1'b1;
+        gen_syn = ni_pkg::AETH_NAK_PSN_SEQ;
+        gen_psn = exp_q[peer];
+      end else if (dup_drop) begin
+        gen_ack = t_mwr;  // the write arrived before: say so again
+        gen_psn = exp_q[peer] - 24'd1;
+      end else if (deliver && err_cur != ErrNone) begin
         gen_ur = t_np;
-        gen_nak = !t_np;
-        nak_syn = ni_pkg::AETH_NAK_REM_ACCESS;
+        gen_ack = !t_np;
+        gen_syn = ni_pkg::AETH_NAK_REM_ACCESS;
+      end else if (in_seq) begin
+        gen_ack = t_mwr;
       end
     end
   end
-  assign need_gen = in_last && (gen_nak || gen_ur);
+  assign need_gen = in_last && (gen_ack || gen_ur);
   assign gen_ok = !need_gen || gen_ready_i;
   // A flush goes out in the same cycle as the next packet's first input beat (which
   // never emits: its lower lanes are header), so packets still arrive one beat a cycle.
@@ -297,14 +382,14 @@ module ni_fab_rx #(
   always_comb begin
     gen_hdr_o = '0;
     gen_hdr_o.vc = 1'b1;
-    if (gen_nak) begin
+    if (gen_ack) begin
       gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_RC_ACK, 1'b1, slid, node_id_i,
-                                           11'((ni_pkg::NakHdrBytes + 4) / 4), psn, 8'h0, 16'h0, nak_syn);
+                                           11'((ni_pkg::NakHdrBytes + 4) / 4), gen_psn, 8'h0, 16'h0, gen_syn);
       gen_hdr_o.len = 6'(ni_pkg::NakHdrBytes);
       gen_hdr_o.stamp_psn = 1'b0;
     end else begin
       gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_RSP, 1'b1, slid, node_id_i,
-                                           11'((ni_pkg::FabHdrBytes + 12 + 4) / 4), 24'h0, 8'h0, 16'h0, 8'h0);
+                                           11'((ni_pkg::FabHdrBytes + 12 + 4) / 4), psn, 8'h0, 16'h0, 8'h0);
       gen_hdr_o.bytes[32*8 +: 8] = ni_pkg::TLP_CPL;
       gen_hdr_o.bytes[36*8 +: 8] = NiReqId[15:8];
       gen_hdr_o.bytes[37*8 +: 8] = NiReqId[7:0];
@@ -315,7 +400,7 @@ module ni_fab_rx #(
       gen_hdr_o.bytes[42*8 +: 8] = t_tag;
       gen_hdr_o.bytes[43*8 +: 8] = {1'b0, t_addr[6:0]};
       gen_hdr_o.len = 6'(ni_pkg::FabHdrBytes + 12);
-      gen_hdr_o.stamp_psn = 1'b1;
+      gen_hdr_o.stamp_psn = 1'b0;  // a response carries its request's PSN
     end
   end
 
@@ -347,7 +432,11 @@ module ni_fab_rx #(
     end
     ob_last = bs_q + 13'(Bpb) >= t_pos;
   end
-  assign nullify = !good || err_cur != ErrNone;
+  // A response whose request failed while it was arriving is nullified: the requester
+  // already got its error completion.
+  logic rsp_gone;
+  assign rsp_gone = !is_req && !q_hit_i;
+  assign nullify = !good || err_cur != ErrNone || rsp_gone;
 
   // The beat that leaves with this pop: the input beat itself (Off == 0), or the
   // carried upper lanes of the previous input beat below the lower lanes of this one.
@@ -365,7 +454,7 @@ module ni_fab_rx #(
         e_keep[j] = (j < OffW) ? cy_keep_q[j % OffW] : ob_keep[(j + Bpb - Off) % Bpb];
       end
       e_last = bs_q + 13'(Off) >= t_pos;
-      for (int i = 0; i < OffW; i++) cy_keep_new[i] = cl_cur == ClTun && ob_keep[(Off + i) % Bpb];
+      for (int i = 0; i < OffW; i++) cy_keep_new[i] = deliver && ob_keep[(Off + i) % Bpb];
     end
   end
 
@@ -390,6 +479,9 @@ module ni_fab_rx #(
     c32_d = c32_q;
     c16_d = c16_q;
     tag_d = tag_q;
+    seq_d = seq_q;
+    exp_d = exp_q;
+    naked_d = naked_q;
     if (pop) begin
       busy_d = 1'b1;
       vc_d = cur_vc;
@@ -400,12 +492,18 @@ module ni_fab_rx #(
       if (d1_now) begin
         d1_d = 1'b1;
         cl_d = cl_new;
+        seq_d = seq_new;
       end
       if (d2_now) begin
         d2_d = 1'b1;
         err_d = err_new;
       end
       if (need_tag) tag_d = trk_free_tag_i;
+      if (in_last && in_seq && (good || stomp)) begin
+        exp_d[peer] = psn + 24'd1;
+        naked_d[peer] = 1'b0;
+      end
+      if (in_last && nak_once && good) naked_d[peer] = 1'b1;
       if (in_last) begin
         busy_d = 1'b0;
         bs_d = '0;
@@ -418,16 +516,37 @@ module ni_fab_rx #(
   end
 
   // Tracker commit and events, once per packet.
-  assign trk_commit_o = fin && cl_cur == ClTun && is_req && t_np && good && err_cur == ErrNone;
+  assign trk_commit_o = fin && deliver && is_req && t_np && good && err_cur == ErrNone;
+  assign trk_commit_psn_o = psn;
   assign trk_commit_tag_o = use_tag;  // the tag beat may be the last beat
   assign trk_commit_node_o = slid;
   assign trk_commit_reqid_o = t_reqid;
   assign trk_commit_otag_o = t_tag;
   assign ev_rx_pkt_o = fin;
   assign ev_crc_err_o = fin && !good;
-  assign ev_memid_err_o = fin && good && cl_cur == ClTun && err_cur == ErrMemId;
-  assign ev_bounds_err_o = fin && good && cl_cur == ClTun && err_cur == ErrBounds;
-  assign ev_nak_tx_o = fin && gen_nak;
+  assign ev_memid_err_o = fin && good && deliver && err_cur == ErrMemId;
+  assign ev_bounds_err_o = fin && good && deliver && err_cur == ErrBounds;
+  assign ev_nak_tx_o = fin && gen_ack && gen_syn != ni_pkg::AETH_ACK;
+  assign ev_dup_o = fin && good && (dup_drop || (cl_cur == ClDrop && !is_req));
+  assign ev_oos_o = fin && good && cl_cur == ClDrop && is_req && seq_cur == SeqAhead;
+
+  // Answers for ni_retx: ACK or NAK, or an awaited response that arrived whole.
+  always_comb begin
+    rel_valid_o = 1'b0;
+    rel_kind_o = ni_pkg::REL_ACK;
+    if (fin && good && cl_cur == ClAck) begin
+      rel_valid_o = aeth == ni_pkg::AETH_ACK || aeth == ni_pkg::AETH_NAK_PSN_SEQ ||
+                    aeth == ni_pkg::AETH_NAK_INV_REQ || aeth == ni_pkg::AETH_NAK_REM_ACCESS;
+      if (aeth == ni_pkg::AETH_NAK_PSN_SEQ) rel_kind_o = ni_pkg::REL_NAK_SEQ;
+      if (aeth == ni_pkg::AETH_NAK_INV_REQ || aeth == ni_pkg::AETH_NAK_REM_ACCESS) rel_kind_o = ni_pkg::REL_REFUSED;
+    end
+    if (fin && good && cl_cur == ClTun && !is_req && !rsp_gone) begin
+      rel_valid_o = 1'b1;
+      rel_kind_o = ni_pkg::REL_RSP;
+    end
+  end
+  assign rel_lid_o = slid;
+  assign rel_psn_o = psn;
   assign ev_nak_rx_o = fin && good && cl_cur == ClAck && aeth[7:5] == 3'b011;
   assign ev_bad_pkt_o = fin && good && cl_cur == ClBad;
   assign ev_rd_served_o = trk_commit_o;
@@ -449,6 +568,9 @@ module ni_fab_rx #(
       d1_q <= 1'b0;
       d2_q <= 1'b0;
       cl_q <= ClBad;
+      seq_q <= SeqIn;
+      exp_q <= '0;
+      naked_q <= '0;
       err_q <= ErrNone;
       c32_q <= 32'hFFFF_FFFF;
       c16_q <= 16'hFFFF;
@@ -477,6 +599,9 @@ module ni_fab_rx #(
       d1_q <= d1_d;
       d2_q <= d2_d;
       cl_q <= cl_d;
+      seq_q <= seq_d;
+      exp_q <= exp_d;
+      naked_q <= naked_d;
       err_q <= err_d;
       c32_q <= c32_d;
       c16_q <= c16_d;

@@ -43,6 +43,7 @@ module ni_host_rx #(
   input  logic [15:0] trk_node_i,
   input  logic [15:0] trk_reqid_i,
   input  logic [7:0] trk_otag_i,
+  input  logic [23:0] trk_psn_i,
   output logic trk_release_o,
   // Tunnel requests (VC0) and responses (VC1) toward the fabric framer.
   output ni_pkg::tx_hdr_t req_hdr_o,
@@ -248,11 +249,11 @@ module ni_host_rx #(
     req_hdr_o.stamp_psn = 1'b1;
     rsp_hdr_o = '0;
     rsp_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_RSP, 1'b1, trk_node_i, node_id_i,
-                                         pkt_words, 24'h0, 8'h0, 16'h0, 8'h0);
+                                         pkt_words, trk_psn_i, 8'h0, 16'h0, 8'h0);
     rsp_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
     rsp_hdr_o.has_payload = 1'b1;
     rsp_hdr_o.vc = 1'b1;
-    rsp_hdr_o.stamp_psn = 1'b1;
+    rsp_hdr_o.stamp_psn = 1'b0;  // a response carries its request's PSN (ni_retx matches it)
   end
 
   // ------------------------------------------------------------ beat pipeline

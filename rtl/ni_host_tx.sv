@@ -23,7 +23,7 @@ module ni_host_tx #(
   input  logic s_axis_tvalid,
   output logic s_axis_tready,
   // UR completion: {reqid, tag, lower address}.
-  input  logic [30:0] ur_i,
+  input  logic [31:0] ur_i,   // {abort, reqid, tag, lower address}: Cpl UR, or CA if abort
   input  logic ur_valid_i,
   output logic ur_ready_o,
   // CSR read completion: {data, reqid, tag, lower address}.
@@ -65,14 +65,14 @@ module ni_host_tx #(
   assign sel = (cur_q == SrcNone) ? pick : cur_q;
   assign lbeat = (cur_q == SrcNone) ? 2'd0 : lbeat_q;
   assign is_rd = sel == SrcRd;
-  assign {c_reqid, c_tag, c_laddr} = is_rd ? rd_i[30:0] : ur_i;
+  assign {c_reqid, c_tag, c_laddr} = is_rd ? rd_i[30:0] : ur_i[30:0];
   always_comb begin
     loc = '0;
     loc[0*8 +: 8] = is_rd ? ni_pkg::TLP_CPLD : ni_pkg::TLP_CPL;
     loc[3*8 +: 8] = is_rd ? 8'd1 : 8'd0;
     loc[4*8 +: 8] = NiReqId[15:8];
     loc[5*8 +: 8] = NiReqId[7:0];
-    loc[6*8 +: 8] = {is_rd ? ni_pkg::CPL_SC : ni_pkg::CPL_UR, 5'd0};
+    loc[6*8 +: 8] = {is_rd ? ni_pkg::CPL_SC : (ur_i[31] ? ni_pkg::CPL_CA : ni_pkg::CPL_UR), 5'd0};
     loc[7*8 +: 8] = 8'd4;
     loc[8*8 +: 8] = c_reqid[15:8];
     loc[9*8 +: 8] = c_reqid[7:0];

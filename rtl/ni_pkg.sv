@@ -19,6 +19,7 @@ package ni_pkg;
 
   localparam logic [2:0] CPL_SC = 3'b000;  // successful completion
   localparam logic [2:0] CPL_UR = 3'b001;  // unsupported request
+  localparam logic [2:0] CPL_CA = 3'b100;  // completer abort: the NI gave the request up
 
   localparam int unsigned TlpHdrBytes = 16;  // 4DW request header; completions use 12
 
@@ -33,8 +34,19 @@ package ni_pkg;
   localparam logic [7:0] OP_TUNNEL_RSP = 8'hC1;  // manufacturer-specific: tunneled completion TLP
   localparam logic [7:0] OP_RC_ACK     = 8'h11;  // IB RC Acknowledge (AETH carries ACK/NAK)
 
-  localparam logic [7:0] AETH_NAK_PSN_SEQ   = 8'h60;  // NAK: resend from this PSN (CRC/length error)
+  localparam logic [7:0] AETH_ACK           = 8'h00;  // ACK: this PSN and all before it arrived
+  localparam logic [7:0] AETH_NAK_PSN_SEQ   = 8'h60;  // NAK: this PSN is the one expected next
+  localparam logic [7:0] AETH_NAK_INV_REQ   = 8'h61;  // NAK: invalid request (stomped by its sender)
   localparam logic [7:0] AETH_NAK_REM_ACCESS = 8'h62; // NAK: remote access error (memory ID, bounds)
+
+  // Answers the fabric receive side reports to the sender side (ni_retx).
+  localparam logic [1:0] REL_ACK = 2'd0;      // ACK: this PSN and all before it arrived
+  localparam logic [1:0] REL_NAK_SEQ = 2'd1;  // this PSN is expected next: resend it now
+  localparam logic [1:0] REL_RSP = 2'd2;      // the response to the read or atomic with this PSN
+  localparam logic [1:0] REL_REFUSED = 2'd3;  // this PSN arrived and was refused (NAK 0x61, 0x62)
+
+  localparam logic [7:0] TEH_RX_XLATE = 8'h01;  // TEH flags: the receiver translates
+  localparam logic [7:0] TEH_SYNC = 8'h02;      // TEH flags: the sequence restarts at this PSN
 
   localparam logic [15:0] DefaultPKey = 16'hFFFF;
   localparam logic [23:0] TunnelQp = 24'h000010;

@@ -18,17 +18,20 @@ module ni_rd_tracker #(
   input  logic [15:0] commit_node_i,
   input  logic [15:0] commit_reqid_i,
   input  logic [7:0] commit_otag_i,
+  input  logic [23:0] commit_psn_i,   // the request's PSN, echoed by its response
   // Lookup and release (host receive side, when memory's completion arrives).
   input  logic [7:0] lookup_tag_i,
   output logic lookup_hit_o,
   output logic [15:0] lookup_node_o,
   output logic [15:0] lookup_reqid_o,
   output logic [7:0] lookup_otag_o,
+  output logic [23:0] lookup_psn_o,
   input  logic release_i
 );
   logic [NumTags-1:0] valid_q, valid_d;
   logic [NumTags-1:0][15:0] node_q, reqid_q;
   logic [NumTags-1:0][7:0] otag_q;
+  logic [NumTags-1:0][23:0] psn_q;
   logic [TagW-1:0] lidx;
 
   assign lidx = lookup_tag_i[TagW-1:0];
@@ -36,6 +39,7 @@ module ni_rd_tracker #(
   assign lookup_node_o = node_q[lidx];
   assign lookup_reqid_o = reqid_q[lidx];
   assign lookup_otag_o = otag_q[lidx];
+  assign lookup_psn_o = psn_q[lidx];
 
   always_comb begin
     free_avail_o = 1'b0;
@@ -64,6 +68,7 @@ module ni_rd_tracker #(
       node_q[commit_tag_i] <= commit_node_i;
       reqid_q[commit_tag_i] <= commit_reqid_i;
       otag_q[commit_tag_i] <= commit_otag_i;
+      psn_q[commit_tag_i] <= commit_psn_i;
     end
   end
 

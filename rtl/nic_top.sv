@@ -11,6 +11,8 @@ module nic_top #(
   parameter int unsigned MaxPayload = 256,  // largest TLP payload, bytes: 256 to 4096
   parameter int unsigned RxCredits = 2,     // packet slots per VC at the fabric input
   parameter int unsigned NumTags = 16,      // remote reads served at once
+  parameter int unsigned RetxSlots = 32,    // requests awaiting an answer at once
+  parameter int unsigned NumPeers = 64,     // LIDs below this have a PSN sequence
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
@@ -107,7 +109,9 @@ module nic_top #(
   // Events.
   logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
   logic ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx, ev_bad_pkt, ev_rd_served;
-  logic ev_wc_merged;
+  logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail;
+  logic [31:0] retx_timeout;
+  logic [7:0] retx_limit;
 
   assign csr_ready = csr_write || rdc_ready;
 
@@ -124,6 +128,11 @@ module nic_top #(
     .status_crc_err_set_i(ev_crc_err), .status_memid_err_set_i(ev_memid_err),
     .status_bounds_err_set_i(ev_bounds_err), .status_nak_rx_set_i(ev_nak_rx),
     .status_bad_pkt_set_i(ev_bad_pkt), .status_cpl_unexp_set_i(ev_cpl_unexp),
+    .status_retx_fail_set_i(ev_retx_fail),
+    .dup_cnt_inc_i(ev_dup), .retx_cnt_inc_i(ev_retx), .oos_cnt_inc_i(ev_oos),
+    .retx_fail_cnt_inc_i(ev_retx_fail),
+    .retx_timeout_cycles_o(retx_timeout), .retx_limit_resends_o(retx_limit),
+    .caps3_retx_slots_i(8'(RetxSlots)), .caps3_peers_i(8'(NumPeers)),
     .tx_pkts_inc_i(ev_tx_pkt),
     .rx_pkts_inc_i(ev_rx_pkt),
     .win_miss_cnt_inc_i(ev_win_miss),
@@ -183,6 +192,7 @@ module nic_top #(
 
   // ------------------------------------------------------------ read tracker
   logic [7:0] trk_tag, trk_otag, trk_commit_otag;
+  logic [23:0] trk_psn, trk_commit_psn;
   logic trk_hit, trk_release, trk_free_avail, trk_commit;
   logic [15:0] trk_node, trk_reqid, trk_commit_node, trk_commit_reqid;
   logic [TagW-1:0] trk_free_tag, trk_commit_tag;
@@ -191,9 +201,10 @@ module nic_top #(
     .clk_i, .rst_ni,
     .free_avail_o(trk_free_avail), .free_tag_o(trk_free_tag),
     .commit_i(trk_commit), .commit_tag_i(trk_commit_tag), .commit_node_i(trk_commit_node),
-    .commit_reqid_i(trk_commit_reqid), .commit_otag_i(trk_commit_otag),
+    .commit_reqid_i(trk_commit_reqid), .commit_otag_i(trk_commit_otag), .commit_psn_i(trk_commit_psn),
     .lookup_tag_i(trk_tag), .lookup_hit_o(trk_hit), .lookup_node_o(trk_node),
-    .lookup_reqid_o(trk_reqid), .lookup_otag_o(trk_otag), .release_i(trk_release)
+    .lookup_reqid_o(trk_reqid), .lookup_otag_o(trk_otag), .lookup_psn_o(trk_psn),
+    .release_i(trk_release)
   );
 
   // ------------------------------------------------------------ host receive
@@ -217,7 +228,7 @@ module nic_top #(
     .art_mcast_empty_i(art_mcast_empty),
     .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
     .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
-    .trk_otag_i(trk_otag), .trk_release_o(trk_release),
+    .trk_otag_i(trk_otag), .trk_psn_i(trk_psn), .trk_release_o(trk_release),
     .req_hdr_o(req_hdr), .req_meta_o(req_meta), .req_hdr_valid_o(req_hdr_valid),
     .req_hdr_pending_o(req_hdr_pending), .req_hdr_ready_i(req_hdr_ready),
     .req_beat_o(req_beat), .req_beat_valid_o(req_beat_valid), .req_beat_ready_i(req_beat_ready),
@@ -238,6 +249,9 @@ module nic_top #(
   logic [2:0] src_hdr_valid, src_hdr_ready, src_beat_valid, src_beat_ready;
   logic [2:0][BeatW-1:0] src_beat;
   logic gen_valid, gen_ready;
+  ni_pkg::tx_hdr_t wc_hdr;
+  logic wc_hdr_valid, wc_hdr_ready, wc_beat_valid, wc_beat_ready;
+  logic [BeatW-1:0] wc_beat;
 
   ni_fifo #(.Width(HdrW), .Depth(2)) u_rsp_hdr_q (
     .clk_i, .rst_ni, .wdata_i(rsp_hdr), .wvalid_i(rsp_hdr_valid), .wready_o(rsp_hdr_ready),
@@ -259,10 +273,29 @@ module nic_top #(
     .in_hdr_i(req_hdr), .in_meta_i(req_meta), .in_hdr_valid_i(req_hdr_valid),
     .in_hdr_ready_o(req_hdr_ready), .in_hdr_pending_i(req_hdr_pending),
     .in_beat_i(req_beat), .in_beat_valid_i(req_beat_valid), .in_beat_ready_o(req_beat_ready),
+    .out_hdr_o(wc_hdr), .out_hdr_valid_o(wc_hdr_valid), .out_hdr_ready_i(wc_hdr_ready),
+    .out_beat_o(wc_beat), .out_beat_valid_o(wc_beat_valid), .out_beat_ready_i(wc_beat_ready),
+    .room_o(s_host_req_room_o), .ev_merged_o(ev_wc_merged)
+  );
+
+  // Sequencing, copies and resends of the requests (reliable delivery).
+  logic rel_valid, q_hit, fail_valid, fail_ready;
+  logic [1:0] rel_kind;
+  logic [15:0] rel_lid, q_lid;
+  logic [23:0] rel_psn, q_psn;
+  logic [30:0] fail_word;
+  logic [$clog2(RetxSlots):0] retx_used;
+  ni_retx #(.DataW(DataW), .NumSlots(RetxSlots), .SlotBeats(MaxTlpBeats), .NumPeers(NumPeers)) u_retx (
+    .clk_i, .rst_ni, .timeout_i(retx_timeout), .limit_i(retx_limit),
+    .in_hdr_i(wc_hdr), .in_hdr_valid_i(wc_hdr_valid), .in_hdr_ready_o(wc_hdr_ready),
+    .in_beat_i(wc_beat), .in_beat_valid_i(wc_beat_valid), .in_beat_ready_o(wc_beat_ready),
     .out_hdr_o(src_hdr[2]), .out_hdr_valid_o(src_hdr_valid[2]), .out_hdr_ready_i(src_hdr_ready[2]),
     .out_beat_o(src_beat[2]), .out_beat_valid_o(src_beat_valid[2]),
     .out_beat_ready_i(src_beat_ready[2]),
-    .room_o(s_host_req_room_o), .ev_merged_o(ev_wc_merged)
+    .ev_valid_i(rel_valid), .ev_kind_i(rel_kind), .ev_lid_i(rel_lid), .ev_psn_i(rel_psn),
+    .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit),
+    .fail_o(fail_word), .fail_valid_o(fail_valid), .fail_ready_i(fail_ready),
+    .used_o(retx_used), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail)
   );
 
   // ------------------------------------------------------------ fabric transmit
@@ -281,7 +314,7 @@ module nic_top #(
   logic dec_tlast, dec_tuser, dec_tvalid, dec_tready;
 
   ni_fab_rx #(.DataW(DataW), .NumMemId(NumMemId), .MaxPayload(MaxPayload), .RxCredits(RxCredits),
-              .NumTags(NumTags), .NiReqId(NiReqId)) u_fab_rx (
+              .NumTags(NumTags), .NumPeers(NumPeers), .NiReqId(NiReqId)) u_fab_rx (
     .clk_i, .rst_ni, .node_id_i(node_id), .mcast_valid_i(mcast_valid), .mcast_lid_i(mcast_lid),
     .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
@@ -291,17 +324,20 @@ module nic_top #(
     .trk_free_avail_i(trk_free_avail), .trk_free_tag_i(trk_free_tag), .trk_commit_o(trk_commit),
     .trk_commit_tag_o(trk_commit_tag), .trk_commit_node_o(trk_commit_node),
     .trk_commit_reqid_o(trk_commit_reqid), .trk_commit_otag_o(trk_commit_otag),
+    .trk_commit_psn_o(trk_commit_psn),
+    .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
+    .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit),
     .gen_hdr_o(gen_hdr), .gen_valid_o(gen_valid), .gen_ready_i(gen_ready),
     .m_axis_tdata(dec_tdata), .m_axis_tkeep(dec_tkeep), .m_axis_tlast(dec_tlast),
     .m_axis_tuser(dec_tuser), .m_axis_tvalid(dec_tvalid), .m_axis_tready(dec_tready),
     .ev_rx_pkt_o(ev_rx_pkt), .ev_crc_err_o(ev_crc_err), .ev_memid_err_o(ev_memid_err),
     .ev_bounds_err_o(ev_bounds_err), .ev_nak_tx_o(ev_nak_tx), .ev_nak_rx_o(ev_nak_rx),
-    .ev_bad_pkt_o(ev_bad_pkt), .ev_rd_served_o(ev_rd_served)
+    .ev_bad_pkt_o(ev_bad_pkt), .ev_rd_served_o(ev_rd_served), .ev_dup_o(ev_dup), .ev_oos_o(ev_oos)
   );
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
   logic unused;
-  assign unused = ^{csr_hit, src_beat_ready[1], wc_flush_value};
+  assign unused = ^{csr_hit, src_beat_ready[1], wc_flush_value, retx_used};
 
   // ------------------------------------------------------------ host transmit
   logic [62:0] rdc;
@@ -310,11 +346,16 @@ module nic_top #(
     .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_reqid, csr_tag, 7'h0}),
     .wvalid_i(csr_valid && !csr_write), .wready_o(rdc_ready),
     .rdata_o(rdc), .rvalid_o(rdc_valid), .rready_i(rdc_rd_ready));
-  logic [30:0] ur_q;
-  logic ur_q_valid, ur_q_ready;
-  ni_fifo #(.Width(31), .Depth(2)) u_ur_q (
-    .clk_i, .rst_ni, .wdata_i(ur), .wvalid_i(ur_valid), .wready_o(ur_ready),
+  // Completions the NI makes itself: UR for refused requests (host_rx first), CA
+  // for reads and atomics ni_retx gave up.
+  logic [31:0] ur_q;
+  logic ur_q_valid, ur_q_ready, ur_in_ready;
+  ni_fifo #(.Width(32), .Depth(2)) u_ur_q (
+    .clk_i, .rst_ni, .wdata_i(ur_valid ? {1'b0, ur} : {1'b1, fail_word}),
+    .wvalid_i(ur_valid || fail_valid), .wready_o(ur_in_ready),
     .rdata_o(ur_q), .rvalid_o(ur_q_valid), .rready_i(ur_q_ready));
+  assign ur_ready = ur_in_ready;
+  assign fail_ready = ur_in_ready && !ur_valid;
 
   ni_host_tx #(.DataW(DataW), .NiReqId(NiReqId)) u_host_tx (
     .clk_i, .rst_ni,

@@ -15,12 +15,13 @@ expect=$(grep -E "^fabric packets" "$dir/check.log" | awk '{print $3}')
 if [[ "$count" != "$expect" ]]; then
   echo "tshark decoded $count packets, the simulator sent $expect"; exit 1
 fi
-# Every packet goes between LIDs 1 and 2 and carries a tunnel opcode (0xC0/0xC1 = 192/193).
-bad=$(echo "$fields" | awk '!(($1==1 && $2==2) || ($1==2 && $2==1)) || ($3!=192 && $3!=193)' | head -3)
+# Every packet goes between LIDs 1 and 2 and carries a tunnel opcode (0xC0/0xC1 = 192/193)
+# or is an RC Acknowledge (0x11 = 17) of reliable delivery.
+bad=$(echo "$fields" | awk '!(($1==1 && $2==2) || ($1==2 && $2==1)) || ($3!=192 && $3!=193 && $3!=17)' | head -3)
 if [[ -n "$bad" ]]; then
   echo "unexpected decoded fields: $bad"; exit 1
 fi
-# PSNs of node 1's requests (VC0 opcode 192) count up from 0 without a gap.
+# PSNs of node 1's requests (VC0 opcode 192) to its one peer count up from 0 without a gap.
 psns=$(echo "$fields" | awk '$1==1 && $3==192 {print $4}' | tr '\n' ' ')
 want=$(seq -s ' ' 0 $(( $(echo "$psns" | wc -w) - 1 )))
 if [[ "${psns% }" != "$want" ]]; then

@@ -13,9 +13,12 @@ namespace ni {
 constexpr uint8_t kOpTunnelReq = 0xC0;  // manufacturer-specific: tunneled request TLP
 constexpr uint8_t kOpTunnelRsp = 0xC1;  // manufacturer-specific: tunneled completion TLP
 constexpr uint8_t kOpRcAck = 0x11;      // IB RC Acknowledge (AETH)
-constexpr uint8_t kAethNakPsnSeq = 0x60;
-constexpr uint8_t kAethNakRemAccess = 0x62;
+constexpr uint8_t kAethAck = 0x00;          // this PSN and all before it arrived
+constexpr uint8_t kAethNakPsnSeq = 0x60;    // this PSN is the one expected next
+constexpr uint8_t kAethNakInvReq = 0x61;    // invalid request: stomped by its sender
+constexpr uint8_t kAethNakRemAccess = 0x62; // remote access error: memory ID, permission, bounds
 constexpr uint8_t kTehRxXlate = 0x01;    // TEH flag: receiver translates memory ID + offset
+constexpr uint8_t kTehSync = 0x02;       // TEH flag: the source's sequence restarts at this PSN
 constexpr uint16_t kDefaultPKey = 0xFFFF;
 constexpr uint32_t kTunnelQp = 0x10;
 constexpr size_t kLrhBytes = 8, kBthBytes = 12, kTehBytes = 12, kAethBytes = 4;

@@ -48,6 +48,8 @@ constexpr unsigned STATUS_BAD_PKT_LSB = 8;
 constexpr uint32_t STATUS_BAD_PKT_MASK = 0x00000100u;
 constexpr unsigned STATUS_CPL_UNEXP_LSB = 9;
 constexpr uint32_t STATUS_CPL_UNEXP_MASK = 0x00000200u;
+constexpr unsigned STATUS_RETX_FAIL_LSB = 10;
+constexpr uint32_t STATUS_RETX_FAIL_MASK = 0x00000400u;
 constexpr uint32_t TX_PKTS = 0x020;
 constexpr uint32_t RX_PKTS = 0x024;
 constexpr uint32_t WIN_MISS_CNT = 0x028;
@@ -63,12 +65,27 @@ constexpr uint32_t BAD_PKT_CNT = 0x04c;
 constexpr uint32_t RD_SERVED_CNT = 0x050;
 constexpr uint32_t CPL_UNEXP_CNT = 0x054;
 constexpr uint32_t WC_MERGED_CNT = 0x058;
+constexpr uint32_t DUP_CNT = 0x05c;
 constexpr uint32_t WC_TIMEOUT = 0x060;
 constexpr unsigned WC_TIMEOUT_CYCLES_LSB = 0;
 constexpr uint32_t WC_TIMEOUT_CYCLES_MASK = 0x0000ffffu;
 constexpr uint32_t WC_FLUSH = 0x064;
 constexpr unsigned WC_FLUSH_FLUSH_LSB = 0;
 constexpr uint32_t WC_FLUSH_FLUSH_MASK = 0x00000001u;
+constexpr uint32_t RETX_CNT = 0x068;
+constexpr uint32_t OOS_CNT = 0x06c;
+constexpr uint32_t RETX_FAIL_CNT = 0x070;
+constexpr uint32_t RETX_TIMEOUT = 0x074;
+constexpr unsigned RETX_TIMEOUT_CYCLES_LSB = 0;
+constexpr uint32_t RETX_TIMEOUT_CYCLES_MASK = 0xffffffffu;
+constexpr uint32_t RETX_LIMIT = 0x078;
+constexpr unsigned RETX_LIMIT_RESENDS_LSB = 0;
+constexpr uint32_t RETX_LIMIT_RESENDS_MASK = 0x000000ffu;
+constexpr uint32_t CAPS3 = 0x07c;
+constexpr unsigned CAPS3_RETX_SLOTS_LSB = 0;
+constexpr uint32_t CAPS3_RETX_SLOTS_MASK = 0x000000ffu;
+constexpr unsigned CAPS3_PEERS_LSB = 8;
+constexpr uint32_t CAPS3_PEERS_MASK = 0x0000ff00u;
 constexpr uint32_t MCAST_LID(unsigned i) { return 0x080 + i * 0x4; }
 constexpr unsigned MCAST_LID_COUNT = 4;
 constexpr unsigned MCAST_LID_LID_LSB = 0;
@@ -171,7 +188,7 @@ constexpr RegInfo kRegisters[] = {
     {"CAPS", 0x004, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu, -1},
     {"CAPS2", 0x00c, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"NODE_ID", 0x008, 0x0, 1, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
-    {"STATUS", 0x010, 0x0, 1, Access::W1c, 0x00000000u, 0x000003ffu, -1},
+    {"STATUS", 0x010, 0x0, 1, Access::W1c, 0x00000000u, 0x000007ffu, -1},
     {"TX_PKTS", 0x020, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RX_PKTS", 0x024, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"WIN_MISS_CNT", 0x028, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
@@ -187,22 +204,29 @@ constexpr RegInfo kRegisters[] = {
     {"RD_SERVED_CNT", 0x050, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"CPL_UNEXP_CNT", 0x054, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"WC_MERGED_CNT", 0x058, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"DUP_CNT", 0x05c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"WC_TIMEOUT", 0x060, 0x0, 1, Access::Rw, 0x00000020u, 0x0000ffffu, -1},
     {"WC_FLUSH", 0x064, 0x0, 1, Access::Rw, 0x00000000u, 0x00000001u, -1},
+    {"RETX_CNT", 0x068, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"OOS_CNT", 0x06c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"RETX_FAIL_CNT", 0x070, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"RETX_TIMEOUT", 0x074, 0x0, 1, Access::Rw, 0x00001000u, 0xffffffffu, -1},
+    {"RETX_LIMIT", 0x078, 0x0, 1, Access::Rw, 0x00000008u, 0x000000ffu, -1},
+    {"CAPS3", 0x07c, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"MCAST_LID", 0x080, 0x4, 4, Access::Rw, 0x00000000u, 0x8000ffffu, -1},
     {"MGRP_CTRL", 0x0a0, 0x4, 4, Access::Rw, 0x00000000u, 0x8007ffffu, -1},
     {"MGRP_MEMBER", 0x0c0, 0x4, 16, Access::Rw, 0x00000000u, 0xffffffffu, -1},
-    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 32},
-    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 32},
-    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 32},
-    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 32},
-    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 32},
-    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 32},
-    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 32},
+    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 39},
+    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 39},
+    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 39},
+    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 39},
+    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 39},
+    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 39},
+    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 39},
     {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x000000f3u, -1},
-    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 36},
-    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 36},
-    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 36},
+    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 43},
+    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 43},
+    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 43},
     {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u, -1},
 };
 

@@ -63,7 +63,35 @@ class NicHarness {
     }
     hostOut.observe(out.hostOutValid, out.hostOut, now);
     if (out.fabOutValid && in.fabOutReady) ++fabOutBeats;
-    if (fabOut.observe(out.fabOutValid, out.fabOut, now)) ++toGive[fabOut.packets().back().dest & 1];
+    if (fabOut.observe(out.fabOutValid, out.fabOut, now)) {
+      ++toGive[fabOut.packets().back().dest & 1];
+      if (autoAnswer) answer(fabOut.packets().back().bytes);
+    }
+  }
+
+  // The far end of reliable delivery, for tests about something else: every unicast
+  // request that leaves is answered as the receiving NI would (an ACK for a write, a
+  // UR completion for a read or atomic), so the NI's resend slots never fill up.
+  void answer(const Bytes& bytes) {
+    const auto p = decodeFabric(bytes);
+    if (!p || p->opcode != kOpTunnelReq || p->dlid >= 0xC000) return;
+    const auto t = decodeTlp(p->payload);
+    FabricPacket a;
+    a.vl = a.sl = 1;
+    a.dlid = kLid;
+    a.slid = p->dlid;
+    a.psn = p->psn;
+    if (t && t->kind == TlpKind::MWr) {
+      a.opcode = kOpRcAck;
+      a.syndrome = kAethAck;
+    } else if (t) {
+      a.opcode = kOpTunnelRsp;
+      a.payload = encodeTlp(makeCpl(kNiPeerReqId, t->requester, t->tag, CplStatus::UR, 4, t->addr & 0x7F));
+    } else {
+      return;
+    }
+    ++answered;
+    sendFabric(a);
   }
 
   // ---- host-side helpers
@@ -97,6 +125,9 @@ class NicHarness {
   unsigned toGive[2];              // credits we still owe the NI
   uint64_t now = 0, fabOutBeats = 0;
   bool gateOnRoom = false;   // start host TLPs only with request room, as the root complex does
+  bool autoAnswer = true;    // answer each unicast request that leaves (answer())
+  uint64_t answered = 0;
+  static constexpr uint16_t kNiPeerReqId = 0x0100;
   bool hostReqRoom = true;   // as last seen
   uint64_t hostInMidStalls = 0;  // cycles a started host TLP was held back
   std::vector<uint64_t> hostInStarts, fabInStarts;

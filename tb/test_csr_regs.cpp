@@ -36,11 +36,14 @@ class CsrRegsTest : public tb::VerilatedTest {
     dut->m.caps_memid_entries_i = 17;
     dut->m.caps_rx_credits_i = 2;
     dut->m.caps2_max_payload_i = 256;
+    dut->m.caps3_retx_slots_i = 32;
+    dut->m.caps3_peers_i = 64;
     reset();
     for (const auto& r : regs::kRegisters)
       for (unsigned i = 0; i < r.count; ++i) {
         all.push_back(Instance{&r, r.offset + i * r.stride});
-        model[r.offset + i * r.stride] = r.access != Access::Hw ? r.reset : r.offset == regs::CAPS ? 0x02111008u : 256u;
+        model[r.offset + i * r.stride] = r.access != Access::Hw ? r.reset : r.offset == regs::CAPS ? 0x02111008u
+                                                     : r.offset == regs::CAPS3 ? 0x4020u : 256u;
       }
   }
 
@@ -80,14 +83,15 @@ class CsrRegsTest : public tb::VerilatedTest {
     auto& m = dut->m;
     return {&m.status_win_miss_set_i, &m.status_perm_set_i, &m.status_malformed_set_i, &m.status_unsupported_set_i,
             &m.status_crc_err_set_i, &m.status_memid_err_set_i, &m.status_bounds_err_set_i, &m.status_nak_rx_set_i,
-            &m.status_bad_pkt_set_i, &m.status_cpl_unexp_set_i};
+            &m.status_bad_pkt_set_i, &m.status_cpl_unexp_set_i, &m.status_retx_fail_set_i};
   }
   std::vector<CData*> counterIncs() {
     auto& m = dut->m;
     return {&m.tx_pkts_inc_i, &m.rx_pkts_inc_i, &m.win_miss_cnt_inc_i, &m.perm_cnt_inc_i, &m.malformed_cnt_inc_i,
             &m.unsup_cnt_inc_i, &m.crc_err_cnt_inc_i, &m.memid_err_cnt_inc_i, &m.bounds_err_cnt_inc_i,
             &m.nak_tx_cnt_inc_i, &m.nak_rx_cnt_inc_i, &m.bad_pkt_cnt_inc_i, &m.rd_served_cnt_inc_i,
-            &m.cpl_unexp_cnt_inc_i, &m.wc_merged_cnt_inc_i};
+            &m.cpl_unexp_cnt_inc_i, &m.wc_merged_cnt_inc_i, &m.dup_cnt_inc_i, &m.retx_cnt_inc_i,
+            &m.oos_cnt_inc_i, &m.retx_fail_cnt_inc_i};
   }
   std::vector<uint32_t> offsetsOf(Access a) {
     std::vector<uint32_t> v;

@@ -7,9 +7,14 @@
 // (docs/architecture.md, "Bad input"): delivered TLP with translated address,
 // read or atomic forwarded under a tracker tag, nullified TLP, NAK or UR completion to the
 // framer, and the events counted at its last beat. Checked in order.
+// Requests carry PSNs from a per-source sequence: mostly the next one, sometimes a
+// duplicate or one ahead of a gap, each with its documented outcome; responses are
+// awaited (taken) or not (dropped as duplicates), as ni_retx answers.
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <map>
+#include <set>
 #include <type_traits>
 
 #include "Vni_fab_rx.h"
@@ -30,7 +35,12 @@ namespace {
 constexpr unsigned kTags = 16;
 constexpr uint16_t kLid = 0x0007, kNiReqId = 0x0100, kGroup = 0xC005;
 
-enum EvBit : unsigned { kRx = 1, kCrc = 2, kMemId = 4, kBounds = 8, kNakTx = 16, kNakRx = 32, kBad = 64, kRdServed = 128 };
+enum EvBit : unsigned {
+  kRx = 1, kCrc = 2, kMemId = 4, kBounds = 8, kNakTx = 16, kNakRx = 32, kBad = 64, kRdServed = 128,
+  kDup = 256, kOos = 512,
+  kRelAck = 1024, kRelNakSeq = 2048, kRelRsp = 4096, kRelRefused = 8192  // answers reported to ni_retx
+};
+enum class Seq { Next, Dup, Ahead };
 
 struct Expect {
   bool toHost = false, nullified = false, read = false;
@@ -40,6 +50,7 @@ struct Expect {
   uint8_t origTag = 0;
   Bytes gen;              // header bytes the framer must get (NAK or UR completion), empty if none
   unsigned events = kRx;
+  uint32_t psn = 0;
   uint8_t vc = 0;
 };
 
@@ -79,15 +90,62 @@ class FabRxTest : public tb::VerilatedTest {
     const Bytes b = encodeFabric(p);
     return Bytes(b.begin(), b.begin() + n);
   }
-  Bytes nak(const FabricPacket& req, uint8_t syndrome) {
+  Bytes nak(const FabricPacket& req, uint8_t syndrome) { return ack(req, syndrome, req.psn); }
+  Bytes ack(const FabricPacket& req, uint8_t syndrome, uint32_t psn) {
     FabricPacket n;
     n.vl = n.sl = 1;
     n.dlid = req.slid;
     n.slid = kLid;
     n.opcode = kOpRcAck;
-    n.psn = req.psn;
+    n.psn = psn & 0xFFFFFF;
     n.syndrome = syndrome;
     return head(n, 24);
+  }
+  // Where the request stands in its source's sequence, and what that changes in
+  // its in-order outcome `e` (docs/architecture.md#reliable-delivery).
+  void sequence(const FabricPacket& p, Expect& e, Seq s, bool good, const Tlp& t) {
+    uint32_t& x = expSeq[p.slid];
+    const bool write = t.kind == TlpKind::MWr, read = t.kind == TlpKind::MRd;
+    if (s == Seq::Next) {
+      if (good) {
+        if (write && !e.nullified) e.gen = ack(p, kAethAck, p.psn);
+        ++x;
+        naked[p.slid] = false;
+      } else {
+        e.gen = ack(p, kAethNakPsnSeq, x);
+      }
+      return;
+    }
+    if (s == Seq::Dup && read) {  // served again, sequence unchanged
+      if (!good) e.gen = ack(p, kAethNakPsnSeq, x);
+      return;
+    }
+    e = Expect{};
+    e.slid = p.slid;
+    if (!good) {
+      e.events |= kCrc | kNakTx;
+      e.gen = ack(p, kAethNakPsnSeq, x);
+    } else if (s == Seq::Dup) {
+      e.events |= kDup;
+      if (write) e.gen = ack(p, kAethAck, x - 1);
+    } else {
+      e.events |= kOos;
+      if (!naked[p.slid]) {
+        naked[p.slid] = true;
+        e.events |= kNakTx;
+        e.gen = ack(p, kAethNakPsnSeq, x);
+      }
+    }
+  }
+  Seq pickSeq(FabricPacket& p) {
+    const uint32_t x = expSeq[p.slid];
+    const unsigned r = rng()() % 100;
+    Seq s = Seq::Next;
+    if (r < 8 && x > 0) s = Seq::Dup;
+    else if (r < 16) s = Seq::Ahead;
+    p.psn = s == Seq::Next ? x : s == Seq::Dup ? x - 1 - static_cast<uint32_t>(rng()() % std::min<uint32_t>(x, 5))
+                                               : x + 1 + static_cast<uint32_t>(rng()() % 5);
+    return s;
   }
   // UR completion for a refused read or atomic: byte count is what the requester waits for.
   Bytes urCpl(const FabricPacket& req, const Tlp& rd) {
@@ -96,6 +154,7 @@ class FabRxTest : public tb::VerilatedTest {
     c.dlid = req.slid;
     c.slid = kLid;
     c.opcode = kOpTunnelRsp;
+    c.psn = req.psn;  // a response carries its request's PSN
     const unsigned bytes = isAtomic(rd.kind) ? atomicOperandBytes(rd) : (rd.lengthDw * 4) & 0xFFF;
     c.payload = encodeTlp(makeCpl(kNiReqId, rd.requester, rd.tag, CplStatus::UR, static_cast<uint16_t>(bytes),
                                   rd.addr & 0x7F));
@@ -111,12 +170,16 @@ class FabRxTest : public tb::VerilatedTest {
     Expect e;
     e.slid = p.slid;
     const unsigned kind = rng()() % 14;
+    const bool unicastReq = kind <= 5 || kind == 7 || kind == 10 || kind == 11 || kind == 12;
+    const Seq seq = unicastReq ? pickSeq(p) : Seq::Next;
+    Tlp reqTlp;  // the request, for its sequence outcome
     const uint16_t req = static_cast<uint16_t>(rng()());
     const uint8_t tag = r8();
     auto request = [&](const Tlp& t, bool xlate, uint16_t memid) {
       p.tehFlags = xlate ? kTehRxXlate : 0;
       p.memid = memid;
       p.payload = encodeTlp(t);
+      reqTlp = t;
       const bool rd = t.kind != TlpKind::MWr;  // reads and atomics: answered by a completion
       const auto l = ref.land(xlate, memid, t.addr, accessBytes(t), memOpOf(t));
       e.toHost = true;
@@ -165,12 +228,19 @@ class FabRxTest : public tb::VerilatedTest {
         request(makeMWr(req, tag, ref.regions[1].size + inRegion(0, len), randomData(len)), true, 1);
         break;
       }
-      case 6: {  // completion coming back: delivered as it is
+      case 6: {  // completion coming back: delivered if its request is awaited, else a duplicate
         p.vl = p.sl = 1;
         p.opcode = kOpTunnelRsp;
-        e.toHost = true;
+        p.psn = nextRspPsn++;
         e.tlp = makeCplD(0x0100, req, tag, rng()() & 0x7C, randomData(4 * (1 + rng()() % 64)));
         p.payload = encodeTlp(e.tlp);
+        if (rng()() % 100 < 85) {
+          awaited.insert({p.slid, p.psn});
+          e.toHost = true;
+          e.events |= kRelRsp;
+        } else {
+          e.events |= kDup;
+        }
         break;
       }
       case 7: {  // corrupted in flight: a data byte or the VCRC
@@ -179,6 +249,8 @@ class FabRxTest : public tb::VerilatedTest {
         if (rsp) {
           p.vl = p.sl = 1;
           p.opcode = kOpTunnelRsp;
+          p.psn = nextRspPsn++;
+          awaited.insert({p.slid, p.psn});
           p.payload = encodeTlp(makeCplD(0x0100, req, tag, 0, randomData(64)));
         } else {
           p.tehFlags = kTehRxXlate;
@@ -190,8 +262,8 @@ class FabRxTest : public tb::VerilatedTest {
         e.nullified = true;
         e.events |= kCrc;
         if (!rsp) {
-          e.gen = nak(p, kAethNakPsnSeq);
           e.events |= kNakTx;
+          sequence(p, e, seq, false, t);
         }
         push(b, p.vl, e);
         return;
@@ -203,11 +275,14 @@ class FabRxTest : public tb::VerilatedTest {
         e.events |= kBad;
         break;
       }
-      case 9: {  // ACK or NAK from a peer
+      case 9: {  // ACK or NAK from a peer: reported to ni_retx
+        static const uint8_t syn[] = {kAethAck, kAethNakPsnSeq, kAethNakInvReq, kAethNakRemAccess};
+        static const unsigned rel[] = {kRelAck, kRelNakSeq, kRelRefused, kRelRefused};
+        const unsigned k = rng()() % 4;
         p.vl = p.sl = 1;
         p.opcode = kOpRcAck;
-        p.syndrome = rng()() & 1 ? kAethNakRemAccess : 0;
-        if (p.syndrome) e.events |= kNakRx;
+        p.syndrome = syn[k];
+        e.events |= rel[k] | (k ? kNakRx : 0);
         break;
       }
       case 10: {  // cut short: length field disagrees with the bytes
@@ -218,7 +293,7 @@ class FabRxTest : public tb::VerilatedTest {
         e.toHost = true;  // its first beats already left
         e.nullified = true;
         e.events |= kCrc | kNakTx;
-        e.gen = nak(p, kAethNakPsnSeq);
+        sequence(p, e, seq, false, makeMWr(req, tag, 0x1000, Bytes(32)));
         push(b, p.vl, e);
         return;
       }
@@ -236,16 +311,19 @@ class FabRxTest : public tb::VerilatedTest {
         p.dlid = how == 2 ? kGroup + 1 : kGroup;
         if (how == 1) {
           request(makeMRd(req, tag, inRegion(0, 16), 16), true, 0);
-          e.read = false;  // refused: answered with UR, no tracker tag
+          e.read = false;  // refused, unanswered: group packets are not sequenced
           e.nullified = true;
           e.events = kRx | kMemId;
-          e.gen = urCpl(p, makeMRd(req, tag, e.tlp.addr, 16));
+          e.gen.clear();
         } else {
-          request(makeMWr(req, tag, inRegion(0, 32), randomData(32)), true, 0);
-          if (how == 2) {  // not a member: dropped as not for us
-            e = Expect{};
-            e.events = kRx | kBad;
-          }
+          // Refused writes are not NAKed either (events only).
+          request(makeMWr(req, tag, inRegion(0, 32), randomData(32)), true, rng()() % 8 ? 0 : 3);
+          if (e.gen.size()) e.events &= ~kNakTx;
+          e.gen.clear();
+        }
+        if (how == 2) {  // not a member: dropped as not for us
+          e = Expect{};
+          e.events = kRx | kBad;
         }
         break;
       }
@@ -255,17 +333,23 @@ class FabRxTest : public tb::VerilatedTest {
         break;
       }
     }
+    if (unicastReq) sequence(p, e, seq, true, reqTlp);
     push(encodeFabric(p), p.vl, e);
   }
   void push(const Bytes& b, uint8_t vc, const Expect& e) {
     packets.push_back({b, vc});
     expect.push_back(e);
     expect.back().vc = vc;
+    expect.back().psn = static_cast<uint32_t>((b[17] << 16) | (b[18] << 8) | b[19]);
   }
   template <class M, unsigned kBpb>
   void run();
 
   RefNi ref;
+  std::map<uint16_t, uint32_t> expSeq;  // per source: the PSN the receiver expects next
+  std::map<uint16_t, bool> naked;       // a gap was NAKed already
+  std::set<std::pair<uint16_t, uint32_t>> awaited;  // responses ni_retx waits for
+  uint32_t nextRspPsn = 0x100;
   std::vector<std::pair<Bytes, uint8_t>> packets;
   std::deque<Expect> expect;
   unsigned credits[2] = {0, 0};
@@ -284,7 +368,8 @@ void FabRxTest::run() {
   for (const auto& [b, vc] : packets) src.push(b, vc);
   bool used[kTags] = {};
   std::deque<unsigned> inUse;
-  struct Commit { unsigned tag; uint16_t node, reqid; uint8_t otag; };
+  struct Commit { unsigned tag; uint16_t node, reqid; uint8_t otag; uint32_t psn; };
+  std::vector<std::pair<uint16_t, uint32_t>> rels;  // (lid, psn) of each answer reported
   std::deque<Commit> commits;
   std::vector<unsigned> events;
   std::vector<Bytes> gens;
@@ -318,6 +403,8 @@ void FabRxTest::run() {
     m.gen_ready_i = rng()() % 100 < 60;
     m.m_axis_tready = sink.ready();
     dut->eval();
+    m.q_hit_i = awaited.count({static_cast<uint16_t>(m.q_lid_o), m.q_psn_o}) > 0;
+    dut->eval();
     Beat ob;
     ob.data.resize(kBpb);
     fromPort(m.m_axis_tdata, ob.data.data(), kBpb);
@@ -329,7 +416,8 @@ void FabRxTest::run() {
       // The tag was taken when its beat passed; it must still be free now.
       ASSERT_LT(m.trk_commit_tag_o, kTags);
       ASSERT_FALSE(used[m.trk_commit_tag_o]) << "commit of a tag in use, cycle " << c;
-      commits.push_back(Commit{m.trk_commit_tag_o, m.trk_commit_node_o, m.trk_commit_reqid_o, m.trk_commit_otag_o});
+      commits.push_back(Commit{m.trk_commit_tag_o, m.trk_commit_node_o, m.trk_commit_reqid_o, m.trk_commit_otag_o,
+                               m.trk_commit_psn_o});
       used[m.trk_commit_tag_o] = true;
       inUse.push_back(m.trk_commit_tag_o);
     }
@@ -337,7 +425,7 @@ void FabRxTest::run() {
       Bytes g(getField(m.gen_hdr_o, 3, 6));
       for (unsigned i = 0; i < g.size(); ++i) g[i] = static_cast<uint8_t>(getField(m.gen_hdr_o, 9 + 8 * i, 8));
       EXPECT_EQ(getField(m.gen_hdr_o, 1, 1), 1u) << "NAK and UR travel on VC1";
-      EXPECT_EQ(getField(m.gen_hdr_o, 0, 1), g.size() == 44 ? 1u : 0u) << "only the UR completion gets a PSN";
+      EXPECT_EQ(getField(m.gen_hdr_o, 0, 1), 0u) << "answers carry their own PSN";
       gens.push_back(g);
     }
     unsigned ev = 0;
@@ -349,6 +437,12 @@ void FabRxTest::run() {
     ev |= m.ev_nak_rx_o ? kNakRx : 0;
     ev |= m.ev_bad_pkt_o ? kBad : 0;
     ev |= m.ev_rd_served_o ? kRdServed : 0;
+    ev |= m.ev_dup_o ? kDup : 0;
+    ev |= m.ev_oos_o ? kOos : 0;
+    if (m.rel_valid_o) {
+      ev |= kRelAck << m.rel_kind_o;
+      rels.push_back({static_cast<uint16_t>(m.rel_lid_o), m.rel_psn_o});
+    }
     if (ev) events.push_back(ev);
     const bool taken = v && m.s_axis_tready;
     const unsigned credit = m.credit_o;
@@ -387,11 +481,17 @@ void FabRxTest::run() {
     overtaken += order.size() <= expect.size() && order.back().vc != expect[order.size() - 1].vc;
   }
   auto& host = sink.packets();
-  size_t hostIdx = 0, genIdx = 0, commitIdx = 0;
+  size_t hostIdx = 0, genIdx = 0, commitIdx = 0, relIdx = 0;
   unsigned delivered = 0, nullified = 0, reads = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     const Expect& e = order[i];
     EXPECT_EQ(events[i], e.events) << "events of packet " << i << " seed " << seed();
+    if (e.events >= kRelAck) {
+      ASSERT_LT(relIdx, rels.size());
+      EXPECT_EQ(rels[relIdx].first, e.slid) << "answer of packet " << i;
+      EXPECT_EQ(rels[relIdx].second, e.psn) << "answer of packet " << i;
+      ++relIdx;
+    }
     if (!e.gen.empty()) {
       ASSERT_LT(genIdx, gens.size()) << "packet " << i;
       EXPECT_EQ(gens[genIdx++], e.gen) << "NAK/UR header for packet " << i << " seed " << seed();
@@ -408,6 +508,7 @@ void FabRxTest::run() {
       EXPECT_EQ(k.node, e.slid);
       EXPECT_EQ(k.reqid, e.origReqId);
       EXPECT_EQ(k.otag, e.origTag);
+      EXPECT_EQ(k.psn, e.psn) << "the response will echo the request's PSN";
       want.requester = kNiReqId;
       want.tag = static_cast<uint8_t>(k.tag);
       ++reads;

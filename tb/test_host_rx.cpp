@@ -46,7 +46,7 @@ struct Tunneled {
   Bytes tlp;    // the TLP bytes that follow it
   bool bad = false;
 };
-struct TrkEntry { uint16_t node, reqid; uint8_t otag; };
+struct TrkEntry { uint16_t node, reqid; uint8_t otag; uint32_t psn; };
 
 class HostRxTest : public tb::VerilatedTest {
  protected:
@@ -84,7 +84,8 @@ class HostRxTest : public tb::VerilatedTest {
     w.rxXlate = true;
     ref.setWindow(4, w);
     for (unsigned t = 0; t < 256; ++t)
-      trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t)};
+      trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t),
+                        0x10203u * (t + 1) & 0xFFFFFF};
     genAvail = trk;
   }
 
@@ -101,7 +102,7 @@ class HostRxTest : public tb::VerilatedTest {
     const uint64_t off = (rng()() % ((4096 - len) / 4 + 1)) * 4;
     return win.base + (page << 12) + off;
   }
-  Bytes headerFor(const Tlp& t, uint8_t opcode, uint16_t dlid, const RefNi::Route* r) {
+  Bytes headerFor(const Tlp& t, uint8_t opcode, uint16_t dlid, const RefNi::Route* r, uint32_t psn = 0) {
     FabricPacket p;
     if (r) {
       p = RefNi::encapsulate(t, *r, kNode, 0);
@@ -110,6 +111,7 @@ class HostRxTest : public tb::VerilatedTest {
       p.dlid = dlid;
       p.slid = kNode;
       p.opcode = opcode;
+      p.psn = psn;
       p.payload = encodeTlp(t);
     }
     const Bytes b = encodeFabric(p);
@@ -187,7 +189,7 @@ class HostRxTest : public tb::VerilatedTest {
         Tlp back = t;
         back.requester = e.reqid;
         back.tag = e.otag;
-        rspExpect.push_back(Tunneled{headerFor(back, kOpTunnelRsp, e.node, nullptr), encodeTlp(back), false});
+        rspExpect.push_back(Tunneled{headerFor(back, kOpTunnelRsp, e.node, nullptr, e.psn), encodeTlp(back), false});
         send(encodeTlp(t), Ev::None);
         break;
       }
@@ -290,6 +292,7 @@ class HostRxTest : public tb::VerilatedTest {
     m.trk_node_i = m.trk_hit_i ? it->second.node : 0;
     m.trk_reqid_i = m.trk_hit_i ? it->second.reqid : 0;
     m.trk_otag_i = m.trk_hit_i ? it->second.otag : 0;
+    m.trk_psn_i = m.trk_hit_i ? it->second.psn : 0;
   }
 
   static Bytes hdrBytes(const VlWide<13>& h) {
@@ -349,7 +352,7 @@ class HostRxTest : public tb::VerilatedTest {
       }
       if (m.rsp_hdr_valid_o && m.rsp_hdr_ready_i) {
         rspHdrs.push_back(Tunneled{hdrBytes(m.rsp_hdr_o), {}, false});
-        EXPECT_EQ(getField(m.rsp_hdr_o, 0, 9), 0b100000'1'1'1u) << "len 32, payload, VC1, PSN stamped";
+        EXPECT_EQ(getField(m.rsp_hdr_o, 0, 9), 0b100000'1'1'0u) << "len 32, payload, VC1, its request's PSN";
         EXPECT_TRUE(m.trk_release_o);
         trk.erase(m.trk_tag_o);
       }

@@ -21,7 +21,7 @@ namespace {
 constexpr unsigned kBpb = 8;
 constexpr uint16_t kNiReqId = 0x0100;
 
-struct UrReq { uint16_t reqid; uint8_t tag, laddr; };
+struct UrReq { uint16_t reqid; uint8_t tag, laddr; bool abort; };  // abort: Completer Abort
 struct RdCpl { uint32_t data; uint16_t reqid; uint8_t tag, laddr; };
 
 enum Src { kFab = 0, kUr = 1, kRd = 2 };
@@ -47,7 +47,8 @@ class HostTxTest : public tb::VerilatedTest {
     fabSrc.push(fabExpect.back());
   }
   void addUr() {
-    ur.push_back(UrReq{static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()), static_cast<uint8_t>(rng()() & 0x7C)});
+    ur.push_back(UrReq{static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()), static_cast<uint8_t>(rng()() & 0x7C),
+                       rng()() % 3 == 0});
     urExpect.push_back(ur.back());
   }
   void addRd() {
@@ -77,7 +78,9 @@ class HostTxTest : public tb::VerilatedTest {
       urHeld = urHeld || (!ur.empty() && std::uniform_real_distribution<>(0, 1)(rng()) < localOfferProb);
       rdHeld = rdHeld || (!rd.empty() && std::uniform_real_distribution<>(0, 1)(rng()) < localOfferProb);
       m.ur_valid_i = urHeld;
-      if (urHeld) m.ur_i = uint32_t{ur.front().reqid} << 15 | uint32_t{ur.front().tag} << 7 | ur.front().laddr;
+      if (urHeld)
+        m.ur_i = uint32_t{ur.front().abort} << 31 | uint32_t{ur.front().reqid} << 15 | uint32_t{ur.front().tag} << 7 |
+                 ur.front().laddr;
       m.rd_valid_i = rdHeld;
       if (rdHeld)
         m.rd_i = uint64_t{rd.front().data} << 31 | uint64_t{rd.front().reqid} << 15 | uint64_t{rd.front().tag} << 7 |
@@ -108,7 +111,8 @@ class HostTxTest : public tb::VerilatedTest {
       if (p.bytes.size() == 12 && p.bytes[0] == 0x0A) {
         ASSERT_LT(urIdx, urExpect.size());
         const UrReq& u = urExpect[urIdx++];
-        EXPECT_EQ(p.bytes, encodeTlp(makeCpl(kNiReqId, u.reqid, u.tag, CplStatus::UR, 4, u.laddr))) << "UR " << urIdx - 1;
+        EXPECT_EQ(p.bytes, encodeTlp(makeCpl(kNiReqId, u.reqid, u.tag, u.abort ? CplStatus::CA : CplStatus::UR, 4, u.laddr)))
+            << "UR/CA " << urIdx - 1;
         EXPECT_FALSE(p.user);
         order.push_back(kUr);
       } else if (p.bytes.size() == 16 && p.bytes[0] == 0x4A) {

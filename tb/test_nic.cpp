@@ -3,6 +3,8 @@
 // scoreboards against the golden codecs and the reference NI.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "crc.hpp"
 #include "nic_harness.hpp"
 #include "ni_regs.hpp"
@@ -246,7 +248,7 @@ TEST_P(NicTest, DecapsulatesRequestsWithReceiverTranslation) {
 TEST_P(NicTest, ServesRemoteReadAndRestoresRequesterTag) {
   setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x1000, true, false});
   settle(100);
-  h->sendFabric(tunnelFromPeer(makeMRd(0x0000, 0x77, 0x40, 16), 1, true, 12));
+  h->sendFabric(tunnelFromPeer(makeMRd(0x0000, 0x77, 0x40, 16), 1, true, 0));
   Tlp rd;
   ASSERT_TRUE(runUntil([&] { return h->popHostTlp(&rd); }));
   ASSERT_EQ(rd.kind, TlpKind::MRd);
@@ -266,7 +268,7 @@ TEST_P(NicTest, ServesRemoteAtomicAndReturnsOriginalValue) {
   setMemId(2, MemRegion{true, 0x0000'0020'0000'0000ull, 0x1000, true, true, false});  // no atomics
   settle(100);
   const Tlp cas = makeAtomic(TlpKind::Cas, 0x0000, 0x55, 0x80, randomBytes(16));
-  h->sendFabric(tunnelFromPeer(cas, 1, true, 3));
+  h->sendFabric(tunnelFromPeer(cas, 1, true, 0));
   Tlp at;
   ASSERT_TRUE(runUntil([&] { return h->popHostTlp(&at); }));
   ASSERT_EQ(at.kind, TlpKind::Cas);
@@ -277,7 +279,7 @@ TEST_P(NicTest, ServesRemoteAtomicAndReturnsOriginalValue) {
   h->hostIn.push(encodeTlp(makeCplD(kMemCplId, kNiReqId, at.tag, at.addr, old)));
   // The same atomic against a memory ID without atomic permission: UR back to the requester.
   const Tlp fa = makeAtomic(TlpKind::FetchAdd, 0x0000, 0x56, 0x100, randomBytes(4));
-  h->sendFabric(tunnelFromPeer(fa, 2, true, 4));
+  h->sendFabric(tunnelFromPeer(fa, 2, true, 1));
   ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= 2; }));
   const auto out = fabricOut();
   ASSERT_EQ(out.size(), 2u);
@@ -289,14 +291,25 @@ TEST_P(NicTest, ServesRemoteAtomicAndReturnsOriginalValue) {
   EXPECT_EQ(csrRead(regs::MEMID_ERR_CNT), 1u);
 }
 
-TEST_P(NicTest, DeliversTunneledCompletionUnchanged) {
+TEST_P(NicTest, DeliversAwaitedCompletionUnchangedAndDropsItsDuplicate) {
+  h->autoAnswer = false;
+  setWindow(0, windowTo(kApertureBase, 0x4000, true, 1));
+  settle(100);
+  h->hostIn.push(encodeTlp(makeMRd(kCpuReqId, 0x21, kApertureBase + 0x1040, 64)));
+  ASSERT_TRUE(runUntil([&] { return !h->fabOut.packets().empty(); }));
+  const auto req = fabricOut();
+  ASSERT_EQ(req.size(), 1u);
+  // A completion nobody waits for (another PSN) is dropped; the awaited one passes
+  // unchanged, once: its duplicate is dropped too.
   Tlp c = makeCplD(kMemCplId, kCpuReqId, 0x21, 0x1040, randomBytes(64));
-  h->sendFabric(tunnelFromPeer(c, 0, false, 0));
-  Tlp got;
-  bool nul = true;
-  ASSERT_TRUE(runUntil([&] { return h->popHostTlp(&got, &nul); }));
-  EXPECT_FALSE(nul);
-  EXPECT_EQ(encodeTlp(got), encodeTlp(c));
+  h->sendFabric(tunnelFromPeer(c, 0, false, req[0].psn + 1));
+  h->sendFabric(tunnelFromPeer(c, 0, false, req[0].psn));
+  h->sendFabric(tunnelFromPeer(c, 0, false, req[0].psn));
+  settle(300);
+  const auto host = hostDelivered();
+  ASSERT_EQ(host.size(), 1u);
+  EXPECT_EQ(encodeTlp(host[0]), encodeTlp(c));
+  EXPECT_EQ(csrRead(regs::DUP_CNT), 2u);
 }
 
 // With the fabric stalled, requests started under request room still enter whole
@@ -516,52 +529,59 @@ TEST_P(NicTest, FabricBadInputIsDroppedCountedAndAnswered) {
   setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x2000, true, true});
   settle(100);
   const uint64_t memBase = 0x0000'0010'0000'0000ull;
-  // 1. Corrupted request: nullified or dropped, CRC error, NAK (PSN sequence) to the sender.
-  Bytes bad = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(32, 1)), 1, true, 40));
+  // PSNs follow the peer's sequence: a request refused for its content takes its
+  // place in it, a damaged or misaddressed one does not.
+  // 1. Corrupted request: nullified or dropped, CRC error, NAK (the PSN expected) to the sender.
+  Bytes bad = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(32, 1)), 1, true, 0));
   bad[50] ^= 0x04;
   h->sendFabricRaw(bad, 0);
   // 2. Unknown memory ID, write: NAK remote access error.
-  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 2)), 9, true, 41));
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 2)), 9, true, 0));
   // 3. Unknown memory ID, read: UR completion back through the tunnel.
-  h->sendFabric(tunnelFromPeer(makeMRd(0x0000, 0x55, 0x100, 8), 9, true, 42));
+  h->sendFabric(tunnelFromPeer(makeMRd(0x0000, 0x55, 0x100, 8), 9, true, 1));
   // 4. Out of bounds.
-  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x2000, Bytes(8, 3)), 1, true, 43));
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x2000, Bytes(8, 3)), 1, true, 2));
   // 5. Not for us.
-  FabricPacket other = tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 4)), 1, true, 44);
+  FabricPacket other = tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 4)), 1, true, 3);
   other.dlid = 77;
   h->sendFabric(other);
   // 6. Opcode we do not speak (valid CRCs).
-  FabricPacket unk = tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 5)), 1, true, 45);
+  FabricPacket unk = tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 5)), 1, true, 3);
   unk.opcode = 0x04;  // RC SEND only
   h->sendFabric(unk);
   // 7. Truncated: LRH length larger than the bytes.
-  Bytes trunc = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(16, 6)), 1, true, 46));
+  Bytes trunc = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(16, 6)), 1, true, 3));
   trunc.resize(trunc.size() - 8);
   h->sendFabricRaw(trunc, 0);
   // 8. A good write still lands.
-  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x180, Bytes(8, 9)), 1, true, 47));
-  settle(1500);
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x180, Bytes(8, 9)), 1, true, 3));
+  // 9. Its duplicate is ACKed again, not applied.
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x180, Bytes(8, 9)), 1, true, 3));
+  // 10, 11. Ahead of the sequence (a gap): dropped; the gap is NAKed once.
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x1C0, Bytes(8, 10)), 1, true, 9));
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x1C0, Bytes(8, 11)), 1, true, 10));
+  // 12. The next in sequence lands.
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x1C0, Bytes(8, 12)), 1, true, 4));
+  settle(2000);
 
   const auto host = hostDelivered();
-  ASSERT_EQ(host.size(), 1u) << "only the good write reaches the host";
+  ASSERT_EQ(host.size(), 2u) << "only the good writes reach the host, once";
   EXPECT_EQ(host[0].addr, memBase + 0x180);
   EXPECT_EQ(host[0].data, Bytes(8, 9));
+  EXPECT_EQ(host[1].addr, memBase + 0x1C0);
+  EXPECT_EQ(host[1].data, Bytes(8, 12));
 
   const auto out = fabricOut();
-  ASSERT_EQ(out.size(), 5u);
-  int naksSeq = 0, naksAcc = 0, urs = 0;
+  ASSERT_EQ(out.size(), 9u);
+  std::multiset<uint32_t> naksSeq, naksAcc, acks;
+  int urs = 0;
   for (auto& p : out) {
     EXPECT_EQ(p.dlid, kPeerLid);
     EXPECT_EQ(p.vl, 1) << "responses travel on VC1";
     if (p.opcode == kOpRcAck) {
-      if (p.syndrome == kAethNakPsnSeq) {
-        ++naksSeq;
-        EXPECT_TRUE(p.psn == 40 || p.psn == 46) << p.psn;
-      }
-      if (p.syndrome == kAethNakRemAccess) {
-        ++naksAcc;
-        EXPECT_TRUE(p.psn == 41 || p.psn == 43) << p.psn;
-      }
+      if (p.syndrome == kAethNakPsnSeq) naksSeq.insert(p.psn);
+      if (p.syndrome == kAethNakRemAccess) naksAcc.insert(p.psn);
+      if (p.syndrome == kAethAck) acks.insert(p.psn);
     } else {
       ASSERT_EQ(p.opcode, kOpTunnelRsp);
       auto c = decodeTlp(p.payload);
@@ -571,15 +591,18 @@ TEST_P(NicTest, FabricBadInputIsDroppedCountedAndAnswered) {
       ++urs;
     }
   }
-  EXPECT_EQ(naksSeq, 2);
-  EXPECT_EQ(naksAcc, 2);
+  EXPECT_EQ(naksSeq, (std::multiset<uint32_t>{0, 3, 4}));
+  EXPECT_EQ(naksAcc, (std::multiset<uint32_t>{0, 2}));
+  EXPECT_EQ(acks, (std::multiset<uint32_t>{3, 3, 4}));
   EXPECT_EQ(urs, 1);
   EXPECT_EQ(csrRead(regs::CRC_ERR_CNT), 2u);
   EXPECT_EQ(csrRead(regs::MEMID_ERR_CNT), 2u);
   EXPECT_EQ(csrRead(regs::BOUNDS_ERR_CNT), 1u);
   EXPECT_EQ(csrRead(regs::BAD_PKT_CNT), 2u);
-  EXPECT_EQ(csrRead(regs::NAK_TX_CNT), 4u);
-  EXPECT_EQ(csrRead(regs::RX_PKTS), 8u);
+  EXPECT_EQ(csrRead(regs::NAK_TX_CNT), 5u);
+  EXPECT_EQ(csrRead(regs::DUP_CNT), 1u);
+  EXPECT_EQ(csrRead(regs::OOS_CNT), 2u);
+  EXPECT_EQ(csrRead(regs::RX_PKTS), 12u);
 }
 
 TEST_P(NicTest, IcrcCatchesCorruptionBehindAGoodVcrc) {
@@ -587,7 +610,7 @@ TEST_P(NicTest, IcrcCatchesCorruptionBehindAGoodVcrc) {
   // the VCRC is good, only the end-to-end ICRC shows the damage.
   setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x2000, true, true});
   settle(100);
-  Bytes b = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(32, 1)), 1, true, 7));
+  Bytes b = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(32, 1)), 1, true, 0));
   b[50] ^= 0x04;
   const uint16_t v = crc16Vcrc(b.data(), b.size() - 2);
   b[b.size() - 2] = static_cast<uint8_t>(v);
@@ -600,7 +623,7 @@ TEST_P(NicTest, IcrcCatchesCorruptionBehindAGoodVcrc) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].opcode, kOpRcAck);
   EXPECT_EQ(out[0].syndrome, kAethNakPsnSeq);
-  EXPECT_EQ(out[0].psn, 7u);
+  EXPECT_EQ(out[0].psn, 0u) << "the PSN expected next";
 }
 
 TEST_P(NicTest, NakReceivedIsCounted) {

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sender side of reliable delivery. Every unicast tunneled request gets the next
+// PSN of its destination and leaves a copy (header record and TLP beats) in a
+// slot until the destination answers it: a cumulative ACK for a write, the
+// response for a read or atomic. A slot whose timer runs out is resent from its
+// copy; one that has been resent RETX_LIMIT times fails together with every other
+// slot to that destination (an error completion for each read and atomic), and
+// the next packet to it carries the resync flag. Packets to multicast LIDs pass
+// through unretained. Rules and bounds: docs/architecture.md#reliable-delivery.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_retx #(
+  parameter int unsigned DataW = 64,
+  parameter int unsigned NumSlots = 32,   // requests awaiting an answer
+  parameter int unsigned SlotBeats = 34,  // beats of the largest request TLP
+  parameter int unsigned NumPeers = 64,   // LIDs below this have a PSN sequence
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb,
+  localparam int unsigned BeatW = DataW + KeepW + 2,  // {bad, last, keep, data}
+  localparam int unsigned SlotW = $clog2(NumSlots),
+  localparam int unsigned PeerW = $clog2(NumPeers),
+  localparam int unsigned BiW = $clog2(SlotBeats),
+  localparam int unsigned AddrW = $clog2(NumSlots * SlotBeats)
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic [31:0] timeout_i,  // cycles from a send to its resend; 0: never resend
+  input  logic [7:0] limit_i,     // resends before a slot fails
+  // Requests from the queue (ni_wc).
+  input  ni_pkg::tx_hdr_t in_hdr_i,
+  input  logic in_hdr_valid_i,
+  output logic in_hdr_ready_o,
+  input  logic [BeatW-1:0] in_beat_i,
+  input  logic in_beat_valid_i,
+  output logic in_beat_ready_o,
+  // To the framer.
+  output ni_pkg::tx_hdr_t out_hdr_o,
+  output logic out_hdr_valid_o,
+  input  logic out_hdr_ready_i,
+  output logic [BeatW-1:0] out_beat_o,
+  output logic out_beat_valid_o,
+  input  logic out_beat_ready_i,
+  // What the fabric receive side learned (ni_pkg::REL_*), at most one per cycle.
+  input  logic ev_valid_i,
+  input  logic [1:0] ev_kind_i,
+  input  logic [15:0] ev_lid_i,
+  input  logic [23:0] ev_psn_i,
+  // Is a response from this LID with this PSN awaited?
+  input  logic [15:0] q_lid_i,
+  input  logic [23:0] q_psn_i,
+  output logic q_hit_o,
+  // Error completion for a read or atomic that failed: {reqid, tag, lower address}.
+  output logic [30:0] fail_o,
+  output logic fail_valid_o,
+  input  logic fail_ready_i,
+  output logic [SlotW:0] used_o,  // slots in use
+  output logic ev_retx_o,         // a resend started
+  output logic ev_fail_o          // a slot failed
+);
+  // PSN a comes before b in the 24-bit circle.
+  function automatic logic psn_before(input logic [23:0] a, input logic [23:0] b);
+    logic [23:0] d;
+    d = b - a;
+    psn_before = d != 24'd0 && !d[23];
+  endfunction
+
+  typedef enum logic [1:0] {StIdle, StNew, StResend, StPass} state_e;
+  state_e state_q, state_d;
+  logic [SlotW-1:0] cur_q, cur_d;
+  logic [BiW-1:0] bi_q, bi_d;
+  logic [31:0] now_q;
+
+  logic [NumSlots-1:0] valid_q, valid_d, np_q, np_d, due_q, due_d, fail_q, fail_d;
+  logic [NumSlots-1:0][15:0] lid_q;
+  logic [NumSlots-1:0][23:0] psn_q;
+  logic [NumSlots-1:0][31:0] sent_q;
+  logic [NumSlots-1:0][7:0] tries_q;
+  logic [NumSlots-1:0][30:0] cpl_q;
+  logic [NumPeers-1:0][23:0] next_q, next_d;
+  logic [NumPeers-1:0] resync_q, resync_d;
+  ni_pkg::tx_hdr_t hdr_mem_q [NumSlots];
+  logic [BeatW-1:0] beat_mem_q [NumSlots * SlotBeats];
+
+  // ------------------------------------------------------------ slot scan
+  // A resend picks the oldest send first, so a destination gets its PSNs in order again.
+  logic [NumSlots-1:0] expired, cand;
+  logic [NumSlots-1:0][31:0] age;
+  logic free_avail, cand_avail, ftrig_avail;
+  logic [SlotW-1:0] free_slot, cand_slot, ftrig_slot, drain_slot;
+  logic drain_avail;
+  always_comb begin
+    for (int i = 0; i < NumSlots; i++) begin
+      age[i] = now_q - sent_q[i];
+      expired[i] = valid_q[i] && !fail_q[i] && timeout_i != 32'd0 && age[i] >= timeout_i;
+      cand[i] = valid_q[i] && !fail_q[i] && (expired[i] || due_q[i]) && tries_q[i] < limit_i;
+    end
+    free_avail = 1'b0;
+    free_slot = '0;
+    cand_avail = 1'b0;
+    cand_slot = '0;
+    ftrig_avail = 1'b0;
+    ftrig_slot = '0;
+    drain_avail = 1'b0;
+    drain_slot = '0;
+    for (int i = NumSlots - 1; i >= 0; i--) begin
+      if (!valid_q[i]) begin
+        free_avail = 1'b1;
+        free_slot = SlotW'(i);
+      end
+      if (cand[i] && (!cand_avail || age[i] >= age[cand_slot])) begin
+        cand_avail = 1'b1;
+        cand_slot = SlotW'(i);
+      end
+      if (expired[i] && tries_q[i] >= limit_i) begin
+        ftrig_avail = 1'b1;
+        ftrig_slot = SlotW'(i);
+      end
+      if (fail_q[i]) begin
+        drain_avail = 1'b1;
+        drain_slot = SlotW'(i);
+      end
+    end
+  end
+
+  always_comb begin
+    used_o = '0;
+    for (int i = 0; i < NumSlots; i++) used_o = used_o + (SlotW + 1)'(valid_q[i]);
+  end
+
+  // ------------------------------------------------------------ new packets
+  logic [15:0] in_dlid;
+  logic [PeerW-1:0] in_peer;
+  logic in_reliable, take_new, take_resend, take_pass, fail_now;
+  ni_pkg::tx_hdr_t new_hdr;
+  assign in_dlid = {in_hdr_i.bytes[2*8 +: 8], in_hdr_i.bytes[3*8 +: 8]};
+  assign in_peer = in_dlid[PeerW-1:0];
+  assign in_reliable = in_dlid[15:14] != 2'b11;  // multicast LIDs travel unsequenced
+  always_comb begin
+    new_hdr = in_hdr_i;
+    new_hdr.stamp_psn = 1'b0;
+    new_hdr.bytes[17*8 +: 8] = next_q[in_peer][23:16];
+    new_hdr.bytes[18*8 +: 8] = next_q[in_peer][15:8];
+    new_hdr.bytes[19*8 +: 8] = next_q[in_peer][7:0];
+    new_hdr.bytes[20*8 + 1] = resync_q[in_peer];
+  end
+
+  // In Idle, in this order: fail the slots of a destination that stopped
+  // answering, resend a slot, start a new packet. An offer the framer has not
+  // taken yet stands (hold_q) until it is taken.
+  logic hold_q, hold_d, hold_rs_q, hold_rs_d, offer_rs;
+  logic [SlotW-1:0] hold_slot_q, hold_slot_d, offer_slot;
+  logic new_ok;
+  assign offer_rs = hold_q ? hold_rs_q : cand_avail;
+  assign offer_slot = hold_q ? hold_slot_q : cand_slot;
+  assign new_ok = in_hdr_valid_i && (!in_reliable || free_avail);
+  assign fail_now = state_q == StIdle && !hold_q && ftrig_avail;
+  // The offer does not depend on ready (valid never waits for ready).
+  logic offering;
+  assign offering = state_q == StIdle && (hold_q || !ftrig_avail) && (offer_rs || new_ok);
+  always_comb begin
+    out_hdr_o = new_hdr;
+    if (offer_rs) out_hdr_o = hdr_mem_q[offer_slot];
+    else if (!in_reliable) out_hdr_o = in_hdr_i;
+  end
+  assign out_hdr_valid_o = offering;
+  assign take_resend = offering && offer_rs && out_hdr_ready_i;
+  assign in_hdr_ready_o = offering && !offer_rs && out_hdr_ready_i;
+  assign take_new = in_hdr_ready_o && in_reliable;
+  assign take_pass = in_hdr_ready_o && !in_reliable;
+  assign hold_d = offering && !out_hdr_ready_i;
+  assign hold_rs_d = offer_rs;
+  assign hold_slot_d = offer_slot;
+
+  // ------------------------------------------------------------ beats
+  logic [BeatW-1:0] stored_beat;
+  logic [AddrW-1:0] beat_addr;
+  logic beat_go, beat_last;
+  // The packet whose beats are offered: the one being sent, or in Idle the one whose
+  // header is offered, so that the framer can take its first beat with the header
+  // (at 512 bits both share the first fabric beat).
+  logic [SlotW-1:0] act_slot;
+  logic [BiW-1:0] act_bi;
+  logic act_in, act_rs, act_store;
+  always_comb begin
+    act_slot = cur_q;
+    act_bi = bi_q;
+    act_in = state_q == StNew || state_q == StPass;  // beats come from the queue
+    act_rs = state_q == StResend;                   // beats come from the copy
+    act_store = state_q == StNew;                   // beats are copied
+    if (state_q == StIdle) begin
+      act_slot = offer_rs ? offer_slot : free_slot;
+      act_bi = '0;
+      act_in = offering && !offer_rs;
+      act_rs = offering && offer_rs;
+      act_store = offering && !offer_rs && in_reliable;
+    end
+  end
+  assign beat_addr = AddrW'(32'(act_slot) * SlotBeats + 32'(act_bi));
+  assign stored_beat = beat_mem_q[beat_addr];
+  always_comb begin
+    out_beat_o = in_beat_i;
+    out_beat_valid_o = 1'b0;
+    in_beat_ready_o = 1'b0;
+    if (act_in) begin
+      out_beat_valid_o = in_beat_valid_i;
+      in_beat_ready_o = out_beat_ready_i;
+    end else if (act_rs) begin
+      out_beat_o = stored_beat;
+      out_beat_valid_o = 1'b1;
+    end
+  end
+  assign beat_go = out_beat_valid_o && out_beat_ready_i;
+  assign beat_last = out_beat_o[DataW + KeepW];
+
+  // TLP fields of a new request, kept for its error completion.
+  logic [30:0] cpl_cap;
+  logic np_cap;
+  always_comb begin
+    cpl_cap = cpl_q[act_slot];
+    np_cap = (state_q == StIdle) ? 1'b0 : np_q[act_slot];
+    for (int j = 0; j < Bpb; j++) begin
+      if (32'(act_bi) * Bpb + j == 0) np_cap = in_beat_i[j*8 +: 8] != ni_pkg::TLP_MWR64;
+      if (32'(act_bi) * Bpb + j == 4) cpl_cap[30:23] = in_beat_i[j*8 +: 8];
+      if (32'(act_bi) * Bpb + j == 5) cpl_cap[22:15] = in_beat_i[j*8 +: 8];
+      if (32'(act_bi) * Bpb + j == 6) cpl_cap[14:7] = in_beat_i[j*8 +: 8];
+      if (32'(act_bi) * Bpb + j == 15) cpl_cap[6:0] = in_beat_i[j*8 +: 7];
+    end
+  end
+
+  // ------------------------------------------------------------ answers and failures
+  logic drain_go;
+  assign fail_o = cpl_q[drain_slot];
+  assign fail_valid_o = drain_avail && np_q[drain_slot];
+  assign drain_go = drain_avail && (!np_q[drain_slot] || fail_ready_i);
+
+  always_comb begin
+    q_hit_o = 1'b0;
+    for (int i = 0; i < NumSlots; i++) begin
+      if (valid_q[i] && !fail_q[i] && np_q[i] && lid_q[i] == q_lid_i && psn_q[i] == q_psn_i) q_hit_o = 1'b1;
+    end
+  end
+
+  always_comb begin
+    state_d = state_q;
+    cur_d = cur_q;
+    bi_d = bi_q;
+    valid_d = valid_q;
+    np_d = np_q;
+    due_d = due_q;
+    fail_d = fail_q;
+    next_d = next_q;
+    resync_d = resync_q;
+    if (take_new) begin
+      state_d = StNew;
+      cur_d = free_slot;
+      bi_d = '0;
+      valid_d[free_slot] = 1'b1;
+      np_d[free_slot] = 1'b0;
+      due_d[free_slot] = 1'b0;
+      fail_d[free_slot] = 1'b0;
+      next_d[in_peer] = next_q[in_peer] + 24'd1;
+      resync_d[in_peer] = 1'b0;
+    end
+    if (take_resend) begin
+      state_d = StResend;
+      cur_d = offer_slot;
+      bi_d = '0;
+      due_d[offer_slot] = 1'b0;
+    end
+    if (take_pass) state_d = StPass;
+    if (act_store && beat_go) np_d[act_slot] = np_cap;
+    if (beat_go) begin
+      bi_d = act_bi + BiW'(1);
+      if (beat_last) state_d = StIdle;
+    end
+    if (fail_now) begin
+      for (int i = 0; i < NumSlots; i++) begin
+        if (valid_q[i] && lid_q[i] == lid_q[ftrig_slot]) fail_d[i] = 1'b1;
+      end
+      resync_d[lid_q[ftrig_slot][PeerW-1:0]] = 1'b1;
+    end
+    if (drain_go) begin
+      valid_d[drain_slot] = 1'b0;
+      fail_d[drain_slot] = 1'b0;
+    end
+    // An answer: everything before its PSN arrived; an ACK (or refusal) covers its
+    // own PSN too, a response only the read or atomic it answers.
+    if (ev_valid_i) begin
+      for (int i = 0; i < NumSlots; i++) begin
+        if (valid_q[i] && lid_q[i] == ev_lid_i) begin
+          if (!np_q[i] && (psn_before(psn_q[i], ev_psn_i) ||
+                           (psn_q[i] == ev_psn_i && (ev_kind_i == ni_pkg::REL_ACK ||
+                                                     ev_kind_i == ni_pkg::REL_REFUSED)))) begin
+            valid_d[i] = 1'b0;
+            fail_d[i] = 1'b0;
+          end
+          if (np_q[i] && psn_q[i] == ev_psn_i && ev_kind_i == ni_pkg::REL_RSP) begin
+            valid_d[i] = 1'b0;
+            fail_d[i] = 1'b0;
+          end
+          // Go back N: the receiver drops what follows a gap, so resend from the PSN it expects.
+          if (!psn_before(psn_q[i], ev_psn_i) && ev_kind_i == ni_pkg::REL_NAK_SEQ) due_d[i] = 1'b1;
+        end
+      end
+    end
+  end
+  assign ev_retx_o = take_resend;
+  assign ev_fail_o = drain_go;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      cur_q <= '0;
+      bi_q <= '0;
+      now_q <= '0;
+      valid_q <= '0;
+      np_q <= '0;
+      due_q <= '0;
+      fail_q <= '0;
+      next_q <= '0;
+      resync_q <= '0;
+      hold_q <= 1'b0;
+      hold_rs_q <= 1'b0;
+      hold_slot_q <= '0;
+    end else begin
+      state_q <= state_d;
+      cur_q <= cur_d;
+      bi_q <= bi_d;
+      now_q <= now_q + 32'd1;
+      valid_q <= valid_d;
+      np_q <= np_d;
+      due_q <= due_d;
+      fail_q <= fail_d;
+      next_q <= next_d;
+      resync_q <= resync_d;
+      hold_q <= hold_d;
+      hold_rs_q <= hold_rs_d;
+      hold_slot_q <= hold_slot_d;
+    end
+  end
+
+  // The copies and the slot fields they go with: datapath, not reset.
+  always_ff @(posedge clk_i) begin
+    if (take_new) begin
+      hdr_mem_q[free_slot] <= new_hdr;
+      lid_q[free_slot] <= in_dlid;
+      psn_q[free_slot] <= next_q[in_peer];
+      sent_q[free_slot] <= now_q;
+      tries_q[free_slot] <= 8'd0;
+    end
+    if (take_resend) begin
+      sent_q[offer_slot] <= now_q;
+      tries_q[offer_slot] <= tries_q[offer_slot] + 8'd1;
+    end
+    if (act_store && beat_go) begin
+      beat_mem_q[beat_addr] <= in_beat_i;
+      cpl_q[act_slot] <= cpl_cap;
+    end
+  end
+
+  `NI_ASSERT(CopyFits_A, (act_store && beat_go) |-> (32'(act_bi) < SlotBeats))
+  // In Idle a beat only leaves together with its header.
+  `NI_ASSERT(BeatWithHeader_A, (state_q == StIdle && beat_go) |-> (out_hdr_valid_o && out_hdr_ready_i))
+  `NI_ASSERT_AXIS_STABLE(OutHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
+  `NI_ASSERT_AXIS_STABLE(OutBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
+endmodule
+
+`default_nettype wire
