@@ -101,13 +101,6 @@ module ni_fab_rx #(
   localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // TLP lane offset: 0, or 32 at 512 bits
   localparam int unsigned OffW = (Off > 0) ? Off : 1;
 
-  // PSN a comes before b in the 24-bit circle.
-  function automatic logic psn_before(input logic [23:0] a, input logic [23:0] b);
-    logic [23:0] d;
-    d = b - a;
-    psn_before = d != 24'd0 && !d[23];
-  endfunction
-
   // ------------------------------------------------------------ per-VC buffers and credits
   logic [ni_pkg::NumVc-1:0] f_wready, f_rvalid, f_rready;
   logic [ni_pkg::NumVc-1:0][EntryW-1:0] f_rdata;
@@ -213,7 +206,7 @@ module ni_fab_rx #(
   always_comb begin
     seq_new = SeqIn;
     if (sequenced) begin
-      if (psn_before(psn, exp_q[peer])) seq_new = SeqDup;
+      if (ni_pkg::psn_before(psn, exp_q[peer])) seq_new = SeqDup;
       else if (psn != exp_q[peer] && !sync) seq_new = SeqAhead;
     end
   end

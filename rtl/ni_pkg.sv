@@ -69,6 +69,13 @@ package ni_pkg;
     logic [12:0] bytes;  // payload bytes
   } wc_meta_t;
 
+  // PSN a comes before b in the 24-bit circle (less than half the circle behind it).
+  function automatic logic psn_before(input logic [23:0] a, input logic [23:0] b);
+    logic [23:0] d;
+    d = b - a;
+    psn_before = d != 24'd0 && !d[23];
+  endfunction
+
   // LRH + BTH + (TEH or AETH) as a 48-byte vector, network byte order.
   function automatic logic [TxHdrBytes*8-1:0] fab_header(
       input logic [7:0] opcode, input logic vc, input logic [15:0] dlid, input logic [15:0] slid,

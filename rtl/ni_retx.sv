@@ -58,13 +58,6 @@ module ni_retx #(
   output logic ev_retx_o,         // a resend started
   output logic ev_fail_o          // a slot failed
 );
-  // PSN a comes before b in the 24-bit circle.
-  function automatic logic psn_before(input logic [23:0] a, input logic [23:0] b);
-    logic [23:0] d;
-    d = b - a;
-    psn_before = d != 24'd0 && !d[23];
-  endfunction
-
   typedef enum logic [1:0] {StIdle, StNew, StResend, StPass} state_e;
   state_e state_q, state_d;
   logic [SlotW-1:0] cur_q, cur_d;
@@ -289,7 +282,7 @@ module ni_retx #(
     if (ev_valid_i) begin
       for (int i = 0; i < NumSlots; i++) begin
         if (valid_q[i] && lid_q[i] == ev_lid_i) begin
-          if (!np_q[i] && (psn_before(psn_q[i], ev_psn_i) ||
+          if (!np_q[i] && (ni_pkg::psn_before(psn_q[i], ev_psn_i) ||
                            (psn_q[i] == ev_psn_i && (ev_kind_i == ni_pkg::REL_ACK ||
                                                      ev_kind_i == ni_pkg::REL_REFUSED)))) begin
             valid_d[i] = 1'b0;
@@ -300,7 +293,7 @@ module ni_retx #(
             fail_d[i] = 1'b0;
           end
           // Go back N: the receiver drops what follows a gap, so resend from the PSN it expects.
-          if (!psn_before(psn_q[i], ev_psn_i) && ev_kind_i == ni_pkg::REL_NAK_SEQ) due_d[i] = 1'b1;
+          if (!ni_pkg::psn_before(psn_q[i], ev_psn_i) && ev_kind_i == ni_pkg::REL_NAK_SEQ) due_d[i] = 1'b1;
         end
       end
     end

@@ -71,7 +71,7 @@ void Node::store(uint64_t addr, const Bytes& data) {
   size_t off = 0;
   while (off < data.size()) {
     const uint64_t a = addr + off;
-    size_t n = std::min<size_t>({data.size() - off, maxPayload_, 4096 - (a & 0xFFF)});
+    const size_t n = requestChunk(a, data.size() - off, maxPayload_);
     Bytes chunk(data.begin() + static_cast<long>(off), data.begin() + static_cast<long>(off + n));
     toNi_.pushTlp(encodeTlp(makeMWr(kCpuReqId, 0, a, chunk)));
     ++st_.tlpsToNi;
@@ -95,7 +95,7 @@ void Node::load(uint64_t addr, size_t len, LoadCb cb) {
   size_t off = 0;
   while (off < len) {
     const uint64_t a = addr + off;
-    size_t n = std::min<size_t>({len - off, maxPayload_, 4096 - (a & 0xFFF)});
+    const size_t n = requestChunk(a, len - off, maxPayload_);
     const uint8_t tag = allocTag();
     tags_[tag] = TagUse{id, off, n};
     toNi_.pushTlp(encodeTlp(makeMRd(kCpuReqId, tag, a, static_cast<uint16_t>(n))));

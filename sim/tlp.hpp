@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden codec for the TLP subset of the host port (docs/formats.md).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +50,12 @@ std::optional<Tlp> decodeTlp(const Bytes& b, TlpError* err = nullptr);
 std::string describe(const Tlp& t);
 
 // Convenience constructors.
+// Bytes of the next request TLP of a transfer at addr with `left` bytes to go:
+// at most maxPayload, never across a 4 KiB boundary (PCIe rule).
+inline size_t requestChunk(uint64_t addr, size_t left, size_t maxPayload) {
+  return std::min<size_t>({left, maxPayload, 4096 - (addr & 0xFFF)});
+}
+
 Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
 Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes);
 Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);

@@ -571,7 +571,7 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
     size_t off = 0;
     while (off < len) {
       const uint64_t a = addr + off;
-      const size_t k = std::min<size_t>({len - off, size_t{GetParam().maxPayload}, 4096 - (a & 0xFFF)});
+      const size_t k = requestChunk(a, len - off, GetParam().maxPayload);
       const auto r = ref[s].route(a, k, true);
       ASSERT_EQ(r.err, RefNi::SendErr::Ok);
       const auto l = ref[r.dstNode].land(r.rxXlate, r.memid, r.tlpAddr, k, true);
@@ -681,7 +681,7 @@ class FaultTest : public SystemTest {
           const Bytes b = randomBytes(64 + rng() % 448);
           sys->node(s).store(kApertureBase + (uint64_t(d) << 20) + off, b);
           written.push_back({s, d, off, b});
-          tlps += tlpCount(slot(s) + off, b.size());
+          tlps += tlpCount(slot(s) + off, b.size(), GetParam().maxPayload);
           if (k % 2 == 1) {
             const Written& prev = written[written.size() - 1 - (n - 1) * n];
             ++loads;
@@ -697,11 +697,11 @@ class FaultTest : public SystemTest {
           }
         }
   }
-  // MWr TLPs the CPU splits a store into (MaxPayload 256, no 4 KiB crossing).
-  static unsigned tlpCount(uint64_t addr, size_t len) {
+  // MWr TLPs the CPU splits a store into.
+  static unsigned tlpCount(uint64_t addr, size_t len, size_t maxPayload) {
     unsigned c = 0;
     while (len) {
-      const size_t chunk = std::min<size_t>({len, 256, 4096 - (addr & 0xFFF)});
+      const size_t chunk = requestChunk(addr, len, maxPayload);
       addr += chunk;
       len -= chunk;
       ++c;
