@@ -423,7 +423,8 @@ module ni_fab_rx #(
         end
       end
     end
-    ob_last = bs_q + 13'(Bpb) >= t_pos;
+    // A packet shorter than its length field ends its TLP with its last beat (nullified).
+    ob_last = bs_q + 13'(Bpb) >= t_pos || in_last;
   end
   // A response whose request failed while it was arriving is nullified: the requester
   // already got its error completion.
@@ -446,8 +447,8 @@ module ni_fab_rx #(
         e_data[j*8 +: 8] = (j < OffW) ? cy_data_q[(j % OffW)*8 +: 8] : ob_data[((j + Bpb - Off) % Bpb)*8 +: 8];
         e_keep[j] = (j < OffW) ? cy_keep_q[j % OffW] : ob_keep[(j + Bpb - Off) % Bpb];
       end
-      e_last = bs_q + 13'(Off) >= t_pos;
       for (int i = 0; i < OffW; i++) cy_keep_new[i] = deliver && ob_keep[(Off + i) % Bpb];
+      e_last = bs_q + 13'(Off) >= t_pos || (in_last && cy_keep_new == '0);
     end
   end
 
