@@ -63,6 +63,7 @@ module ni_fab_rx #(
   output logic [15:0] trk_commit_reqid_o,
   output logic [7:0] trk_commit_otag_o,
   output logic [23:0] trk_commit_psn_o,
+  output logic trk_commit_atomic_o,
   // Answers for the sender side (ni_retx), and its check of a response.
   output logic rel_valid_o,
   output logic [1:0] rel_kind_o,
@@ -71,7 +72,11 @@ module ni_fab_rx #(
   output logic [15:0] q_lid_o,
   output logic [23:0] q_psn_o,
   input  logic q_hit_i,
-  // Generated responses (NAK, UR completion) to the framer.
+  // Kept result of the atomic from q_lid_o with q_psn_o (ni_amo_cache): replayed to a duplicate.
+  input  logic amo_hit_i,
+  input  logic [4:0] amo_len_i,
+  output logic amo_replay_o,
+  // Generated responses (ACK/NAK, UR completion, replayed atomic result) to the framer.
   output ni_pkg::tx_hdr_t gen_hdr_o,
   output logic gen_valid_o,
   input  logic gen_ready_i,
@@ -326,7 +331,7 @@ module ni_fab_rx #(
 
   // Answer to generate with the last beat: ACK/NAK (same format, gen_syn) or a UR
   // completion. Only sequenced requests are answered: multicast writes get no answer.
-  logic gen_ack, gen_ur, nak_once;
+  logic gen_ack, gen_ur, gen_replay, nak_once;
   logic [7:0] gen_syn;
   logic [23:0] gen_psn;
   logic in_seq;  // this request takes the next place in its source's sequence
@@ -335,6 +340,7 @@ module ni_fab_rx #(
   always_comb begin
     gen_ack = 1'b0;
     gen_ur = 1'b0;
+    gen_replay = 1'b0;
     gen_syn = ni_pkg::AETH_ACK;
     gen_psn = psn;
     if (sequenced && peer_ok && (cl_cur == ClTun || cl_cur == ClDrop)) begin
@@ -355,6 +361,7 @@ module ni_fab_rx #(
       end else if (dup_drop) begin
         gen_ack = t_mwr;  // the write arrived before: say so again
         gen_psn = exp_q[peer] - 24'd1;
+        gen_replay = t_atomic && amo_hit_i;  // an atomic: its first result, if still kept
       end else if (deliver && err_cur != ErrNone) begin
         gen_ur = t_np;
         gen_ack = !t_np;
@@ -364,7 +371,8 @@ module ni_fab_rx #(
       end
     end
   end
-  assign need_gen = in_last && (gen_ack || gen_ur);
+  assign need_gen = in_last && (gen_ack || gen_ur || gen_replay);
+  assign amo_replay_o = gen_valid_o && gen_ready_i && gen_replay;
   assign gen_ok = !need_gen || gen_ready_i;
   // A flush goes out in the same cycle as the next packet's first input beat (which
   // never emits: its lower lanes are header), so packets still arrive one beat a cycle.
@@ -379,6 +387,14 @@ module ni_fab_rx #(
       gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_RC_ACK, 1'b1, slid, node_id_i,
                                            11'((ni_pkg::NakHdrBytes + 4) / 4), gen_psn, 8'h0, 16'h0, gen_syn);
       gen_hdr_o.len = 6'(ni_pkg::NakHdrBytes);
+      gen_hdr_o.stamp_psn = 1'b0;
+    end else if (gen_replay) begin
+      // The completion TLP follows as beats from ni_amo_cache.
+      gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_RSP, 1'b1, slid, node_id_i,
+                                           11'((ni_pkg::FabHdrBytes + 32'(amo_len_i) + 4) / 4), psn,
+                                           8'h0, 16'h0, 8'h0);
+      gen_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
+      gen_hdr_o.has_payload = 1'b1;
       gen_hdr_o.stamp_psn = 1'b0;
     end else begin
       gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_RSP, 1'b1, slid, node_id_i,
@@ -512,6 +528,7 @@ module ni_fab_rx #(
   // Tracker commit and events, once per packet.
   assign trk_commit_o = fin && deliver && is_req && t_np && good && err_cur == ErrNone;
   assign trk_commit_psn_o = psn;
+  assign trk_commit_atomic_o = t_atomic;
   assign trk_commit_tag_o = use_tag;  // the tag beat may be the last beat
   assign trk_commit_node_o = slid;
   assign trk_commit_reqid_o = t_reqid;

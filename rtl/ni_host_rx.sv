@@ -13,7 +13,8 @@ module ni_host_rx #(
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
-  localparam int unsigned KeepW = Bpb
+  localparam int unsigned KeepW = Bpb,
+  localparam int unsigned AmoBytes = 28  // completion header + the largest atomic result
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -44,7 +45,15 @@ module ni_host_rx #(
   input  logic [15:0] trk_reqid_i,
   input  logic [7:0] trk_otag_i,
   input  logic [23:0] trk_psn_i,
+  input  logic trk_atomic_i,
   output logic trk_release_o,
+  // Completion of an atomic served for a peer, as it left, with the request's source
+  // and PSN (kept by ni_amo_cache for a resent duplicate). TLP byte p at [8p +: 8].
+  output logic amo_wr_valid_o,
+  output logic [15:0] amo_wr_lid_o,
+  output logic [23:0] amo_wr_psn_o,
+  output logic [AmoBytes*8-1:0] amo_wr_tlp_o,
+  output logic [4:0] amo_wr_len_o,
   // Tunnel requests (VC0) and responses (VC1) toward the fabric framer.
   output ni_pkg::tx_hdr_t req_hdr_o,
   output ni_pkg::wc_meta_t req_meta_o,  // for the write combiner, with req_hdr_o
@@ -332,6 +341,33 @@ module ni_host_rx #(
                       (cur_cls == ClsDrop || (cur_cls == ClsCsr && len_bad)) && (!h_valid_q || h_push);
   assign ur_o = {reqid, tag, addr[6:0]};
 
+  // ------------------------------------------------------------ atomic results
+  logic [AmoBytes*8-1:0] amo_tlp_q, amo_tlp_d;
+  logic amo_q, amo_d, amo_cur;  // the completion coming in answers an atomic served for a peer
+  logic [15:0] amo_lid_q, amo_lid_d;
+  logic [23:0] amo_psn_q, amo_psn_d;
+  always_comb begin
+    amo_tlp_d = amo_tlp_q;
+    for (int p = 0; p < AmoBytes; p++) begin
+      if (32'(p) >= 32'(bs) && 32'(p) < 32'(bs) + Bpb) amo_tlp_d[p*8 +: 8] = in_data[(p % Bpb)*8 +: 8];
+    end
+    amo_cur = amo_q;
+    amo_lid_d = amo_lid_q;
+    amo_psn_d = amo_psn_q;
+    if (decide_now) begin
+      amo_cur = cls_new == ClsRsp && trk_atomic_i;
+      amo_lid_d = trk_node_i;
+      amo_psn_d = trk_psn_i;
+    end
+    amo_d = amo_q;
+    if (accept) amo_d = amo_cur && !s_axis_tlast;
+  end
+  assign amo_wr_valid_o = accept && s_axis_tlast && amo_cur && !len_bad && end_bytes <= 13'(AmoBytes);
+  assign amo_wr_lid_o = amo_lid_d;
+  assign amo_wr_psn_o = amo_psn_d;
+  assign amo_wr_tlp_o = amo_tlp_d;
+  assign amo_wr_len_o = 5'(end_bytes);
+
   // Events, counted once per TLP at its last beat.
   err_e fin_err;
   always_comb begin
@@ -394,6 +430,7 @@ module ni_host_rx #(
       ur_q <= 1'b0;
       exp_bytes_q <= '0;
       h_valid_q <= 1'b0;
+      amo_q <= 1'b0;
       h_dec_q <= 1'b0;
       h_cls_q <= ClsDrop;
       h_last_q <= 1'b0;
@@ -406,6 +443,7 @@ module ni_host_rx #(
       ur_q <= ur_d;
       exp_bytes_q <= exp_bytes_d;
       h_valid_q <= h_valid_d;
+      amo_q <= amo_d;
       h_dec_q <= h_dec_d;
       h_cls_q <= h_cls_d;
       h_last_q <= h_last_d;
@@ -417,6 +455,11 @@ module ni_host_rx #(
     cap_q <= cap_d;
     h_data_q <= h_data_d;
     h_keep_q <= h_keep_d;
+    if (accept) begin
+      amo_tlp_q <= amo_tlp_d;
+      amo_lid_q <= amo_lid_d;
+      amo_psn_q <= amo_psn_d;
+    end
   end
 
   `NI_ASSERT_AXIS_STABLE(ReqBeatStable_A, req_beat_valid_o, req_beat_ready_i, req_beat_o)

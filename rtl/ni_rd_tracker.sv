@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Remote reads this NI is serving: maps the tag the NI used toward local memory
+// Remote reads and atomics this NI is serving: maps the tag the NI used toward local memory
 // back to the requesting node and the requester's own ID and tag.
 `default_nettype none
 `include "ni_assert.svh"
@@ -19,6 +19,7 @@ module ni_rd_tracker #(
   input  logic [15:0] commit_reqid_i,
   input  logic [7:0] commit_otag_i,
   input  logic [23:0] commit_psn_i,   // the request's PSN, echoed by its response
+  input  logic commit_atomic_i,       // an atomic (its result is kept for a resend: ni_amo_cache)
   // Lookup and release (host receive side, when memory's completion arrives).
   input  logic [7:0] lookup_tag_i,
   output logic lookup_hit_o,
@@ -26,12 +27,14 @@ module ni_rd_tracker #(
   output logic [15:0] lookup_reqid_o,
   output logic [7:0] lookup_otag_o,
   output logic [23:0] lookup_psn_o,
+  output logic lookup_atomic_o,
   input  logic release_i
 );
   logic [NumTags-1:0] valid_q, valid_d;
   logic [NumTags-1:0][15:0] node_q, reqid_q;
   logic [NumTags-1:0][7:0] otag_q;
   logic [NumTags-1:0][23:0] psn_q;
+  logic [NumTags-1:0] atomic_q;
   logic [TagW-1:0] lidx;
 
   assign lidx = lookup_tag_i[TagW-1:0];
@@ -40,6 +43,7 @@ module ni_rd_tracker #(
   assign lookup_reqid_o = reqid_q[lidx];
   assign lookup_otag_o = otag_q[lidx];
   assign lookup_psn_o = psn_q[lidx];
+  assign lookup_atomic_o = atomic_q[lidx];
 
   always_comb begin
     free_avail_o = 1'b0;
@@ -69,6 +73,7 @@ module ni_rd_tracker #(
       reqid_q[commit_tag_i] <= commit_reqid_i;
       otag_q[commit_tag_i] <= commit_otag_i;
       psn_q[commit_tag_i] <= commit_psn_i;
+      atomic_q[commit_tag_i] <= commit_atomic_i;
     end
   end
 

@@ -64,7 +64,7 @@ module ni_retx #(
   logic [BiW-1:0] bi_q, bi_d;
   logic [31:0] now_q;
 
-  logic [NumSlots-1:0] valid_q, valid_d, np_q, np_d, due_q, due_d, fail_q, fail_d;
+  logic [NumSlots-1:0] valid_q, valid_d, np_q, np_d, due_q, due_d, fail_q, fail_d, amo_q, amo_d;
   logic [NumSlots-1:0][15:0] lid_q;
   logic [NumSlots-1:0][23:0] psn_q;
   logic [NumSlots-1:0][31:0] sent_q;
@@ -129,6 +129,16 @@ module ni_retx #(
   assign in_dlid = {in_hdr_i.bytes[2*8 +: 8], in_hdr_i.bytes[3*8 +: 8]};
   assign in_peer = in_dlid[PeerW-1:0];
   assign in_reliable = in_dlid[15:14] != 2'b11;  // multicast LIDs travel unsequenced
+  // One atomic per destination in flight: the destination keeps only the last result
+  // of each source for a resent duplicate (ni_amo_cache). Byte 0 (the TLP type) is
+  // in the first beat at every width.
+  logic in_amo, amo_busy;
+  assign in_amo = in_beat_i[7:0] == ni_pkg::TLP_FADD64 || in_beat_i[7:0] == ni_pkg::TLP_SWAP64 ||
+                  in_beat_i[7:0] == ni_pkg::TLP_CAS64;
+  always_comb begin
+    amo_busy = 1'b0;
+    for (int i = 0; i < NumSlots; i++) amo_busy = amo_busy || (valid_q[i] && amo_q[i] && lid_q[i] == in_dlid);
+  end
   always_comb begin
     new_hdr = in_hdr_i;
     new_hdr.stamp_psn = 1'b0;
@@ -146,7 +156,7 @@ module ni_retx #(
   logic new_ok;
   assign offer_rs = hold_q ? hold_rs_q : cand_avail;
   assign offer_slot = hold_q ? hold_slot_q : cand_slot;
-  assign new_ok = in_hdr_valid_i && (!in_reliable || free_avail);
+  assign new_ok = in_hdr_valid_i && (!in_reliable || (free_avail && in_beat_valid_i && !(in_amo && amo_busy)));
   assign fail_now = state_q == StIdle && !hold_q && ftrig_avail;
   // The offer does not depend on ready (valid never waits for ready).
   logic offering;
@@ -242,6 +252,7 @@ module ni_retx #(
     np_d = np_q;
     due_d = due_q;
     fail_d = fail_q;
+    amo_d = amo_q;
     next_d = next_q;
     resync_d = resync_q;
     if (take_new) begin
@@ -252,6 +263,7 @@ module ni_retx #(
       np_d[free_slot] = 1'b0;
       due_d[free_slot] = 1'b0;
       fail_d[free_slot] = 1'b0;
+      amo_d[free_slot] = in_amo;
       next_d[in_peer] = next_q[in_peer] + 24'd1;
       resync_d[in_peer] = 1'b0;
     end
@@ -311,6 +323,7 @@ module ni_retx #(
       np_q <= '0;
       due_q <= '0;
       fail_q <= '0;
+      amo_q <= '0;
       next_q <= '0;
       resync_q <= '0;
       hold_q <= 1'b0;
@@ -325,6 +338,7 @@ module ni_retx #(
       np_q <= np_d;
       due_q <= due_d;
       fail_q <= fail_d;
+      amo_q <= amo_d;
       next_q <= next_d;
       resync_q <= resync_d;
       hold_q <= hold_d;

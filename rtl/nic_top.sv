@@ -193,7 +193,7 @@ module nic_top #(
   // ------------------------------------------------------------ read tracker
   logic [7:0] trk_tag, trk_otag, trk_commit_otag;
   logic [23:0] trk_psn, trk_commit_psn;
-  logic trk_hit, trk_release, trk_free_avail, trk_commit;
+  logic trk_hit, trk_release, trk_free_avail, trk_commit, trk_atomic, trk_commit_atomic;
   logic [15:0] trk_node, trk_reqid, trk_commit_node, trk_commit_reqid;
   logic [TagW-1:0] trk_free_tag, trk_commit_tag;
 
@@ -202,8 +202,10 @@ module nic_top #(
     .free_avail_o(trk_free_avail), .free_tag_o(trk_free_tag),
     .commit_i(trk_commit), .commit_tag_i(trk_commit_tag), .commit_node_i(trk_commit_node),
     .commit_reqid_i(trk_commit_reqid), .commit_otag_i(trk_commit_otag), .commit_psn_i(trk_commit_psn),
+    .commit_atomic_i(trk_commit_atomic),
     .lookup_tag_i(trk_tag), .lookup_hit_o(trk_hit), .lookup_node_o(trk_node),
     .lookup_reqid_o(trk_reqid), .lookup_otag_o(trk_otag), .lookup_psn_o(trk_psn),
+    .lookup_atomic_o(trk_atomic),
     .release_i(trk_release)
   );
 
@@ -215,6 +217,11 @@ module nic_top #(
   logic req_beat_valid, req_beat_ready, rsp_beat_valid, rsp_beat_ready;
   logic [30:0] ur;
   logic ur_valid, ur_ready;
+  logic amo_wr_valid;
+  logic [15:0] amo_wr_lid;
+  logic [23:0] amo_wr_psn;
+  logic [28*8-1:0] amo_wr_tlp;
+  logic [4:0] amo_wr_len;
 
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
                .NiReqId(NiReqId)) u_host_rx (
@@ -228,7 +235,9 @@ module nic_top #(
     .art_mcast_empty_i(art_mcast_empty),
     .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
     .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
-    .trk_otag_i(trk_otag), .trk_psn_i(trk_psn), .trk_release_o(trk_release),
+    .trk_otag_i(trk_otag), .trk_psn_i(trk_psn), .trk_atomic_i(trk_atomic), .trk_release_o(trk_release),
+    .amo_wr_valid_o(amo_wr_valid), .amo_wr_lid_o(amo_wr_lid), .amo_wr_psn_o(amo_wr_psn),
+    .amo_wr_tlp_o(amo_wr_tlp), .amo_wr_len_o(amo_wr_len),
     .req_hdr_o(req_hdr), .req_meta_o(req_meta), .req_hdr_valid_o(req_hdr_valid),
     .req_hdr_pending_o(req_hdr_pending), .req_hdr_ready_i(req_hdr_ready),
     .req_beat_o(req_beat), .req_beat_valid_o(req_beat_valid), .req_beat_ready_i(req_beat_ready),
@@ -243,8 +252,8 @@ module nic_top #(
   );
 
   // ------------------------------------------------------------ queues toward the framer
-  // Sources of the framer: 0 = tunneled completions (VC1), 1 = generated NAK/UR (VC1),
-  // 2 = tunneled requests (VC0).
+  // Sources of the framer: 0 = tunneled completions (VC1), 1 = generated ACK/NAK/UR and
+  // replayed atomic results (VC1, beats from ni_amo_cache), 2 = tunneled requests (VC0).
   ni_pkg::tx_hdr_t [2:0] src_hdr;
   logic [2:0] src_hdr_valid, src_hdr_ready, src_beat_valid, src_beat_ready;
   logic [2:0][BeatW-1:0] src_beat;
@@ -262,8 +271,17 @@ module nic_top #(
   ni_fifo #(.Width(HdrW), .Depth(2)) u_gen_q (
     .clk_i, .rst_ni, .wdata_i(gen_hdr), .wvalid_i(gen_valid), .wready_o(gen_ready),
     .rdata_o(src_hdr[1]), .rvalid_o(src_hdr_valid[1]), .rready_i(src_hdr_ready[1]));
-  assign src_beat[1] = '0;
-  assign src_beat_valid[1] = 1'b0;
+  logic [15:0] q_lid;
+  logic [23:0] q_psn;
+  logic amo_hit, amo_replay;
+  logic [4:0] amo_len;
+  ni_amo_cache #(.DataW(DataW), .NumPeers(NumPeers)) u_amo (
+    .clk_i, .rst_ni,
+    .wr_valid_i(amo_wr_valid), .wr_lid_i(amo_wr_lid), .wr_psn_i(amo_wr_psn), .wr_tlp_i(amo_wr_tlp),
+    .wr_len_i(amo_wr_len),
+    .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(amo_hit), .q_len_o(amo_len), .replay_i(amo_replay),
+    .beat_o(src_beat[1]), .beat_valid_o(src_beat_valid[1]), .beat_ready_i(src_beat_ready[1])
+  );
   // Requests (with the write combiner) and the room signal for the root complex.
   ni_wc #(.DataW(DataW), .MaxPayload(MaxPayload), .Beats(ReqBeats), .Hdrs(ReqHdrs),
           .RoomMargin(RoomMargin)) u_wc (
@@ -281,8 +299,8 @@ module nic_top #(
   // Sequencing, copies and resends of the requests (reliable delivery).
   logic rel_valid, q_hit, fail_valid, fail_ready;
   logic [1:0] rel_kind;
-  logic [15:0] rel_lid, q_lid;
-  logic [23:0] rel_psn, q_psn;
+  logic [15:0] rel_lid;
+  logic [23:0] rel_psn;
   logic [30:0] fail_word;
   logic [$clog2(RetxSlots):0] retx_used;
   ni_retx #(.DataW(DataW), .NumSlots(RetxSlots), .SlotBeats(MaxTlpBeats), .NumPeers(NumPeers)) u_retx (
@@ -324,9 +342,10 @@ module nic_top #(
     .trk_free_avail_i(trk_free_avail), .trk_free_tag_i(trk_free_tag), .trk_commit_o(trk_commit),
     .trk_commit_tag_o(trk_commit_tag), .trk_commit_node_o(trk_commit_node),
     .trk_commit_reqid_o(trk_commit_reqid), .trk_commit_otag_o(trk_commit_otag),
-    .trk_commit_psn_o(trk_commit_psn),
+    .trk_commit_psn_o(trk_commit_psn), .trk_commit_atomic_o(trk_commit_atomic),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
     .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit),
+    .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
     .gen_hdr_o(gen_hdr), .gen_valid_o(gen_valid), .gen_ready_i(gen_ready),
     .m_axis_tdata(dec_tdata), .m_axis_tkeep(dec_tkeep), .m_axis_tlast(dec_tlast),
     .m_axis_tuser(dec_tuser), .m_axis_tvalid(dec_tvalid), .m_axis_tready(dec_tready),
@@ -337,7 +356,7 @@ module nic_top #(
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
   logic unused;
-  assign unused = ^{csr_hit, src_beat_ready[1], wc_flush_value, retx_used};
+  assign unused = ^{csr_hit, wc_flush_value, retx_used};
 
   // ------------------------------------------------------------ host transmit
   logic [62:0] rdc;

@@ -9,9 +9,11 @@
 // framer, and the events counted at its last beat. Checked in order.
 // Requests carry PSNs from a per-source sequence: mostly the next one, sometimes a
 // duplicate or one ahead of a gap, each with its documented outcome; responses are
-// awaited (taken) or not (dropped as duplicates), as ni_retx answers.
+// awaited (taken) or not (dropped as duplicates), as ni_retx answers; a duplicate
+// atomic whose result ni_amo_cache keeps is answered by a replay header.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <set>
@@ -128,6 +130,12 @@ class FabRxTest : public tb::VerilatedTest {
     } else if (s == Seq::Dup) {
       e.events |= kDup;
       if (write) e.gen = ack(p, kAethAck, x - 1);
+      // An atomic whose result ni_amo_cache still keeps (3 in 4) is answered with it.
+      const auto key = std::make_pair(p.slid, p.psn);
+      if (isAtomic(t.kind) && (keptAmo.count(key) || rng()() % 4)) {
+        if (!keptAmo.count(key)) keptAmo[key] = 12 + 4 * static_cast<unsigned>(rng()() % 5);
+        e.gen = replayHdr(p, keptAmo[key]);
+      }
     } else {
       e.events |= kOos;
       if (!naked[p.slid]) {
@@ -137,15 +145,26 @@ class FabRxTest : public tb::VerilatedTest {
       }
     }
   }
-  Seq pickSeq(FabricPacket& p) {
+  Seq pickSeq(FabricPacket& p, unsigned dupPercent) {
     const uint32_t x = expSeq[p.slid];
     const unsigned r = rng()() % 100;
     Seq s = Seq::Next;
-    if (r < 8 && x > 0) s = Seq::Dup;
-    else if (r < 16) s = Seq::Ahead;
+    if (r < dupPercent && x > 0) s = Seq::Dup;
+    else if (r < dupPercent + 8) s = Seq::Ahead;
     p.psn = s == Seq::Next ? x : s == Seq::Dup ? x - 1 - static_cast<uint32_t>(rng()() % std::min<uint32_t>(x, 5))
                                                : x + 1 + static_cast<uint32_t>(rng()() % 5);
     return s;
+  }
+  // Header of a replayed atomic result: the completion (len bytes) follows from ni_amo_cache.
+  Bytes replayHdr(const FabricPacket& req, unsigned len) {
+    FabricPacket c;
+    c.vl = c.sl = 1;
+    c.dlid = req.slid;
+    c.slid = kLid;
+    c.opcode = kOpTunnelRsp;
+    c.psn = req.psn;
+    c.payload = Bytes(len);
+    return head(c, 32);
   }
   // UR completion for a refused read or atomic: byte count is what the requester waits for.
   Bytes urCpl(const FabricPacket& req, const Tlp& rd) {
@@ -171,7 +190,7 @@ class FabRxTest : public tb::VerilatedTest {
     e.slid = p.slid;
     const unsigned kind = rng()() % 14;
     const bool unicastReq = kind <= 5 || kind == 7 || kind == 10 || kind == 11 || kind == 12;
-    const Seq seq = unicastReq ? pickSeq(p) : Seq::Next;
+    const Seq seq = unicastReq ? pickSeq(p, kind == 12 ? 30 : 8) : Seq::Next;  // atomics: duplicates often
     Tlp reqTlp;  // the request, for its sequence outcome
     const uint16_t req = static_cast<uint16_t>(rng()());
     const uint8_t tag = r8();
@@ -349,6 +368,7 @@ class FabRxTest : public tb::VerilatedTest {
   std::map<uint16_t, uint32_t> expSeq;  // per source: the PSN the receiver expects next
   std::map<uint16_t, bool> naked;       // a gap was NAKed already
   std::set<std::pair<uint16_t, uint32_t>> awaited;  // responses ni_retx waits for
+  std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes
   uint32_t nextRspPsn = 0x100;
   std::vector<std::pair<Bytes, uint8_t>> packets;
   std::deque<Expect> expect;
@@ -373,6 +393,7 @@ void FabRxTest::run() {
   std::deque<Commit> commits;
   std::vector<unsigned> events;
   std::vector<Bytes> gens;
+  unsigned replays = 0;
   // A packet's credit comes back on its VC the cycle after its last beat: that tells
   // which VC each finished packet was on (responses may overtake requests).
   std::vector<unsigned> finVc;
@@ -403,7 +424,10 @@ void FabRxTest::run() {
     m.gen_ready_i = rng()() % 100 < 60;
     m.m_axis_tready = sink.ready();
     dut->eval();
-    m.q_hit_i = awaited.count({static_cast<uint16_t>(m.q_lid_o), m.q_psn_o}) > 0;
+    const auto q = std::make_pair(static_cast<uint16_t>(m.q_lid_o), static_cast<uint32_t>(m.q_psn_o));
+    m.q_hit_i = awaited.count(q) > 0;
+    m.amo_hit_i = keptAmo.count(q) > 0;
+    m.amo_len_i = m.amo_hit_i ? keptAmo[q] : 0;
     dut->eval();
     Beat ob;
     ob.data.resize(kBpb);
@@ -426,6 +450,9 @@ void FabRxTest::run() {
       for (unsigned i = 0; i < g.size(); ++i) g[i] = static_cast<uint8_t>(getField(m.gen_hdr_o, 9 + 8 * i, 8));
       EXPECT_EQ(getField(m.gen_hdr_o, 1, 1), 1u) << "NAK and UR travel on VC1";
       EXPECT_EQ(getField(m.gen_hdr_o, 0, 1), 0u) << "answers carry their own PSN";
+      EXPECT_EQ(getField(m.gen_hdr_o, 2, 1), g.size() == 32 ? 1u : 0u) << "only a replayed result has beats";
+      EXPECT_EQ(bool(m.amo_replay_o), g.size() == 32) << "ni_amo_cache queues the beats of each replay";
+      replays += m.amo_replay_o;
       gens.push_back(g);
     }
     unsigned ev = 0;
@@ -523,6 +550,8 @@ void FabRxTest::run() {
   EXPECT_GT(nullified, 80u);
   EXPECT_GT(reads, 50u);
   EXPECT_GT(overtaken, 5u) << "responses must sometimes overtake requests";
+  EXPECT_GT(replays, 3u) << "duplicate atomics whose result is kept";
+  EXPECT_EQ(replays, std::count_if(gens.begin(), gens.end(), [](const Bytes& g) { return g.size() == 32; }));
 }
 
 TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {

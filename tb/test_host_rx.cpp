@@ -46,7 +46,14 @@ struct Tunneled {
   Bytes tlp;    // the TLP bytes that follow it
   bool bad = false;
 };
-struct TrkEntry { uint16_t node, reqid; uint8_t otag; uint32_t psn; };
+struct TrkEntry { uint16_t node, reqid; uint8_t otag; uint32_t psn; bool atomic; };
+// A completion of an atomic kept for ni_amo_cache: source, PSN, TLP as it left.
+struct AmoRecord {
+  uint16_t lid;
+  uint32_t psn;
+  Bytes tlp;
+  bool operator==(const AmoRecord& o) const { return lid == o.lid && psn == o.psn && tlp == o.tlp; }
+};
 
 class HostRxTest : public tb::VerilatedTest {
  protected:
@@ -85,7 +92,7 @@ class HostRxTest : public tb::VerilatedTest {
     ref.setWindow(4, w);
     for (unsigned t = 0; t < 256; ++t)
       trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t),
-                        0x10203u * (t + 1) & 0xFFFFFF};
+                        0x10203u * (t + 1) & 0xFFFFFF, t % 3 == 0};
     genAvail = trk;
   }
 
@@ -184,12 +191,15 @@ class HostRxTest : public tb::VerilatedTest {
         const uint8_t t8 = tags[rng()() % tags.size()];
         const TrkEntry e = genAvail[t8];
         genAvail.erase(t8);
-        const size_t len = 4 * (1 + rng()() % 64);
-        const Tlp t = makeCplD(0, kNiReqId, t8, rng()() & 0x7C, randomData(len));
+        // An atomic's result is 4, 8 or 16 bytes (or a UR without data); a read's up to 256.
+        const size_t len = e.atomic ? (4u << (rng()() % 3)) : 4 * (1 + rng()() % 64);
+        const Tlp t = e.atomic && rng()() % 8 == 0 ? makeCpl(0, kNiReqId, t8, CplStatus::UR, 4, 0)
+                                                 : makeCplD(0, kNiReqId, t8, rng()() & 0x7C, randomData(len));
         Tlp back = t;
         back.requester = e.reqid;
         back.tag = e.otag;
         rspExpect.push_back(Tunneled{headerFor(back, kOpTunnelRsp, e.node, nullptr, e.psn), encodeTlp(back), false});
+        if (e.atomic) amoExpect.push_back(AmoRecord{e.node, e.psn, encodeTlp(back)});
         send(encodeTlp(t), Ev::None);
         break;
       }
@@ -293,6 +303,7 @@ class HostRxTest : public tb::VerilatedTest {
     m.trk_reqid_i = m.trk_hit_i ? it->second.reqid : 0;
     m.trk_otag_i = m.trk_hit_i ? it->second.otag : 0;
     m.trk_psn_i = m.trk_hit_i ? it->second.psn : 0;
+    m.trk_atomic_i = m.trk_hit_i && it->second.atomic;
   }
 
   static Bytes hdrBytes(const VlWide<13>& h) {
@@ -367,6 +378,12 @@ class HostRxTest : public tb::VerilatedTest {
       if (m.ev_unsup_o) evGot.push_back(Ev::Unsup);
       if (m.ev_cpl_unexp_o) evGot.push_back(Ev::CplUnexp);
       const bool taken = v && m.s_axis_tready;
+      if (m.amo_wr_valid_o) {
+        AmoRecord r{static_cast<uint16_t>(m.amo_wr_lid_o), m.amo_wr_psn_o, Bytes(m.amo_wr_len_o)};
+        for (size_t i = 0; i < r.tlp.size(); ++i) r.tlp[i] = static_cast<uint8_t>(getField(m.amo_wr_tlp_o, 8 * i, 8));
+        amoGot.push_back(r);
+        EXPECT_TRUE(taken) << "a record is written with the completion's last beat";
+      }
       cycle();
       if (taken) src.accepted();
     }
@@ -388,6 +405,9 @@ class HostRxTest : public tb::VerilatedTest {
     ASSERT_EQ(urGot.size(), urExpect.size());
     for (size_t i = 0; i < urExpect.size(); ++i) EXPECT_EQ(urGot[i], urExpect[i]) << "UR " << i;
     EXPECT_EQ(evGot, evExpect) << "events in TLP order, seed " << seed();
+    ASSERT_EQ(amoGot.size(), amoExpect.size()) << "one record per atomic's completion, seed " << seed();
+    for (size_t i = 0; i < amoExpect.size(); ++i) EXPECT_TRUE(amoGot[i] == amoExpect[i]) << "atomic record " << i;
+    EXPECT_GT(amoExpect.size(), 5u);
     // The mix must have reached every channel.
     EXPECT_GT(reqExpect.size(), 100u);
     EXPECT_GT(rspExpect.size(), 20u);
@@ -405,6 +425,7 @@ class HostRxTest : public tb::VerilatedTest {
   std::vector<Csr> csrExpect;
   std::vector<std::array<unsigned, 3>> urExpect;
   std::vector<Ev> evExpect;
+  std::vector<AmoRecord> amoExpect, amoGot;
 };
 
 TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) {

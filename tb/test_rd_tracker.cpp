@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit test of ni_rd_tracker alone (4 tags) against a map: the lowest free tag is
 // offered, a committed read is found by its tag with the requester's node, ID and
-// tag, a release frees it, tags out of range and free tags miss, and a full
-// tracker offers nothing.
+// tag, the request's PSN and whether it is an atomic; a release frees it, tags out
+// of range and free tags miss, and a full tracker offers nothing.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -20,6 +20,8 @@ constexpr unsigned kTags = 4;
 struct Entry {
   uint16_t node, reqid;
   uint8_t otag;
+  uint32_t psn;
+  bool atomic;
 };
 
 class RdTrackerTest : public tb::VerilatedTest {};
@@ -50,11 +52,14 @@ TEST_F(RdTrackerTest, MatchesModelUnderRandomCommitsLookupsAndReleases) {
       EXPECT_EQ(dut.m.lookup_node_o, model[tag]->node);
       EXPECT_EQ(dut.m.lookup_reqid_o, model[tag]->reqid);
       EXPECT_EQ(dut.m.lookup_otag_o, model[tag]->otag);
+      EXPECT_EQ(dut.m.lookup_psn_o, model[tag]->psn);
+      EXPECT_EQ(bool(dut.m.lookup_atomic_o), model[tag]->atomic);
     }
     // Release what was found (sometimes), commit the offered tag (sometimes), both in one cycle.
     const bool release = hit && rng()() % 100 < 40;
     const bool commit = lowestFree && rng()() % 100 < 45;
-    Entry e{static_cast<uint16_t>(rng()()), static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()())};
+    Entry e{static_cast<uint16_t>(rng()()), static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()),
+            static_cast<uint32_t>(rng()() & 0xFFFFFF), rng()() % 2 == 0};
     dut.m.release_i = release;
     if (commit) {
       dut.m.commit_i = 1;
@@ -62,6 +67,8 @@ TEST_F(RdTrackerTest, MatchesModelUnderRandomCommitsLookupsAndReleases) {
       dut.m.commit_node_i = e.node;
       dut.m.commit_reqid_i = e.reqid;
       dut.m.commit_otag_i = e.otag;
+      dut.m.commit_psn_i = e.psn;
+      dut.m.commit_atomic_i = e.atomic;
     }
     cycle();
     if (release) {

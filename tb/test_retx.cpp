@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit test of ni_retx (sequencing, copies and resends) alone: 4 slots, 64 bits.
-// Random writes and reads to three destinations and a multicast LID; the framer
+// Random writes, reads and atomics to three destinations and a multicast LID; the framer
 // side takes packets with random stalls. Two destinations answer through a model
 // of the receiving NI's sequence rules (docs/architecture.md#reliable-delivery)
 // that loses 10% of the packets and 5% of the answers; the third never answers.
@@ -8,8 +8,9 @@
 // bit for bit; each request to an answering destination is taken exactly once;
 // every request to the silent one fails (an error completion with the request's
 // ID, tag and address for each read), and the first packet to it afterwards
-// carries the resync flag (later ones only after a later failure); multicast passes unsequenced and unretained; no more
-// than 4 requests are ever held.
+// carries the resync flag (later ones only after a later failure); an atomic is
+// sent only when no other atomic to its destination awaits its response; multicast
+// passes unsequenced and unretained; no more than 4 requests are ever held.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -48,6 +49,8 @@ struct Pkt {
   Bytes hdr;
   Bytes tlp;
   bool stamp = false;
+  bool np() const { return tlp[0] == 0x20 || tlp[0] == 0x6C; }  // a read or an atomic: answered by a response
+  bool atomic() const { return tlp[0] == 0x6C; }
   uint32_t psn() const { return (uint32_t{hdr[17]} << 16) | (uint32_t{hdr[18]} << 8) | hdr[19]; }
   uint16_t dlid() const { return static_cast<uint16_t>((hdr[2] << 8) | hdr[3]); }
   bool sync() const { return hdr[20] & 2; }
@@ -67,9 +70,10 @@ class RetxTest : public tb::VerilatedTest {
     Req q;
     q.dlid = dlid;
     q.np = dlid != kGroup && r() % 100 < 35;
-    const unsigned dw = 1 + static_cast<unsigned>(r() % 8);  // at most 32 bytes: 6 beats with the header
+    const bool atomic = q.np && r() % 3 == 0;  // FetchAdd, 8-byte operand
+    const unsigned dw = atomic ? 2 : 1 + static_cast<unsigned>(r() % 8);  // at most 32 bytes: 6 beats with the header
     q.tlp = Bytes(16, 0);
-    q.tlp[0] = q.np ? 0x20 : 0x60;
+    q.tlp[0] = atomic ? 0x6C : q.np ? 0x20 : 0x60;
     q.tlp[3] = static_cast<uint8_t>(dw);
     q.tlp[4] = static_cast<uint8_t>(n >> 8);  // requester ID and tag identify the request
     q.tlp[5] = static_cast<uint8_t>(n);
@@ -77,7 +81,7 @@ class RetxTest : public tb::VerilatedTest {
     q.tlp[7] = 0xFF;
     for (int i = 8; i < 16; ++i) q.tlp[i] = static_cast<uint8_t>(r());
     q.tlp[15] &= 0xFC;
-    if (!q.np)
+    if (q.tlp[0] != 0x20)
       for (unsigned i = 0; i < 4 * dw; ++i) q.tlp.push_back(static_cast<uint8_t>(r()));
     q.hdr = Bytes(kHdrBytes, 0);
     q.hdr[1] = 0x02;
@@ -117,17 +121,18 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   std::multiset<uint32_t> failWords;                        // expected error completions
   std::deque<Answer> answers;
   std::optional<Req> inHdr;        // request whose header is offered
-  std::optional<Req> inBeats;      // request whose beats are being handed over
+  std::deque<Req> inBeats;         // beat queue: its head's beats are offered (like ni_wc's queue, before its header is taken)
   size_t inOff = 0;
   bool beatHeld = false;
   std::optional<Pkt> cur;
-  unsigned resends = 0, fails = 0, silentSent = 0, groupSent = 0, maxUsed = 0;
+  unsigned resends = 0, fails = 0, silentSent = 0, groupSent = 0, maxUsed = 0, atomics = 0;
   bool phase2Started = false, silentSyncSeen = false;
   uint64_t quiet = 0;
 
   for (uint64_t c = 0; c < 1'000'000; ++c) {
-    if (!inHdr && !inBeats && !reqs.empty()) {
+    if (!inHdr && inBeats.size() < 2 && !reqs.empty()) {
       inHdr = reqs.front();
+      inBeats.push_back(*inHdr);
       reqs.pop_front();
     }
     dut->m.in_hdr_valid_i = 0;
@@ -141,14 +146,15 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     }
     dut->m.in_beat_valid_i = 0;
     bool inLast = false;
-    beatHeld = inBeats && (beatHeld || r() % 100 < 80);  // once offered, held until taken
+    beatHeld = !inBeats.empty() && (beatHeld || r() % 100 < 80);  // once offered, held until taken
     if (beatHeld) {
+      const Bytes& t = inBeats.front().tlp;
       for (unsigned j = 0; j < kBpb; ++j) {
-        const bool in = inOff + j < inBeats->tlp.size();
-        setField(dut->m.in_beat_i, 8 * j, 8, in ? inBeats->tlp[inOff + j] : 0);
+        const bool in = inOff + j < t.size();
+        setField(dut->m.in_beat_i, 8 * j, 8, in ? t[inOff + j] : 0);
         setField(dut->m.in_beat_i, 8 * kBpb + j, 1, in);
       }
-      inLast = inOff + kBpb >= inBeats->tlp.size();
+      inLast = inOff + kBpb >= t.size();
       setField(dut->m.in_beat_i, 9 * kBpb, 1, inLast);
       setField(dut->m.in_beat_i, 9 * kBpb + 1, 1, 0);
       dut->m.in_beat_valid_i = 1;
@@ -199,15 +205,14 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     maxUsed = std::max<unsigned>(maxUsed, dut->m.used_o);
     cycle();
 
-    if (hdrIn) {
-      inBeats = inHdr;
-      inHdr.reset();
-      inOff = 0;
-    }
+    if (hdrIn) inHdr.reset();
     if (beatIn) {
       beatHeld = false;
       inOff += kBpb;
-      if (inLast) inBeats.reset();
+      if (inLast) {
+        inBeats.pop_front();
+        inOff = 0;
+      }
     }
     if (failOut) {
       auto it = failWords.find(failWord);
@@ -243,21 +248,28 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
         } else {
           EXPECT_FALSE(p.sync());
         }
-        if (p.tlp[0] == 0x20) awaited.insert(key);
+        if (p.np()) awaited.insert(key);
+        if (p.atomic() && p.dlid() != kSilent) {
+          // One atomic per destination in flight: the one before it was answered.
+          for (const auto& a : awaited)
+            EXPECT_FALSE(a.first == p.dlid() && a != key && original[a].atomic())
+                << "atomic " << p.psn() << " to " << p.dlid() << " while " << a.second << " is open, seed " << seed();
+          ++atomics;
+        }
       } else {
         ASSERT_EQ(p.hdr, o->second.hdr) << "a resend differs from its original, seed " << seed();
         ASSERT_EQ(p.tlp, o->second.tlp) << "a resend differs from its original, seed " << seed();
         ++resends;
       }
       if (p.dlid() == kSilent) {
-        if (p.tlp[0] == 0x20 && o == original.end())
+        if (p.np() && o == original.end())
           failWords.insert((uint32_t{p.tlp[4]} << 23) | (uint32_t{p.tlp[5]} << 15) | (uint32_t{p.tlp[6]} << 7) | (p.tlp[15] & 0x7F));
         continue;
       }
       // The receiving NI: lose 20%; take the next PSN; answer duplicates; NAK a gap once.
       if (r() % 100 < 10) continue;
       const uint16_t d = p.dlid();
-      const bool read = p.tlp[0] == 0x20;
+      const bool read = p.np();
       const uint64_t at = c + 5 + r() % 60;
       auto answer = [&](uint32_t psn, Rel k) {
         if (r() % 100 >= 5) answers.push_back({at, d, psn, k});
@@ -276,7 +288,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       }
       std::stable_sort(answers.begin(), answers.end(), [](const Answer& a, const Answer& b) { return a.at < b.at; });
     }
-    const bool idle = reqs.empty() && !inHdr && !inBeats && !cur && answers.empty() && dut->m.used_o == 0 &&
+    const bool idle = reqs.empty() && !inHdr && inBeats.empty() && !cur && answers.empty() && dut->m.used_o == 0 &&
                       !dut->m.fail_valid_o;
     quiet = idle ? quiet + 1 : 0;
     if (quiet > 10 && !phase2Started) {
@@ -298,6 +310,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   EXPECT_TRUE(silentSyncSeen);
   EXPECT_GT(resends, 50u) << "the stimulus must exercise resends";
   EXPECT_GT(groupSent, 10u);
+  EXPECT_GT(atomics, 20u);
   EXPECT_EQ(maxUsed, kSlots) << "the slots must fill (back-pressure)";
 }
 

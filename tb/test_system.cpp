@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "ni_regs.hpp"
 #include "system.hpp"
@@ -656,15 +657,17 @@ TEST_P(SystemTest, BadInputHasDefinedOutcomes) {
 class FaultTest : public SystemTest {
  protected:
   static uint64_t slot(unsigned s) { return 0x3000'0000ull + (uint64_t(s) << 20); }
-  void meshWindows() {
+  void meshWindows(bool atomics = false) {
     const unsigned n = sys->size();
     for (unsigned d = 0; d < n; ++d) {
       sys->node(d).onMemoryWrite([this, d](const Tlp& t) { ++applied[{d, t.addr}]; });
       // Loads wait behind all the stores issued before them, resends included.
       sys->node(d).setCompletionTimeout(5'000'000);
       for (unsigned s = 0; s < n; ++s) {
-        sys->setMemId(d, 1 + s, MemRegion{true, slot(s), 1 << 20, true, true});
-        if (s != d) sys->setWindow(s, d, windowTo(kApertureBase + (uint64_t(d) << 20), 1 << 20, d, static_cast<uint16_t>(1 + s)));
+        sys->setMemId(d, 1 + s, MemRegion{true, slot(s), 1 << 20, true, true, atomics});
+        Window w = windowTo(kApertureBase + (uint64_t(d) << 20), 1 << 20, d, static_cast<uint16_t>(1 + s));
+        w.atomic = atomics;
+        if (s != d) sys->setWindow(s, d, w);
       }
     }
     ASSERT_TRUE(drain());
@@ -772,6 +775,52 @@ TEST_P(FaultTest, DropsDuplicatesAndReorderingLoseNothingAndApplyNothingTwice) {
   EXPECT_GT(sumCsr(regs::RETX_CNT), 0u);
   EXPECT_GT(sumCsr(regs::DUP_CNT), 0u);
   expectNothingLostNothingTwice();
+}
+
+// Every node fetch-adds to its counter at every peer, many in flight, while the fabric
+// drops, corrupts, duplicates and reorders: each add takes effect once, and each
+// returns a distinct old value (a resent atomic whose response was lost gets its
+// first result back from the target's ni_amo_cache; it does not add again).
+TEST_P(FaultTest, AtomicsTakeEffectOnceAndReturnTheirFirstResult) {
+  const unsigned n = sys->size();
+  meshWindows(true);
+  FabricFaults f;
+  f.seed = seed;
+  f.drop = 0.05;
+  f.corrupt = 0.05;
+  f.duplicate = 0.05;
+  f.reorder = 0.05;
+  sys->fabric().setFaults(f);
+  constexpr unsigned kAdds = 24;
+  constexpr uint64_t kCounter = 0x8000;
+  std::map<std::pair<unsigned, unsigned>, std::vector<uint64_t>> olds;  // (source, target): old values
+  unsigned failed = 0;
+  for (unsigned k = 0; k < kAdds; ++k)
+    for (unsigned s = 0; s < n; ++s)
+      for (unsigned d = 0; d < n; ++d) {
+        if (s == d) continue;
+        sys->node(s).atomic(TlpKind::FetchAdd, kApertureBase + (uint64_t(d) << 20) + kCounter, Bytes{1, 0, 0, 0, 0, 0, 0, 0},
+                            [&, s, d](const LoadResult& r) {
+                              if (!r.ok) ++failed;
+                              else olds[{s, d}].push_back(getLe(r.data.data(), 8));
+                            });
+      }
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(failed, 0u) << "seed " << seed;
+  for (unsigned s = 0; s < n; ++s)
+    for (unsigned d = 0; d < n; ++d) {
+      if (s == d) continue;
+      EXPECT_EQ(getLe(sys->node(d).memory().read(slot(s) + kCounter, 8).data(), 8), kAdds)
+          << s << "->" << d << ": every add once, seed " << seed;
+      std::vector<uint64_t> o = olds[{s, d}];
+      std::sort(o.begin(), o.end());
+      std::vector<uint64_t> want(kAdds);
+      std::iota(want.begin(), want.end(), 0);
+      EXPECT_EQ(o, want) << s << "->" << d << ": each add returns its own old value, seed " << seed;
+    }
+  EXPECT_GT(sys->fabric().stats().faultDrops, 0u);
+  EXPECT_GT(sumCsr(regs::RETX_CNT), 0u);
+  EXPECT_EQ(sumCsr(regs::RETX_FAIL_CNT), 0u);
 }
 
 TEST_P(FaultTest, LinkDownForAWhileLosesNothing) {

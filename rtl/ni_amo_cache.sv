@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// Results of the atomics this NI executed, the last one per source node, so that a
+// resent atomic is answered with its original result instead of executing twice.
+// ni_host_rx writes a record (the completion TLP as it left, with the request's
+// source and PSN) when an atomic's completion goes out; ni_fab_rx looks a duplicate
+// atomic up and, on a hit, queues the response header on the generated-packet
+// path; this block then supplies that response's beats (the stored completion) to
+// the framer, in the order of those headers. Senders keep one atomic per
+// destination in flight (ni_retx), so the last record of a source is the only one
+// a duplicate can ask for. docs/architecture.md#reliable-delivery.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_amo_cache #(
+  parameter int unsigned DataW = 64,
+  parameter int unsigned NumPeers = 64,
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb,
+  localparam int unsigned BeatW = DataW + KeepW + 2,  // {bad, last, keep, data}
+  localparam int unsigned RecBytes = 28,  // completion header 12 + result up to 16 (CAS 128)
+  localparam int unsigned RecW = RecBytes * 8,
+  localparam int unsigned PeerW = $clog2(NumPeers),
+  localparam int unsigned RecBeats = (RecBytes + Bpb - 1) / Bpb,
+  localparam int unsigned RbW = (RecBeats > 1) ? $clog2(RecBeats) : 1
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  // A completion of an atomic left for the fabric (its TLP bytes, byte p at [8p +: 8]).
+  input  logic wr_valid_i,
+  input  logic [15:0] wr_lid_i,
+  input  logic [23:0] wr_psn_i,
+  input  logic [RecW-1:0] wr_tlp_i,
+  input  logic [4:0] wr_len_i,
+  // Is the result of the atomic from this source with this PSN kept, and can it be replayed now?
+  input  logic [15:0] q_lid_i,
+  input  logic [23:0] q_psn_i,
+  output logic q_hit_o,
+  output logic [4:0] q_len_o,
+  input  logic replay_i,  // the response header for the record looked up was queued
+  // Beats of the replayed responses, to the framer.
+  output logic [BeatW-1:0] beat_o,
+  output logic beat_valid_o,
+  input  logic beat_ready_i
+);
+  logic [NumPeers-1:0] valid_q, valid_d;
+  logic [23:0] psn_mem_q [NumPeers];
+  logic [4:0] len_mem_q [NumPeers];
+  logic [RecW-1:0] tlp_mem_q [NumPeers];
+
+  logic [PeerW-1:0] wr_peer, q_peer;
+  logic wr_ok;
+  assign wr_peer = wr_lid_i[PeerW-1:0];
+  assign q_peer = q_lid_i[PeerW-1:0];
+  assign wr_ok = wr_valid_i && wr_lid_i < 16'(NumPeers);
+
+  // Replays waiting for the framer; a full queue answers "not kept" (the sender resends).
+  logic [RecW+4:0] rq_head;
+  logic rq_wready, rq_rvalid, rq_pop;
+  ni_fifo #(.Width(RecW + 5), .Depth(2)) u_replay_q (
+    .clk_i, .rst_ni,
+    .wdata_i({len_mem_q[q_peer], tlp_mem_q[q_peer]}), .wvalid_i(replay_i), .wready_o(rq_wready),
+    .rdata_o(rq_head), .rvalid_o(rq_rvalid), .rready_i(rq_pop)
+  );
+
+  assign q_hit_o = q_lid_i < 16'(NumPeers) && valid_q[q_peer] && psn_mem_q[q_peer] == q_psn_i && rq_wready;
+  assign q_len_o = len_mem_q[q_peer];
+
+  // Beats of the record at the head of the queue.
+  logic [RbW-1:0] bi_q, bi_d;
+  logic [4:0] head_len;
+  logic [RecW-1:0] head_tlp;
+  logic beat_last;
+  assign {head_len, head_tlp} = rq_head;
+  always_comb begin
+    beat_o = '0;
+    for (int j = 0; j < Bpb; j++) begin
+      if (32'(bi_q) * Bpb + j < 32'(head_len)) begin
+        beat_o[j*8 +: 8] = head_tlp[(32'(bi_q) * Bpb + j)*8 +: 8];
+        beat_o[DataW + j] = 1'b1;
+      end
+    end
+    beat_last = (32'(bi_q) + 1) * Bpb >= 32'(head_len);
+    beat_o[DataW + KeepW] = beat_last;
+  end
+  assign beat_valid_o = rq_rvalid;
+  assign rq_pop = beat_valid_o && beat_ready_i && beat_last;
+
+  always_comb begin
+    valid_d = valid_q;
+    if (wr_ok) valid_d[wr_peer] = 1'b1;
+    bi_d = bi_q;
+    if (beat_valid_o && beat_ready_i) bi_d = beat_last ? '0 : bi_q + RbW'(1);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q <= '0;
+      bi_q <= '0;
+    end else begin
+      valid_q <= valid_d;
+      bi_q <= bi_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (wr_ok) begin
+      psn_mem_q[wr_peer] <= wr_psn_i;
+      len_mem_q[wr_peer] <= wr_len_i;
+      tlp_mem_q[wr_peer] <= wr_tlp_i;
+    end
+  end
+
+  `NI_ASSERT(ReplayKept_A, replay_i |-> q_hit_o)
+  `NI_ASSERT(RecordFits_A, wr_ok |-> (wr_len_i >= 5'd12 && 32'(wr_len_i) <= RecBytes))
+endmodule
+
+`default_nettype wire
