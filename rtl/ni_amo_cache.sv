@@ -17,7 +17,7 @@ module ni_amo_cache #(
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned BeatW = DataW + KeepW + 2,  // {bad, last, keep, data}
-  localparam int unsigned RecBytes = 28,  // completion header 12 + result up to 16 (CAS 128)
+  localparam int unsigned RecBytes = ni_pkg::AmoCplBytes,
   localparam int unsigned RecW = RecBytes * 8,
   localparam int unsigned PeerW = $clog2(NumPeers),
   localparam int unsigned RecBeats = (RecBytes + Bpb - 1) / Bpb,

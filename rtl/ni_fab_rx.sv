@@ -245,7 +245,7 @@ module ni_fab_rx #(
   assign mi = memid[$clog2(NumMemId)-1:0];
   assign t_mrd = t_ft == ni_pkg::TLP_MRD64;
   assign t_mwr = t_ft == ni_pkg::TLP_MWR64;
-  assign t_atomic = (t_ft == ni_pkg::TLP_FADD64) || (t_ft == ni_pkg::TLP_SWAP64) || (t_ft == ni_pkg::TLP_CAS64);
+  assign t_atomic = ni_pkg::is_atomic(t_ft);
   assign t_np = t_mrd || t_atomic;  // answered by a completion: tracker tag, UR on refusal
   assign perm_ok = t_mrd ? mem_perm_r_i[mi] : t_mwr ? mem_perm_w_i[mi] : mem_perm_a_i[mi];
   // CAS carries two operands but touches (and returns) one operand's worth.
@@ -297,13 +297,14 @@ module ni_fab_rx #(
       end
     end
   end
-  logic good;  // whole packet checks out (valid with the last beat)
-  assign good = (~c32 == icrc_rx) && (~c16 == vcrc_rx) && !overrun &&
-                (bs_q + 13'(kcnt) == t_pos + 13'd6);
+  // The packet is as long as PktLen says and its VCRC is right (valid with the last beat).
+  logic framed;
+  assign framed = (~c16 == vcrc_rx) && !overrun && (bs_q + 13'(kcnt) == t_pos + 13'd6);
+  logic good;  // whole packet checks out
+  assign good = framed && (~c32 == icrc_rx);
   // Stomped by its sender (ICRC sent inverted, VCRC right): refused, never resent.
   logic stomp;
-  assign stomp = (c32 == icrc_rx) && (~c16 == vcrc_rx) && !overrun &&
-                 (bs_q + 13'(kcnt) == t_pos + 13'd6);
+  assign stomp = framed && (c32 == icrc_rx);
 
   // ------------------------------------------------------------ output stage
   logic o_valid_q, o_hold_q, o_last_q, o_user_q;

@@ -14,7 +14,7 @@ module ni_host_rx #(
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
-  localparam int unsigned AmoBytes = 28  // completion header + the largest atomic result
+  localparam int unsigned AmoBytes = ni_pkg::AmoCplBytes
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -152,8 +152,7 @@ module ni_host_rx #(
   assign is_cpl = (ft == ni_pkg::TLP_CPL) || (ft == ni_pkg::TLP_CPLD);
   assign is_mrd = ft == ni_pkg::TLP_MRD64;
   assign is_mwr = ft == ni_pkg::TLP_MWR64;
-  assign is_atomic = (ft == ni_pkg::TLP_FADD64) || (ft == ni_pkg::TLP_SWAP64) ||
-                     (ft == ni_pkg::TLP_CAS64);
+  assign is_atomic = ni_pkg::is_atomic(ft);
   // AtomicOp operands: FetchAdd/Swap 4 or 8 bytes; CAS carries compare and swap
   // values of 4, 8 or 16 bytes each. The target is aligned to the operand size.
   always_comb begin

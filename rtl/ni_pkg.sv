@@ -22,6 +22,12 @@ package ni_pkg;
   localparam logic [2:0] CPL_CA = 3'b100;  // completer abort: the NI gave the request up
 
   localparam int unsigned TlpHdrBytes = 16;  // 4DW request header; completions use 12
+  localparam int unsigned AmoCplBytes = 28;  // completion of an atomic: 12 + a result of up to 16 (CAS 128)
+
+  // TLP type byte of an AtomicOp (FetchAdd, Swap, CAS).
+  function automatic logic is_atomic(input logic [7:0] ft);
+    is_atomic = ft == TLP_FADD64 || ft == TLP_SWAP64 || ft == TLP_CAS64;
+  endfunction
 
   // ---------------------------------------------------------------- fabric packets
   localparam int unsigned NumVc = 2;           // VC0 requests, VC1 responses

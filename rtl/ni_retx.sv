@@ -133,8 +133,7 @@ module ni_retx #(
   // of each source for a resent duplicate (ni_amo_cache). Byte 0 (the TLP type) is
   // in the first beat at every width.
   logic in_amo, amo_busy;
-  assign in_amo = in_beat_i[7:0] == ni_pkg::TLP_FADD64 || in_beat_i[7:0] == ni_pkg::TLP_SWAP64 ||
-                  in_beat_i[7:0] == ni_pkg::TLP_CAS64;
+  assign in_amo = ni_pkg::is_atomic(in_beat_i[7:0]);
   always_comb begin
     amo_busy = 1'b0;
     for (int i = 0; i < NumSlots; i++) amo_busy = amo_busy || (valid_q[i] && amo_q[i] && lid_q[i] == in_dlid);

@@ -220,7 +220,7 @@ module nic_top #(
   logic amo_wr_valid;
   logic [15:0] amo_wr_lid;
   logic [23:0] amo_wr_psn;
-  logic [28*8-1:0] amo_wr_tlp;
+  logic [ni_pkg::AmoCplBytes*8-1:0] amo_wr_tlp;
   logic [4:0] amo_wr_len;
 
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
