@@ -42,6 +42,17 @@ struct FabricPacket {
   bool isNak() const { return opcode == kOpRcAck && (syndrome >> 5) == 3; }
 };
 
+// An answer (ACK/NAK, tunneled completion) from `slid` to `dlid`: VL and SL 1 (VC1).
+inline FabricPacket answerPacket(uint16_t dlid, uint16_t slid, uint8_t opcode, uint32_t psn) {
+  FabricPacket a;
+  a.vl = a.sl = 1;
+  a.dlid = dlid;
+  a.slid = slid;
+  a.opcode = opcode;
+  a.psn = psn & 0xFFFFFF;
+  return a;
+}
+
 enum class FabError { None, Truncated, BadLength, BadIcrc, BadVcrc, BadLnh, UnknownOpcode };
 const char* toString(FabError e);
 

@@ -76,19 +76,13 @@ class NicHarness {
     const auto p = decodeFabric(bytes);
     if (!p || p->opcode != kOpTunnelReq || p->dlid >= 0xC000) return;
     const auto t = decodeTlp(p->payload);
-    FabricPacket a;
-    a.vl = a.sl = 1;
-    a.dlid = kLid;
-    a.slid = p->dlid;
-    a.psn = p->psn;
-    if (t && t->kind == TlpKind::MWr) {
-      a.opcode = kOpRcAck;
+    if (!t) return;
+    const bool write = t->kind == TlpKind::MWr;
+    FabricPacket a = answerPacket(kLid, p->dlid, write ? kOpRcAck : kOpTunnelRsp, p->psn);
+    if (write) {
       a.syndrome = kAethAck;
-    } else if (t) {
-      a.opcode = kOpTunnelRsp;
-      a.payload = encodeTlp(makeCpl(kNiPeerReqId, t->requester, t->tag, CplStatus::UR, 4, t->addr & 0x7F));
     } else {
-      return;
+      a.payload = encodeTlp(makeCpl(kNiPeerReqId, t->requester, t->tag, CplStatus::UR, 4, t->addr & 0x7F));
     }
     ++answered;
     sendFabric(a);

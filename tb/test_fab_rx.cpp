@@ -94,12 +94,7 @@ class FabRxTest : public tb::VerilatedTest {
   }
   Bytes nak(const FabricPacket& req, uint8_t syndrome) { return ack(req, syndrome, req.psn); }
   Bytes ack(const FabricPacket& req, uint8_t syndrome, uint32_t psn) {
-    FabricPacket n;
-    n.vl = n.sl = 1;
-    n.dlid = req.slid;
-    n.slid = kLid;
-    n.opcode = kOpRcAck;
-    n.psn = psn & 0xFFFFFF;
+    FabricPacket n = answerPacket(req.slid, kLid, kOpRcAck, psn);
     n.syndrome = syndrome;
     return head(n, 24);
   }
@@ -157,23 +152,13 @@ class FabRxTest : public tb::VerilatedTest {
   }
   // Header of a replayed atomic result: the completion (len bytes) follows from ni_amo_cache.
   Bytes replayHdr(const FabricPacket& req, unsigned len) {
-    FabricPacket c;
-    c.vl = c.sl = 1;
-    c.dlid = req.slid;
-    c.slid = kLid;
-    c.opcode = kOpTunnelRsp;
-    c.psn = req.psn;
+    FabricPacket c = answerPacket(req.slid, kLid, kOpTunnelRsp, req.psn);
     c.payload = Bytes(len);
     return head(c, 32);
   }
   // UR completion for a refused read or atomic: byte count is what the requester waits for.
   Bytes urCpl(const FabricPacket& req, const Tlp& rd) {
-    FabricPacket c;
-    c.vl = c.sl = 1;
-    c.dlid = req.slid;
-    c.slid = kLid;
-    c.opcode = kOpTunnelRsp;
-    c.psn = req.psn;  // a response carries its request's PSN
+    FabricPacket c = answerPacket(req.slid, kLid, kOpTunnelRsp, req.psn);  // a response carries its request's PSN
     const unsigned bytes = isAtomic(rd.kind) ? atomicOperandBytes(rd) : (rd.lengthDw * 4) & 0xFFF;
     c.payload = encodeTlp(makeCpl(kNiReqId, rd.requester, rd.tag, CplStatus::UR, static_cast<uint16_t>(bytes),
                                   rd.addr & 0x7F));

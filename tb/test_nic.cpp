@@ -110,12 +110,7 @@ class NicTest : public tb::VerilatedTest, public ::testing::WithParamInterface<u
 
   // The tunneled completion this NI sends back to the peer.
   static FabricPacket responseToPeer(const Tlp& cpl, uint32_t psn) {
-    FabricPacket e;
-    e.vl = e.sl = 1;
-    e.dlid = kPeerLid;
-    e.slid = NicHarness::kLid;
-    e.opcode = kOpTunnelRsp;
-    e.psn = psn;
+    FabricPacket e = answerPacket(kPeerLid, NicHarness::kLid, kOpTunnelRsp, psn);
     e.payload = encodeTlp(cpl);
     return e;
   }
@@ -627,13 +622,8 @@ TEST_P(NicTest, IcrcCatchesCorruptionBehindAGoodVcrc) {
 }
 
 TEST_P(NicTest, NakReceivedIsCounted) {
-  FabricPacket nak;
-  nak.vl = nak.sl = 1;
-  nak.dlid = NicHarness::kLid;
-  nak.slid = kPeerLid;
-  nak.opcode = kOpRcAck;
+  FabricPacket nak = answerPacket(NicHarness::kLid, kPeerLid, kOpRcAck, 3);
   nak.syndrome = kAethNakPsnSeq;
-  nak.psn = 3;
   h->sendFabric(nak);
   settle(100);
   EXPECT_EQ(csrRead(regs::NAK_RX_CNT), 1u);
