@@ -56,6 +56,8 @@ module ni_csr_regs (
   output logic [7:0] retx_limit_resends_o,
   input  logic [7:0] caps3_retx_slots_i,
   input  logic [7:0] caps3_peers_i,
+  input  logic conf_cnt_inc_i,
+  input  logic intr_cnt_inc_i,
   output logic [3:0][15:0] mcast_lid_lid_o,
   output logic [3:0] mcast_lid_valid_o,
   output logic [3:0][15:0] mgrp_ctrl_lid_o,
@@ -78,6 +80,12 @@ module ni_csr_regs (
   output logic [15:0] art_ctrl_perm_w_o,
   output logic [15:0] art_ctrl_perm_a_o,
   output logic [15:0] art_ctrl_wc_o,
+  output logic [15:0] art_ctrl_conf_all_o,
+  output logic [15:0][1:0] art_ctrl_conf_at_o,
+  output logic [29:0] intr_addr_lo_addr_o,
+  output logic [31:0] intr_addr_hi_addr_o,
+  output logic [31:0] intr_data_data_o,
+  output logic [10:0] intr_mask_mask_o,
   output logic [15:0][19:0] memid_base_lo_addr_o,
   output logic [15:0][31:0] memid_base_hi_addr_o,
   output logic [15:0][19:0] memid_size_bytes_o,
@@ -126,6 +134,8 @@ module ni_csr_regs (
   assign retx_timeout_cycles_o = retx_timeout_cycles_q;
   logic [7:0] retx_limit_resends_q, retx_limit_resends_d;
   assign retx_limit_resends_o = retx_limit_resends_q;
+  logic [31:0] conf_cnt_count_q, conf_cnt_count_d;
+  logic [31:0] intr_cnt_count_q, intr_cnt_count_d;
   logic [3:0][15:0] mcast_lid_lid_q, mcast_lid_lid_d;
   assign mcast_lid_lid_o = mcast_lid_lid_q;
   logic [3:0] mcast_lid_valid_q, mcast_lid_valid_d;
@@ -176,6 +186,18 @@ module ni_csr_regs (
   assign art_ctrl_perm_a_o = art_ctrl_perm_a_q;
   logic [15:0] art_ctrl_wc_q, art_ctrl_wc_d;
   assign art_ctrl_wc_o = art_ctrl_wc_q;
+  logic [15:0] art_ctrl_conf_all_q, art_ctrl_conf_all_d;
+  assign art_ctrl_conf_all_o = art_ctrl_conf_all_q;
+  logic [15:0][1:0] art_ctrl_conf_at_q, art_ctrl_conf_at_d;
+  assign art_ctrl_conf_at_o = art_ctrl_conf_at_q;
+  logic [29:0] intr_addr_lo_addr_q, intr_addr_lo_addr_d;
+  assign intr_addr_lo_addr_o = intr_addr_lo_addr_q;
+  logic [31:0] intr_addr_hi_addr_q, intr_addr_hi_addr_d;
+  assign intr_addr_hi_addr_o = intr_addr_hi_addr_q;
+  logic [31:0] intr_data_data_q, intr_data_data_d;
+  assign intr_data_data_o = intr_data_data_q;
+  logic [10:0] intr_mask_mask_q, intr_mask_mask_d;
+  assign intr_mask_mask_o = intr_mask_mask_q;
   logic [15:0][19:0] memid_base_lo_addr_q, memid_base_lo_addr_d;
   logic [15:0][19:0] memid_base_lo_addr_act_q, memid_base_lo_addr_act_d;
   assign memid_base_lo_addr_o = memid_base_lo_addr_act_q;
@@ -353,6 +375,16 @@ module ni_csr_regs (
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h078)) retx_limit_resends_d[7:0] = req_wdata_i[7:0];
     end
+    conf_cnt_count_d = conf_cnt_count_q;
+    begin
+      if (conf_cnt_inc_i) conf_cnt_count_d = conf_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h018)) conf_cnt_count_d = '0;
+    end
+    intr_cnt_count_d = intr_cnt_count_q;
+    begin
+      if (intr_cnt_inc_i) intr_cnt_count_d = intr_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h01c)) intr_cnt_count_d = '0;
+    end
     mcast_lid_lid_d = mcast_lid_lid_q;
     mcast_lid_valid_d = mcast_lid_valid_q;
     for (int i = 0; i < 4; i++) begin
@@ -449,6 +481,8 @@ module ni_csr_regs (
     art_ctrl_perm_w_d = art_ctrl_perm_w_q;
     art_ctrl_perm_a_d = art_ctrl_perm_a_q;
     art_ctrl_wc_d = art_ctrl_wc_q;
+    art_ctrl_conf_all_d = art_ctrl_conf_all_q;
+    art_ctrl_conf_at_d = art_ctrl_conf_at_q;
     for (int i = 0; i < 16; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_valid_d[i] = req_wdata_i[0:0];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_rx_xlate_d[i] = req_wdata_i[1:1];
@@ -456,6 +490,34 @@ module ni_csr_regs (
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_perm_w_d[i] = req_wdata_i[5:5];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_perm_a_d[i] = req_wdata_i[6:6];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_wc_d[i] = req_wdata_i[7:7];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_conf_all_d[i] = req_wdata_i[8:8];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_conf_at_d[i][1:0] = req_wdata_i[10:9];
+    end
+    intr_addr_lo_addr_d = intr_addr_lo_addr_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h300)) intr_addr_lo_addr_d[5:0] = req_wdata_i[7:2];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h300)) intr_addr_lo_addr_d[13:6] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h300)) intr_addr_lo_addr_d[21:14] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h300)) intr_addr_lo_addr_d[29:22] = req_wdata_i[31:24];
+    end
+    intr_addr_hi_addr_d = intr_addr_hi_addr_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h304)) intr_addr_hi_addr_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h304)) intr_addr_hi_addr_d[15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h304)) intr_addr_hi_addr_d[23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h304)) intr_addr_hi_addr_d[31:24] = req_wdata_i[31:24];
+    end
+    intr_data_data_d = intr_data_data_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h308)) intr_data_data_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h308)) intr_data_data_d[15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h308)) intr_data_data_d[23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h308)) intr_data_data_d[31:24] = req_wdata_i[31:24];
+    end
+    intr_mask_mask_d = intr_mask_mask_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h30c)) intr_mask_mask_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h30c)) intr_mask_mask_d[10:8] = req_wdata_i[10:8];
     end
     memid_base_lo_addr_act_d = memid_base_lo_addr_act_q;
     memid_base_lo_addr_d = memid_base_lo_addr_q;
@@ -598,6 +660,12 @@ module ni_csr_regs (
       if (req_addr_i == 12'h07c) rdata_o[7:0] = caps3_retx_slots_i;
       if (req_addr_i == 12'h07c) rdata_o[15:8] = caps3_peers_i;
     end
+    begin
+      if (req_addr_i == 12'h018) rdata_o[31:0] = conf_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h01c) rdata_o[31:0] = intr_cnt_count_q;
+    end
     for (int i = 0; i < 4; i++) begin
       if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[15:0] = mcast_lid_lid_q[i];
       if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[31:31] = mcast_lid_valid_q[i];
@@ -640,6 +708,20 @@ module ni_csr_regs (
       if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[5:5] = art_ctrl_perm_w_q[i];
       if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[6:6] = art_ctrl_perm_a_q[i];
       if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[7:7] = art_ctrl_wc_q[i];
+      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[8:8] = art_ctrl_conf_all_q[i];
+      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[10:9] = art_ctrl_conf_at_q[i];
+    end
+    begin
+      if (req_addr_i == 12'h300) rdata_o[31:2] = intr_addr_lo_addr_q;
+    end
+    begin
+      if (req_addr_i == 12'h304) rdata_o[31:0] = intr_addr_hi_addr_q;
+    end
+    begin
+      if (req_addr_i == 12'h308) rdata_o[31:0] = intr_data_data_q;
+    end
+    begin
+      if (req_addr_i == 12'h30c) rdata_o[10:0] = intr_mask_mask_q;
     end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h400 + 12'(i * 16)) rdata_o[31:12] = memid_base_lo_addr_q[i];
@@ -747,6 +829,12 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h07c) req_hit_o = 1'b1;
     end
+    begin
+      if (req_addr_i == 12'h018) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h01c) req_hit_o = 1'b1;
+    end
     for (int i = 0; i < 4; i++) begin
       if (req_addr_i == 12'h080 + 12'(i * 4)) req_hit_o = 1'b1;
     end
@@ -779,6 +867,18 @@ module ni_csr_regs (
     end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h11c + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h300) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h304) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h308) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h30c) req_hit_o = 1'b1;
     end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h400 + 12'(i * 16)) req_hit_o = 1'b1;
@@ -831,6 +931,8 @@ module ni_csr_regs (
       retx_fail_cnt_count_q <= 32'h0;
       retx_timeout_cycles_q <= 32'h1000;
       retx_limit_resends_q <= 8'h8;
+      conf_cnt_count_q <= 32'h0;
+      intr_cnt_count_q <= 32'h0;
       mcast_lid_lid_q <= {4{16'h0}};
       mcast_lid_valid_q <= {4{1'h0}};
       mgrp_ctrl_lid_q <= {4{16'h0}};
@@ -860,6 +962,12 @@ module ni_csr_regs (
       art_ctrl_perm_w_q <= {16{1'h0}};
       art_ctrl_perm_a_q <= {16{1'h0}};
       art_ctrl_wc_q <= {16{1'h0}};
+      art_ctrl_conf_all_q <= {16{1'h0}};
+      art_ctrl_conf_at_q <= {16{2'h0}};
+      intr_addr_lo_addr_q <= 30'h0;
+      intr_addr_hi_addr_q <= 32'h0;
+      intr_data_data_q <= 32'h0;
+      intr_mask_mask_q <= 11'h0;
       memid_base_lo_addr_act_q <= {16{20'h0}};
       memid_base_lo_addr_q <= {16{20'h0}};
       memid_base_hi_addr_act_q <= {16{32'h0}};
@@ -906,6 +1014,8 @@ module ni_csr_regs (
       retx_fail_cnt_count_q <= retx_fail_cnt_count_d;
       retx_timeout_cycles_q <= retx_timeout_cycles_d;
       retx_limit_resends_q <= retx_limit_resends_d;
+      conf_cnt_count_q <= conf_cnt_count_d;
+      intr_cnt_count_q <= intr_cnt_count_d;
       mcast_lid_lid_q <= mcast_lid_lid_d;
       mcast_lid_valid_q <= mcast_lid_valid_d;
       mgrp_ctrl_lid_q <= mgrp_ctrl_lid_d;
@@ -935,6 +1045,12 @@ module ni_csr_regs (
       art_ctrl_perm_w_q <= art_ctrl_perm_w_d;
       art_ctrl_perm_a_q <= art_ctrl_perm_a_d;
       art_ctrl_wc_q <= art_ctrl_wc_d;
+      art_ctrl_conf_all_q <= art_ctrl_conf_all_d;
+      art_ctrl_conf_at_q <= art_ctrl_conf_at_d;
+      intr_addr_lo_addr_q <= intr_addr_lo_addr_d;
+      intr_addr_hi_addr_q <= intr_addr_hi_addr_d;
+      intr_data_data_q <= intr_data_data_d;
+      intr_mask_mask_q <= intr_mask_mask_d;
       memid_base_lo_addr_act_q <= memid_base_lo_addr_act_d;
       memid_base_lo_addr_q <= memid_base_lo_addr_d;
       memid_base_hi_addr_act_q <= memid_base_hi_addr_act_d;

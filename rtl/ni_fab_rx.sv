@@ -63,7 +63,8 @@ module ni_fab_rx #(
   output logic [15:0] trk_commit_reqid_o,
   output logic [7:0] trk_commit_otag_o,
   output logic [23:0] trk_commit_psn_o,
-  output logic trk_commit_atomic_o,
+  output logic [1:0] trk_commit_kind_o,   // ni_pkg::TRK_*
+  output logic [51:0] trk_commit_page_o,  // memory-ID base page of a translated DMWr
   // Answers for the sender side (ni_retx), and its check of a response.
   output logic rel_valid_o,
   output logic [1:0] rel_kind_o,
@@ -72,6 +73,10 @@ module ni_fab_rx #(
   output logic [15:0] q_lid_o,
   output logic [23:0] q_psn_o,
   input  logic q_hit_i,
+  // The awaited response answers a memory-confirmed write: the address it names is
+  // translated back by q_back_i pages (the sender's window).
+  input  logic q_conf_i,
+  input  logic [51:0] q_back_i,
   // Kept result of the atomic from q_lid_o with q_psn_o (ni_amo_cache): replayed to a duplicate.
   input  logic amo_hit_i,
   input  logic [4:0] amo_len_i,
@@ -101,7 +106,7 @@ module ni_fab_rx #(
 );
   localparam int unsigned EntryW = DataW + KeepW + 1;
   localparam int unsigned FifoDepth = RxCredits * MaxPktBeats;
-  localparam int unsigned CapBytes = 48;  // LRH, BTH, TEH and the TLP header
+  localparam int unsigned CapBytes = 52;  // LRH, BTH, TEH, the TLP header, a confirmation's address
   localparam int unsigned MaxT = ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + MaxPayload;
   localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // TLP lane offset: 0, or 32 at 512 bits
   localparam int unsigned OffW = (Off > 0) ? Off : 1;
@@ -179,7 +184,7 @@ module ni_fab_rx #(
                    view[44*8 +: 8], view[45*8 +: 8], view[46*8 +: 8], view[47*8+2 +: 6], 2'b00};
   assign t_pos = {pkt_words, 2'b00} - 13'd4;
   logic unused_fields;
-  assign unused_fields = ^{teh_flags[7:2]};
+  assign unused_fields = ^{teh_flags[7:4]};
 
   // ------------------------------------------------------------ classification (D1: byte 31 seen)
   // ClDrop: a good packet that is not delivered (duplicate, out of sequence, unawaited response).
@@ -239,15 +244,20 @@ module ni_fab_rx #(
   logic d2_now, d2_q, d2_d;
   logic [63:0] new_addr;
   logic [$clog2(NumMemId)-1:0] mi;
-  logic t_mrd, t_mwr, t_atomic, t_np, perm_ok, rx_xlate;
+  logic t_mrd, t_mwr, t_dmwr, t_cni, t_atomic, t_np, t_tagged, perm_ok, rx_xlate;
   logic [12:0] t_target_bytes;  // bytes touched at the target; also the byte count of its completion
   assign d2_now = !d2_q && in_valid && cl_cur == ClTun && (bs_q + 13'(Bpb) > 13'd47);
   assign mi = memid[$clog2(NumMemId)-1:0];
   assign t_mrd = t_ft == ni_pkg::TLP_MRD64;
   assign t_mwr = t_ft == ni_pkg::TLP_MWR64;
   assign t_atomic = ni_pkg::is_atomic(t_ft);
-  assign t_np = t_mrd || t_atomic;  // answered by a completion: tracker tag, UR on refusal
-  assign perm_ok = t_mrd ? mem_perm_r_i[mi] : t_mwr ? mem_perm_w_i[mi] : mem_perm_a_i[mi];
+  assign t_dmwr = ni_pkg::is_dmwr(t_ft);
+  // A DMWr this NI confirms itself (ACK); any other DMWr is confirmed by memory.
+  assign t_cni = t_dmwr && (teh_flags & ni_pkg::TEH_CONF_NI) != 8'h0;
+  // Answered by a completion (tracker tag, UR on refusal, kept result for a duplicate).
+  assign t_np = t_mrd || t_atomic || (t_dmwr && !t_cni);
+  assign t_tagged = t_np || t_cni;  // forwarded with a tracker tag: memory answers the NI
+  assign perm_ok = t_mrd ? mem_perm_r_i[mi] : (t_mwr || t_dmwr) ? mem_perm_w_i[mi] : mem_perm_a_i[mi];
   // CAS carries two operands but touches (and returns) one operand's worth.
   assign t_target_bytes = (t_ft == ni_pkg::TLP_CAS64) ? {1'b0, t_len_bytes[12:1]} : t_len_bytes;
   assign rx_xlate = teh_flags[0];
@@ -255,8 +265,8 @@ module ni_fab_rx #(
     err_new = ErrNone;
     new_addr = t_addr;
     if (is_req) begin
-      if (!(t_mrd || t_mwr || t_atomic) || (dlid != node_id_i && !t_mwr)) begin
-        err_new = ErrMemId;  // DMWr does not travel in tunnels yet; a group takes writes only
+      if (!(t_mrd || t_mwr || t_dmwr || t_atomic) || (dlid != node_id_i && !t_mwr)) begin
+        err_new = ErrMemId;  // a group takes posted writes only
       end else if (rx_xlate) begin
         new_addr = {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]};
         if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin
@@ -327,7 +337,7 @@ module ni_fab_rx #(
   assign out_beat = (Off == 0) ? (deliver && bs_q >= 13'd32 && bs_q < t_pos)
                                : (deliver && cy_valid_q);
   assign out_free = !o_valid_q || (m_axis_tready && !o_hold_q);
-  assign need_tag = deliver && is_req && t_np && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
+  assign need_tag = deliver && is_req && t_tagged && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
   assign tag_ok = !need_tag || trk_free_avail_i;
 
   // Answer to generate with the last beat: ACK/NAK (same format, gen_syn) or a UR
@@ -360,15 +370,22 @@ module ni_fab_rx #(
         gen_syn = ni_pkg::AETH_NAK_PSN_SEQ;
         gen_psn = exp_q[peer];
       end else if (dup_drop) begin
-        gen_ack = t_mwr;  // the write arrived before: say so again
-        gen_psn = exp_q[peer] - 24'd1;
-        gen_replay = t_atomic && amo_hit_i;  // an atomic: its first result, if still kept
+        gen_ack = t_mwr || t_cni;  // the write arrived before: say so again
+        // A receiving-NI confirmed write is answered with its own PSN: only that
+        // confirms it at the sender.
+        gen_psn = t_cni ? psn : exp_q[peer] - 24'd1;
+        if (err_cur != ErrNone) begin
+          gen_syn = ni_pkg::AETH_NAK_REM_ACCESS;  // it was refused: say that again (a confirmation must not follow)
+          gen_psn = psn;
+        end
+        // An atomic or memory-confirmed write: its first answer, if still kept.
+        gen_replay = (t_atomic || (t_dmwr && !t_cni)) && amo_hit_i;
       end else if (deliver && err_cur != ErrNone) begin
         gen_ur = t_np;
         gen_ack = !t_np;
         gen_syn = ni_pkg::AETH_NAK_REM_ACCESS;
       end else if (in_seq) begin
-        gen_ack = t_mwr;
+        gen_ack = t_mwr || t_cni;  // for t_cni this ACK is the write's confirmation
       end
     end
   end
@@ -414,6 +431,9 @@ module ni_fab_rx #(
     end
   end
 
+  logic [63:0] conf_orig;
+  assign conf_orig = view[44*8 +: 64] + {q_back_i, 12'h0};
+
   // Outgoing beat: TLP lanes only, with the receiver-side rewrites.
   logic [DataW-1:0] ob_data;
   logic [KeepW-1:0] ob_keep;
@@ -426,7 +446,7 @@ module ni_fab_rx #(
     for (int j = 0; j < Bpb; j++) begin
       if (32'(bs_q) + j < 32'(t_pos)) ob_keep[j] = in_keep[j];
     end
-    if (is_req && t_np) begin
+    if (is_req && t_tagged) begin
       for (int j = 0; j < Bpb; j++) begin
         if (32'(bs_q) + j == 36) ob_data[j*8 +: 8] = NiReqId[15:8];
         if (32'(bs_q) + j == 37) ob_data[j*8 +: 8] = NiReqId[7:0];
@@ -437,6 +457,15 @@ module ni_fab_rx #(
       for (int j = 0; j < Bpb; j++) begin
         for (int k = 0; k < 8; k++) begin
           if (32'(bs_q) + j == 40 + k) ob_data[j*8 +: 8] = new_addr[(7 - k)*8 +: 8];
+        end
+      end
+    end
+    // A memory-confirmed write's confirmation: the address it names, as tunneled, goes
+    // back to the requester's address space (least significant byte first).
+    if (!is_req && q_conf_i) begin
+      for (int j = 0; j < Bpb; j++) begin
+        for (int k = 0; k < 8; k++) begin
+          if (32'(bs_q) + j == 44 + k) ob_data[j*8 +: 8] = conf_orig[k*8 +: 8];
         end
       end
     end
@@ -527,9 +556,11 @@ module ni_fab_rx #(
   end
 
   // Tracker commit and events, once per packet.
-  assign trk_commit_o = fin && deliver && is_req && t_np && good && err_cur == ErrNone;
+  assign trk_commit_o = fin && deliver && is_req && t_tagged && good && err_cur == ErrNone;
   assign trk_commit_psn_o = psn;
-  assign trk_commit_atomic_o = t_atomic;
+  assign trk_commit_kind_o = t_atomic ? ni_pkg::TRK_ATOMIC : t_cni ? ni_pkg::TRK_CONF_NI :
+                             t_dmwr ? ni_pkg::TRK_CONF_MEM : ni_pkg::TRK_READ;
+  assign trk_commit_page_o = rx_xlate ? mem_base_i[mi] : 52'h0;
   assign trk_commit_tag_o = use_tag;  // the tag beat may be the last beat
   assign trk_commit_node_o = slid;
   assign trk_commit_reqid_o = t_reqid;
@@ -561,7 +592,7 @@ module ni_fab_rx #(
   assign rel_psn_o = psn;
   assign ev_nak_rx_o = fin && good && cl_cur == ClAck && aeth[7:5] == 3'b011;
   assign ev_bad_pkt_o = fin && good && cl_cur == ClBad;
-  assign ev_rd_served_o = trk_commit_o;
+  assign ev_rd_served_o = trk_commit_o && (t_mrd || t_atomic);
 
   always_comb begin
     for (int v = 0; v < ni_pkg::NumVc; v++) begin

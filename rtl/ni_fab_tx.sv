@@ -104,7 +104,8 @@ module ni_fab_tx #(
   assign bad_in = starting ? 1'b0 : bad_q;
   assign src = starting ? pick : src_q;
   logic unused_stamp;
-  assign unused_stamp = hcur.stamp_psn;  // applied to hdr_new already
+  // stamp_psn is applied to hdr_new already; back_page is for ni_retx, not the wire.
+  assign unused_stamp = ^{hcur.stamp_psn, hcur.back_page};
 
   logic [BeatW-1:0] sbeat;
   logic [DataW-1:0] pay_data;

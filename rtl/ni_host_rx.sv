@@ -33,6 +33,8 @@ module ni_host_rx #(
   input  logic art_perm_w_i,
   input  logic art_perm_a_i,
   input  logic art_wc_i,
+  input  logic art_conf_all_i,     // every write through the window is confirmed
+  input  logic [1:0] art_conf_at_i,  // its confirmation point (ni_pkg::CONF_AT_*)
   input  logic [7:0] art_index_i,
   input  logic [15:0] art_node_i,
   input  logic art_mcast_empty_i,  // art_node_i is an NI-replicated group without members
@@ -45,10 +47,12 @@ module ni_host_rx #(
   input  logic [15:0] trk_reqid_i,
   input  logic [7:0] trk_otag_i,
   input  logic [23:0] trk_psn_i,
-  input  logic trk_atomic_i,
+  input  logic [1:0] trk_kind_i,     // ni_pkg::TRK_*
+  input  logic [51:0] trk_page_i,    // memory-ID base page of a translated confirmed write
   output logic trk_release_o,
-  // Completion of an atomic served for a peer, as it left, with the request's source
-  // and PSN (kept by ni_amo_cache for a resent duplicate). TLP byte p at [8p +: 8].
+  // Completion of an atomic or memory-confirmed write served for a peer, as it left,
+  // with the request's source and PSN (kept by ni_amo_cache for a resent duplicate).
+  // TLP byte p at [8p +: 8].
   output logic amo_wr_valid_o,
   output logic [15:0] amo_wr_lid_o,
   output logic [23:0] amo_wr_psn_o,
@@ -78,10 +82,14 @@ module ni_host_rx #(
   output logic [3:0] csr_be_o,
   output logic [15:0] csr_reqid_o,
   output logic [7:0] csr_tag_o,
-  // Unsupported Request completion toward the host: {reqid, tag, lower address}.
-  output logic [30:0] ur_o,
+  // Completion the NI makes toward the host: UR for a refused read, atomic or DMWr;
+  // the confirmation of a write the sending NI confirms itself (CONF_AT_SENDER).
+  output ni_pkg::own_cpl_t ur_o,
   output logic ur_valid_o,
   input  logic ur_ready_i,
+  // Memory confirmed a write the NI confirmed on its behalf (CONF_AT_RX_NI): its tag.
+  output logic mem_conf_valid_o,
+  output logic [7:0] mem_conf_tag_o,
   // Events.
   output logic ev_win_miss_o,
   output logic ev_perm_o,
@@ -133,7 +141,7 @@ module ni_host_rx #(
   logic [7:0] tag, cpl_tag, be;
   logic [63:0] addr;
   logic [31:0] wdata;
-  logic has_data, is_cpl, is_mrd, is_mwr, is_atomic, atomic_ok, is_np_unsup, is_p_unsup;
+  logic has_data, is_cpl, is_mrd, is_mwr, is_dmwr, is_write, is_atomic, atomic_ok, is_np_unsup, is_p_unsup;
   logic [4:0] op_bytes;  // atomic operand size
 
   assign ft = view[0 +: 8];
@@ -152,6 +160,8 @@ module ni_host_rx #(
   assign is_cpl = (ft == ni_pkg::TLP_CPL) || (ft == ni_pkg::TLP_CPLD);
   assign is_mrd = ft == ni_pkg::TLP_MRD64;
   assign is_mwr = ft == ni_pkg::TLP_MWR64;
+  assign is_dmwr = ni_pkg::is_dmwr(ft);
+  assign is_write = is_mwr || is_dmwr;
   assign is_atomic = ni_pkg::is_atomic(ft);
   // AtomicOp operands: FetchAdd/Swap 4 or 8 bytes; CAS carries compare and swap
   // values of 4, 8 or 16 bytes each. The target is aligned to the operand size.
@@ -164,9 +174,8 @@ module ni_host_rx #(
     end
   end
   assign atomic_ok = op_bytes != '0 && (addr[3:0] & 4'(op_bytes - 5'd1)) == 4'd0;
-  // Requests of kinds this NI does not carry yet: DMWr, 3DW memory requests and atomics.
-  assign is_np_unsup = (ft == ni_pkg::TLP_DMWR64) ||
-                       (ft == ni_pkg::TLP_MRD32) || (ft == 8'h4C) || (ft == 8'h4D) ||
+  // Requests of kinds this NI does not carry: 3DW memory requests, atomics and DMWr.
+  assign is_np_unsup = (ft == ni_pkg::TLP_MRD32) || (ft == 8'h4C) || (ft == 8'h4D) ||
                        (ft == 8'h4E) || (ft == 8'h5B);
   assign is_p_unsup = ft == ni_pkg::TLP_MWR32;
 
@@ -194,21 +203,22 @@ module ni_host_rx #(
     ur_new = 1'b0;
     exp_bytes_new = tlp_hdr_bytes + (has_data ? len_bytes : 13'd0);
     if (runt || td) begin
-      ur_new = !runt && (is_mrd || is_atomic || is_np_unsup);
+      ur_new = !runt && (is_mrd || is_atomic || is_dmwr || is_np_unsup);
     end else if (is_cpl) begin
       if (trk_hit_i && cpl_reqid == NiReqId) begin
-        cls_new = ClsRsp;
+        // Memory's confirmation of a write this NI confirmed already ends here.
+        cls_new = (trk_kind_i == ni_pkg::TRK_CONF_NI) ? ClsDrop : ClsRsp;
         err_new = ErrNone;
       end else begin
         err_new = ErrCplUnexp;
       end
-    end else if (is_mrd || is_mwr || is_atomic) begin
-      // Memory requests; a refused read or atomic is answered with UR.
+    end else if (is_mrd || is_write || is_atomic) begin
+      // Memory requests; a refused read, atomic or DMWr is answered with UR.
       ur_new = !is_mwr;
       if (is_atomic ? !atomic_ok : (len_bytes > 13'(MaxPayload) || cross4k)) begin
         err_new = ErrMalformed;
       end else if (csr_hit) begin
-        if (is_atomic) begin
+        if (is_atomic || is_dmwr) begin
           err_new = ErrUnsup;  // the registers take single-DW reads and writes only
         end else if (len_dw == 10'd1) begin
           cls_new = ClsCsr;
@@ -217,10 +227,10 @@ module ni_host_rx #(
         end
       end else if (!art_hit_i) begin
         err_new = ErrWinMiss;
-      end else if (is_mrd ? !art_perm_r_i : is_mwr ? !art_perm_w_i : !art_perm_a_i) begin
+      end else if (is_mrd ? !art_perm_r_i : is_write ? !art_perm_w_i : !art_perm_a_i) begin
         err_new = ErrPerm;
       end else if (art_mcast && (!is_mwr || art_mcast_empty_i)) begin
-        err_new = ErrUnsup;  // a multicast group takes writes only, and needs members
+        err_new = ErrUnsup;  // a multicast group takes posted writes only, and needs members
       end else begin
         cls_new = ClsReq;
         err_new = ErrNone;
@@ -234,9 +244,20 @@ module ni_host_rx #(
     end
   end
 
+  // Confirmed writes: a DMWr, or any write through a window with conf_all (not to a
+  // multicast group: those stay posted). The confirmation point is the window's. The
+  // sending NI's confirmation goes to the CPU at once and the write travels as an MWr;
+  // the receiver's points travel as a DMWr with the point in the TEH flags.
+  logic confirmed, conf_sender, conf_rx_ni;
+  logic [7:0] ft_out_new;
+  assign confirmed = is_dmwr || (is_mwr && art_conf_all_i && !art_mcast);
+  assign conf_sender = confirmed && art_conf_at_i == ni_pkg::CONF_AT_SENDER;
+  assign conf_rx_ni = confirmed && art_conf_at_i == ni_pkg::CONF_AT_RX_NI;
+  assign ft_out_new = !confirmed ? ft : conf_sender ? ni_pkg::TLP_MWR64 : ni_pkg::TLP_DMWR64;
+
   // A write the combiner may merge: posted, through a combining window, every byte
   // enabled (First BE all ones; Last BE all ones, or none for a single DW).
-  assign req_meta_o.wc = is_mwr && art_wc_i && be[3:0] == 4'hF &&
+  assign req_meta_o.wc = is_mwr && !confirmed && art_wc_i && be[3:0] == 4'hF &&
                          ((len_dw == 10'd1) ? be[7:4] == 4'h0 : be[7:4] == 4'hF);
   assign req_meta_o.win = art_index_i;
   assign req_meta_o.addr = art_out_addr_i;
@@ -249,8 +270,10 @@ module ni_host_rx #(
   always_comb begin
     req_hdr_o = '0;
     req_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, art_node_i, node_id_i,
-                                         pkt_words, 24'h0, {7'h0, art_rx_xlate_i}, art_memid_i,
-                                         8'h0);
+                                         pkt_words, 24'h0,
+                                         {4'h0, confirmed && !conf_sender && !conf_rx_ni, conf_rx_ni,
+                                          1'b0, art_rx_xlate_i}, art_memid_i, 8'h0);
+    req_hdr_o.back_page = addr[63:12] - art_out_addr_i[63:12];
     req_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
     req_hdr_o.has_payload = 1'b1;
     req_hdr_o.vc = 1'b0;
@@ -264,12 +287,30 @@ module ni_host_rx #(
     rsp_hdr_o.stamp_psn = 1'b0;  // a response carries its request's PSN (ni_retx matches it)
   end
 
+  // Memory's answer to a DMWr the NI forwarded: a memory-confirmed write goes back to
+  // its sender with the address translated (conf_back); the confirmation of a write the
+  // NI confirmed itself ends here and releases the NI's copy (mem_conf_*).
+  logic conf_q, conf_d, conf_cur, cpl_ok;
+  logic [51:0] conf_page_q, conf_page_d;
+  logic [63:0] conf_back, conf_addr;
+  assign cpl_ok = view[6*8+5 +: 3] == ni_pkg::CPL_SC;
+  assign conf_cur = decide_now ? (cls_new == ClsRsp && trk_kind_i == ni_pkg::TRK_CONF_MEM) : conf_q;
+  assign conf_page_d = decide_now ? trk_page_i : conf_page_q;
+  assign conf_addr = view[12*8 +: 64];
+  assign conf_back = conf_addr - {conf_page_d, 12'h0};
+  assign conf_d = (accept && s_axis_tlast) ? 1'b0 : (accept ? conf_cur : conf_q);
+  logic consume_now;
+  assign consume_now = decide_now && accept && is_cpl && cls_new == ClsDrop && err_new == ErrNone;
+  assign mem_conf_valid_o = consume_now && cpl_ok;
+  assign mem_conf_tag_o = cpl_tag;
+
   // ------------------------------------------------------------ beat pipeline
   // Input beat with this TLP's rewrites applied (only the header beat changes).
   logic [DataW-1:0] in_data;
   always_comb begin
     in_data = s_axis_tdata;
     if (decide_now && cls_new == ClsReq) begin
+      if (bs == 13'd0) in_data[7:0] = ft_out_new;
       for (int p = 8; p < 16; p++) begin
         if (32'(p) >= 32'(bs) && 32'(p) < 32'(bs) + Bpb)
           in_data[(p % Bpb)*8 +: 8] = art_out_addr_i[(15 - p)*8 +: 8];
@@ -281,7 +322,21 @@ module ni_host_rx #(
           in_data[(p % Bpb)*8 +: 8] = (p == 10) ? trk_otag_i : trk_reqid_i[(9 - p)*8 +: 8];
       end
     end
+    // A memory-confirmed write: memory's confirmation names the address it wrote; the
+    // NI names the address as it was tunneled (minus the memory ID's base). Least
+    // significant byte first, so every beat has the bytes below the ones it changes.
+    if (conf_cur) begin
+      for (int p = 12; p < 20; p++) begin
+        if (32'(p) >= 32'(bs) && 32'(p) < 32'(bs) + Bpb)
+          in_data[(p % Bpb)*8 +: 8] = conf_back[(p - 12)*8 +: 8];
+      end
+    end
   end
+
+  // The TLP type byte of a request may change (confirmed writes). At 64 bits the
+  // class is decided with the second beat, while the first one waits in H.
+  logic [7:0] h_ft;
+  assign h_ft = (h_valid_q && !h_dec_q && decide_now && cls_new == ClsReq) ? ft_out_new : h_data_q[7:0];
 
   logic h_valid_q, h_valid_d, h_last_q, h_last_d, h_bad_q, h_bad_d, h_dec_q, h_dec_d;
   logic [DataW-1:0] h_data_q, h_data_d;
@@ -311,19 +366,17 @@ module ni_host_rx #(
   assign hdr_ready = (cls_new == ClsReq) ? req_hdr_ready_i : rsp_hdr_ready_i;
   // Actions taken with the last beat: CSR access or UR completion.
   assign last_ok = !s_axis_tlast ||
-                   ((cur_cls == ClsCsr && !len_bad) ? csr_ready_i :
-                    ((cur_cls == ClsDrop || (cur_cls == ClsCsr && len_bad)) && cur_ur) ? ur_ready_i
-                                                                                       : 1'b1);
+                   ((cur_cls == ClsCsr && !len_bad) ? csr_ready_i : own_now ? ur_ready_i : 1'b1);
   assign s_axis_tready = (!h_valid_q || h_push) && (!need_hdr_push || hdr_ready) && last_ok;
   assign accept = s_axis_tvalid && s_axis_tready;
 
   assign req_hdr_valid_o = need_hdr_push && cls_new == ClsReq && (!h_valid_q || h_push) && last_ok;
   assign rsp_hdr_valid_o = need_hdr_push && cls_new == ClsRsp && (!h_valid_q || h_push) && last_ok;
   assign req_hdr_pending_o = need_hdr_push && cls_new == ClsReq;
-  assign trk_release_o = rsp_hdr_valid_o && rsp_hdr_ready_i;
+  assign trk_release_o = (rsp_hdr_valid_o && rsp_hdr_ready_i) || consume_now;
 
-  assign req_beat_o = {h_bad_q, h_last_q, h_keep_q, h_data_q};
-  assign rsp_beat_o = req_beat_o;
+  assign req_beat_o = {h_bad_q, h_last_q, h_keep_q, h_data_q[DataW-1:8], h_ft};
+  assign rsp_beat_o = {h_bad_q, h_last_q, h_keep_q, h_data_q};
   assign req_beat_valid_o = h_known && h_cls == ClsReq;
   assign rsp_beat_valid_o = h_known && h_cls == ClsRsp;
 
@@ -336,9 +389,27 @@ module ni_host_rx #(
   assign csr_be_o = be[3:0];
   assign csr_reqid_o = reqid;
   assign csr_tag_o = tag;
-  assign ur_valid_o = s_axis_tvalid && s_axis_tlast && cur_ur &&
-                      (cur_cls == ClsDrop || (cur_cls == ClsCsr && len_bad)) && (!h_valid_q || h_push);
-  assign ur_o = {reqid, tag, addr[6:0]};
+  // With the last beat: UR for a refused non-posted request; the confirmation of a
+  // write the sending NI confirms (UR instead if its length turned out wrong).
+  logic own_now, conf_snd_q, conf_snd_d, conf_snd_cur;
+  assign conf_snd_cur = decided_q ? conf_snd_q : (cls_new == ClsReq && conf_sender);
+  assign conf_snd_d = accept ? (conf_snd_cur && !s_axis_tlast) : conf_snd_q;
+  assign own_now = (cur_ur && (cur_cls == ClsDrop || (cur_cls == ClsCsr && len_bad))) ||
+                   (cur_cls == ClsReq && conf_snd_cur);
+  assign ur_valid_o = s_axis_tvalid && s_axis_tlast && own_now && (!h_valid_q || h_push);
+  always_comb begin
+    ur_o = '0;
+    ur_o.kind = ni_pkg::OWN_CPL;
+    ur_o.status = ni_pkg::CPL_UR;
+    ur_o.reqid = reqid;
+    ur_o.tag = tag;
+    ur_o.addr = {57'h0, addr[6:0]};
+    if (cur_cls == ClsReq && !len_bad) begin
+      ur_o.kind = ni_pkg::OWN_CONF;
+      ur_o.status = ni_pkg::CPL_SC;
+      ur_o.addr = addr;
+    end
+  end
 
   // ------------------------------------------------------------ atomic results
   logic [AmoBytes*8-1:0] amo_tlp_q, amo_tlp_d;
@@ -354,7 +425,7 @@ module ni_host_rx #(
     amo_lid_d = amo_lid_q;
     amo_psn_d = amo_psn_q;
     if (decide_now) begin
-      amo_cur = cls_new == ClsRsp && trk_atomic_i;
+      amo_cur = cls_new == ClsRsp && (trk_kind_i == ni_pkg::TRK_ATOMIC || trk_kind_i == ni_pkg::TRK_CONF_MEM);
       amo_lid_d = trk_node_i;
       amo_psn_d = trk_psn_i;
     end
@@ -396,6 +467,7 @@ module ni_host_rx #(
     h_bad_d = h_bad_q;
     h_dec_d = h_dec_q || decide_now;
     h_cls_d = h_cls;
+    h_data_d[7:0] = h_ft;  // the decided type byte stays with the waiting first beat
     if (accept) begin
       cap_d = view;
       beat_d = (beat_q == '1) ? beat_q : beat_q + BeatCntW'(1);
@@ -430,6 +502,8 @@ module ni_host_rx #(
       exp_bytes_q <= '0;
       h_valid_q <= 1'b0;
       amo_q <= 1'b0;
+      conf_q <= 1'b0;
+      conf_snd_q <= 1'b0;
       h_dec_q <= 1'b0;
       h_cls_q <= ClsDrop;
       h_last_q <= 1'b0;
@@ -443,6 +517,8 @@ module ni_host_rx #(
       exp_bytes_q <= exp_bytes_d;
       h_valid_q <= h_valid_d;
       amo_q <= amo_d;
+      conf_q <= conf_d;
+      conf_snd_q <= conf_snd_d;
       h_dec_q <= h_dec_d;
       h_cls_q <= h_cls_d;
       h_last_q <= h_last_d;
@@ -454,6 +530,7 @@ module ni_host_rx #(
     cap_q <= cap_d;
     h_data_q <= h_data_d;
     h_keep_q <= h_keep_d;
+    conf_page_q <= conf_page_d;
     if (accept) begin
       amo_tlp_q <= amo_tlp_d;
       amo_lid_q <= amo_lid_d;

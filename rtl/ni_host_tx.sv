@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host transmit: merges decapsulated TLPs and the NI's own completions (CSR read
-// data, Unsupported Request) onto the host port, round robin at TLP boundaries.
+// Host transmit: merges decapsulated TLPs and the NI's own TLPs (CSR read data;
+// UR and CA completions, write confirmations, interrupts) onto the host port, round
+// robin at TLP boundaries.
 // No register on the way: every source holds its beat until taken, and the choice
 // of source is held from the cycle it is first offered, so the output obeys AXI4-
 // Stream; decapsulated TLPs reach the host port in the cycle they leave ni_fab_rx.
@@ -22,8 +23,8 @@ module ni_host_tx #(
   input  logic s_axis_tuser,
   input  logic s_axis_tvalid,
   output logic s_axis_tready,
-  // UR completion: {reqid, tag, lower address}.
-  input  logic [31:0] ur_i,   // {abort, reqid, tag, lower address}: Cpl UR, or CA if abort
+  // The NI's own completion, confirmation or interrupt (ni_pkg::own_cpl_t).
+  input  ni_pkg::own_cpl_t ur_i,
   input  logic ur_valid_i,
   output logic ur_ready_o,
   // CSR read completion: {data, reqid, tag, lower address}.
@@ -54,32 +55,48 @@ module ni_host_tx #(
     end
   end
 
-  // The NI's own completion as bytes.
-  logic [127:0] loc;
+  // The NI's own TLP as bytes (docs/formats.md): a completion (Cpl UR/CA; CplD of
+  // CSR read data, or a write confirmation whose data is the address, least
+  // significant byte first), or an interrupt (MWr of one DW).
+  logic [159:0] loc;
   logic [4:0] loc_len;
   logic [15:0] c_reqid;
   logic [7:0] c_tag;
   logic [6:0] c_laddr;
-  logic is_rd;
+  logic is_rd, is_conf, is_irq;
   // A new TLP starts in the cycle its source is picked: no bubble between TLPs.
   assign sel = (cur_q == SrcNone) ? pick : cur_q;
   assign lbeat = (cur_q == SrcNone) ? 2'd0 : lbeat_q;
   assign is_rd = sel == SrcRd;
-  assign {c_reqid, c_tag, c_laddr} = is_rd ? rd_i[30:0] : ur_i[30:0];
+  assign is_conf = !is_rd && ur_i.kind == ni_pkg::OWN_CONF;
+  assign is_irq = !is_rd && ur_i.kind == ni_pkg::OWN_IRQ;
+  assign {c_reqid, c_tag, c_laddr} = is_rd ? rd_i[30:0] : {ur_i.reqid, ur_i.tag, ur_i.addr[6:0]};
   always_comb begin
     loc = '0;
-    loc[0*8 +: 8] = is_rd ? ni_pkg::TLP_CPLD : ni_pkg::TLP_CPL;
-    loc[3*8 +: 8] = is_rd ? 8'd1 : 8'd0;
-    loc[4*8 +: 8] = NiReqId[15:8];
-    loc[5*8 +: 8] = NiReqId[7:0];
-    loc[6*8 +: 8] = {is_rd ? ni_pkg::CPL_SC : (ur_i[31] ? ni_pkg::CPL_CA : ni_pkg::CPL_UR), 5'd0};
-    loc[7*8 +: 8] = 8'd4;
-    loc[8*8 +: 8] = c_reqid[15:8];
-    loc[9*8 +: 8] = c_reqid[7:0];
-    loc[10*8 +: 8] = c_tag;
-    loc[11*8 +: 8] = {1'b0, c_laddr};
-    loc[12*8 +: 32] = rd_i[62:31];
-    loc_len = is_rd ? 5'd16 : 5'd12;
+    if (is_irq) begin
+      loc[0*8 +: 8] = ni_pkg::TLP_MWR64;
+      loc[3*8 +: 8] = 8'd1;
+      loc[4*8 +: 8] = NiReqId[15:8];
+      loc[5*8 +: 8] = NiReqId[7:0];
+      loc[7*8 +: 8] = 8'h0F;
+      for (int k = 0; k < 8; k++) loc[(8 + k)*8 +: 8] = ur_i.addr[(7 - k)*8 +: 8];
+      loc[15*8 +: 8] = {ur_i.addr[7:2], 2'b00};
+      loc[16*8 +: 32] = ur_i.data;
+      loc_len = 5'd20;
+    end else begin
+      loc[0*8 +: 8] = (is_rd || is_conf) ? ni_pkg::TLP_CPLD : ni_pkg::TLP_CPL;
+      loc[3*8 +: 8] = is_rd ? 8'd1 : is_conf ? 8'd2 : 8'd0;
+      loc[4*8 +: 8] = NiReqId[15:8];
+      loc[5*8 +: 8] = NiReqId[7:0];
+      loc[6*8 +: 8] = {is_rd ? ni_pkg::CPL_SC : ur_i.status, 5'd0};
+      loc[7*8 +: 8] = is_conf ? 8'd8 : 8'd4;
+      loc[8*8 +: 8] = c_reqid[15:8];
+      loc[9*8 +: 8] = c_reqid[7:0];
+      loc[10*8 +: 8] = c_tag;
+      loc[11*8 +: 8] = {1'b0, c_laddr};
+      loc[12*8 +: 64] = is_conf ? ur_i.addr : {32'h0, rd_i[62:31]};
+      loc_len = is_rd ? 5'd16 : is_conf ? 5'd20 : 5'd12;
+    end
   end
 
   logic load;

@@ -29,6 +29,11 @@ package ni_pkg;
     is_atomic = ft == TLP_FADD64 || ft == TLP_SWAP64 || ft == TLP_CAS64;
   endfunction
 
+  // A deferrable memory write: the write that asks for confirmation.
+  function automatic logic is_dmwr(input logic [7:0] ft);
+    is_dmwr = ft == TLP_DMWR64;
+  endfunction
+
   // ---------------------------------------------------------------- fabric packets
   localparam int unsigned NumVc = 2;           // VC0 requests, VC1 responses
   localparam int unsigned FabHdrBytes = 32;    // LRH 8 + BTH 12 + TEH 12
@@ -53,6 +58,20 @@ package ni_pkg;
 
   localparam logic [7:0] TEH_RX_XLATE = 8'h01;  // TEH flags: the receiver translates
   localparam logic [7:0] TEH_SYNC = 8'h02;      // TEH flags: the sequence restarts at this PSN
+  localparam logic [7:0] TEH_CONF_NI = 8'h04;   // TEH flags: a DMWr the receiving NI confirms (ACK)
+  localparam logic [7:0] TEH_CONF_MEM = 8'h08;  // TEH flags: a DMWr the receiving memory confirms
+
+  // What a tag of ni_rd_tracker stands for: the request forwarded to local memory.
+  localparam logic [1:0] TRK_READ = 2'd0;
+  localparam logic [1:0] TRK_ATOMIC = 2'd1;    // its result is kept for a resend (ni_amo_cache)
+  localparam logic [1:0] TRK_CONF_MEM = 2'd2;  // a memory-confirmed DMWr: kept like an atomic's
+  localparam logic [1:0] TRK_CONF_NI = 2'd3;   // a DMWr this NI confirmed: memory's answer ends here
+
+  // Confirmation point of a window's confirmed writes (ART_CTRL.conf_at).
+  localparam logic [1:0] CONF_AT_SENDER = 2'd0;  // the sending NI, at once (it guarantees delivery)
+  localparam logic [1:0] CONF_AT_RX_NI = 2'd1;   // the receiving NI, once it has the packet
+  localparam logic [1:0] CONF_AT_MEM = 2'd2;     // the receiving memory system (3 acts as 2)
+  localparam int unsigned ConfCplBytes = 20;     // write confirmation: CplD with the 8-byte address
 
   localparam logic [15:0] DefaultPKey = 16'hFFFF;
   localparam logic [23:0] TunnelQp = 24'h000010;
@@ -60,12 +79,30 @@ package ni_pkg;
 
   // Header handed to the fabric transmit framer by each source.
   typedef struct packed {
+    // Not sent: original page minus page as tunneled (ni_retx translates a write
+    // confirmation's address back to the requester's address space with it).
+    logic [51:0] back_page;
     logic [TxHdrBytes*8-1:0] bytes;  // byte p at bits [8p +: 8]
     logic [5:0] len;                 // header bytes (24, 32 or 44)
     logic has_payload;               // a beat stream follows (tunneled TLP)
     logic vc;
     logic stamp_psn;                 // framer inserts its PSN (not for NAKs)
   } tx_hdr_t;
+
+  // A completion the NI makes itself toward the host (ni_host_tx): Cpl with a status
+  // (UR, CA), a write confirmation (CplD whose data is the written address), or an
+  // interrupt (MWr of `data` to `addr`).
+  localparam logic [1:0] OWN_CPL = 2'd0;
+  localparam logic [1:0] OWN_CONF = 2'd1;
+  localparam logic [1:0] OWN_IRQ = 2'd2;
+  typedef struct packed {
+    logic [1:0] kind;
+    logic [2:0] status;  // OWN_CPL: CPL_UR or CPL_CA; OWN_CONF: CPL_SC
+    logic [15:0] reqid;
+    logic [7:0] tag;
+    logic [63:0] addr;   // OWN_CPL: bits 6:0 are the lower address
+    logic [31:0] data;   // OWN_IRQ only
+  } own_cpl_t;
 
   // What the write combiner needs to know of a tunneled request (docs/architecture.md).
   typedef struct packed {

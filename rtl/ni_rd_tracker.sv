@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Remote reads and atomics this NI is serving: maps the tag the NI used toward local memory
-// back to the requesting node and the requester's own ID and tag.
+// Remote reads, atomics and confirmed writes this NI is serving: maps the tag the NI used
+// toward local memory back to the requesting node and the requester's own ID and tag.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -19,7 +19,8 @@ module ni_rd_tracker #(
   input  logic [15:0] commit_reqid_i,
   input  logic [7:0] commit_otag_i,
   input  logic [23:0] commit_psn_i,   // the request's PSN, echoed by its response
-  input  logic commit_atomic_i,       // an atomic (its result is kept for a resend: ni_amo_cache)
+  input  logic [1:0] commit_kind_i,   // ni_pkg::TRK_*
+  input  logic [51:0] commit_page_i,  // memory-ID base page (TRK_CONF_MEM through a memory ID)
   // Lookup and release (host receive side, when memory's completion arrives).
   input  logic [7:0] lookup_tag_i,
   output logic lookup_hit_o,
@@ -27,14 +28,16 @@ module ni_rd_tracker #(
   output logic [15:0] lookup_reqid_o,
   output logic [7:0] lookup_otag_o,
   output logic [23:0] lookup_psn_o,
-  output logic lookup_atomic_o,
+  output logic [1:0] lookup_kind_o,
+  output logic [51:0] lookup_page_o,
   input  logic release_i
 );
   logic [NumTags-1:0] valid_q, valid_d;
   logic [NumTags-1:0][15:0] node_q, reqid_q;
   logic [NumTags-1:0][7:0] otag_q;
   logic [NumTags-1:0][23:0] psn_q;
-  logic [NumTags-1:0] atomic_q;
+  logic [NumTags-1:0][1:0] kind_q;
+  logic [NumTags-1:0][51:0] page_q;
   logic [TagW-1:0] lidx;
 
   assign lidx = lookup_tag_i[TagW-1:0];
@@ -43,7 +46,8 @@ module ni_rd_tracker #(
   assign lookup_reqid_o = reqid_q[lidx];
   assign lookup_otag_o = otag_q[lidx];
   assign lookup_psn_o = psn_q[lidx];
-  assign lookup_atomic_o = atomic_q[lidx];
+  assign lookup_kind_o = kind_q[lidx];
+  assign lookup_page_o = page_q[lidx];
 
   always_comb begin
     free_avail_o = 1'b0;
@@ -73,7 +77,8 @@ module ni_rd_tracker #(
       reqid_q[commit_tag_i] <= commit_reqid_i;
       otag_q[commit_tag_i] <= commit_otag_i;
       psn_q[commit_tag_i] <= commit_psn_i;
-      atomic_q[commit_tag_i] <= commit_atomic_i;
+      kind_q[commit_tag_i] <= commit_kind_i;
+      page_q[commit_tag_i] <= commit_page_i;
     end
   end
 

@@ -2,11 +2,13 @@
 // Sender side of reliable delivery. Every unicast tunneled request gets the next
 // PSN of its destination and leaves a copy (header record and TLP beats) in a
 // slot until the destination answers it: a cumulative ACK for a write, the
-// response for a read or atomic. A slot whose timer runs out is resent from its
-// copy; one that has been resent RETX_LIMIT times fails together with every other
-// slot to that destination (an error completion for each read and atomic), and
-// the next packet to it carries the resync flag. Packets to multicast LIDs pass
-// through unretained. Rules and bounds: docs/architecture.md#reliable-delivery.
+// response for a read, atomic or memory-confirmed write. A slot whose timer runs
+// out is resent from its copy; one that has been resent RETX_LIMIT times fails
+// together with every other slot to that destination (an error completion for each
+// read, atomic and confirmed write), and the next packet to it carries the resync
+// flag. A write the receiving NI confirms (its ACK) gets its confirmation to the
+// CPU from here. Packets to multicast LIDs pass through unretained. Rules and
+// bounds: docs/architecture.md#reliable-delivery and #confirmed-writes.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -50,13 +52,19 @@ module ni_retx #(
   input  logic [15:0] q_lid_i,
   input  logic [23:0] q_psn_i,
   output logic q_hit_o,
-  // Error completion for a read or atomic that failed: {reqid, tag, lower address}.
-  output logic [30:0] fail_o,
+  // The awaited response answers a memory-confirmed write; its address goes back by
+  // q_back_o pages (the window's translation when the write left).
+  output logic q_conf_o,
+  output logic [51:0] q_back_o,
+  // To the CPU: error completion of a read, atomic or confirmed write that failed or
+  // was refused; confirmation of a write the receiving NI confirmed.
+  output ni_pkg::own_cpl_t fail_o,
   output logic fail_valid_o,
   input  logic fail_ready_i,
   output logic [SlotW:0] used_o,  // slots in use
   output logic ev_retx_o,         // a resend started
-  output logic ev_fail_o          // a slot failed
+  output logic ev_fail_o,         // a slot failed
+  output logic ev_conf_o          // a confirmation went to the CPU
 );
   typedef enum logic [1:0] {StIdle, StNew, StResend, StPass} state_e;
   state_e state_q, state_d;
@@ -64,12 +72,17 @@ module ni_retx #(
   logic [BiW-1:0] bi_q, bi_d;
   logic [31:0] now_q;
 
-  logic [NumSlots-1:0] valid_q, valid_d, np_q, np_d, due_q, due_d, fail_q, fail_d, amo_q, amo_d;
+  // done: answered or failed, the report to the CPU (st) waits to go out.
+  logic [NumSlots-1:0] valid_q, valid_d, np_q, np_d, due_q, due_d, done_q, done_d, amo_q, amo_d;
+  logic [NumSlots-1:0] cni_q, cni_d, cmem_q, cmem_d;
+  logic [NumSlots-1:0][2:0] st_q, st_d;
+  logic [NumSlots-1:0][51:0] back_q;
+  logic [NumSlots-1:0][63:0] addr_q;
   logic [NumSlots-1:0][15:0] lid_q;
   logic [NumSlots-1:0][23:0] psn_q;
   logic [NumSlots-1:0][31:0] sent_q;
   logic [NumSlots-1:0][7:0] tries_q;
-  logic [NumSlots-1:0][30:0] cpl_q;
+  logic [NumSlots-1:0][23:0] cpl_q;  // {reqid, tag}
   logic [NumPeers-1:0][23:0] next_q, next_d;
   logic [NumPeers-1:0] resync_q, resync_d;
   ni_pkg::tx_hdr_t hdr_mem_q [NumSlots];
@@ -85,8 +98,8 @@ module ni_retx #(
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
       age[i] = now_q - sent_q[i];
-      expired[i] = valid_q[i] && !fail_q[i] && timeout_i != 32'd0 && age[i] >= timeout_i;
-      cand[i] = valid_q[i] && !fail_q[i] && (expired[i] || due_q[i]) && tries_q[i] < limit_i;
+      expired[i] = valid_q[i] && !done_q[i] && timeout_i != 32'd0 && age[i] >= timeout_i;
+      cand[i] = valid_q[i] && !done_q[i] && (expired[i] || due_q[i]) && tries_q[i] < limit_i;
     end
     free_avail = 1'b0;
     free_slot = '0;
@@ -109,7 +122,7 @@ module ni_retx #(
         ftrig_avail = 1'b1;
         ftrig_slot = SlotW'(i);
       end
-      if (fail_q[i]) begin
+      if (done_q[i]) begin
         drain_avail = 1'b1;
         drain_slot = SlotW'(i);
       end
@@ -132,8 +145,11 @@ module ni_retx #(
   // One atomic per destination in flight: the destination keeps only the last result
   // of each source for a resent duplicate (ni_amo_cache). Byte 0 (the TLP type) is
   // in the first beat at every width.
-  logic in_amo, amo_busy;
-  assign in_amo = ni_pkg::is_atomic(in_beat_i[7:0]);
+  logic in_amo, amo_busy, in_cni, in_cmem;
+  assign in_cni = ni_pkg::is_dmwr(in_beat_i[7:0]) && (in_hdr_i.bytes[20*8 +: 8] & ni_pkg::TEH_CONF_NI) != 8'h0;
+  assign in_cmem = ni_pkg::is_dmwr(in_beat_i[7:0]) && !in_cni;
+  // A memory-confirmed write counts as an atomic here: its answer is kept the same way.
+  assign in_amo = ni_pkg::is_atomic(in_beat_i[7:0]) || in_cmem;
   always_comb begin
     amo_busy = 1'b0;
     for (int i = 0; i < NumSlots; i++) amo_busy = amo_busy || (valid_q[i] && amo_q[i] && lid_q[i] == in_dlid);
@@ -215,31 +231,55 @@ module ni_retx #(
   assign beat_go = out_beat_valid_o && out_beat_ready_i;
   assign beat_last = out_beat_o[DataW + KeepW];
 
-  // TLP fields of a new request, kept for its error completion.
-  logic [30:0] cpl_cap;
-  logic np_cap;
+  // TLP fields of a new request, kept for its error completion or confirmation.
+  logic [23:0] cpl_cap;
+  logic [63:0] addr_cap;
+  logic np_cap, cni_cap;
   always_comb begin
     cpl_cap = cpl_q[act_slot];
+    addr_cap = addr_q[act_slot];
+    cni_cap = (state_q == StIdle) ? in_cni : cni_q[act_slot];
     np_cap = (state_q == StIdle) ? 1'b0 : np_q[act_slot];
     for (int j = 0; j < Bpb; j++) begin
-      if (32'(act_bi) * Bpb + j == 0) np_cap = in_beat_i[j*8 +: 8] != ni_pkg::TLP_MWR64;
-      if (32'(act_bi) * Bpb + j == 4) cpl_cap[30:23] = in_beat_i[j*8 +: 8];
-      if (32'(act_bi) * Bpb + j == 5) cpl_cap[22:15] = in_beat_i[j*8 +: 8];
-      if (32'(act_bi) * Bpb + j == 6) cpl_cap[14:7] = in_beat_i[j*8 +: 8];
-      if (32'(act_bi) * Bpb + j == 15) cpl_cap[6:0] = in_beat_i[j*8 +: 7];
+      // Non-posted: answered by its own response (reads, atomics, memory-confirmed writes).
+      if (32'(act_bi) * Bpb + j == 0) np_cap = in_beat_i[j*8 +: 8] != ni_pkg::TLP_MWR64 && !cni_cap;
+      if (32'(act_bi) * Bpb + j == 4) cpl_cap[23:16] = in_beat_i[j*8 +: 8];
+      if (32'(act_bi) * Bpb + j == 5) cpl_cap[15:8] = in_beat_i[j*8 +: 8];
+      if (32'(act_bi) * Bpb + j == 6) cpl_cap[7:0] = in_beat_i[j*8 +: 8];
+      for (int k = 0; k < 8; k++) begin
+        if (32'(act_bi) * Bpb + j == 8 + k) addr_cap[(7 - k)*8 +: 8] = in_beat_i[j*8 +: 8];
+      end
     end
   end
 
   // ------------------------------------------------------------ answers and failures
-  logic drain_go;
-  assign fail_o = cpl_q[drain_slot];
-  assign fail_valid_o = drain_avail && np_q[drain_slot];
-  assign drain_go = drain_avail && (!np_q[drain_slot] || fail_ready_i);
+  // A done slot leaves with its report: an error completion (UR, CA) for a read,
+  // atomic or confirmed write, a confirmation (SC) for a write the receiving NI
+  // confirmed; a plain write that failed leaves silently.
+  logic drain_go, drain_rep;
+  logic [63:0] drain_addr;
+  assign drain_rep = np_q[drain_slot] || cni_q[drain_slot];
+  assign drain_addr = addr_q[drain_slot] + {back_q[drain_slot], 12'h0};  // the requester's address
+  always_comb begin
+    fail_o = '0;
+    fail_o.kind = (st_q[drain_slot] == ni_pkg::CPL_SC) ? ni_pkg::OWN_CONF : ni_pkg::OWN_CPL;
+    fail_o.status = st_q[drain_slot];
+    {fail_o.reqid, fail_o.tag} = cpl_q[drain_slot];
+    fail_o.addr = drain_addr;
+  end
+  assign fail_valid_o = drain_avail && drain_rep;
+  assign drain_go = drain_avail && (!drain_rep || fail_ready_i);
 
   always_comb begin
     q_hit_o = 1'b0;
+    q_conf_o = 1'b0;
+    q_back_o = '0;
     for (int i = 0; i < NumSlots; i++) begin
-      if (valid_q[i] && !fail_q[i] && np_q[i] && lid_q[i] == q_lid_i && psn_q[i] == q_psn_i) q_hit_o = 1'b1;
+      if (valid_q[i] && !done_q[i] && np_q[i] && lid_q[i] == q_lid_i && psn_q[i] == q_psn_i) begin
+        q_hit_o = 1'b1;
+        q_conf_o = cmem_q[i];
+        q_back_o = back_q[i];
+      end
     end
   end
 
@@ -250,7 +290,10 @@ module ni_retx #(
     valid_d = valid_q;
     np_d = np_q;
     due_d = due_q;
-    fail_d = fail_q;
+    done_d = done_q;
+    st_d = st_q;
+    cni_d = cni_q;
+    cmem_d = cmem_q;
     amo_d = amo_q;
     next_d = next_q;
     resync_d = resync_q;
@@ -261,8 +304,10 @@ module ni_retx #(
       valid_d[free_slot] = 1'b1;
       np_d[free_slot] = 1'b0;
       due_d[free_slot] = 1'b0;
-      fail_d[free_slot] = 1'b0;
+      done_d[free_slot] = 1'b0;
       amo_d[free_slot] = in_amo;
+      cni_d[free_slot] = in_cni;
+      cmem_d[free_slot] = in_cmem;
       next_d[in_peer] = next_q[in_peer] + 24'd1;
       resync_d[in_peer] = 1'b0;
     end
@@ -280,28 +325,37 @@ module ni_retx #(
     end
     if (fail_now) begin
       for (int i = 0; i < NumSlots; i++) begin
-        if (valid_q[i] && lid_q[i] == lid_q[ftrig_slot]) fail_d[i] = 1'b1;
+        if (valid_q[i] && !done_q[i] && lid_q[i] == lid_q[ftrig_slot]) begin
+          done_d[i] = 1'b1;
+          st_d[i] = ni_pkg::CPL_CA;
+        end
       end
       resync_d[lid_q[ftrig_slot][PeerW-1:0]] = 1'b1;
     end
     if (drain_go) begin
       valid_d[drain_slot] = 1'b0;
-      fail_d[drain_slot] = 1'b0;
+      done_d[drain_slot] = 1'b0;
     end
     // An answer: everything before its PSN arrived; an ACK (or refusal) covers its
-    // own PSN too, a response only the read or atomic it answers.
+    // own PSN too, a response only the request it answers. A slot already done waits
+    // for its report to leave.
     if (ev_valid_i) begin
       for (int i = 0; i < NumSlots; i++) begin
-        if (valid_q[i] && lid_q[i] == ev_lid_i) begin
-          if (!np_q[i] && (ni_pkg::psn_before(psn_q[i], ev_psn_i) ||
+        if (valid_q[i] && !done_q[i] && lid_q[i] == ev_lid_i) begin
+          // A write the receiving NI confirms counts only an answer of its own PSN: a
+          // later PSN's ACK says it arrived, not whether it was refused (its timer resends
+          // it, and the receiver answers a duplicate of it with its own PSN).
+          if (!np_q[i] && ((ni_pkg::psn_before(psn_q[i], ev_psn_i) && !cni_q[i]) ||
                            (psn_q[i] == ev_psn_i && (ev_kind_i == ni_pkg::REL_ACK ||
                                                      ev_kind_i == ni_pkg::REL_REFUSED)))) begin
-            valid_d[i] = 1'b0;
-            fail_d[i] = 1'b0;
+            // A write the receiving NI confirms: report SC, or UR if it was refused.
+            valid_d[i] = cni_q[i];
+            done_d[i] = cni_q[i];
+            st_d[i] = (psn_q[i] == ev_psn_i && ev_kind_i == ni_pkg::REL_REFUSED) ? ni_pkg::CPL_UR
+                                                                                : ni_pkg::CPL_SC;
           end
           if (np_q[i] && psn_q[i] == ev_psn_i && ev_kind_i == ni_pkg::REL_RSP) begin
             valid_d[i] = 1'b0;
-            fail_d[i] = 1'b0;
           end
           // Go back N: the receiver drops what follows a gap, so resend from the PSN it expects.
           if (!ni_pkg::psn_before(psn_q[i], ev_psn_i) && ev_kind_i == ni_pkg::REL_NAK_SEQ) due_d[i] = 1'b1;
@@ -310,7 +364,8 @@ module ni_retx #(
     end
   end
   assign ev_retx_o = take_resend;
-  assign ev_fail_o = drain_go;
+  assign ev_fail_o = drain_go && st_q[drain_slot] == ni_pkg::CPL_CA;
+  assign ev_conf_o = drain_go && drain_rep && st_q[drain_slot] == ni_pkg::CPL_SC;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -321,7 +376,9 @@ module ni_retx #(
       valid_q <= '0;
       np_q <= '0;
       due_q <= '0;
-      fail_q <= '0;
+      done_q <= '0;
+      cni_q <= '0;
+      cmem_q <= '0;
       amo_q <= '0;
       next_q <= '0;
       resync_q <= '0;
@@ -336,7 +393,9 @@ module ni_retx #(
       valid_q <= valid_d;
       np_q <= np_d;
       due_q <= due_d;
-      fail_q <= fail_d;
+      done_q <= done_d;
+      cni_q <= cni_d;
+      cmem_q <= cmem_d;
       amo_q <= amo_d;
       next_q <= next_d;
       resync_q <= resync_d;
@@ -348,12 +407,14 @@ module ni_retx #(
 
   // The copies and the slot fields they go with: datapath, not reset.
   always_ff @(posedge clk_i) begin
+    st_q <= st_d;
     if (take_new) begin
       hdr_mem_q[free_slot] <= new_hdr;
       lid_q[free_slot] <= in_dlid;
       psn_q[free_slot] <= next_q[in_peer];
       sent_q[free_slot] <= now_q;
       tries_q[free_slot] <= 8'd0;
+      back_q[free_slot] <= in_hdr_i.back_page;
     end
     if (take_resend) begin
       sent_q[offer_slot] <= now_q;
@@ -362,6 +423,7 @@ module ni_retx #(
     if (act_store && beat_go) begin
       beat_mem_q[beat_addr] <= in_beat_i;
       cpl_q[act_slot] <= cpl_cap;
+      addr_q[act_slot] <= addr_cap;
     end
   end
 

@@ -82,7 +82,12 @@ module nic_top #(
   logic [NumArt-1:0][31:0] art_base_hi, art_limit_hi, art_xlate_hi;
   logic [NumArt-1:0][15:0] art_node, art_memid;
   logic [NumArt-1:0] art_valid, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_wc;
-  logic [NumArt-1:0] art_ctrl_written;
+  logic [NumArt-1:0] art_ctrl_written, art_conf_all;
+  logic [NumArt-1:0][1:0] art_conf_at;
+  logic [29:0] intr_addr_lo;
+  logic [31:0] intr_addr_hi, intr_data;
+  logic [10:0] intr_mask;
+  logic ev_conf, ev_irq;
   logic [15:0] wc_timeout;
   logic wc_flush_written, wc_flush_value;
   logic [NumArt-1:0][51:0] art_base, art_limit, art_xlate;
@@ -109,7 +114,7 @@ module nic_top #(
   // Events.
   logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
   logic ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx, ev_bad_pkt, ev_rd_served;
-  logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail;
+  logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail, ev_retx_conf;
   logic [31:0] retx_timeout;
   logic [7:0] retx_limit;
 
@@ -131,6 +136,9 @@ module nic_top #(
     .status_retx_fail_set_i(ev_retx_fail),
     .dup_cnt_inc_i(ev_dup), .retx_cnt_inc_i(ev_retx), .oos_cnt_inc_i(ev_oos),
     .retx_fail_cnt_inc_i(ev_retx_fail),
+    .conf_cnt_inc_i(ev_conf), .intr_cnt_inc_i(ev_irq),
+    .intr_addr_lo_addr_o(intr_addr_lo), .intr_addr_hi_addr_o(intr_addr_hi),
+    .intr_data_data_o(intr_data), .intr_mask_mask_o(intr_mask),
     .retx_timeout_cycles_o(retx_timeout), .retx_limit_resends_o(retx_limit),
     .caps3_retx_slots_i(8'(RetxSlots)), .caps3_peers_i(8'(NumPeers)),
     .tx_pkts_inc_i(ev_tx_pkt),
@@ -156,6 +164,7 @@ module nic_top #(
     .art_ctrl_valid_o(art_valid), .art_ctrl_rx_xlate_o(art_rx_xlate),
     .art_ctrl_perm_r_o(art_perm_r), .art_ctrl_perm_w_o(art_perm_w), .art_ctrl_perm_a_o(art_perm_a),
     .art_ctrl_wc_o(art_wc), .art_ctrl_written_o(art_ctrl_written),
+    .art_ctrl_conf_all_o(art_conf_all), .art_ctrl_conf_at_o(art_conf_at),
     .memid_base_lo_addr_o(mem_base_lo), .memid_base_hi_addr_o(mem_base_hi),
     .memid_size_bytes_o(mem_pages),
     .memid_ctrl_valid_o(mem_valid), .memid_ctrl_perm_r_o(mem_perm_r),
@@ -193,7 +202,9 @@ module nic_top #(
   // ------------------------------------------------------------ read tracker
   logic [7:0] trk_tag, trk_otag, trk_commit_otag;
   logic [23:0] trk_psn, trk_commit_psn;
-  logic trk_hit, trk_release, trk_free_avail, trk_commit, trk_atomic, trk_commit_atomic;
+  logic trk_hit, trk_release, trk_free_avail, trk_commit;
+  logic [1:0] trk_kind, trk_commit_kind;
+  logic [51:0] trk_page, trk_commit_page;
   logic [15:0] trk_node, trk_reqid, trk_commit_node, trk_commit_reqid;
   logic [TagW-1:0] trk_free_tag, trk_commit_tag;
 
@@ -202,10 +213,10 @@ module nic_top #(
     .free_avail_o(trk_free_avail), .free_tag_o(trk_free_tag),
     .commit_i(trk_commit), .commit_tag_i(trk_commit_tag), .commit_node_i(trk_commit_node),
     .commit_reqid_i(trk_commit_reqid), .commit_otag_i(trk_commit_otag), .commit_psn_i(trk_commit_psn),
-    .commit_atomic_i(trk_commit_atomic),
+    .commit_kind_i(trk_commit_kind), .commit_page_i(trk_commit_page),
     .lookup_tag_i(trk_tag), .lookup_hit_o(trk_hit), .lookup_node_o(trk_node),
     .lookup_reqid_o(trk_reqid), .lookup_otag_o(trk_otag), .lookup_psn_o(trk_psn),
-    .lookup_atomic_o(trk_atomic),
+    .lookup_kind_o(trk_kind), .lookup_page_o(trk_page),
     .release_i(trk_release)
   );
 
@@ -215,8 +226,10 @@ module nic_top #(
   logic req_hdr_valid, req_hdr_pending, req_hdr_ready, rsp_hdr_valid, rsp_hdr_ready;
   logic [BeatW-1:0] req_beat, rsp_beat;
   logic req_beat_valid, req_beat_ready, rsp_beat_valid, rsp_beat_ready;
-  logic [30:0] ur;
+  ni_pkg::own_cpl_t ur;
   logic ur_valid, ur_ready;
+  logic mem_conf_valid;
+  logic [7:0] mem_conf_tag;
   logic amo_wr_valid;
   logic [15:0] amo_wr_lid;
   logic [23:0] amo_wr_psn;
@@ -232,10 +245,12 @@ module nic_top #(
     .art_addr_o(art_addr), .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
     .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_perm_a_i(art_hit_perm_a),
     .art_wc_i(art_wc[art_index]), .art_index_i(8'(art_index)), .art_node_i(art_hit_node),
+    .art_conf_all_i(art_conf_all[art_index]), .art_conf_at_i(art_conf_at[art_index]),
     .art_mcast_empty_i(art_mcast_empty),
     .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
     .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
-    .trk_otag_i(trk_otag), .trk_psn_i(trk_psn), .trk_atomic_i(trk_atomic), .trk_release_o(trk_release),
+    .trk_otag_i(trk_otag), .trk_psn_i(trk_psn), .trk_kind_i(trk_kind), .trk_page_i(trk_page),
+    .trk_release_o(trk_release),
     .amo_wr_valid_o(amo_wr_valid), .amo_wr_lid_o(amo_wr_lid), .amo_wr_psn_o(amo_wr_psn),
     .amo_wr_tlp_o(amo_wr_tlp), .amo_wr_len_o(amo_wr_len),
     .req_hdr_o(req_hdr), .req_meta_o(req_meta), .req_hdr_valid_o(req_hdr_valid),
@@ -247,6 +262,7 @@ module nic_top #(
     .csr_addr_o(csr_addr), .csr_wdata_o(csr_wdata), .csr_be_o(csr_be), .csr_reqid_o(csr_reqid),
     .csr_tag_o(csr_tag),
     .ur_o(ur), .ur_valid_o(ur_valid), .ur_ready_i(ur_ready),
+    .mem_conf_valid_o(mem_conf_valid), .mem_conf_tag_o(mem_conf_tag),
     .ev_win_miss_o(ev_win_miss), .ev_perm_o(ev_perm), .ev_malformed_o(ev_malformed),
     .ev_unsup_o(ev_unsup), .ev_cpl_unexp_o(ev_cpl_unexp)
   );
@@ -297,11 +313,12 @@ module nic_top #(
   );
 
   // Sequencing, copies and resends of the requests (reliable delivery).
-  logic rel_valid, q_hit, fail_valid, fail_ready;
+  logic rel_valid, q_hit, q_conf, fail_valid, fail_ready;
+  logic [51:0] q_back;
   logic [1:0] rel_kind;
   logic [15:0] rel_lid;
   logic [23:0] rel_psn;
-  logic [30:0] fail_word;
+  ni_pkg::own_cpl_t fail_word;
   logic [$clog2(RetxSlots):0] retx_used;
   ni_retx #(.DataW(DataW), .NumSlots(RetxSlots), .SlotBeats(MaxTlpBeats), .NumPeers(NumPeers)) u_retx (
     .clk_i, .rst_ni, .timeout_i(retx_timeout), .limit_i(retx_limit),
@@ -311,9 +328,9 @@ module nic_top #(
     .out_beat_o(src_beat[2]), .out_beat_valid_o(src_beat_valid[2]),
     .out_beat_ready_i(src_beat_ready[2]),
     .ev_valid_i(rel_valid), .ev_kind_i(rel_kind), .ev_lid_i(rel_lid), .ev_psn_i(rel_psn),
-    .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit),
+    .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit), .q_conf_o(q_conf), .q_back_o(q_back),
     .fail_o(fail_word), .fail_valid_o(fail_valid), .fail_ready_i(fail_ready),
-    .used_o(retx_used), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail)
+    .used_o(retx_used), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail), .ev_conf_o(ev_retx_conf)
   );
 
   // ------------------------------------------------------------ fabric transmit
@@ -342,9 +359,10 @@ module nic_top #(
     .trk_free_avail_i(trk_free_avail), .trk_free_tag_i(trk_free_tag), .trk_commit_o(trk_commit),
     .trk_commit_tag_o(trk_commit_tag), .trk_commit_node_o(trk_commit_node),
     .trk_commit_reqid_o(trk_commit_reqid), .trk_commit_otag_o(trk_commit_otag),
-    .trk_commit_psn_o(trk_commit_psn), .trk_commit_atomic_o(trk_commit_atomic),
+    .trk_commit_psn_o(trk_commit_psn), .trk_commit_kind_o(trk_commit_kind),
+    .trk_commit_page_o(trk_commit_page),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
-    .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit),
+    .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
     .gen_hdr_o(gen_hdr), .gen_valid_o(gen_valid), .gen_ready_i(gen_ready),
     .m_axis_tdata(dec_tdata), .m_axis_tkeep(dec_tkeep), .m_axis_tlast(dec_tlast),
@@ -356,7 +374,7 @@ module nic_top #(
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
   logic unused;
-  assign unused = ^{csr_hit, wc_flush_value, retx_used};
+  assign unused = ^{csr_hit, wc_flush_value, retx_used, mem_conf_valid, mem_conf_tag, ev_retx_conf};
 
   // ------------------------------------------------------------ host transmit
   logic [62:0] rdc;
@@ -365,16 +383,38 @@ module nic_top #(
     .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_reqid, csr_tag, 7'h0}),
     .wvalid_i(csr_valid && !csr_write), .wready_o(rdc_ready),
     .rdata_o(rdc), .rvalid_o(rdc_valid), .rready_i(rdc_rd_ready));
-  // Completions the NI makes itself: UR for refused requests (host_rx first), CA
-  // for reads and atomics ni_retx gave up.
-  logic [31:0] ur_q;
+  // TLPs the NI makes itself, in this order when several wait: from host_rx (UR for
+  // refused requests, sending-NI confirmations), from ni_retx (error completions,
+  // receiving-NI confirmations), the interrupt.
+  // Interrupt: a STATUS bit set by an event that INTR_MASK selects makes one pending;
+  // events while it waits share it.
+  logic [10:0] status_events;
+  logic irq_pend_q, irq_push;
+  ni_pkg::own_cpl_t irq_word, own_word;
+  assign status_events = {ev_retx_fail, ev_cpl_unexp, ev_bad_pkt, ev_nak_rx, ev_bounds_err,
+                          ev_memid_err, ev_crc_err, ev_unsup, ev_malformed, ev_perm, ev_win_miss};
+  always_comb begin
+    irq_word = '0;
+    irq_word.kind = ni_pkg::OWN_IRQ;
+    irq_word.addr = {intr_addr_hi, intr_addr_lo, 2'b00};
+    irq_word.data = intr_data;
+  end
+  ni_pkg::own_cpl_t ur_q;
   logic ur_q_valid, ur_q_ready, ur_in_ready;
-  ni_fifo #(.Width(32), .Depth(2)) u_ur_q (
-    .clk_i, .rst_ni, .wdata_i(ur_valid ? {1'b0, ur} : {1'b1, fail_word}),
-    .wvalid_i(ur_valid || fail_valid), .wready_o(ur_in_ready),
+  assign own_word = ur_valid ? ur : fail_valid ? fail_word : irq_word;
+  ni_fifo #(.Width($bits(ni_pkg::own_cpl_t)), .Depth(2)) u_ur_q (
+    .clk_i, .rst_ni, .wdata_i(own_word),
+    .wvalid_i(ur_valid || fail_valid || irq_pend_q), .wready_o(ur_in_ready),
     .rdata_o(ur_q), .rvalid_o(ur_q_valid), .rready_i(ur_q_ready));
   assign ur_ready = ur_in_ready;
   assign fail_ready = ur_in_ready && !ur_valid;
+  assign irq_push = irq_pend_q && ur_in_ready && !ur_valid && !fail_valid;
+  assign ev_irq = irq_push;
+  assign ev_conf = ur_in_ready && (ur_valid || fail_valid) && own_word.kind == ni_pkg::OWN_CONF;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) irq_pend_q <= 1'b0;
+    else irq_pend_q <= (irq_pend_q && !irq_push) || |(status_events & intr_mask);
+  end
 
   ni_host_tx #(.DataW(DataW), .NiReqId(NiReqId)) u_host_tx (
     .clk_i, .rst_ni,

@@ -33,6 +33,15 @@ inline Bytes le32(uint32_t v) {
           static_cast<uint8_t>(v >> 24)};
 }
 
+inline Bytes le64(uint64_t v) {
+  Bytes b(8);
+  for (auto& x : b) {
+    x = static_cast<uint8_t>(v);
+    v >>= 8;
+  }
+  return b;
+}
+
 // First offset where two byte strings differ (the shorter length if one is a prefix), for messages.
 inline size_t firstDifference(const Bytes& a, const Bytes& b) {
   size_t i = 0;

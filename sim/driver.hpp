@@ -26,7 +26,9 @@ inline void setWindow(const CsrWrite& wr, unsigned i, const Window& w) {
   wr(regs::ART_DEST(i), (w.mcastLid ? w.mcastLid : lidOf(w.dstNode)) | (uint32_t{w.memid} << regs::ART_DEST_MEMID_LSB));
   wr(regs::ART_CTRL(i), regs::ART_CTRL_VALID_MASK | (w.rxXlate ? regs::ART_CTRL_RX_XLATE_MASK : 0) |
                             (w.read ? regs::ART_CTRL_PERM_R_MASK : 0) | (w.write ? regs::ART_CTRL_PERM_W_MASK : 0) |
-                            (w.atomic ? regs::ART_CTRL_PERM_A_MASK : 0) | (w.combine ? regs::ART_CTRL_WC_MASK : 0));
+                            (w.atomic ? regs::ART_CTRL_PERM_A_MASK : 0) | (w.combine ? regs::ART_CTRL_WC_MASK : 0) |
+                            (w.confirmAll ? regs::ART_CTRL_CONF_ALL_MASK : 0) |
+                            static_cast<uint32_t>(w.confAt) << regs::ART_CTRL_CONF_AT_LSB);
 }
 
 // Write combiner: idle timeout in cycles, and a flush of the open packet.

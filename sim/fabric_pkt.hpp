@@ -19,6 +19,8 @@ constexpr uint8_t kAethNakInvReq = 0x61;    // invalid request: stomped by its s
 constexpr uint8_t kAethNakRemAccess = 0x62; // remote access error: memory ID, permission, bounds
 constexpr uint8_t kTehRxXlate = 0x01;    // TEH flag: receiver translates memory ID + offset
 constexpr uint8_t kTehSync = 0x02;       // TEH flag: the source's sequence restarts at this PSN
+constexpr uint8_t kTehConfNi = 0x04;     // TEH flag: a DMWr the receiving NI confirms (its ACK)
+constexpr uint8_t kTehConfMem = 0x08;    // TEH flag: a DMWr the receiving memory system confirms
 constexpr uint16_t kDefaultPKey = 0xFFFF;
 constexpr uint32_t kTunnelQp = 0x10;
 constexpr size_t kLrhBytes = 8, kBthBytes = 12, kTehBytes = 12, kAethBytes = 4;

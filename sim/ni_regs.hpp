@@ -86,6 +86,8 @@ constexpr unsigned CAPS3_RETX_SLOTS_LSB = 0;
 constexpr uint32_t CAPS3_RETX_SLOTS_MASK = 0x000000ffu;
 constexpr unsigned CAPS3_PEERS_LSB = 8;
 constexpr uint32_t CAPS3_PEERS_MASK = 0x0000ff00u;
+constexpr uint32_t CONF_CNT = 0x018;
+constexpr uint32_t INTR_CNT = 0x01c;
 constexpr uint32_t MCAST_LID(unsigned i) { return 0x080 + i * 0x4; }
 constexpr unsigned MCAST_LID_COUNT = 4;
 constexpr unsigned MCAST_LID_LID_LSB = 0;
@@ -150,6 +152,22 @@ constexpr unsigned ART_CTRL_PERM_A_LSB = 6;
 constexpr uint32_t ART_CTRL_PERM_A_MASK = 0x00000040u;
 constexpr unsigned ART_CTRL_WC_LSB = 7;
 constexpr uint32_t ART_CTRL_WC_MASK = 0x00000080u;
+constexpr unsigned ART_CTRL_CONF_ALL_LSB = 8;
+constexpr uint32_t ART_CTRL_CONF_ALL_MASK = 0x00000100u;
+constexpr unsigned ART_CTRL_CONF_AT_LSB = 9;
+constexpr uint32_t ART_CTRL_CONF_AT_MASK = 0x00000600u;
+constexpr uint32_t INTR_ADDR_LO = 0x300;
+constexpr unsigned INTR_ADDR_LO_ADDR_LSB = 2;
+constexpr uint32_t INTR_ADDR_LO_ADDR_MASK = 0xfffffffcu;
+constexpr uint32_t INTR_ADDR_HI = 0x304;
+constexpr unsigned INTR_ADDR_HI_ADDR_LSB = 0;
+constexpr uint32_t INTR_ADDR_HI_ADDR_MASK = 0xffffffffu;
+constexpr uint32_t INTR_DATA = 0x308;
+constexpr unsigned INTR_DATA_DATA_LSB = 0;
+constexpr uint32_t INTR_DATA_DATA_MASK = 0xffffffffu;
+constexpr uint32_t INTR_MASK = 0x30c;
+constexpr unsigned INTR_MASK_MASK_LSB = 0;
+constexpr uint32_t INTR_MASK_MASK_MASK = 0x000007ffu;
 constexpr uint32_t MEMID_BASE_LO(unsigned i) { return 0x400 + i * 0x10; }
 constexpr unsigned MEMID_BASE_LO_COUNT = 16;
 constexpr unsigned MEMID_BASE_LO_ADDR_LSB = 12;
@@ -213,20 +231,26 @@ constexpr RegInfo kRegisters[] = {
     {"RETX_TIMEOUT", 0x074, 0x0, 1, Access::Rw, 0x00001000u, 0xffffffffu, -1},
     {"RETX_LIMIT", 0x078, 0x0, 1, Access::Rw, 0x00000008u, 0x000000ffu, -1},
     {"CAPS3", 0x07c, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
+    {"CONF_CNT", 0x018, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"INTR_CNT", 0x01c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"MCAST_LID", 0x080, 0x4, 4, Access::Rw, 0x00000000u, 0x8000ffffu, -1},
     {"MGRP_CTRL", 0x0a0, 0x4, 4, Access::Rw, 0x00000000u, 0x8007ffffu, -1},
     {"MGRP_MEMBER", 0x0c0, 0x4, 16, Access::Rw, 0x00000000u, 0xffffffffu, -1},
-    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 39},
-    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 39},
-    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 39},
-    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 39},
-    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 39},
-    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 39},
-    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 39},
-    {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x000000f3u, -1},
-    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 43},
-    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 43},
-    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 43},
+    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 41},
+    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 41},
+    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 41},
+    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 41},
+    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 41},
+    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 41},
+    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 41},
+    {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x000007f3u, -1},
+    {"INTR_ADDR_LO", 0x300, 0x0, 1, Access::Rw, 0x00000000u, 0xfffffffcu, -1},
+    {"INTR_ADDR_HI", 0x304, 0x0, 1, Access::Rw, 0x00000000u, 0xffffffffu, -1},
+    {"INTR_DATA", 0x308, 0x0, 1, Access::Rw, 0x00000000u, 0xffffffffu, -1},
+    {"INTR_MASK", 0x30c, 0x0, 1, Access::Rw, 0x00000000u, 0x000007ffu, -1},
+    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 49},
+    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 49},
+    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 49},
     {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u, -1},
 };
 

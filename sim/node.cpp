@@ -116,6 +116,24 @@ void Node::atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb)
   ++st_.tlpsToNi;
 }
 
+void Node::confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb) {
+  const uint64_t id = newLoad(8, std::move(cb));
+  const uint8_t tag = allocTag();
+  tags_[tag] = TagUse{id, 0, 8};
+  toNi_.pushTlp(encodeTlp(makeDMWr(kCpuReqId, tag, addr, data)));
+  ++st_.tlpsToNi;
+  st_.storeBytes += data.size();
+}
+
+void Node::storeConfirmedByWindow(uint64_t addr, const Bytes& data, LoadCb cb) {
+  const uint64_t id = newLoad(8, std::move(cb));
+  const uint8_t tag = allocTag();
+  tags_[tag] = TagUse{id, 0, 8};
+  toNi_.pushTlp(encodeTlp(makeMWr(kCpuReqId, tag, addr, data)));
+  ++st_.tlpsToNi;
+  st_.storeBytes += data.size();
+}
+
 void Node::csrWrite(uint32_t off, uint32_t value) {
   store(kCsrBase + off, le32(value));
 }
@@ -196,7 +214,7 @@ void Node::afterCycle(const NicIn& in, const NicOut& out) {
 }
 
 void Node::memoryAccept(const Tlp& t) {
-  if (t.kind == TlpKind::MWr) {
+  if (t.kind == TlpKind::MWr || t.kind == TlpKind::DMWr) {
     const size_t n = t.data.size();
     for (size_t i = 0; i < n; ++i) {
       const size_t dw = i / 4;
@@ -205,6 +223,9 @@ void Node::memoryAccept(const Tlp& t) {
     }
     ++st_.memWrites;
     if (memWriteObserver_) memWriteObserver_(t);
+    // A DMWr is confirmed once applied: the confirmation names the address written.
+    if (t.kind == TlpKind::DMWr)
+      memToNi_.push_back({now_ + memLatency_, encodeTlp(makeWriteConfirmation(kMemCplId, t.requester, t.tag, t.addr))});
   } else if (t.kind == TlpKind::MRd) {
     const size_t n = (t.lengthDw == 0 ? 1024u : t.lengthDw) * 4u;
     Tlp c = makeCplD(kMemCplId, t.requester, t.tag, t.addr, mem_.read(t.addr, n));

@@ -77,6 +77,11 @@ class Node {
   void load(uint64_t addr, size_t len, LoadCb cb);
   // AtomicOp (FetchAdd, Swap, CAS); the callback gets the value memory held before it.
   void atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb);
+  // Confirmed write (DMWr, at most one TLP's worth): the callback gets the confirmation,
+  // whose 8 data bytes name the address written (little-endian), or its error status.
+  void confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb);
+  // A store through a window whose writes are all confirmed: an MWr, answered like a DMWr.
+  void storeConfirmedByWindow(uint64_t addr, const Bytes& data, LoadCb cb);
   void csrWrite(uint32_t off, uint32_t value);
   void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb);
   void sendRawTlp(const Bytes& tlp) { toNi_.pushTlp(tlp); ++st_.tlpsToNi; }  // for bad-input tests

@@ -12,6 +12,9 @@
 
 namespace ni {
 
+// Where a confirmed write is confirmed (ART_CTRL.conf_at, docs/architecture.md#confirmed-writes).
+enum class ConfAt : uint8_t { SenderNi = 0, ReceiverNi = 1, Memory = 2 };
+
 // One ART window as the driver sees it.
 struct Window {
   uint64_t base = 0, size = 0;  // local, 4 KiB granular, inside the NI aperture
@@ -22,6 +25,8 @@ struct Window {
   uint16_t memid = 0;           // receiver-side translation
   bool read = true, write = true, atomic = false;
   bool combine = false;         // write combining (ART_CTRL.wc)
+  bool confirmAll = false;      // every write is a confirmed write (ART_CTRL.conf_all)
+  ConfAt confAt = ConfAt::SenderNi;
 };
 
 struct MemRegion {
@@ -53,6 +58,8 @@ class RefNi {
     uint64_t tlpAddr = 0;  // address carried in the tunneled TLP
     uint16_t memid = 0;
     bool rxXlate = false;
+    bool confirmed = false;  // a confirmed write (DMWr, or a write through a conf_all window)
+    ConfAt confAt = ConfAt::SenderNi;
   };
   enum class RecvErr { Ok, MemId, Bounds };
   struct Landing {
@@ -72,7 +79,15 @@ class RefNi {
   Route route(uint64_t addr, size_t len, bool write) const {
     return route(addr, len, write ? MemOp::Write : MemOp::Read);
   }
-  Route route(const Tlp& t) const { return route(t.addr, accessBytes(t), memOpOf(t)); }
+  Route route(const Tlp& t) const {
+    Route r = route(t.addr, accessBytes(t), memOpOf(t));
+    if (r.err == SendErr::Miss) return r;
+    const Window& w = windows[r.window];
+    if (t.kind == TlpKind::DMWr && w.mcastLid && r.err == SendErr::Ok) r.err = SendErr::Unsupported;
+    r.confirmed = t.kind == TlpKind::DMWr || (t.kind == TlpKind::MWr && w.confirmAll && !w.mcastLid);
+    r.confAt = w.confAt;
+    return r;
+  }
   Route route(uint64_t addr, size_t len, MemOp acc) const {
     Route r;
     if (len > maxPayload || (addr & 0xFFF) + len > 4096) { r.err = SendErr::Malformed; return r; }
@@ -124,6 +139,13 @@ class RefNi {
     p.memid = r.memid;  // ART_DEST.memid travels in every tunnel packet
     Tlp inner = t;
     inner.addr = r.tlpAddr;
+    // A confirmed write the sending NI confirms travels as an MWr; else as a DMWr
+    // with its confirmation point.
+    if (r.confirmed) {
+      inner.kind = r.confAt == ConfAt::SenderNi ? TlpKind::MWr : TlpKind::DMWr;
+      if (r.confAt == ConfAt::ReceiverNi) p.tehFlags |= kTehConfNi;
+      if (r.confAt == ConfAt::Memory) p.tehFlags |= kTehConfMem;
+    }
     p.payload = encodeTlp(inner);
     return p;
   }

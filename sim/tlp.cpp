@@ -131,6 +131,16 @@ Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes) {
   return t;
 }
 
+Tlp makeDMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {
+  Tlp t = makeMWr(req, tag, addr, data);
+  t.kind = TlpKind::DMWr;
+  return t;
+}
+
+Tlp makeWriteConfirmation(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr) {
+  return makeCplD(completer, req, tag, addr, le64(addr));
+}
+
 Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {
   Tlp t;
   t.kind = TlpKind::CplD;

@@ -57,6 +57,11 @@ inline size_t requestChunk(uint64_t addr, size_t left, size_t maxPayload) {
 }
 
 Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
+// Deferrable memory write: the write that asks for confirmation (docs/formats.md).
+Tlp makeDMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
+// Write confirmation: a CplD whose 8 data bytes name the written address, least
+// significant byte first (what the memory system and the NI answer a DMWr with).
+Tlp makeWriteConfirmation(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr);
 Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes);
 Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
 Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_t byteCount, uint8_t lowerAddr);

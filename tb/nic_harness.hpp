@@ -70,17 +70,20 @@ class NicHarness {
   }
 
   // The far end of reliable delivery, for tests about something else: every unicast
-  // request that leaves is answered as the receiving NI would (an ACK for a write, a
-  // UR completion for a read or atomic), so the NI's resend slots never fill up.
+  // request that leaves is answered as the receiving NI would (an ACK for a write or
+  // a receiving-NI confirmed write, a confirmation for a memory-confirmed write, a UR
+  // completion for a read or atomic), so the NI's resend slots never fill up.
   void answer(const Bytes& bytes) {
     const auto p = decodeFabric(bytes);
     if (!p || p->opcode != kOpTunnelReq || p->dlid >= 0xC000) return;
     const auto t = decodeTlp(p->payload);
     if (!t) return;
-    const bool write = t->kind == TlpKind::MWr;
+    const bool write = t->kind == TlpKind::MWr || (t->kind == TlpKind::DMWr && (p->tehFlags & kTehConfNi));
     FabricPacket a = answerPacket(kLid, p->dlid, write ? kOpRcAck : kOpTunnelRsp, p->psn);
     if (write) {
       a.syndrome = kAethAck;
+    } else if (t->kind == TlpKind::DMWr) {
+      a.payload = encodeTlp(makeWriteConfirmation(kNiPeerReqId, t->requester, t->tag, t->addr));
     } else {
       a.payload = encodeTlp(makeCpl(kNiPeerReqId, t->requester, t->tag, CplStatus::UR, 4, t->addr & 0x7F));
     }

@@ -91,7 +91,7 @@ class CsrRegsTest : public tb::VerilatedTest {
             &m.unsup_cnt_inc_i, &m.crc_err_cnt_inc_i, &m.memid_err_cnt_inc_i, &m.bounds_err_cnt_inc_i,
             &m.nak_tx_cnt_inc_i, &m.nak_rx_cnt_inc_i, &m.bad_pkt_cnt_inc_i, &m.rd_served_cnt_inc_i,
             &m.cpl_unexp_cnt_inc_i, &m.wc_merged_cnt_inc_i, &m.dup_cnt_inc_i, &m.retx_cnt_inc_i,
-            &m.oos_cnt_inc_i, &m.retx_fail_cnt_inc_i};
+            &m.oos_cnt_inc_i, &m.retx_fail_cnt_inc_i, &m.conf_cnt_inc_i, &m.intr_cnt_inc_i};
   }
   std::vector<uint32_t> offsetsOf(Access a) {
     std::vector<uint32_t> v;

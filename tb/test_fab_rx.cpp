@@ -117,6 +117,9 @@ class FabRxTest : public tb::VerilatedTest {
       if (!good) e.gen = ack(p, kAethNakPsnSeq, x);
       return;
     }
+    // A write the receiver refuses (memory ID, bounds) is refused again as a duplicate,
+    // so no ACK can stand for a confirmation of it.
+    const bool refusedWrite = write && e.nullified;
     e = Expect{};
     e.slid = p.slid;
     if (!good) {
@@ -124,7 +127,8 @@ class FabRxTest : public tb::VerilatedTest {
       e.gen = ack(p, kAethNakPsnSeq, x);
     } else if (s == Seq::Dup) {
       e.events |= kDup;
-      if (write) e.gen = ack(p, kAethAck, x - 1);
+      if (write) e.gen = refusedWrite ? nak(p, kAethNakRemAccess) : ack(p, kAethAck, x - 1);
+      if (refusedWrite) e.events |= kNakTx;
       // An atomic whose result ni_amo_cache still keeps (3 in 4) is answered with it.
       const auto key = std::make_pair(p.slid, p.psn);
       if (isAtomic(t.kind) && (keptAmo.count(key) || rng()() % 4)) {

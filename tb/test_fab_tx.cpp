@@ -13,6 +13,7 @@
 #include "Vni_fab_tx512.h"
 #include "axis_bfm.hpp"
 #include "fabric_pkt.hpp"
+#include "pkg_structs.hpp"
 #include "verilated_bits.hpp"
 #include "verilated_fixture.hpp"
 #include "verilated_ports.hpp"
@@ -22,7 +23,7 @@ using tb::setField;
 
 namespace {
 
-constexpr unsigned kHdrBits = 393;
+constexpr unsigned kHdrBits = tb::kTxHdrBits;
 constexpr uint16_t kNode = 0x0123;
 
 struct SrcPkt {

@@ -3,9 +3,10 @@
 // ART (RefNi's windows, answered combinationally), the read tracker (a map), and
 // random readiness on every output. Each TLP is built together with the outcome
 // the documented rules give it (docs/architecture.md, "Bad input"): tunnel
-// request (write, read, atomic) with its fabric header and rewritten address,
-// tunnel response with the requester's ID and tag restored, CSR access, UR
-// completion, and the one event counted for it. Outputs are checked per channel,
+// request (write, read, atomic, confirmed write at each confirmation point) with
+// its fabric header and rewritten address, tunnel response with the requester's ID
+// and tag restored (a memory confirmation also with its address translated back),
+// CSR access, UR completion or sending-NI confirmation, and the one event counted. Outputs are checked per channel,
 // in order.
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include "Vni_host_rx.h"
 #include "address_map.hpp"
 #include "axis_bfm.hpp"
+#include "pkg_structs.hpp"
 #include "ref_ni.hpp"
 #include "verilated_bits.hpp"
 #include "verilated_fixture.hpp"
@@ -46,7 +48,9 @@ struct Tunneled {
   Bytes tlp;    // the TLP bytes that follow it
   bool bad = false;
 };
-struct TrkEntry { uint16_t node, reqid; uint8_t otag; uint32_t psn; bool atomic; };
+// kind: ni_pkg::TRK_* (read, atomic, memory-confirmed write, NI-confirmed write).
+enum : uint8_t { kTrkRead = 0, kTrkAtomic = 1, kTrkConfMem = 2, kTrkConfNi = 3 };
+struct TrkEntry { uint16_t node, reqid; uint8_t otag; uint32_t psn; uint8_t kind; uint64_t page; };
 // A completion of an atomic kept for ni_amo_cache: source, PSN, TLP as it left.
 struct AmoRecord {
   uint16_t lid;
@@ -90,9 +94,22 @@ class HostRxTest : public tb::VerilatedTest {
     w.mcastLid = 0xC00A;  // a multicast group: writes only
     w.rxXlate = true;
     ref.setWindow(4, w);
+    // Confirmation points: DMWr through windows 0 (memory) and 1 (receiving NI);
+    // windows 5-7 make every write confirmed, one point each.
+    ref.windows[0].confAt = ConfAt::Memory;
+    ref.windows[1].confAt = ConfAt::ReceiverNi;
+    w = ref.windows[1];
+    for (unsigned i = 5; i < 8; ++i) {
+      w.base = kApertureBase + 0x100000 * i;
+      w.confirmAll = true;
+      w.confAt = static_cast<ConfAt>(i - 5);
+      w.rxXlate = i == 6;
+      ref.setWindow(i, w);
+    }
     for (unsigned t = 0; t < 256; ++t)
       trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t),
-                        0x10203u * (t + 1) & 0xFFFFFF, t % 3 == 0};
+                        0x10203u * (t + 1) & 0xFFFFFF, static_cast<uint8_t>(t % 4),
+                        t % 2 ? 0x12345u * t : 0};
     genAvail = trk;
   }
 
@@ -126,12 +143,21 @@ class HostRxTest : public tb::VerilatedTest {
   }
   void expectReq(const Tlp& t, const Bytes& sent, bool bad) {
     const auto r = ref.route(t);
-    Tlp inner = t;
-    inner.addr = r.tlpAddr;
     Bytes out = sent;
-    const Bytes good = encodeTlp(inner);
+    // The address is rewritten; so is the type byte of a confirmed write (MWr or DMWr).
+    const Bytes good = RefNi::encapsulate(t, r, kNode, 0).payload;
     std::copy(good.begin() + 8, good.begin() + 16, out.begin() + 8);
+    out[0] = good[0];
     reqExpect.push_back(Tunneled{headerFor(t, 0, 0, &r), out, bad});
+    backExpect.push_back(((t.addr >> 12) - (r.tlpAddr >> 12)) & ((uint64_t{1} << 52) - 1));
+  }
+  static tb::OwnCpl urOf(uint16_t req, uint8_t tag, uint64_t addr) {
+    tb::OwnCpl c;
+    c.status = 1;  // UR
+    c.reqid = req;
+    c.tag = tag;
+    c.addr = addr & 0x7F;
+    return c;
   }
   void send(const Bytes& b, Ev ev) {
     src.push(b);
@@ -140,7 +166,7 @@ class HostRxTest : public tb::VerilatedTest {
 
   // One random TLP of a random kind, with its expected outcome queued.
   void addRandom() {
-    const unsigned kind = rng()() % 14;
+    const unsigned kind = rng()() % 16;
     const uint16_t req = static_cast<uint16_t>(rng()() % 4 ? 0 : r8());
     const uint8_t tag = r8();
     switch (kind) {
@@ -162,7 +188,7 @@ class HostRxTest : public tb::VerilatedTest {
         const bool rd = rng()() & 1;
         const uint64_t a = kApertureBase + 0x4000000 + (rng()() % 4096) * 4096;
         const Tlp t = rd ? makeMRd(req, tag, a, 4) : makeMWr(req, tag, a, randomData(8));
-        if (rd) urExpect.push_back({req, tag, static_cast<uint8_t>(a & 0x7F)});
+        if (rd) urExpect.push_back(urOf(req, tag, a));
         send(encodeTlp(t), Ev::WinMiss);
         break;
       }
@@ -170,7 +196,7 @@ class HostRxTest : public tb::VerilatedTest {
         const bool rd = rng()() & 1;
         const uint64_t a = addrIn(rd ? 3 : 2, 16);
         const Tlp t = rd ? makeMRd(req, tag, a, 16) : makeMWr(req, tag, a, randomData(16));
-        if (rd) urExpect.push_back({req, tag, static_cast<uint8_t>(a & 0x7F)});
+        if (rd) urExpect.push_back(urOf(req, tag, a));
         send(encodeTlp(t), Ev::Perm);
         break;
       }
@@ -191,16 +217,27 @@ class HostRxTest : public tb::VerilatedTest {
         const uint8_t t8 = tags[rng()() % tags.size()];
         const TrkEntry e = genAvail[t8];
         genAvail.erase(t8);
-        // An atomic's result is 4, 8 or 16 bytes (or a UR without data); a read's up to 256.
-        const size_t len = e.atomic ? (4u << (rng()() % 3)) : 4 * (1 + rng()() % 64);
-        const Tlp t = e.atomic && rng()() % 8 == 0 ? makeCpl(0, kNiReqId, t8, CplStatus::UR, 4, 0)
-                                                 : makeCplD(0, kNiReqId, t8, rng()() & 0x7C, randomData(len));
+        // An atomic's result is 4, 8 or 16 bytes (or a UR without data); a read's up to 256;
+        // a write confirmation names the address memory wrote.
+        const bool atomic = e.kind == kTrkAtomic;
+        const bool conf = e.kind == kTrkConfMem || e.kind == kTrkConfNi;
+        const size_t len = atomic ? (4u << (rng()() % 3)) : 4 * (1 + rng()() % 64);
+        const uint64_t wrote = (rng()() & ~uint64_t{3}) | uint64_t{1} << 63;
+        const Tlp t = conf ? makeWriteConfirmation(0, kNiReqId, t8, wrote)
+                      : atomic && rng()() % 8 == 0 ? makeCpl(0, kNiReqId, t8, CplStatus::UR, 4, 0)
+                                                   : makeCplD(0, kNiReqId, t8, rng()() & 0x7C, randomData(len));
+        send(encodeTlp(t), Ev::None);
+        if (e.kind == kTrkConfNi) {  // the NI confirmed it already: ends here, its copy is released
+          memConfExpect.push_back(t8);
+          break;
+        }
         Tlp back = t;
         back.requester = e.reqid;
         back.tag = e.otag;
+        // Back to the sender: the address as tunneled (minus the memory ID's base).
+        if (conf) back = makeWriteConfirmation(0, e.reqid, e.otag, wrote - (e.page << 12));
         rspExpect.push_back(Tunneled{headerFor(back, kOpTunnelRsp, e.node, nullptr, e.psn), encodeTlp(back), false});
-        if (e.atomic) amoExpect.push_back(AmoRecord{e.node, e.psn, encodeTlp(back)});
-        send(encodeTlp(t), Ev::None);
+        if (atomic || e.kind == kTrkConfMem) amoExpect.push_back(AmoRecord{e.node, e.psn, encodeTlp(back)});
         break;
       }
       case 7: {  // completion nobody waits for: wrong requester ID, or a tag already completed
@@ -232,7 +269,7 @@ class HostRxTest : public tb::VerilatedTest {
           send(encodeTlp(t), Ev::None);
           break;
         }
-        urExpect.push_back({req, tag, static_cast<uint8_t>(a & 0x7F)});
+        urExpect.push_back(urOf(req, tag, a));
         send(encodeTlp(t), how == 1 ? Ev::Perm : how == 2 ? Ev::WinMiss : Ev::Malformed);
         break;
       }
@@ -250,7 +287,7 @@ class HostRxTest : public tb::VerilatedTest {
         const bool rd = rng()() & 1;
         const uint64_t a = kApertureBase + (rng()() % 16) * 4096;
         const Tlp t = rd ? makeMRd(req, tag, a, 512) : makeMWr(req, tag, a, randomData(260 + 4 * (rng()() % 20)));
-        if (rd) urExpect.push_back({req, tag, 0});
+        if (rd) urExpect.push_back(urOf(req, tag, 0));
         send(encodeTlp(t), Ev::Malformed);
         break;
       }
@@ -269,9 +306,41 @@ class HostRxTest : public tb::VerilatedTest {
           expectReq(t, encodeTlp(t), false);
           send(encodeTlp(t), Ev::None);
         } else {
-          urExpect.push_back({req, tag, static_cast<uint8_t>(a & 0x7F)});
+          urExpect.push_back(urOf(req, tag, a));
           send(encodeTlp(t), Ev::Unsup);
         }
+        break;
+      }
+      case 14: {  // confirmed write: a DMWr, or any write through a conf_all window
+        static const unsigned wins[] = {0, 1, 5, 6, 7};
+        const unsigned win = wins[rng()() % 5];
+        const size_t len = 4 * (1 + rng()() % 64);
+        const uint64_t a = addrIn(win, len + 4);
+        const Tlp t = win < 5 || rng()() & 1 ? makeDMWr(req, tag, a, randomData(len)) : makeMWr(req, tag, a, randomData(len));
+        const bool senderNi = ref.windows[win].confAt == ConfAt::SenderNi;
+        const bool bad = rng()() % 8 == 0;  // bytes disagree with Length: stomped, UR if the NI confirms
+        Bytes b = encodeTlp(t);
+        if (bad) b.resize(b.size() - 4);
+        expectReq(t, b, bad);
+        if (senderNi) {
+          tb::OwnCpl c = urOf(req, tag, a);
+          if (!bad) {
+            c.kind = tb::OwnKind::Conf;
+            c.status = 0;
+            c.addr = a;  // the CPU's own address
+          }
+          urExpect.push_back(c);
+        }
+        send(b, bad ? Ev::Malformed : Ev::None);
+        break;
+      }
+      case 15: {  // refused DMWr: UR (multicast window, register space, no window, read-only window)
+        const unsigned how = rng()() % 4;
+        const uint64_t a = how == 0 ? addrIn(4, 16) : how == 1 ? kCsrBase + 16 : how == 2 ? kApertureBase + 0x4000000
+                                                                                           : addrIn(2, 16);
+        const Tlp t = makeDMWr(req, tag, a, randomData(how == 1 ? 4 : 16));
+        urExpect.push_back(urOf(req, tag, a));
+        send(encodeTlp(t), how == 2 ? Ev::WinMiss : how == 3 ? Ev::Perm : Ev::Unsup);
         break;
       }
       default: {  // shorter than its header
@@ -303,10 +372,13 @@ class HostRxTest : public tb::VerilatedTest {
     m.trk_reqid_i = m.trk_hit_i ? it->second.reqid : 0;
     m.trk_otag_i = m.trk_hit_i ? it->second.otag : 0;
     m.trk_psn_i = m.trk_hit_i ? it->second.psn : 0;
-    m.trk_atomic_i = m.trk_hit_i && it->second.atomic;
+    m.trk_kind_i = m.trk_hit_i ? it->second.kind : 0;
+    m.trk_page_i = m.trk_hit_i ? it->second.page : 0;
+    m.art_conf_all_i = hit && ref.windows[r.window].confirmAll;
+    m.art_conf_at_i = hit ? static_cast<uint8_t>(ref.windows[r.window].confAt) : 0;
   }
 
-  static Bytes hdrBytes(const VlWide<13>& h) {
+  static Bytes hdrBytes(const VlWide<14>& h) {
     Bytes b(kFabHdrBytes);
     for (unsigned i = 0; i < kFabHdrBytes; ++i) b[i] = static_cast<uint8_t>(getField(h, 9 + 8 * i, 8));
     return b;
@@ -336,7 +408,9 @@ class HostRxTest : public tb::VerilatedTest {
     std::deque<Tunneled> reqHdrs, rspHdrs;
     Channel reqCh, rspCh;
     std::vector<Csr> csrGot;
-    std::vector<std::array<unsigned, 3>> urGot;
+    std::vector<tb::OwnCpl> urGot;
+    std::vector<uint8_t> memConfGot;
+    std::vector<uint64_t> backGot;
     std::vector<Ev> evGot;
     auto coin = [&] { return std::uniform_real_distribution<>(0, 1)(rng()) >= stall; };
     for (uint64_t c = 0; c < 400000 && !(src.empty() && reqCh.got.size() == reqExpect.size() &&
@@ -360,6 +434,7 @@ class HostRxTest : public tb::VerilatedTest {
       if (m.req_hdr_valid_o && m.req_hdr_ready_i) {
         reqHdrs.push_back(Tunneled{hdrBytes(m.req_hdr_o), {}, false});
         EXPECT_EQ(getField(m.req_hdr_o, 0, 9), 0b100000'1'0'1u) << "len 32, payload, VC0, PSN stamped";
+        backGot.push_back(getField(m.req_hdr_o, tb::kTxHdrBackPageLsb, 52));
       }
       if (m.rsp_hdr_valid_o && m.rsp_hdr_ready_i) {
         rspHdrs.push_back(Tunneled{hdrBytes(m.rsp_hdr_o), {}, false});
@@ -371,7 +446,12 @@ class HostRxTest : public tb::VerilatedTest {
       if (m.rsp_beat_valid_o && m.rsp_beat_ready_i) rspCh.beat(m.rsp_beat_o, &rspHdrs);
       if (m.csr_valid_o && m.csr_ready_i)
         csrGot.push_back(Csr{bool(m.csr_write_o), m.csr_addr_o, m.csr_wdata_o, m.csr_be_o, m.csr_reqid_o, m.csr_tag_o});
-      if (m.ur_valid_o && m.ur_ready_i) urGot.push_back({m.ur_o >> 15, m.ur_o >> 7 & 0xFF, m.ur_o & 0x7F});
+      if (m.ur_valid_o && m.ur_ready_i) urGot.push_back(tb::unpackOwnCpl(m.ur_o));
+      if (m.mem_conf_valid_o) {
+        memConfGot.push_back(m.mem_conf_tag_o);
+        EXPECT_TRUE(m.trk_release_o) << "memory's confirmation releases its tag";
+        trk.erase(m.trk_tag_o);
+      }
       if (m.ev_win_miss_o) evGot.push_back(Ev::WinMiss);
       if (m.ev_perm_o) evGot.push_back(Ev::Perm);
       if (m.ev_malformed_o) evGot.push_back(Ev::Malformed);
@@ -403,7 +483,13 @@ class HostRxTest : public tb::VerilatedTest {
     ASSERT_EQ(csrGot.size(), csrExpect.size());
     for (size_t i = 0; i < csrExpect.size(); ++i) EXPECT_TRUE(csrGot[i] == csrExpect[i]) << "CSR access " << i;
     ASSERT_EQ(urGot.size(), urExpect.size());
-    for (size_t i = 0; i < urExpect.size(); ++i) EXPECT_EQ(urGot[i], urExpect[i]) << "UR " << i;
+    for (size_t i = 0; i < urExpect.size(); ++i)
+      EXPECT_TRUE(urGot[i] == urExpect[i]) << "own completion " << i << ": got kind " << int(urGot[i].kind) << " status "
+                                           << int(urGot[i].status) << " addr " << std::hex << urGot[i].addr << " want "
+                                           << urExpect[i].addr << std::dec << " seed " << seed();
+    EXPECT_EQ(memConfGot, memConfExpect) << "confirmations of NI-confirmed writes, seed " << seed();
+    EXPECT_EQ(backGot, backExpect) << "translation of each request, for its confirmation";
+    EXPECT_GT(memConfExpect.size(), 3u);
     EXPECT_EQ(evGot, evExpect) << "events in TLP order, seed " << seed();
     ASSERT_EQ(amoGot.size(), amoExpect.size()) << "one record per atomic's completion, seed " << seed();
     for (size_t i = 0; i < amoExpect.size(); ++i) EXPECT_TRUE(amoGot[i] == amoExpect[i]) << "atomic record " << i;
@@ -423,18 +509,20 @@ class HostRxTest : public tb::VerilatedTest {
   tb::AxisSource src{kBpb, &rng()};
   std::deque<Tunneled> reqExpect, rspExpect;
   std::vector<Csr> csrExpect;
-  std::vector<std::array<unsigned, 3>> urExpect;
+  std::vector<tb::OwnCpl> urExpect;
+  std::vector<uint8_t> memConfExpect;
+  std::vector<uint64_t> backExpect;
   std::vector<Ev> evExpect;
   std::vector<AmoRecord> amoExpect, amoGot;
 };
 
 TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) {
-  for (int i = 0; i < 600; ++i) addRandom();
+  for (int i = 0; i < 900; ++i) addRandom();
   runAll(0.2, 0.3);
 }
 
 TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeBackToBack) {
-  for (int i = 0; i < 600; ++i) addRandom();
+  for (int i = 0; i < 900; ++i) addRandom();
   runAll(0.0, 0.0);
 }
 

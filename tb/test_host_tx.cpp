@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit test of ni_host_tx alone at 64 bits: decapsulated TLPs (with nullify
-// flags), Unsupported Request completions and CSR read completions merged onto
+// flags), the NI's own TLPs (UR/CA completions, write confirmations, interrupts)
+// and CSR read completions merged onto
 // the host port under random idles and back-pressure. Every TLP must come out
 // whole, in its source's order, byte-equal to the golden codec; the sources take
 // turns when all of them wait; a decapsulated beat passes in the cycle it is
@@ -11,6 +12,7 @@
 
 #include "Vni_host_tx.h"
 #include "axis_bfm.hpp"
+#include "pkg_structs.hpp"
 #include "tlp.hpp"
 #include "verilated_fixture.hpp"
 
@@ -21,7 +23,6 @@ namespace {
 constexpr unsigned kBpb = 8;
 constexpr uint16_t kNiReqId = 0x0100;
 
-struct UrReq { uint16_t reqid; uint8_t tag, laddr; bool abort; };  // abort: Completer Abort
 struct RdCpl { uint32_t data; uint16_t reqid; uint8_t tag, laddr; };
 
 enum Src { kFab = 0, kUr = 1, kRd = 2 };
@@ -35,21 +36,38 @@ class HostTxTest : public tb::VerilatedTest {
     reset();
   }
 
-  // Fabric-side TLPs: MWr or CplD with at least 8 bytes of data, so never mistaken for our own completions.
+  // Fabric-side TLPs: MWr or CplD with at least 12 bytes of data, so never mistaken for the NI's own TLPs.
   void addFab(bool nullified) {
     Tlp t = rng()() & 1 ? makeMWr(static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()), (rng()() & ~3ull) >> 8,
-                                  Bytes(4 * (2 + rng()() % 40), 0))
+                                  Bytes(4 * (3 + rng()() % 40), 0))
                         : makeCplD(0, static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()), rng()() & 0x7C,
-                                   Bytes(4 * (2 + rng()() % 40), 0));
+                                   Bytes(4 * (3 + rng()() % 40), 0));
     for (auto& b : t.data) b = static_cast<uint8_t>(rng()());
     fabExpect.push_back(encodeTlp(t));
     fabUser.push_back(nullified);
     fabSrc.push(fabExpect.back());
   }
+  // One of the NI's own TLPs: UR or CA completion, write confirmation, interrupt.
   void addUr() {
-    ur.push_back(UrReq{static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()), static_cast<uint8_t>(rng()() & 0x7C),
-                       rng()() % 3 == 0});
-    urExpect.push_back(ur.back());
+    tb::OwnCpl c;
+    const unsigned k = rng()() % 4;
+    c.kind = k < 2 ? tb::OwnKind::Cpl : k == 2 ? tb::OwnKind::Conf : tb::OwnKind::Irq;
+    c.status = c.kind == tb::OwnKind::Cpl ? (k ? 4 : 1) : 0;
+    c.reqid = static_cast<uint16_t>(rng()());
+    c.tag = static_cast<uint8_t>(rng()());
+    c.addr = rng()() & (c.kind == tb::OwnKind::Cpl ? 0x7Cu : ~uint64_t{3});
+    c.data = static_cast<uint32_t>(rng()());
+    ur.push_back(c);
+    urExpect.push_back(c);
+  }
+  static Bytes expectedOwn(const tb::OwnCpl& c) {
+    switch (c.kind) {
+      case tb::OwnKind::Conf: return encodeTlp(makeWriteConfirmation(kNiReqId, c.reqid, c.tag, c.addr));
+      case tb::OwnKind::Irq: return encodeTlp(makeMWr(kNiReqId, 0, c.addr, le32(c.data)));
+      default:
+        return encodeTlp(makeCpl(kNiReqId, c.reqid, c.tag, c.status == 4 ? CplStatus::CA : CplStatus::UR, 4,
+                                 static_cast<uint8_t>(c.addr & 0x7F)));
+    }
   }
   void addRd() {
     rd.push_back(RdCpl{static_cast<uint32_t>(rng()()), static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()),
@@ -78,9 +96,7 @@ class HostTxTest : public tb::VerilatedTest {
       urHeld = urHeld || (!ur.empty() && std::uniform_real_distribution<>(0, 1)(rng()) < localOfferProb);
       rdHeld = rdHeld || (!rd.empty() && std::uniform_real_distribution<>(0, 1)(rng()) < localOfferProb);
       m.ur_valid_i = urHeld;
-      if (urHeld)
-        m.ur_i = uint32_t{ur.front().abort} << 31 | uint32_t{ur.front().reqid} << 15 | uint32_t{ur.front().tag} << 7 |
-                 ur.front().laddr;
+      if (urHeld) tb::packOwnCpl(m.ur_i, ur.front());
       m.rd_valid_i = rdHeld;
       if (rdHeld)
         m.rd_i = uint64_t{rd.front().data} << 31 | uint64_t{rd.front().reqid} << 15 | uint64_t{rd.front().tag} << 7 |
@@ -108,11 +124,10 @@ class HostTxTest : public tb::VerilatedTest {
       if (rdTaken) { rd.pop_front(); rdHeld = false; }
       if (!sink.observe(ov, ob, c)) continue;
       const tb::Packet& p = sink.packets().back();
-      if (p.bytes.size() == 12 && p.bytes[0] == 0x0A) {
+      if ((p.bytes.size() == 12 && p.bytes[0] == 0x0A) || p.bytes.size() == 20) {
         ASSERT_LT(urIdx, urExpect.size());
-        const UrReq& u = urExpect[urIdx++];
-        EXPECT_EQ(p.bytes, encodeTlp(makeCpl(kNiReqId, u.reqid, u.tag, u.abort ? CplStatus::CA : CplStatus::UR, 4, u.laddr)))
-            << "UR/CA " << urIdx - 1;
+        EXPECT_EQ(p.bytes, expectedOwn(urExpect[urIdx])) << "own TLP " << urIdx << " seed " << seed();
+        ++urIdx;
         EXPECT_FALSE(p.user);
         order.push_back(kUr);
       } else if (p.bytes.size() == 16 && p.bytes[0] == 0x4A) {
@@ -136,7 +151,7 @@ class HostTxTest : public tb::VerilatedTest {
   tb::AxisSink sink{kBpb, &rng()};
   std::deque<Bytes> fabExpect;
   std::deque<bool> fabUser, fabUserExpect;
-  std::deque<UrReq> ur, urExpect;
+  std::deque<tb::OwnCpl> ur, urExpect;
   std::deque<RdCpl> rd, rdExpect;
   std::vector<Src> order;
 };

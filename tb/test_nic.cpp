@@ -435,6 +435,138 @@ TEST_P(NicTest, MalformedWriteDoesNotSpoilACombinedPacket) {
   EXPECT_EQ(csrRead(regs::WC_MERGED_CNT), 1u);
 }
 
+// Confirmed writes at the sending end, one window per confirmation point
+// (docs/architecture.md#confirmed-writes): the CPU gets one CplD per write whose
+// data names its own address, at the moment the point is reached.
+TEST_P(NicTest, ConfirmsWritesAtEachConfirmationPoint) {
+  h->autoAnswer = false;
+  Window wa = windowTo(kApertureBase, 0x4000, true, 1);  // sending NI; DMWr only
+  Window wb = windowTo(kApertureBase + 0x10000, 0x4000, false, 0, 0x0000'0033'0000'0000ull);
+  wb.confirmAll = true;  // every write, confirmed by the receiving NI
+  wb.confAt = ConfAt::ReceiverNi;
+  Window wc = windowTo(kApertureBase + 0x20000, 0x4000, true, 3);
+  wc.confAt = ConfAt::Memory;
+  setWindow(0, wa);
+  setWindow(1, wb);
+  setWindow(2, wc);
+  settle(100);
+  const uint64_t aA = kApertureBase + 0x1040, aB = kApertureBase + 0x12080, aC = kApertureBase + 0x230C0;
+  const Tlp dA = makeDMWr(kCpuReqId, 0x50, aA, randomBytes(32));
+  const Tlp dB = makeMWr(kCpuReqId, 0x51, aB, randomBytes(8));
+  const Tlp dC = makeDMWr(kCpuReqId, 0x52, aC, randomBytes(64));
+  for (const Tlp& t : {dA, dB, dC}) h->hostIn.push(encodeTlp(t));
+  ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= 3; }));
+  settle(50);
+  // The fabric packets, bit exact: an MWr for the sending NI's point, DMWr with the point in the TEH else.
+  const auto out = fabricOut();
+  ASSERT_EQ(out.size(), 3u);
+  const Tlp* sent[] = {&dA, &dB, &dC};
+  for (unsigned i = 0; i < 3; ++i)
+    EXPECT_EQ(encodeFabric(out[i]), encodeFabric(RefNi::encapsulate(*sent[i], ref.route(*sent[i]), NicHarness::kLid, i)))
+        << "packet " << i;
+  // Only the sending NI's point is reached yet: one confirmation, of the first write.
+  std::vector<Tlp> cpl = hostDelivered();
+  ASSERT_EQ(cpl.size(), 1u);
+  EXPECT_EQ(encodeTlp(cpl[0]), encodeTlp(makeWriteConfirmation(kNiReqId, kCpuReqId, 0x50, aA)));
+  // The receiving NI's ACK of the second write (it covers the first, an MWr, too).
+  FabricPacket ack = answerPacket(NicHarness::kLid, kPeerLid, kOpRcAck, 1);
+  ack.syndrome = kAethAck;
+  h->sendFabric(ack);
+  ASSERT_TRUE(runUntil([&] { return !h->hostOut.packets().empty(); }));
+  settle(20);
+  cpl = hostDelivered();
+  ASSERT_EQ(cpl.size(), 1u);
+  EXPECT_EQ(encodeTlp(cpl[0]), encodeTlp(makeWriteConfirmation(kNiReqId, kCpuReqId, 0x51, aB)));
+  // Memory's confirmation of the third, naming the offset in memory ID 3 (the receiving
+  // NI translated it back): this NI names the CPU's address.
+  const uint64_t off = ref.route(dC).tlpAddr;
+  h->sendFabric(tunnelFromPeer(makeWriteConfirmation(kMemCplId, kCpuReqId, 0x52, off), 0, false, 2));
+  ASSERT_TRUE(runUntil([&] { return !h->hostOut.packets().empty(); }));
+  settle(20);
+  cpl = hostDelivered();
+  ASSERT_EQ(cpl.size(), 1u);
+  EXPECT_EQ(encodeTlp(cpl[0]), encodeTlp(makeWriteConfirmation(kMemCplId, kCpuReqId, 0x52, aC)));
+  EXPECT_EQ(csrRead(regs::CONF_CNT), 2u) << "the NI confirmed two itself";
+  EXPECT_EQ(csrRead(regs::RETX_FAIL_CNT), 0u);
+}
+
+// The receiving end: a receiving-NI confirmed write is ACKed at once and goes to
+// memory as a DMWr whose confirmation ends at the NI; a memory-confirmed write's
+// confirmation goes back translated to the offset, and a duplicate gets it again.
+TEST_P(NicTest, ServesConfirmedWritesForAPeer) {
+  setMemId(3, MemRegion{true, 0x0000'0042'0000'0000ull, 0x4000, true, true, false});
+  settle(100);
+  FabricPacket pb = tunnelFromPeer(makeDMWr(0x0000, 0x61, 0x80, randomBytes(16)), 3, true, 0);
+  pb.tehFlags |= kTehConfNi;
+  h->sendFabric(pb);
+  Tlp w;
+  ASSERT_TRUE(runUntil([&] { return h->popHostTlp(&w); }));
+  EXPECT_EQ(w.kind, TlpKind::DMWr);
+  EXPECT_EQ(w.requester, kNiReqId);
+  EXPECT_EQ(w.addr, 0x0000'0042'0000'0080ull);
+  ASSERT_TRUE(runUntil([&] { return !h->fabOut.packets().empty(); }));
+  auto out = fabricOut();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].opcode, kOpRcAck);
+  EXPECT_EQ(out[0].syndrome, kAethAck);
+  EXPECT_EQ(out[0].psn, 0u);
+  h->hostIn.push(encodeTlp(makeWriteConfirmation(kMemCplId, kNiReqId, w.tag, w.addr)));
+  settle(200);
+  EXPECT_TRUE(h->fabOut.packets().empty()) << "memory's confirmation ends at the NI";
+  // Memory-confirmed: the confirmation goes back with the offset and the requester's tag.
+  FabricPacket pc = tunnelFromPeer(makeDMWr(0x0000, 0x62, 0x1100, randomBytes(8)), 3, true, 1);
+  pc.tehFlags |= kTehConfMem;
+  h->sendFabric(pc);
+  ASSERT_TRUE(runUntil([&] { return h->popHostTlp(&w); }));
+  EXPECT_EQ(w.kind, TlpKind::DMWr);
+  EXPECT_EQ(w.addr, 0x0000'0042'0000'1100ull);
+  h->hostIn.push(encodeTlp(makeWriteConfirmation(kMemCplId, kNiReqId, w.tag, w.addr)));
+  ASSERT_TRUE(runUntil([&] { return !h->fabOut.packets().empty(); }));
+  settle(50);
+  out = fabricOut();
+  ASSERT_EQ(out.size(), 1u);
+  const Bytes first = encodeFabric(responseToPeer(makeWriteConfirmation(kMemCplId, 0x0000, 0x62, 0x1100), 1));
+  EXPECT_EQ(encodeFabric(out[0]), first);
+  // Its duplicate (the confirmation was lost): answered with the same bytes, not written again.
+  h->sendFabric(pc);
+  ASSERT_TRUE(runUntil([&] { return !h->fabOut.packets().empty(); }));
+  settle(50);
+  out = fabricOut();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(encodeFabric(out[0]), first);
+  EXPECT_TRUE(hostDelivered().empty()) << "the duplicate is not written again";
+}
+
+// After the last resend the CPU gets a Completer Abort for its confirmed write, the
+// failure is counted, and the NI raises its interrupt (an MWr of INTR_DATA).
+TEST_P(NicTest, ConfirmedWriteThatFailsEndsInAbortAndInterrupt) {
+  h->autoAnswer = false;
+  Window wb = windowTo(kApertureBase, 0x4000, true, 1);
+  wb.confAt = ConfAt::ReceiverNi;
+  setWindow(0, wb);
+  h->csrWrite(regs::RETX_TIMEOUT, 200);
+  h->csrWrite(regs::RETX_LIMIT, 2);
+  h->csrWrite(regs::INTR_ADDR_LO, 0xFEE0'0040);
+  h->csrWrite(regs::INTR_ADDR_HI, 0x0000'0001);
+  h->csrWrite(regs::INTR_DATA, 0x0000'00A5);
+  h->csrWrite(regs::INTR_MASK, regs::STATUS_RETX_FAIL_MASK);
+  settle(100);
+  h->hostIn.push(encodeTlp(makeDMWr(kCpuReqId, 0x70, kApertureBase + 0x44, randomBytes(4))));
+  std::vector<Tlp> got;
+  ASSERT_TRUE(runUntil([&] {
+    for (auto& t : hostDelivered()) got.push_back(t);
+    return got.size() >= 2;
+  }, 5000));
+  settle(50);
+  EXPECT_EQ(h->fabOut.packets().size(), 3u) << "sent, resent twice";
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(encodeTlp(got[0]), encodeTlp(makeCpl(kNiReqId, kCpuReqId, 0x70, CplStatus::CA, 4, 0x44)));
+  EXPECT_EQ(encodeTlp(got[1]), encodeTlp(makeMWr(kNiReqId, 0, 0x1'FEE0'0040ull, le32(0xA5)))) << "the interrupt";
+  EXPECT_EQ(csrRead(regs::RETX_FAIL_CNT), 1u);
+  EXPECT_EQ(csrRead(regs::INTR_CNT), 1u);
+  EXPECT_TRUE(csrRead(regs::STATUS) & regs::STATUS_RETX_FAIL_MASK);
+}
+
 TEST_P(NicTest, RequestRoomMeansAStartedRequestNeverStalls) {
   setWindow(0, windowTo(kApertureBase, 0x10000, true, 1));
   settle(100);
@@ -470,10 +602,8 @@ TEST_P(NicTest, HostBadInputIsCountedAndAnswered) {
   h->hostIn.push(msg);
   // Atomic into a window that does not allow atomics: UR, permission counted.
   h->hostIn.push(encodeTlp(makeAtomic(TlpKind::FetchAdd, kCpuReqId, 0x32, kApertureBase, Bytes(8, 4))));
-  // Confirmed write (DMWr): not carried yet -> UR, unsupported.
-  Tlp dmwr = makeMWr(kCpuReqId, 0x33, kApertureBase, Bytes(8, 4));
-  dmwr.kind = TlpKind::DMWr;
-  h->hostIn.push(encodeTlp(dmwr));
+  // Confirmed write (DMWr) to the registers: UR, unsupported.
+  h->hostIn.push(encodeTlp(makeDMWr(kCpuReqId, 0x33, kCsrBase + 0x10, Bytes(4, 4))));
   // Length field larger than the data: malformed; it hit a window, so the packet is stomped.
   Bytes shortMwr = encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x80, Bytes(16, 5)));
   shortMwr.resize(shortMwr.size() - 8);

@@ -21,7 +21,8 @@ struct Entry {
   uint16_t node, reqid;
   uint8_t otag;
   uint32_t psn;
-  bool atomic;
+  uint8_t kind;   // ni_pkg::TRK_*: read, atomic, memory-confirmed write, NI-confirmed write
+  uint64_t page;  // 52 bits
 };
 
 class RdTrackerTest : public tb::VerilatedTest {};
@@ -53,13 +54,15 @@ TEST_F(RdTrackerTest, MatchesModelUnderRandomCommitsLookupsAndReleases) {
       EXPECT_EQ(dut.m.lookup_reqid_o, model[tag]->reqid);
       EXPECT_EQ(dut.m.lookup_otag_o, model[tag]->otag);
       EXPECT_EQ(dut.m.lookup_psn_o, model[tag]->psn);
-      EXPECT_EQ(bool(dut.m.lookup_atomic_o), model[tag]->atomic);
+      EXPECT_EQ(dut.m.lookup_kind_o, model[tag]->kind);
+      EXPECT_EQ(dut.m.lookup_page_o, model[tag]->page);
     }
     // Release what was found (sometimes), commit the offered tag (sometimes), both in one cycle.
     const bool release = hit && rng()() % 100 < 40;
     const bool commit = lowestFree && rng()() % 100 < 45;
     Entry e{static_cast<uint16_t>(rng()()), static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()),
-            static_cast<uint32_t>(rng()() & 0xFFFFFF), rng()() % 2 == 0};
+            static_cast<uint32_t>(rng()() & 0xFFFFFF), static_cast<uint8_t>(rng()() % 4),
+            rng()() & ((uint64_t{1} << 52) - 1)};
     dut.m.release_i = release;
     if (commit) {
       dut.m.commit_i = 1;
@@ -68,7 +71,8 @@ TEST_F(RdTrackerTest, MatchesModelUnderRandomCommitsLookupsAndReleases) {
       dut.m.commit_reqid_i = e.reqid;
       dut.m.commit_otag_i = e.otag;
       dut.m.commit_psn_i = e.psn;
-      dut.m.commit_atomic_i = e.atomic;
+      dut.m.commit_kind_i = e.kind;
+      dut.m.commit_page_i = e.page;
     }
     cycle();
     if (release) {

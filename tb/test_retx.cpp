@@ -1,25 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit test of ni_retx (sequencing, copies and resends) alone: 4 slots, 64 bits.
-// Random writes, reads and atomics to three destinations and a multicast LID; the framer
+// Random writes, reads, atomics and confirmed writes (receiving-NI and memory
+// confirmation points) to three destinations and a multicast LID; the framer
 // side takes packets with random stalls. Two destinations answer through a model
 // of the receiving NI's sequence rules (docs/architecture.md#reliable-delivery)
 // that loses 10% of the packets and 5% of the answers; the third never answers.
 // Checks: PSNs count per destination from 0; every resend is the original packet
 // bit for bit; each request to an answering destination is taken exactly once;
 // every request to the silent one fails (an error completion with the request's
-// ID, tag and address for each read), and the first packet to it afterwards
-// carries the resync flag (later ones only after a later failure); an atomic is
-// sent only when no other atomic to its destination awaits its response; multicast
-// passes unsequenced and unretained; no more than 4 requests are ever held.
+// ID, tag and address for each read, atomic and confirmed write), and the first
+// packet to it afterwards carries the resync flag (later ones only after a later
+// failure); each receiving-NI confirmed write gets exactly one report, SC with the
+// requester's address (tunneled address + its window's page offset) or UR if the
+// receiver refused it; an atomic or memory-confirmed write is sent only when no
+// other one to its destination awaits its response; multicast passes unsequenced
+// and unretained; no more than 4 requests are ever held.
 #include <gtest/gtest.h>
 
 #include <deque>
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "Vni_retx.h"
 #include "bytes.hpp"
+#include "pkg_structs.hpp"
 #include "verilated_bits.hpp"
 #include "verilated_fixture.hpp"
 
@@ -43,14 +49,23 @@ struct Req {
   bool np = false;
   Bytes hdr;  // header record bytes
   Bytes tlp;
+  uint64_t back = 0;  // back_page of the header record
 };
 
 struct Pkt {
   Bytes hdr;
   Bytes tlp;
   bool stamp = false;
-  bool np() const { return tlp[0] == 0x20 || tlp[0] == 0x6C; }  // a read or an atomic: answered by a response
-  bool atomic() const { return tlp[0] == 0x6C; }
+  bool cni() const { return tlp[0] == 0x7B && (hdr[20] & 0x04); }  // confirmed by the receiving NI's ACK
+  bool cmem() const { return tlp[0] == 0x7B && !cni(); }            // confirmed by the receiving memory
+  // Answered by a response: a read, an atomic, a memory-confirmed write.
+  bool np() const { return tlp[0] == 0x20 || tlp[0] == 0x6C || cmem(); }
+  bool atomic() const { return tlp[0] == 0x6C || cmem(); }  // one per destination in flight
+  uint64_t addr() const {
+    uint64_t a = 0;
+    for (int i = 8; i < 16; ++i) a = a << 8 | tlp[i];
+    return a & ~uint64_t{3};
+  }
   uint32_t psn() const { return (uint32_t{hdr[17]} << 16) | (uint32_t{hdr[18]} << 8) | hdr[19]; }
   uint16_t dlid() const { return static_cast<uint16_t>((hdr[2] << 8) | hdr[3]); }
   bool sync() const { return hdr[20] & 2; }
@@ -71,9 +86,12 @@ class RetxTest : public tb::VerilatedTest {
     q.dlid = dlid;
     q.np = dlid != kGroup && r() % 100 < 35;
     const bool atomic = q.np && r() % 3 == 0;  // FetchAdd, 8-byte operand
+    // Confirmed writes: confirmed by the receiving NI (a write answered by ACK) or by memory (np).
+    const bool cni = !q.np && dlid != kGroup && r() % 100 < 25;
+    const bool cmem = q.np && !atomic && r() % 3 == 0;
     const unsigned dw = atomic ? 2 : 1 + static_cast<unsigned>(r() % 8);  // at most 32 bytes: 6 beats with the header
     q.tlp = Bytes(16, 0);
-    q.tlp[0] = atomic ? 0x6C : q.np ? 0x20 : 0x60;
+    q.tlp[0] = cni || cmem ? 0x7B : atomic ? 0x6C : q.np ? 0x20 : 0x60;
     q.tlp[3] = static_cast<uint8_t>(dw);
     q.tlp[4] = static_cast<uint8_t>(n >> 8);  // requester ID and tag identify the request
     q.tlp[5] = static_cast<uint8_t>(n);
@@ -88,8 +106,9 @@ class RetxTest : public tb::VerilatedTest {
     q.hdr[2] = static_cast<uint8_t>(dlid >> 8);
     q.hdr[3] = static_cast<uint8_t>(dlid);
     q.hdr[8] = 0xC0;
-    q.hdr[20] = r() & 1;  // receiver translates, or not
+    q.hdr[20] = static_cast<uint8_t>((r() & 1) | (cni ? 0x04 : 0) | (cmem ? 0x08 : 0));  // receiver translates, or not
     q.hdr[23] = static_cast<uint8_t>(r());
+    q.back = r() & ((uint64_t{1} << 52) - 1);
     return q;
   }
 };
@@ -118,7 +137,16 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   std::map<std::pair<uint16_t, uint32_t>, Pkt> original;
   std::map<std::pair<uint16_t, uint32_t>, Req> reqOf;
   std::set<std::pair<uint16_t, uint32_t>> taken, awaited;  // taken by a receiver; reads awaiting a response
-  std::multiset<uint32_t> failWords;                        // expected error completions
+  // Expected reports (error completions, confirmations): {status, reqid, tag, requester's address}.
+  using Report = std::tuple<unsigned, uint16_t, uint8_t, uint64_t>;
+  std::multiset<Report> failWords;
+  std::map<std::pair<uint16_t, uint32_t>, bool> refused;  // receiving-NI confirmed writes the receiver refused
+  auto reportOf = [](const Pkt& p, unsigned status, uint64_t back) {
+    return Report{status, static_cast<uint16_t>(p.tlp[4] << 8 | p.tlp[5]), p.tlp[6], p.addr() + (back << 12)};
+  };
+  std::map<std::pair<uint16_t, uint32_t>, uint64_t> backOf;
+  std::deque<uint64_t> reqOfBack;  // back_page of each sequenced request, in the order they were taken
+  unsigned confs = 0;
   std::deque<Answer> answers;
   std::optional<Req> inHdr;        // request whose header is offered
   std::deque<Req> inBeats;         // beat queue: its head's beats are offered (like ni_wc's queue, before its header is taken)
@@ -142,6 +170,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       setField(dut->m.in_hdr_i, 2, 1, 1);
       setField(dut->m.in_hdr_i, 1, 1, 0);
       setField(dut->m.in_hdr_i, 0, 1, 1);
+      setField(dut->m.in_hdr_i, tb::kTxHdrBackPageLsb, 52, inHdr->back);
       dut->m.in_hdr_valid_i = 1;
     }
     dut->m.in_beat_valid_i = 0;
@@ -186,8 +215,9 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     const bool hdrOut = dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i;
     const bool beatOut = dut->m.out_beat_valid_o && dut->m.out_beat_ready_i;
     const bool failOut = dut->m.fail_valid_o && dut->m.fail_ready_i;
-    const uint32_t failWord = dut->m.fail_o;
+    const tb::OwnCpl failWord = tb::unpackOwnCpl(dut->m.fail_o);
     const bool failEv = dut->m.ev_fail_o;
+    confs += dut->m.ev_conf_o;
     Pkt h;
     if (hdrOut) {
       h.hdr.resize(kHdrBytes);
@@ -205,7 +235,10 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     maxUsed = std::max<unsigned>(maxUsed, dut->m.used_o);
     cycle();
 
-    if (hdrIn) inHdr.reset();
+    if (hdrIn) {
+      if (inHdr->dlid != kGroup) reqOfBack.push_back(inHdr->back);
+      inHdr.reset();
+    }
     if (beatIn) {
       beatHeld = false;
       inOff += kBpb;
@@ -215,8 +248,11 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       }
     }
     if (failOut) {
-      auto it = failWords.find(failWord);
-      ASSERT_NE(it, failWords.end()) << "error completion for no failed read: " << std::hex << failWord << ", seed " << seed();
+      const Report got{failWord.status, failWord.reqid, failWord.tag, failWord.addr};
+      EXPECT_EQ(failWord.kind, failWord.status == 0 ? tb::OwnKind::Conf : tb::OwnKind::Cpl);
+      auto it = failWords.find(got);
+      ASSERT_NE(it, failWords.end()) << "report nobody expects: status " << failWord.status << " tag " << int(failWord.tag)
+                                     << " addr " << std::hex << failWord.addr << std::dec << ", seed " << seed();
       failWords.erase(it);
     }
     if (failEv) ++fails;
@@ -249,6 +285,8 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
           EXPECT_FALSE(p.sync());
         }
         if (p.np()) awaited.insert(key);
+        backOf[key] = reqOfBack.front();
+        reqOfBack.pop_front();
         if (p.atomic() && p.dlid() != kSilent) {
           // One atomic per destination in flight: the one before it was answered.
           for (const auto& a : awaited)
@@ -262,8 +300,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
         ++resends;
       }
       if (p.dlid() == kSilent) {
-        if (p.np() && o == original.end())
-          failWords.insert((uint32_t{p.tlp[4]} << 23) | (uint32_t{p.tlp[5]} << 15) | (uint32_t{p.tlp[6]} << 7) | (p.tlp[15] & 0x7F));
+        if ((p.np() || p.cni()) && o == original.end()) failWords.insert(reportOf(p, 4, backOf[key]));  // CA
         continue;
       }
       // The receiving NI: lose 20%; take the next PSN; answer duplicates; NAK a gap once.
@@ -278,9 +315,17 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
         ASSERT_TRUE(taken.insert(key).second) << "taken twice, seed " << seed();
         ++expect[d];
         naked[d] = false;
-        answer(p.psn(), read ? kRsp : kAck);
+        // A receiving-NI confirmed write is confirmed (SC) or refused (NAK 0x62: UR), once.
+        const bool refuse = p.cni() && r() % 100 < 10;
+        if (p.cni()) {
+          refused[key] = refuse;
+          failWords.insert(reportOf(p, refuse ? 1 : 0, backOf[key]));
+        }
+        answer(p.psn(), read ? kRsp : refuse ? kRefused : kAck);
       } else if (p.psn() < expect[d]) {
         if (read) answer(p.psn(), kRsp);
+        else if (refused[key]) answer(p.psn(), kRefused);  // a refused duplicate is refused again
+        else if (p.cni()) answer(p.psn(), kAck);           // its own PSN: that confirms it
         else answer(expect[d] - 1, kAck);
       } else if (!naked[d]) {
         naked[d] = true;
@@ -306,7 +351,8 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       EXPECT_TRUE(taken.count({d, psn})) << "request " << d << "/" << psn << " lost, seed " << seed();
   }
   EXPECT_EQ(fails, silentSent) << "every request to the silent destination fails";
-  EXPECT_TRUE(failWords.empty()) << failWords.size() << " reads to the silent destination got no error completion";
+  EXPECT_TRUE(failWords.empty()) << failWords.size() << " expected reports (error completions, confirmations) missing";
+  EXPECT_GT(confs, 20u) << "receiving-NI confirmations reported";
   EXPECT_TRUE(silentSyncSeen);
   EXPECT_GT(resends, 50u) << "the stimulus must exercise resends";
   EXPECT_GT(groupSent, 10u);

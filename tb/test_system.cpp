@@ -823,6 +823,55 @@ TEST_P(FaultTest, AtomicsTakeEffectOnceAndReturnTheirFirstResult) {
   EXPECT_EQ(sumCsr(regs::RETX_FAIL_CNT), 0u);
 }
 
+// Confirmed writes (DMWr) between every pair, each pair's window with one of the
+// three confirmation points, while the fabric drops, corrupts, duplicates and
+// reorders: every write is applied once, and its CPU gets exactly one confirmation,
+// naming the address it wrote.
+TEST_P(FaultTest, ConfirmedWritesAreAppliedAndConfirmedOnceAtEachPoint) {
+  const unsigned n = sys->size();
+  meshWindows();
+  for (unsigned s = 0; s < n; ++s)
+    for (unsigned d = 0; d < n; ++d) {
+      if (s == d) continue;
+      Window w = windowTo(kApertureBase + (uint64_t(d) << 20), 1 << 20, d, static_cast<uint16_t>(1 + s));
+      w.confAt = static_cast<ConfAt>((s + d) % 3);
+      sys->setWindow(s, d, w);
+    }
+  ASSERT_TRUE(drain());
+  FabricFaults f;
+  f.seed = seed;
+  f.drop = 0.05;
+  f.corrupt = 0.05;
+  f.duplicate = 0.05;
+  f.reorder = 0.05;
+  sys->fabric().setFaults(f);
+  constexpr unsigned kWrites = 12;
+  std::map<std::pair<unsigned, uint64_t>, unsigned> confirmed;  // (source, CPU address) -> confirmations
+  unsigned failed = 0, wrong = 0;
+  for (unsigned k = 0; k < kWrites; ++k)
+    for (unsigned s = 0; s < n; ++s)
+      for (unsigned d = 0; d < n; ++d) {
+        if (s == d) continue;
+        const uint64_t off = 0x10000 + k * 256;
+        const uint64_t a = kApertureBase + (uint64_t(d) << 20) + off;
+        const Bytes b = randomBytes(4 * (1 + rng() % 64));
+        written.push_back({s, d, off, b});
+        ++tlps;
+        sys->node(s).confirmedStore(a, b, [&, s, a](const LoadResult& r) {
+          if (!r.ok) ++failed;
+          else if (getLe(r.data.data(), 8) != a) ++wrong;
+          ++confirmed[{s, a}];
+        });
+      }
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(failed, 0u) << "seed " << seed;
+  EXPECT_EQ(wrong, 0u) << "each confirmation names its write's address, seed " << seed;
+  EXPECT_EQ(confirmed.size(), size_t{kWrites} * n * (n - 1));
+  for (const auto& [k, c] : confirmed) EXPECT_EQ(c, 1u) << "confirmations of 0x" << std::hex << k.second << " from " << k.first;
+  EXPECT_GT(sumCsr(regs::CONF_CNT), 0u);
+  expectNothingLostNothingTwice();
+}
+
 TEST_P(FaultTest, LinkDownForAWhileLosesNothing) {
   const unsigned n = sys->size();
   meshWindows();

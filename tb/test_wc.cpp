@@ -15,6 +15,7 @@
 #include "Vni_wc.h"
 #include "Vni_wc512.h"
 #include "bytes.hpp"
+#include "pkg_structs.hpp"
 #include "verilated_bits.hpp"
 #include "verilated_fixture.hpp"
 #include "verilated_ports.hpp"
@@ -26,7 +27,7 @@ using tb::setField;
 namespace {
 
 constexpr unsigned kMaxPayload = 256;  // as verilated (CMakeLists.txt)
-constexpr unsigned kHdrBits = 393;     // ni_pkg::tx_hdr_t
+constexpr unsigned kHdrBits = tb::kTxHdrBits;  // ni_pkg::tx_hdr_t
 constexpr unsigned kHdrBytes = 48;
 
 // One tunneled request as ni_host_rx hands it over.
