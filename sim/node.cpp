@@ -104,33 +104,21 @@ void Node::load(uint64_t addr, size_t len, LoadCb cb) {
   }
 }
 
+void Node::issueAnswered(Tlp t, size_t answerBytes, LoadCb cb) {
+  const uint64_t id = newLoad(answerBytes, std::move(cb));
+  t.tag = allocTag();
+  tags_[t.tag] = TagUse{id, 0, answerBytes};
+  toNi_.pushTlp(encodeTlp(t));
+  ++st_.tlpsToNi;
+}
+
 void Node::atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb) {
   const Tlp t = makeAtomic(kind, kCpuReqId, 0, addr, operands);
-  const size_t len = std::max(4u, atomicOperandBytes(t));  // a malformed one is answered with UR
-  const uint64_t id = newLoad(len, std::move(cb));
-  const uint8_t tag = allocTag();
-  tags_[tag] = TagUse{id, 0, len};
-  Tlp tagged = t;
-  tagged.tag = tag;
-  toNi_.pushTlp(encodeTlp(tagged));
-  ++st_.tlpsToNi;
+  issueAnswered(t, std::max(4u, atomicOperandBytes(t)), std::move(cb));  // a malformed one is answered with UR
 }
 
 void Node::confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb) {
-  const uint64_t id = newLoad(8, std::move(cb));
-  const uint8_t tag = allocTag();
-  tags_[tag] = TagUse{id, 0, 8};
-  toNi_.pushTlp(encodeTlp(makeDMWr(kCpuReqId, tag, addr, data)));
-  ++st_.tlpsToNi;
-  st_.storeBytes += data.size();
-}
-
-void Node::storeConfirmedByWindow(uint64_t addr, const Bytes& data, LoadCb cb) {
-  const uint64_t id = newLoad(8, std::move(cb));
-  const uint8_t tag = allocTag();
-  tags_[tag] = TagUse{id, 0, 8};
-  toNi_.pushTlp(encodeTlp(makeMWr(kCpuReqId, tag, addr, data)));
-  ++st_.tlpsToNi;
+  issueAnswered(makeDMWr(kCpuReqId, 0, addr, data), 8, std::move(cb));
   st_.storeBytes += data.size();
 }
 

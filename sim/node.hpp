@@ -80,8 +80,6 @@ class Node {
   // Confirmed write (DMWr, at most one TLP's worth): the callback gets the confirmation,
   // whose 8 data bytes name the address written (little-endian), or its error status.
   void confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb);
-  // A store through a window whose writes are all confirmed: an MWr, answered like a DMWr.
-  void storeConfirmedByWindow(uint64_t addr, const Bytes& data, LoadCb cb);
   void csrWrite(uint32_t off, uint32_t value);
   void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb);
   void sendRawTlp(const Bytes& tlp) { toNi_.pushTlp(tlp); ++st_.tlpsToNi; }  // for bad-input tests
@@ -114,6 +112,8 @@ class Node {
   };
   uint8_t allocTag();
   uint64_t newLoad(size_t len, LoadCb cb);
+  // Sends a request the CPU waits an answer of answerBytes for, under a fresh tag.
+  void issueAnswered(Tlp t, size_t answerBytes, LoadCb cb);
   void memoryAccept(const Tlp& t);
   void cpuCompletion(const Tlp& t);
   void finishLoad(uint64_t id);

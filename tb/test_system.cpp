@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -657,7 +658,8 @@ TEST_P(SystemTest, BadInputHasDefinedOutcomes) {
 class FaultTest : public SystemTest {
  protected:
   static uint64_t slot(unsigned s) { return 0x3000'0000ull + (uint64_t(s) << 20); }
-  void meshWindows(bool atomics = false) {
+  // adjust: changes the window from s to d before it is set (e.g. its confirmation point).
+  void meshWindows(bool atomics = false, const std::function<void(unsigned s, unsigned d, Window&)>& adjust = {}) {
     const unsigned n = sys->size();
     for (unsigned d = 0; d < n; ++d) {
       sys->node(d).onMemoryWrite([this, d](const Tlp& t) { ++applied[{d, t.addr}]; });
@@ -667,10 +669,18 @@ class FaultTest : public SystemTest {
         sys->setMemId(d, 1 + s, MemRegion{true, slot(s), 1 << 20, true, true, atomics});
         Window w = windowTo(kApertureBase + (uint64_t(d) << 20), 1 << 20, d, static_cast<uint16_t>(1 + s));
         w.atomic = atomics;
+        if (adjust) adjust(s, d, w);
         if (s != d) sys->setWindow(s, d, w);
       }
     }
     ASSERT_TRUE(drain());
+  }
+  // Drop, corruption, duplication and reordering, each at `rate`.
+  void everyFault(double rate) {
+    FabricFaults f;
+    f.seed = seed;
+    f.drop = f.corrupt = f.duplicate = f.reorder = rate;
+    sys->fabric().setFaults(f);
   }
   // `blocks` random blocks from every node to every peer, at distinct offsets; every
   // other round also reads back the block written the round before.
@@ -784,13 +794,7 @@ TEST_P(FaultTest, DropsDuplicatesAndReorderingLoseNothingAndApplyNothingTwice) {
 TEST_P(FaultTest, AtomicsTakeEffectOnceAndReturnTheirFirstResult) {
   const unsigned n = sys->size();
   meshWindows(true);
-  FabricFaults f;
-  f.seed = seed;
-  f.drop = 0.05;
-  f.corrupt = 0.05;
-  f.duplicate = 0.05;
-  f.reorder = 0.05;
-  sys->fabric().setFaults(f);
+  everyFault(0.05);
   constexpr unsigned kAdds = 24;
   constexpr uint64_t kCounter = 0x8000;
   std::map<std::pair<unsigned, unsigned>, std::vector<uint64_t>> olds;  // (source, target): old values
@@ -829,22 +833,8 @@ TEST_P(FaultTest, AtomicsTakeEffectOnceAndReturnTheirFirstResult) {
 // naming the address it wrote.
 TEST_P(FaultTest, ConfirmedWritesAreAppliedAndConfirmedOnceAtEachPoint) {
   const unsigned n = sys->size();
-  meshWindows();
-  for (unsigned s = 0; s < n; ++s)
-    for (unsigned d = 0; d < n; ++d) {
-      if (s == d) continue;
-      Window w = windowTo(kApertureBase + (uint64_t(d) << 20), 1 << 20, d, static_cast<uint16_t>(1 + s));
-      w.confAt = static_cast<ConfAt>((s + d) % 3);
-      sys->setWindow(s, d, w);
-    }
-  ASSERT_TRUE(drain());
-  FabricFaults f;
-  f.seed = seed;
-  f.drop = 0.05;
-  f.corrupt = 0.05;
-  f.duplicate = 0.05;
-  f.reorder = 0.05;
-  sys->fabric().setFaults(f);
+  meshWindows(false, [](unsigned s, unsigned d, Window& w) { w.confAt = static_cast<ConfAt>((s + d) % 3); });
+  everyFault(0.05);
   constexpr unsigned kWrites = 12;
   std::map<std::pair<unsigned, uint64_t>, unsigned> confirmed;  // (source, CPU address) -> confirmations
   unsigned failed = 0, wrong = 0;
