@@ -12,6 +12,10 @@ constexpr unsigned kTxHdrBits = 445;
 constexpr unsigned kTxHdrBytesLsb = 9;      // header byte p at bit 9 + 8p
 constexpr unsigned kTxHdrBackPageLsb = 393;
 
+// ni_pkg::TRK_*: what a read-tracker tag stands for (read, atomic, memory-confirmed
+// write, NI-confirmed write).
+enum : uint8_t { kTrkRead = 0, kTrkAtomic = 1, kTrkConfMem = 2, kTrkConfNi = 3 };
+
 // ni_pkg::own_cpl_t: {kind[2], status[3], reqid[16], tag[8], addr[64], data[32]}.
 enum class OwnKind : uint8_t { Cpl = 0, Conf = 1, Irq = 2 };
 struct OwnCpl {

@@ -11,6 +11,9 @@
 // duplicate or one ahead of a gap, each with its documented outcome; responses are
 // awaited (taken) or not (dropped as duplicates), as ni_retx answers; a duplicate
 // atomic whose result ni_amo_cache keeps is answered by a replay header.
+// Confirmed writes (DMWr): the receiving NI confirms one (TEH CONF_NI) by the ACK of its
+// own PSN, also for a duplicate; a memory-confirmed one (CONF_MEM) is answered like an
+// atomic, and memory's confirmation coming back is translated by the sender's window.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +26,7 @@
 #include "Vni_fab_rx512.h"
 #include "address_map.hpp"
 #include "axis_bfm.hpp"
+#include "pkg_structs.hpp"
 #include "ref_ni.hpp"
 #include "verilated_bits.hpp"
 #include "verilated_fixture.hpp"
@@ -46,7 +50,9 @@ enum class Seq { Next, Dup, Ahead };
 
 struct Expect {
   bool toHost = false, nullified = false, read = false;
-  Tlp tlp;                // what the host must see (reads: tag filled from the tracker commit)
+  Tlp tlp;                // what the host must see (tagged: tag filled from the tracker commit)
+  uint8_t trkKind = 0;    // tb::kTrk*: what the tracker tag stands for
+  uint64_t trkPage = 0;   // memory-ID base page kept with it (receiver translation)
   uint16_t slid = 0;
   uint16_t origReqId = 0;
   uint8_t origTag = 0;
@@ -102,7 +108,8 @@ class FabRxTest : public tb::VerilatedTest {
   // its in-order outcome `e` (docs/architecture.md#reliable-delivery).
   void sequence(const FabricPacket& p, Expect& e, Seq s, bool good, const Tlp& t) {
     uint32_t& x = expSeq[p.slid];
-    const bool write = t.kind == TlpKind::MWr, read = t.kind == TlpKind::MRd;
+    const bool cni = t.kind == TlpKind::DMWr && (p.tehFlags & kTehConfNi);
+    const bool write = t.kind == TlpKind::MWr || cni, read = t.kind == TlpKind::MRd;
     if (s == Seq::Next) {
       if (good) {
         if (write && !e.nullified) e.gen = ack(p, kAethAck, p.psn);
@@ -127,12 +134,13 @@ class FabRxTest : public tb::VerilatedTest {
       e.gen = ack(p, kAethNakPsnSeq, x);
     } else if (s == Seq::Dup) {
       e.events |= kDup;
-      if (write) e.gen = refusedWrite ? nak(p, kAethNakRemAccess) : ack(p, kAethAck, x - 1);
+      // A receiving-NI confirmed write is ACKed under its own PSN: only that confirms it.
+      if (write) e.gen = refusedWrite ? nak(p, kAethNakRemAccess) : ack(p, kAethAck, cni ? p.psn : x - 1);
       if (refusedWrite) e.events |= kNakTx;
       // An atomic whose result ni_amo_cache still keeps (3 in 4) is answered with it.
       const auto key = std::make_pair(p.slid, p.psn);
       // The choice is made once per atomic: the run answers every duplicate of it alike.
-      if (isAtomic(t.kind)) {
+      if (isAtomic(t.kind) || (t.kind == TlpKind::DMWr && !cni)) {
         if (!keptAmo.count(key)) keptAmo[key] = rng()() % 4 ? 12 + 4 * static_cast<unsigned>(rng()() % 5) : 0;
         if (keptAmo[key]) e.gen = replayHdr(p, keptAmo[key]);
       }
@@ -178,27 +186,34 @@ class FabRxTest : public tb::VerilatedTest {
     p.psn = rng()() & 0xFFFFFF;
     Expect e;
     e.slid = p.slid;
-    const unsigned kind = rng()() % 14;
-    const bool unicastReq = kind <= 5 || kind == 7 || kind == 10 || kind == 11 || kind == 12;
-    const Seq seq = unicastReq ? pickSeq(p, kind == 12 ? 30 : 8) : Seq::Next;  // atomics: duplicates often
+    const unsigned kind = rng()() % 16;
+    const bool unicastReq = kind <= 5 || kind == 7 || kind >= 10 && kind != 13;
+    const Seq seq = unicastReq ? pickSeq(p, kind == 12 || kind >= 14 ? 30 : 8) : Seq::Next;  // duplicates often
     Tlp reqTlp;  // the request, for its sequence outcome
     const uint16_t req = static_cast<uint16_t>(rng()());
     const uint8_t tag = r8();
-    auto request = [&](const Tlp& t, bool xlate, uint16_t memid) {
-      p.tehFlags = xlate ? kTehRxXlate : 0;
+    auto request = [&](const Tlp& t, bool xlate, uint16_t memid, uint8_t confFlag = 0) {
+      p.tehFlags = static_cast<uint8_t>((xlate ? kTehRxXlate : 0) | confFlag);
       p.memid = memid;
       p.payload = encodeTlp(t);
       reqTlp = t;
-      const bool rd = t.kind != TlpKind::MWr;  // reads and atomics: answered by a completion
+      // Reads, atomics, memory-confirmed writes: answered by a completion. A write
+      // this NI confirms is answered by ACK/NAK, but memory's answer comes back to it too.
+      const bool rd = t.kind != TlpKind::MWr && confFlag != kTehConfNi;
       const auto l = ref.land(xlate, memid, t.addr, accessBytes(t), memOpOf(t));
       e.toHost = true;
-      e.read = rd;
+      e.read = t.kind != TlpKind::MWr;  // forwarded under a tracker tag
+      e.trkKind = isAtomic(t.kind)              ? tb::kTrkAtomic
+                  : t.kind == TlpKind::MRd      ? tb::kTrkRead
+                  : confFlag == kTehConfNi      ? tb::kTrkConfNi
+                                                : tb::kTrkConfMem;
+      e.trkPage = xlate && memid < kNumMemId ? ref.regions[memid].base >> 12 : 0;
       e.tlp = t;
       e.tlp.addr = l.err == RefNi::RecvErr::Ok ? l.addr : t.addr;
       e.origReqId = t.requester;
       e.origTag = t.tag;
       if (l.err == RefNi::RecvErr::Ok) {
-        if (rd) e.events |= kRdServed;
+        if (t.kind == TlpKind::MRd || isAtomic(t.kind)) e.events |= kRdServed;  // RD_SERVED: reads, atomics
         return;
       }
       e.nullified = true;
@@ -241,9 +256,20 @@ class FabRxTest : public tb::VerilatedTest {
         p.vl = p.sl = 1;
         p.opcode = kOpTunnelRsp;
         p.psn = nextRspPsn++;
-        e.tlp = makeCplD(0x0100, req, tag, rng()() & 0x7C, randomData(4 * (1 + rng()() % 64)));
-        p.payload = encodeTlp(e.tlp);
-        if (rng()() % 100 < 85) {
+        const bool awaitedRsp = rng()() % 100 < 85;
+        if (awaitedRsp && rng()() % 2 == 0) {
+          // Memory's confirmation of a memory-confirmed write: the address it names is
+          // moved by the sender's window offset (pages) on its way to the CPU.
+          const uint64_t recv = (rng()() & 0x0000'FFFF'FFFF'F000ull) | (rng()() & 0xFFC);
+          const uint64_t back = rng()() & 0xF'FFFF'FFFFull;
+          confBack[{p.slid, p.psn}] = back;
+          p.payload = encodeTlp(makeWriteConfirmation(0x0100, req, tag, recv));
+          e.tlp = makeWriteConfirmation(0x0100, req, tag, recv + (back << 12));
+        } else {
+          e.tlp = makeCplD(0x0100, req, tag, rng()() & 0x7C, randomData(4 * (1 + rng()() % 64)));
+          p.payload = encodeTlp(e.tlp);
+        }
+        if (awaitedRsp) {
           awaited.insert({p.slid, p.psn});
           e.toHost = true;
           e.events |= kRelRsp;
@@ -336,6 +362,14 @@ class FabRxTest : public tb::VerilatedTest {
         }
         break;
       }
+      case 14: case 15: {  // confirmed write: by this NI (ACK) or by memory (its completion)
+        const unsigned memid = rng()() % 4 ? rng()() % 2 : 2 + rng()() % 3;
+        const size_t len = 4 * (1 + rng()() % 32);
+        const bool xlate = rng()() % 4 != 0;
+        const uint64_t a = inRegion(memid < 3 ? memid : 0, len) + (xlate ? 0 : 0x0000'0050'0000'0000ull);
+        request(makeDMWr(req, tag, a, randomData(len)), xlate, memid, kind == 14 ? kTehConfNi : kTehConfMem);
+        break;
+      }
       default: {  // sender-translated read: forwarded under a tracker tag
         const uint16_t len = static_cast<uint16_t>(4 * (1 + rng()() % 64));
         request(makeMRd(req, tag, 0x0000'0060'0000'0000ull + inRegion(0, len), len), false, 0);
@@ -358,6 +392,7 @@ class FabRxTest : public tb::VerilatedTest {
   std::map<uint16_t, uint32_t> expSeq;  // per source: the PSN the receiver expects next
   std::map<uint16_t, bool> naked;       // a gap was NAKed already
   std::set<std::pair<uint16_t, uint32_t>> awaited;  // responses ni_retx waits for
+  std::map<std::pair<uint16_t, uint32_t>, uint64_t> confBack;  // awaited confirmations: sender's window offset (pages)
   std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes (0: evicted)
   uint32_t nextRspPsn = 0x100;
   std::vector<std::pair<Bytes, uint8_t>> packets;
@@ -378,7 +413,7 @@ void FabRxTest::run() {
   for (const auto& [b, vc] : packets) src.push(b, vc);
   bool used[kTags] = {};
   std::deque<unsigned> inUse;
-  struct Commit { unsigned tag; uint16_t node, reqid; uint8_t otag; uint32_t psn; };
+  struct Commit { unsigned tag; uint16_t node, reqid; uint8_t otag; uint32_t psn; uint8_t kind; uint64_t page; };
   std::vector<std::pair<uint16_t, uint32_t>> rels;  // (lid, psn) of each answer reported
   std::deque<Commit> commits;
   std::vector<unsigned> events;
@@ -416,6 +451,9 @@ void FabRxTest::run() {
     dut->eval();
     const auto q = std::make_pair(static_cast<uint16_t>(m.q_lid_o), static_cast<uint32_t>(m.q_psn_o));
     m.q_hit_i = awaited.count(q) > 0;
+    const auto conf = confBack.find(q);
+    m.q_conf_i = conf != confBack.end();
+    m.q_back_i = m.q_conf_i ? conf->second : 0;
     const auto kept = keptAmo.find(q);
     m.amo_hit_i = kept != keptAmo.end() && kept->second > 0;
     m.amo_len_i = m.amo_hit_i ? kept->second : 0;
@@ -432,7 +470,7 @@ void FabRxTest::run() {
       ASSERT_LT(m.trk_commit_tag_o, kTags);
       ASSERT_FALSE(used[m.trk_commit_tag_o]) << "commit of a tag in use, cycle " << c;
       commits.push_back(Commit{m.trk_commit_tag_o, m.trk_commit_node_o, m.trk_commit_reqid_o, m.trk_commit_otag_o,
-                               m.trk_commit_psn_o});
+                               m.trk_commit_psn_o, m.trk_commit_kind_o, m.trk_commit_page_o});
       used[m.trk_commit_tag_o] = true;
       inUse.push_back(m.trk_commit_tag_o);
     }
@@ -500,7 +538,7 @@ void FabRxTest::run() {
   }
   auto& host = sink.packets();
   size_t hostIdx = 0, genIdx = 0, commitIdx = 0, relIdx = 0;
-  unsigned delivered = 0, nullified = 0, reads = 0;
+  unsigned delivered = 0, nullified = 0, reads = 0, confirmedWrites[2] = {0, 0};
   for (size_t i = 0; i < order.size(); ++i) {
     const Expect& e = order[i];
     EXPECT_EQ(events[i], e.events) << "events of packet " << i << " seed " << seed();
@@ -527,9 +565,12 @@ void FabRxTest::run() {
       EXPECT_EQ(k.reqid, e.origReqId);
       EXPECT_EQ(k.otag, e.origTag);
       EXPECT_EQ(k.psn, e.psn) << "the response will echo the request's PSN";
+      EXPECT_EQ(k.kind, e.trkKind) << "tracker kind of packet " << i << " seed " << seed();
+      EXPECT_EQ(k.page, e.trkPage) << "memory-ID base page of packet " << i << " seed " << seed();
       want.requester = kNiReqId;
       want.tag = static_cast<uint8_t>(k.tag);
       ++reads;
+      if (e.trkKind == tb::kTrkConfNi || e.trkKind == tb::kTrkConfMem) ++confirmedWrites[e.trkKind == tb::kTrkConfNi];
     }
     EXPECT_EQ(h.bytes, encodeTlp(want)) << "TLP of packet " << i << " (" << describe(want) << ") seed " << seed();
     ++delivered;
@@ -540,6 +581,9 @@ void FabRxTest::run() {
   EXPECT_GT(delivered, 200u);
   EXPECT_GT(nullified, 80u);
   EXPECT_GT(reads, 50u);
+  EXPECT_GT(confirmedWrites[0], 8u) << "memory-confirmed writes forwarded";
+  EXPECT_GT(confirmedWrites[1], 8u) << "NI-confirmed writes forwarded";
+  EXPECT_GT(confBack.size(), 5u) << "memory confirmations translated back";
   EXPECT_GT(overtaken, 5u) << "responses must sometimes overtake requests";
   EXPECT_GT(replays, 3u) << "duplicate atomics whose result is kept";
   EXPECT_EQ(replays, std::count_if(gens.begin(), gens.end(), [](const Bytes& g) { return g.size() == 32; }));

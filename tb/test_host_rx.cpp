@@ -23,6 +23,10 @@
 
 using namespace ni;
 using tb::getField;
+using tb::kTrkAtomic;
+using tb::kTrkConfMem;
+using tb::kTrkConfNi;
+using tb::kTrkRead;
 
 namespace {
 
@@ -48,8 +52,7 @@ struct Tunneled {
   Bytes tlp;    // the TLP bytes that follow it
   bool bad = false;
 };
-// kind: ni_pkg::TRK_* (read, atomic, memory-confirmed write, NI-confirmed write).
-enum : uint8_t { kTrkRead = 0, kTrkAtomic = 1, kTrkConfMem = 2, kTrkConfNi = 3 };
+// kind: tb::kTrk* (ni_pkg::TRK_*).
 struct TrkEntry { uint16_t node, reqid; uint8_t otag; uint32_t psn; uint8_t kind; uint64_t page; };
 // A completion of an atomic kept for ni_amo_cache: source, PSN, TLP as it left.
 struct AmoRecord {
