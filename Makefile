@@ -12,7 +12,7 @@ CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim lint regs bench coverage wave clean
+.PHONY: all help setup build test sim lint regs bench soak coverage wave clean
 
 all: build
 
@@ -20,7 +20,8 @@ help:
 	@echo "make sim        run a $(NODES)-node simulation and print its report (SIM_ARGS=...)"
 	@echo "make test       build and run the unit and system tests"
 	@echo "make lint       verilator --lint-only -Wall on the RTL, every width"
-	@echo "make bench      throughput/latency benchmark -> $(BUILD)/bench, docs/figures"
+	@echo "make bench      throughput/latency benchmarks -> $(BUILD)/bench, docs/figures"
+	@echo "make soak       1,000,000 scoreboarded operations, 8 nodes, faulty fabric -> $(BUILD)/soak"
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
 	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
 	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.json"
@@ -65,6 +66,16 @@ bench: build
 	mkdir -p $(BUILD)/bench docs/figures
 	$(BUILD)/bench_nic $(BUILD)/bench/nic_bench.json docs/figures/nic_bench.md
 	python3 scripts/update_doc_table.py docs/performance.md bench docs/figures/nic_bench.md
+	$(BUILD)/bench_reliable $(BUILD)/bench/reliable_bench.json docs/figures/reliable_bench.md
+	python3 scripts/update_doc_table.py docs/performance.md reliable docs/figures/reliable_bench.md
+
+# The soak of issue 4: 1,000,000 random confirmed writes, reads and fetch-adds over 8
+# nodes at 1% drop, 0.1% corruption, 0.5% duplication and 0.5% reordering, scoreboarded.
+SOAK_ARGS ?= --nodes 8 --scenario soak --ops 125000 --drop 0.01 --corrupt 0.001 --dup 0.005 --reorder 0.005
+soak: build
+	mkdir -p $(BUILD)/soak
+	$(BUILD)/ni_sim $(SOAK_ARGS) --json $(BUILD)/soak/soak.json > $(BUILD)/soak/soak.txt; s=$$?; \
+	  cat $(BUILD)/soak/soak.txt; exit $$s
 
 coverage: setup
 	rm -rf build-cov/CMakeFiles/nic_models.dir/V*.dir

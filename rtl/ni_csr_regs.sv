@@ -30,6 +30,7 @@ module ni_csr_regs (
   input  logic status_bad_pkt_set_i,
   input  logic status_cpl_unexp_set_i,
   input  logic status_retx_fail_set_i,
+  input  logic status_mem_fail_set_i,
   input  logic tx_pkts_inc_i,
   input  logic rx_pkts_inc_i,
   input  logic win_miss_cnt_inc_i,
@@ -58,6 +59,10 @@ module ni_csr_regs (
   input  logic [7:0] caps3_peers_i,
   input  logic conf_cnt_inc_i,
   input  logic intr_cnt_inc_i,
+  output logic [31:0] mem_timeout_cycles_o,
+  output logic [7:0] mem_limit_reissues_o,
+  input  logic mem_reissue_cnt_inc_i,
+  input  logic mem_fail_cnt_inc_i,
   output logic [3:0][15:0] mcast_lid_lid_o,
   output logic [3:0] mcast_lid_valid_o,
   output logic [3:0][15:0] mgrp_ctrl_lid_o,
@@ -85,7 +90,7 @@ module ni_csr_regs (
   output logic [29:0] intr_addr_lo_addr_o,
   output logic [31:0] intr_addr_hi_addr_o,
   output logic [31:0] intr_data_data_o,
-  output logic [10:0] intr_mask_mask_o,
+  output logic [11:0] intr_mask_mask_o,
   output logic [15:0][19:0] memid_base_lo_addr_o,
   output logic [15:0][31:0] memid_base_hi_addr_o,
   output logic [15:0][19:0] memid_size_bytes_o,
@@ -107,6 +112,7 @@ module ni_csr_regs (
   logic status_bad_pkt_q, status_bad_pkt_d;
   logic status_cpl_unexp_q, status_cpl_unexp_d;
   logic status_retx_fail_q, status_retx_fail_d;
+  logic status_mem_fail_q, status_mem_fail_d;
   logic [31:0] tx_pkts_count_q, tx_pkts_count_d;
   logic [31:0] rx_pkts_count_q, rx_pkts_count_d;
   logic [31:0] win_miss_cnt_count_q, win_miss_cnt_count_d;
@@ -136,6 +142,12 @@ module ni_csr_regs (
   assign retx_limit_resends_o = retx_limit_resends_q;
   logic [31:0] conf_cnt_count_q, conf_cnt_count_d;
   logic [31:0] intr_cnt_count_q, intr_cnt_count_d;
+  logic [31:0] mem_timeout_cycles_q, mem_timeout_cycles_d;
+  assign mem_timeout_cycles_o = mem_timeout_cycles_q;
+  logic [7:0] mem_limit_reissues_q, mem_limit_reissues_d;
+  assign mem_limit_reissues_o = mem_limit_reissues_q;
+  logic [31:0] mem_reissue_cnt_count_q, mem_reissue_cnt_count_d;
+  logic [31:0] mem_fail_cnt_count_q, mem_fail_cnt_count_d;
   logic [3:0][15:0] mcast_lid_lid_q, mcast_lid_lid_d;
   assign mcast_lid_lid_o = mcast_lid_lid_q;
   logic [3:0] mcast_lid_valid_q, mcast_lid_valid_d;
@@ -196,7 +208,7 @@ module ni_csr_regs (
   assign intr_addr_hi_addr_o = intr_addr_hi_addr_q;
   logic [31:0] intr_data_data_q, intr_data_data_d;
   assign intr_data_data_o = intr_data_data_q;
-  logic [10:0] intr_mask_mask_q, intr_mask_mask_d;
+  logic [11:0] intr_mask_mask_q, intr_mask_mask_d;
   assign intr_mask_mask_o = intr_mask_mask_q;
   logic [15:0][19:0] memid_base_lo_addr_q, memid_base_lo_addr_d;
   logic [15:0][19:0] memid_base_lo_addr_act_q, memid_base_lo_addr_act_d;
@@ -233,6 +245,7 @@ module ni_csr_regs (
     status_bad_pkt_d = status_bad_pkt_q;
     status_cpl_unexp_d = status_cpl_unexp_q;
     status_retx_fail_d = status_retx_fail_q;
+    status_mem_fail_d = status_mem_fail_q;
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h010)) status_win_miss_d = status_win_miss_d & ~req_wdata_i[0:0];
       status_win_miss_d = status_win_miss_d | status_win_miss_set_i;
@@ -256,6 +269,8 @@ module ni_csr_regs (
       status_cpl_unexp_d = status_cpl_unexp_d | status_cpl_unexp_set_i;
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h010)) status_retx_fail_d = status_retx_fail_d & ~req_wdata_i[10:10];
       status_retx_fail_d = status_retx_fail_d | status_retx_fail_set_i;
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h010)) status_mem_fail_d = status_mem_fail_d & ~req_wdata_i[11:11];
+      status_mem_fail_d = status_mem_fail_d | status_mem_fail_set_i;
     end
     tx_pkts_count_d = tx_pkts_count_q;
     begin
@@ -384,6 +399,27 @@ module ni_csr_regs (
     begin
       if (intr_cnt_inc_i) intr_cnt_count_d = intr_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h01c)) intr_cnt_count_d = '0;
+    end
+    mem_timeout_cycles_d = mem_timeout_cycles_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h090)) mem_timeout_cycles_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h090)) mem_timeout_cycles_d[15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h090)) mem_timeout_cycles_d[23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h090)) mem_timeout_cycles_d[31:24] = req_wdata_i[31:24];
+    end
+    mem_limit_reissues_d = mem_limit_reissues_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h094)) mem_limit_reissues_d[7:0] = req_wdata_i[7:0];
+    end
+    mem_reissue_cnt_count_d = mem_reissue_cnt_count_q;
+    begin
+      if (mem_reissue_cnt_inc_i) mem_reissue_cnt_count_d = mem_reissue_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h098)) mem_reissue_cnt_count_d = '0;
+    end
+    mem_fail_cnt_count_d = mem_fail_cnt_count_q;
+    begin
+      if (mem_fail_cnt_inc_i) mem_fail_cnt_count_d = mem_fail_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h09c)) mem_fail_cnt_count_d = '0;
     end
     mcast_lid_lid_d = mcast_lid_lid_q;
     mcast_lid_valid_d = mcast_lid_valid_q;
@@ -517,7 +553,7 @@ module ni_csr_regs (
     intr_mask_mask_d = intr_mask_mask_q;
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h30c)) intr_mask_mask_d[7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h30c)) intr_mask_mask_d[10:8] = req_wdata_i[10:8];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h30c)) intr_mask_mask_d[11:8] = req_wdata_i[11:8];
     end
     memid_base_lo_addr_act_d = memid_base_lo_addr_act_q;
     memid_base_lo_addr_d = memid_base_lo_addr_q;
@@ -586,6 +622,7 @@ module ni_csr_regs (
       if (req_addr_i == 12'h010) rdata_o[8:8] = status_bad_pkt_q;
       if (req_addr_i == 12'h010) rdata_o[9:9] = status_cpl_unexp_q;
       if (req_addr_i == 12'h010) rdata_o[10:10] = status_retx_fail_q;
+      if (req_addr_i == 12'h010) rdata_o[11:11] = status_mem_fail_q;
     end
     begin
       if (req_addr_i == 12'h020) rdata_o[31:0] = tx_pkts_count_q;
@@ -666,6 +703,18 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h01c) rdata_o[31:0] = intr_cnt_count_q;
     end
+    begin
+      if (req_addr_i == 12'h090) rdata_o[31:0] = mem_timeout_cycles_q;
+    end
+    begin
+      if (req_addr_i == 12'h094) rdata_o[7:0] = mem_limit_reissues_q;
+    end
+    begin
+      if (req_addr_i == 12'h098) rdata_o[31:0] = mem_reissue_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h09c) rdata_o[31:0] = mem_fail_cnt_count_q;
+    end
     for (int i = 0; i < 4; i++) begin
       if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[15:0] = mcast_lid_lid_q[i];
       if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[31:31] = mcast_lid_valid_q[i];
@@ -721,7 +770,7 @@ module ni_csr_regs (
       if (req_addr_i == 12'h308) rdata_o[31:0] = intr_data_data_q;
     end
     begin
-      if (req_addr_i == 12'h30c) rdata_o[10:0] = intr_mask_mask_q;
+      if (req_addr_i == 12'h30c) rdata_o[11:0] = intr_mask_mask_q;
     end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h400 + 12'(i * 16)) rdata_o[31:12] = memid_base_lo_addr_q[i];
@@ -835,6 +884,18 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h01c) req_hit_o = 1'b1;
     end
+    begin
+      if (req_addr_i == 12'h090) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h094) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h098) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h09c) req_hit_o = 1'b1;
+    end
     for (int i = 0; i < 4; i++) begin
       if (req_addr_i == 12'h080 + 12'(i * 4)) req_hit_o = 1'b1;
     end
@@ -908,6 +969,7 @@ module ni_csr_regs (
       status_bad_pkt_q <= 1'h0;
       status_cpl_unexp_q <= 1'h0;
       status_retx_fail_q <= 1'h0;
+      status_mem_fail_q <= 1'h0;
       tx_pkts_count_q <= 32'h0;
       rx_pkts_count_q <= 32'h0;
       win_miss_cnt_count_q <= 32'h0;
@@ -933,6 +995,10 @@ module ni_csr_regs (
       retx_limit_resends_q <= 8'h8;
       conf_cnt_count_q <= 32'h0;
       intr_cnt_count_q <= 32'h0;
+      mem_timeout_cycles_q <= 32'h800;
+      mem_limit_reissues_q <= 8'h4;
+      mem_reissue_cnt_count_q <= 32'h0;
+      mem_fail_cnt_count_q <= 32'h0;
       mcast_lid_lid_q <= {4{16'h0}};
       mcast_lid_valid_q <= {4{1'h0}};
       mgrp_ctrl_lid_q <= {4{16'h0}};
@@ -967,7 +1033,7 @@ module ni_csr_regs (
       intr_addr_lo_addr_q <= 30'h0;
       intr_addr_hi_addr_q <= 32'h0;
       intr_data_data_q <= 32'h0;
-      intr_mask_mask_q <= 11'h0;
+      intr_mask_mask_q <= 12'h0;
       memid_base_lo_addr_act_q <= {16{20'h0}};
       memid_base_lo_addr_q <= {16{20'h0}};
       memid_base_hi_addr_act_q <= {16{32'h0}};
@@ -991,6 +1057,7 @@ module ni_csr_regs (
       status_bad_pkt_q <= status_bad_pkt_d;
       status_cpl_unexp_q <= status_cpl_unexp_d;
       status_retx_fail_q <= status_retx_fail_d;
+      status_mem_fail_q <= status_mem_fail_d;
       tx_pkts_count_q <= tx_pkts_count_d;
       rx_pkts_count_q <= rx_pkts_count_d;
       win_miss_cnt_count_q <= win_miss_cnt_count_d;
@@ -1016,6 +1083,10 @@ module ni_csr_regs (
       retx_limit_resends_q <= retx_limit_resends_d;
       conf_cnt_count_q <= conf_cnt_count_d;
       intr_cnt_count_q <= intr_cnt_count_d;
+      mem_timeout_cycles_q <= mem_timeout_cycles_d;
+      mem_limit_reissues_q <= mem_limit_reissues_d;
+      mem_reissue_cnt_count_q <= mem_reissue_cnt_count_d;
+      mem_fail_cnt_count_q <= mem_fail_cnt_count_d;
       mcast_lid_lid_q <= mcast_lid_lid_d;
       mcast_lid_valid_q <= mcast_lid_valid_d;
       mgrp_ctrl_lid_q <= mgrp_ctrl_lid_d;

@@ -90,6 +90,7 @@ module ni_fab_rx #(
   output logic [KeepW-1:0] m_axis_tkeep,
   output logic m_axis_tlast,
   output logic m_axis_tuser,
+  output logic m_axis_tcni,   // with every beat: a write this NI confirmed (ni_mem_keep keeps it)
   output logic m_axis_tvalid,
   input  logic m_axis_tready,
   // Events.
@@ -317,7 +318,7 @@ module ni_fab_rx #(
   assign stomp = framed && (c32 == icrc_rx);
 
   // ------------------------------------------------------------ output stage
-  logic o_valid_q, o_hold_q, o_last_q, o_user_q;
+  logic o_valid_q, o_hold_q, o_last_q, o_user_q, o_cni_q;
   logic [DataW-1:0] o_data_q;
   logic [KeepW-1:0] o_keep_q;
   logic out_beat, out_free, need_tag, tag_ok, need_gen, gen_ok;
@@ -327,6 +328,7 @@ module ni_fab_rx #(
   logic [OffW*8-1:0] cy_data_q;
   logic [OffW-1:0] cy_keep_q, cy_keep_new;
   logic cy_valid_q, flush_q, flush_user_q, flush_go;
+  logic cy_cni_q;  // the carried TLP is a write this NI confirmed (m_axis_tcni of its flush beat)
   err_e err_cur;
   assign err_cur = d2_q ? err_q : err_new;
   // A duplicate write or atomic is not delivered again (a duplicate read is served
@@ -502,6 +504,7 @@ module ni_fab_rx #(
   assign m_axis_tkeep = o_keep_q;
   assign m_axis_tlast = o_last_q;
   assign m_axis_tuser = o_user_q;
+  assign m_axis_tcni = o_cni_q;
   assign m_axis_tvalid = o_valid_q && !o_hold_q;
 
   // ------------------------------------------------------------ state update
@@ -681,10 +684,13 @@ module ni_fab_rx #(
     if (pop && out_beat) begin
       o_data_q <= e_data;
       o_keep_q <= e_keep;
+      o_cni_q <= is_req && t_cni;
     end else if (flush_go) begin
       o_data_q <= DataW'(cy_data_q);
       o_keep_q <= KeepW'(cy_keep_q);
+      o_cni_q <= cy_cni_q;
     end
+    if (pop) cy_cni_q <= is_req && t_cni;
     if (pop) begin
       for (int i = 0; i < OffW; i++) begin
         cy_data_q[i*8 +: 8] <= ob_data[((Off + i) % Bpb)*8 +: 8];
@@ -697,7 +703,7 @@ module ni_fab_rx #(
   // The output register takes one beat at a time: a flush only beside a beat that does not emit.
   `NI_ASSERT(FlushAlone_A, flush_go |-> !(pop && out_beat))
   `NI_ASSERT_AXIS_STABLE(HostOutStable_A, m_axis_tvalid, m_axis_tready,
-                         {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})
+                         {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser, m_axis_tcni})
 endmodule
 
 `default_nettype wire

@@ -90,6 +90,7 @@ module ni_host_rx #(
   // Memory confirmed a write the NI confirmed on its behalf (CONF_AT_RX_NI): its tag.
   output logic mem_conf_valid_o,
   output logic [7:0] mem_conf_tag_o,
+  output logic mem_conf_ok_o,   // status SC: memory took the write
   // Events.
   output logic ev_win_miss_o,
   output logic ev_perm_o,
@@ -301,7 +302,8 @@ module ni_host_rx #(
   assign conf_d = (accept && s_axis_tlast) ? 1'b0 : (accept ? conf_cur : conf_q);
   logic consume_now;
   assign consume_now = decide_now && accept && is_cpl && cls_new == ClsDrop && err_new == ErrNone;
-  assign mem_conf_valid_o = consume_now && cpl_ok;
+  assign mem_conf_valid_o = consume_now;
+  assign mem_conf_ok_o = cpl_ok;
   assign mem_conf_tag_o = cpl_tag;
 
   // ------------------------------------------------------------ beat pipeline

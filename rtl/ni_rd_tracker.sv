@@ -30,7 +30,10 @@ module ni_rd_tracker #(
   output logic [23:0] lookup_psn_o,
   output logic [1:0] lookup_kind_o,
   output logic [51:0] lookup_page_o,
-  input  logic release_i
+  input  logic release_i,
+  // A write ni_mem_keep gave up on: its tag is free again (memory never answered).
+  input  logic drop_i,
+  input  logic [7:0] drop_tag_i
 );
   logic [NumTags-1:0] valid_q, valid_d;
   logic [NumTags-1:0][15:0] node_q, reqid_q;
@@ -63,6 +66,7 @@ module ni_rd_tracker #(
   always_comb begin
     valid_d = valid_q;
     if (release_i && lookup_hit_o) valid_d[lidx] = 1'b0;
+    if (drop_i) valid_d[drop_tag_i[TagW-1:0]] = 1'b0;
     if (commit_i) valid_d[commit_tag_i] = 1'b1;
   end
 
@@ -84,6 +88,7 @@ module ni_rd_tracker #(
 
   `NI_ASSERT(CommitFree_A, commit_i |-> !valid_q[commit_tag_i])
   `NI_ASSERT(ReleaseHit_A, release_i |-> lookup_hit_o)
+  `NI_ASSERT(DropHeld_A, drop_i |-> drop_tag_i < 8'(NumTags) && valid_q[drop_tag_i[TagW-1:0]])
 endmodule
 
 `default_nettype wire

@@ -13,6 +13,7 @@ module nic_top #(
   parameter int unsigned NumTags = 16,      // remote reads served at once
   parameter int unsigned RetxSlots = 32,    // requests awaiting an answer at once
   parameter int unsigned NumPeers = 64,     // LIDs below this have a PSN sequence
+  parameter int unsigned MemKeepSlots = 4,  // writes this NI confirmed, kept until memory confirms
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
@@ -86,7 +87,7 @@ module nic_top #(
   logic [NumArt-1:0][1:0] art_conf_at;
   logic [29:0] intr_addr_lo;
   logic [31:0] intr_addr_hi, intr_data;
-  logic [10:0] intr_mask;
+  logic [11:0] intr_mask;
   logic ev_conf, ev_irq;
   logic [15:0] wc_timeout;
   logic wc_flush_written, wc_flush_value;
@@ -117,6 +118,9 @@ module nic_top #(
   logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail, ev_retx_conf;
   logic [31:0] retx_timeout;
   logic [7:0] retx_limit;
+  logic [31:0] mem_timeout;
+  logic [7:0] mem_limit;
+  logic ev_mem_reissue, ev_mem_fail;
 
   assign csr_ready = csr_write || rdc_ready;
 
@@ -133,7 +137,9 @@ module nic_top #(
     .status_crc_err_set_i(ev_crc_err), .status_memid_err_set_i(ev_memid_err),
     .status_bounds_err_set_i(ev_bounds_err), .status_nak_rx_set_i(ev_nak_rx),
     .status_bad_pkt_set_i(ev_bad_pkt), .status_cpl_unexp_set_i(ev_cpl_unexp),
-    .status_retx_fail_set_i(ev_retx_fail),
+    .status_retx_fail_set_i(ev_retx_fail), .status_mem_fail_set_i(ev_mem_fail),
+    .mem_timeout_cycles_o(mem_timeout), .mem_limit_reissues_o(mem_limit),
+    .mem_reissue_cnt_inc_i(ev_mem_reissue), .mem_fail_cnt_inc_i(ev_mem_fail),
     .dup_cnt_inc_i(ev_dup), .retx_cnt_inc_i(ev_retx), .oos_cnt_inc_i(ev_oos),
     .retx_fail_cnt_inc_i(ev_retx_fail),
     .conf_cnt_inc_i(ev_conf), .intr_cnt_inc_i(ev_irq),
@@ -202,7 +208,8 @@ module nic_top #(
   // ------------------------------------------------------------ read tracker
   logic [7:0] trk_tag, trk_otag, trk_commit_otag;
   logic [23:0] trk_psn, trk_commit_psn;
-  logic trk_hit, trk_release, trk_free_avail, trk_commit;
+  logic trk_hit, trk_release, trk_free_avail, trk_commit, trk_drop;
+  logic [7:0] trk_drop_tag;
   logic [1:0] trk_kind, trk_commit_kind;
   logic [51:0] trk_page, trk_commit_page;
   logic [15:0] trk_node, trk_reqid, trk_commit_node, trk_commit_reqid;
@@ -217,7 +224,7 @@ module nic_top #(
     .lookup_tag_i(trk_tag), .lookup_hit_o(trk_hit), .lookup_node_o(trk_node),
     .lookup_reqid_o(trk_reqid), .lookup_otag_o(trk_otag), .lookup_psn_o(trk_psn),
     .lookup_kind_o(trk_kind), .lookup_page_o(trk_page),
-    .release_i(trk_release)
+    .release_i(trk_release), .drop_i(trk_drop), .drop_tag_i(trk_drop_tag)
   );
 
   // ------------------------------------------------------------ host receive
@@ -228,7 +235,7 @@ module nic_top #(
   logic req_beat_valid, req_beat_ready, rsp_beat_valid, rsp_beat_ready;
   ni_pkg::own_cpl_t ur;
   logic ur_valid, ur_ready;
-  logic mem_conf_valid;
+  logic mem_conf_valid, mem_conf_ok;
   logic [7:0] mem_conf_tag;
   logic amo_wr_valid;
   logic [15:0] amo_wr_lid;
@@ -262,7 +269,7 @@ module nic_top #(
     .csr_addr_o(csr_addr), .csr_wdata_o(csr_wdata), .csr_be_o(csr_be), .csr_reqid_o(csr_reqid),
     .csr_tag_o(csr_tag),
     .ur_o(ur), .ur_valid_o(ur_valid), .ur_ready_i(ur_ready),
-    .mem_conf_valid_o(mem_conf_valid), .mem_conf_tag_o(mem_conf_tag),
+    .mem_conf_valid_o(mem_conf_valid), .mem_conf_tag_o(mem_conf_tag), .mem_conf_ok_o(mem_conf_ok),
     .ev_win_miss_o(ev_win_miss), .ev_perm_o(ev_perm), .ev_malformed_o(ev_malformed),
     .ev_unsup_o(ev_unsup), .ev_cpl_unexp_o(ev_cpl_unexp)
   );
@@ -346,7 +353,7 @@ module nic_top #(
   // ------------------------------------------------------------ fabric receive
   logic [DataW-1:0] dec_tdata;
   logic [KeepW-1:0] dec_tkeep;
-  logic dec_tlast, dec_tuser, dec_tvalid, dec_tready;
+  logic dec_tlast, dec_tuser, dec_tcni, dec_tvalid, dec_tready;
 
   ni_fab_rx #(.DataW(DataW), .NumMemId(NumMemId), .MaxPayload(MaxPayload), .RxCredits(RxCredits),
               .NumTags(NumTags), .NumPeers(NumPeers), .NiReqId(NiReqId)) u_fab_rx (
@@ -366,7 +373,7 @@ module nic_top #(
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
     .gen_hdr_o(gen_hdr), .gen_valid_o(gen_valid), .gen_ready_i(gen_ready),
     .m_axis_tdata(dec_tdata), .m_axis_tkeep(dec_tkeep), .m_axis_tlast(dec_tlast),
-    .m_axis_tuser(dec_tuser), .m_axis_tvalid(dec_tvalid), .m_axis_tready(dec_tready),
+    .m_axis_tuser(dec_tuser), .m_axis_tcni(dec_tcni), .m_axis_tvalid(dec_tvalid), .m_axis_tready(dec_tready),
     .ev_rx_pkt_o(ev_rx_pkt), .ev_crc_err_o(ev_crc_err), .ev_memid_err_o(ev_memid_err),
     .ev_bounds_err_o(ev_bounds_err), .ev_nak_tx_o(ev_nak_tx), .ev_nak_rx_o(ev_nak_rx),
     .ev_bad_pkt_o(ev_bad_pkt), .ev_rd_served_o(ev_rd_served), .ev_dup_o(ev_dup), .ev_oos_o(ev_oos)
@@ -374,7 +381,23 @@ module nic_top #(
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
   logic unused;
-  assign unused = ^{csr_hit, wc_flush_value, retx_used, mem_conf_valid, mem_conf_tag, ev_retx_conf};
+  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf};
+
+  // Writes this NI confirmed (receiving-NI point): kept until memory confirms them,
+  // issued to memory again on MEM_TIMEOUT.
+  logic [DataW-1:0] kept_tdata;
+  logic [KeepW-1:0] kept_tkeep;
+  logic kept_tlast, kept_tuser, kept_tvalid, kept_tready;
+  ni_mem_keep #(.DataW(DataW), .NumSlots(MemKeepSlots), .SlotBeats(MaxTlpBeats)) u_mem_keep (
+    .clk_i, .rst_ni, .timeout_i(mem_timeout), .limit_i(mem_limit),
+    .s_axis_tdata(dec_tdata), .s_axis_tkeep(dec_tkeep), .s_axis_tlast(dec_tlast), .s_axis_tuser(dec_tuser),
+    .s_axis_tcni(dec_tcni), .s_axis_tvalid(dec_tvalid), .s_axis_tready(dec_tready),
+    .m_axis_tdata(kept_tdata), .m_axis_tkeep(kept_tkeep), .m_axis_tlast(kept_tlast),
+    .m_axis_tuser(kept_tuser), .m_axis_tvalid(kept_tvalid), .m_axis_tready(kept_tready),
+    .conf_valid_i(mem_conf_valid), .conf_tag_i(mem_conf_tag), .conf_ok_i(mem_conf_ok),
+    .drop_valid_o(trk_drop), .drop_tag_o(trk_drop_tag),
+    .ev_reissue_o(ev_mem_reissue), .ev_fail_o(ev_mem_fail)
+  );
 
   // ------------------------------------------------------------ host transmit
   logic [62:0] rdc;
@@ -388,10 +411,10 @@ module nic_top #(
   // receiving-NI confirmations), the interrupt.
   // Interrupt: a STATUS bit set by an event that INTR_MASK selects makes one pending;
   // events while it waits share it.
-  logic [10:0] status_events;
+  logic [11:0] status_events;
   logic irq_pend_q, irq_push;
   ni_pkg::own_cpl_t irq_word, own_word;
-  assign status_events = {ev_retx_fail, ev_cpl_unexp, ev_bad_pkt, ev_nak_rx, ev_bounds_err,
+  assign status_events = {ev_mem_fail, ev_retx_fail, ev_cpl_unexp, ev_bad_pkt, ev_nak_rx, ev_bounds_err,
                           ev_memid_err, ev_crc_err, ev_unsup, ev_malformed, ev_perm, ev_win_miss};
   always_comb begin
     irq_word = '0;
@@ -418,8 +441,8 @@ module nic_top #(
 
   ni_host_tx #(.DataW(DataW), .NiReqId(NiReqId)) u_host_tx (
     .clk_i, .rst_ni,
-    .s_axis_tdata(dec_tdata), .s_axis_tkeep(dec_tkeep), .s_axis_tlast(dec_tlast),
-    .s_axis_tuser(dec_tuser), .s_axis_tvalid(dec_tvalid), .s_axis_tready(dec_tready),
+    .s_axis_tdata(kept_tdata), .s_axis_tkeep(kept_tkeep), .s_axis_tlast(kept_tlast),
+    .s_axis_tuser(kept_tuser), .s_axis_tvalid(kept_tvalid), .s_axis_tready(kept_tready),
     .ur_i(ur_q), .ur_valid_i(ur_q_valid), .ur_ready_o(ur_q_ready),
     .rd_i(rdc), .rd_valid_i(rdc_valid), .rd_ready_o(rdc_rd_ready),
     .m_axis_tdata(m_host_axis_tdata), .m_axis_tkeep(m_host_axis_tkeep),

@@ -50,6 +50,8 @@ constexpr unsigned STATUS_CPL_UNEXP_LSB = 9;
 constexpr uint32_t STATUS_CPL_UNEXP_MASK = 0x00000200u;
 constexpr unsigned STATUS_RETX_FAIL_LSB = 10;
 constexpr uint32_t STATUS_RETX_FAIL_MASK = 0x00000400u;
+constexpr unsigned STATUS_MEM_FAIL_LSB = 11;
+constexpr uint32_t STATUS_MEM_FAIL_MASK = 0x00000800u;
 constexpr uint32_t TX_PKTS = 0x020;
 constexpr uint32_t RX_PKTS = 0x024;
 constexpr uint32_t WIN_MISS_CNT = 0x028;
@@ -88,6 +90,14 @@ constexpr unsigned CAPS3_PEERS_LSB = 8;
 constexpr uint32_t CAPS3_PEERS_MASK = 0x0000ff00u;
 constexpr uint32_t CONF_CNT = 0x018;
 constexpr uint32_t INTR_CNT = 0x01c;
+constexpr uint32_t MEM_TIMEOUT = 0x090;
+constexpr unsigned MEM_TIMEOUT_CYCLES_LSB = 0;
+constexpr uint32_t MEM_TIMEOUT_CYCLES_MASK = 0xffffffffu;
+constexpr uint32_t MEM_LIMIT = 0x094;
+constexpr unsigned MEM_LIMIT_REISSUES_LSB = 0;
+constexpr uint32_t MEM_LIMIT_REISSUES_MASK = 0x000000ffu;
+constexpr uint32_t MEM_REISSUE_CNT = 0x098;
+constexpr uint32_t MEM_FAIL_CNT = 0x09c;
 constexpr uint32_t MCAST_LID(unsigned i) { return 0x080 + i * 0x4; }
 constexpr unsigned MCAST_LID_COUNT = 4;
 constexpr unsigned MCAST_LID_LID_LSB = 0;
@@ -167,7 +177,7 @@ constexpr unsigned INTR_DATA_DATA_LSB = 0;
 constexpr uint32_t INTR_DATA_DATA_MASK = 0xffffffffu;
 constexpr uint32_t INTR_MASK = 0x30c;
 constexpr unsigned INTR_MASK_MASK_LSB = 0;
-constexpr uint32_t INTR_MASK_MASK_MASK = 0x000007ffu;
+constexpr uint32_t INTR_MASK_MASK_MASK = 0x00000fffu;
 constexpr uint32_t MEMID_BASE_LO(unsigned i) { return 0x400 + i * 0x10; }
 constexpr unsigned MEMID_BASE_LO_COUNT = 16;
 constexpr unsigned MEMID_BASE_LO_ADDR_LSB = 12;
@@ -206,7 +216,7 @@ constexpr RegInfo kRegisters[] = {
     {"CAPS", 0x004, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu, -1},
     {"CAPS2", 0x00c, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"NODE_ID", 0x008, 0x0, 1, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
-    {"STATUS", 0x010, 0x0, 1, Access::W1c, 0x00000000u, 0x000007ffu, -1},
+    {"STATUS", 0x010, 0x0, 1, Access::W1c, 0x00000000u, 0x00000fffu, -1},
     {"TX_PKTS", 0x020, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RX_PKTS", 0x024, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"WIN_MISS_CNT", 0x028, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
@@ -233,24 +243,28 @@ constexpr RegInfo kRegisters[] = {
     {"CAPS3", 0x07c, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"CONF_CNT", 0x018, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"INTR_CNT", 0x01c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"MEM_TIMEOUT", 0x090, 0x0, 1, Access::Rw, 0x00000800u, 0xffffffffu, -1},
+    {"MEM_LIMIT", 0x094, 0x0, 1, Access::Rw, 0x00000004u, 0x000000ffu, -1},
+    {"MEM_REISSUE_CNT", 0x098, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"MEM_FAIL_CNT", 0x09c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"MCAST_LID", 0x080, 0x4, 4, Access::Rw, 0x00000000u, 0x8000ffffu, -1},
     {"MGRP_CTRL", 0x0a0, 0x4, 4, Access::Rw, 0x00000000u, 0x8007ffffu, -1},
     {"MGRP_MEMBER", 0x0c0, 0x4, 16, Access::Rw, 0x00000000u, 0xffffffffu, -1},
-    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 41},
-    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 41},
-    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 41},
-    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 41},
-    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 41},
-    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 41},
-    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 41},
+    {"ART_BASE_LO", 0x100, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 45},
+    {"ART_BASE_HI", 0x104, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 45},
+    {"ART_LIMIT_LO", 0x108, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 45},
+    {"ART_LIMIT_HI", 0x10c, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 45},
+    {"ART_XLATE_LO", 0x110, 0x20, 16, Access::Rw, 0x00000000u, 0xfffff000u, 45},
+    {"ART_XLATE_HI", 0x114, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 45},
+    {"ART_DEST", 0x118, 0x20, 16, Access::Rw, 0x00000000u, 0xffffffffu, 45},
     {"ART_CTRL", 0x11c, 0x20, 16, Access::Rw, 0x00000000u, 0x000007f3u, -1},
     {"INTR_ADDR_LO", 0x300, 0x0, 1, Access::Rw, 0x00000000u, 0xfffffffcu, -1},
     {"INTR_ADDR_HI", 0x304, 0x0, 1, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INTR_DATA", 0x308, 0x0, 1, Access::Rw, 0x00000000u, 0xffffffffu, -1},
-    {"INTR_MASK", 0x30c, 0x0, 1, Access::Rw, 0x00000000u, 0x000007ffu, -1},
-    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 49},
-    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 49},
-    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 49},
+    {"INTR_MASK", 0x30c, 0x0, 1, Access::Rw, 0x00000000u, 0x00000fffu, -1},
+    {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 53},
+    {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 53},
+    {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 53},
     {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u, -1},
 };
 

@@ -202,6 +202,10 @@ void Node::afterCycle(const NicIn& in, const NicOut& out) {
 }
 
 void Node::memoryAccept(const Tlp& t) {
+  if (t.kind == TlpKind::DMWr && loseDmwr_ > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < loseDmwr_) {
+    ++st_.memLost;
+    return;
+  }
   if (t.kind == TlpKind::MWr || t.kind == TlpKind::DMWr) {
     const size_t n = t.data.size();
     for (size_t i = 0; i < n; ++i) {

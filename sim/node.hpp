@@ -41,6 +41,7 @@ struct NodeStats {
   uint64_t loadsDone = 0, loadErrors = 0, timeouts = 0, unexpectedCpl = 0;
   uint64_t undecodable = 0;  // TLPs from the NI the root complex could not decode (dropped)
   uint64_t storeBytes = 0;
+  uint64_t memLost = 0;  // confirmed writes (DMWr) the memory system lost: not applied, not answered
 };
 
 // Beat-level host link toward one NI: serializes TLPs into beats and collects beats into TLPs.
@@ -93,6 +94,9 @@ class Node {
   void afterCycle(const NicIn& in, const NicOut& out);  // apply handshakes of the cycle just evaluated
   void setHostBackpressure(double p) { stallProb_ = p; }
   void setCompletionTimeout(uint64_t cycles) { cplTimeout_ = cycles; }
+  // Fault model of the memory system: it loses this share of the DMWrs it gets from
+  // the NI (neither applied nor confirmed), as the NI's memory timer must survive.
+  void setMemoryLosesConfirmedWrites(double p) { loseDmwr_ = p; }
   // Largest write and read request the CPU issues (the NI's MaxPayload).
   void setMaxPayload(size_t bytes) { maxPayload_ = bytes; }
   uint64_t now() const { return now_; }
@@ -135,6 +139,7 @@ class Node {
   uint64_t cplTimeout_ = 100000;
   size_t maxPayload_ = kMaxPayload;
   double stallProb_ = 0.0;
+  double loseDmwr_ = 0.0;
   bool outReady_ = true;
   bool reqRoom_ = true;  // the NI's request room as last seen
   std::function<void(const Tlp&)> memWriteObserver_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ni_regs.hpp"
+#include "soak.hpp"
 #include "system.hpp"
 
 using namespace ni;
@@ -33,12 +34,15 @@ void usage() {
       "  --nodes N         nodes in the system (default 4)\n"
       "  --width W         NI data path bits: 64, 128, 256, 512 (default 64)\n"
       "  --max-payload B   NI MaxPayload: 256, or 4096 at 64 bits (default 256)\n"
-      "  --scenario S      mixed | stores | reads | atomics (default mixed)\n"
+      "  --scenario S      mixed | stores | reads | atomics | soak (default mixed)\n"
       "                      stores:  every node streams stores to every other node (64 in a row\n"
       "                               to one node, at contiguous addresses)\n"
       "                      reads:   every node reads remote memory\n"
       "                      atomics: every node fetch-adds the counter of every other node\n"
       "                      mixed:   stores, read back and check every byte, then atomics\n"
+      "                      soak:    every node keeps 12 random confirmed writes (8-64 B),\n"
+      "                               reads (64 B) and fetch-adds in flight to random peers;\n"
+      "                               a scoreboard checks each (--ops per node; --size unused)\n"
       "  --ops N           operations per node (default 200)\n"
       "  --size B          bytes per operation, multiple of 4 (default 256)\n"
       "  --combine         windows combine contiguous writes into one fabric packet\n"
@@ -94,7 +98,8 @@ bool parse(int argc, char** argv, Options* o) {
     std::fprintf(stderr, "need 2..%u nodes and a size that is a multiple of 4 up to 1 MiB\n", kNumArt);
     return false;
   }
-  if (o->scenario != "mixed" && o->scenario != "stores" && o->scenario != "reads" && o->scenario != "atomics") {
+  if (o->scenario != "mixed" && o->scenario != "stores" && o->scenario != "reads" && o->scenario != "atomics" &&
+      o->scenario != "soak") {
     std::fprintf(stderr, "unknown scenario %s\n", o->scenario.c_str());
     return false;
   }
@@ -125,6 +130,80 @@ void printLatency(const char* what, std::vector<uint64_t>& lat, double ns) {
   }
 }
 
+// Fabric figures and the per-node counter table; returns the NI error count (CRC
+// errors, window misses, NAKs received) and adds the final failures to *failed.
+uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
+  const unsigned n = sys.size();
+  std::printf("%-28s %14llu\n", "fabric packets", static_cast<unsigned long long>(sys.fabric().stats().packets));
+  std::printf("%-28s %14llu\n", "fabric bytes", static_cast<unsigned long long>(sys.fabric().stats().bytes));
+  const FabricStats& fs = sys.fabric().stats();
+  std::printf("%-28s %14llu\n", "fabric CRC errors seen", static_cast<unsigned long long>(fs.crcErrors));
+  if (o.sys.faults.any())
+    std::printf("%-28s %14s  dropped %llu, corrupted %llu, duplicated %llu, reordered %llu\n", "fabric faults injected", "",
+                static_cast<unsigned long long>(fs.faultDrops), static_cast<unsigned long long>(fs.corrupted),
+                static_cast<unsigned long long>(fs.duplicates), static_cast<unsigned long long>(fs.reordered));
+  std::printf("\n%-6s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "node", "tx pkts", "rx pkts", "crc err", "win miss",
+              "naks rx", "np srv", "resent", "dups", "out seq", "failed");
+  uint64_t niErrors = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const uint32_t tx = sys.readCsr(i, regs::TX_PKTS), rx = sys.readCsr(i, regs::RX_PKTS);
+    const uint32_t crc = sys.readCsr(i, regs::CRC_ERR_CNT), miss = sys.readCsr(i, regs::WIN_MISS_CNT);
+    const uint32_t nak = sys.readCsr(i, regs::NAK_RX_CNT), srv = sys.readCsr(i, regs::RD_SERVED_CNT);
+    const uint32_t retx = sys.readCsr(i, regs::RETX_CNT), dup = sys.readCsr(i, regs::DUP_CNT);
+    const uint32_t oos = sys.readCsr(i, regs::OOS_CNT), fail = sys.readCsr(i, regs::RETX_FAIL_CNT);
+    niErrors += crc + miss + nak;
+    *failed += fail;
+    std::printf("%-6u %10u %10u %8u %8u %8u %8u %8u %8u %8u %8u\n", i, tx, rx, crc, miss, nak, srv, retx, dup, oos, fail);
+  }
+  return niErrors;
+}
+
+// --scenario soak: the scoreboarded random workload of sim/soak.cpp, its report.
+int soakMain(System& sys, const Options& o) {
+  SoakConfig c;
+  c.ops = uint64_t(o.ops) * sys.size();
+  c.seed = o.sys.seed;
+  auto progress = [](uint64_t cycle) { std::fprintf(stderr, "  ... cycle %llu\n", static_cast<unsigned long long>(cycle)); };
+  const SoakResult r = runSoak(sys, c, progress);
+  auto line = [](const char* what, uint64_t v) { std::printf("%-28s %14llu\n", what, static_cast<unsigned long long>(v)); };
+  std::printf("\n%-28s %14s\n", "figure", "value");
+  line("cycles", r.cycles);
+  line("confirmed writes", r.writes);
+  line("reads", r.reads);
+  line("fetch-adds", r.atomics);
+  std::printf("%-28s %14.3f  (bytes written and read per cycle, all nodes)\n", "goodput", r.goodput());
+  std::printf("%-28s %14.3f\n", "operations per cycle", double(r.writes + r.reads + r.atomics) / double(r.cycles));
+  line("failed (error completion)", r.failed);
+  line("writes lost", r.lost);
+  line("writes applied twice", r.appliedTwice);
+  line("corrupted results/bytes", r.corrupted);
+  line("confirmed twice", r.confirmedTwice);
+  line("never confirmed", r.unconfirmed);
+  line("confirmation wrong addr", r.wrongAddress);
+  uint64_t failed = 0;
+  printFabricAndNodes(sys, o, &failed);
+  const bool pass = r.ok() && failed == 0 && !sys.rtlError();
+  std::printf("\nsoak %s: %s\n", r.drained ? "drained" : "did NOT drain", pass ? "PASS" : "FAIL");
+  if (!o.json.empty()) {
+    if (std::FILE* f = std::fopen(o.json.c_str(), "w")) {
+      std::fprintf(f, "{\"nodes\": %u, \"width\": %u, \"scenario\": \"soak\", \"ops\": %llu, \"seed\": %llu,\n",
+                   sys.size(), o.sys.dataBits, static_cast<unsigned long long>(c.ops),
+                   static_cast<unsigned long long>(o.sys.seed));
+      std::fprintf(f, " \"drop\": %g, \"corrupt\": %g, \"dup\": %g, \"reorder\": %g,\n", o.sys.faults.drop,
+                   o.sys.faults.corrupt, o.sys.faults.duplicate, o.sys.faults.reorder);
+      std::fprintf(f, " \"cycles\": %llu, \"writes\": %llu, \"reads\": %llu, \"atomics\": %llu, \"goodput\": %.4f,\n",
+                   static_cast<unsigned long long>(r.cycles), static_cast<unsigned long long>(r.writes),
+                   static_cast<unsigned long long>(r.reads), static_cast<unsigned long long>(r.atomics), r.goodput());
+      std::fprintf(f, " \"violations\": %llu, \"pass\": %s}\n",
+                   static_cast<unsigned long long>(r.failed + r.lost + r.appliedTwice + r.corrupted + r.confirmedTwice +
+                                                   r.unconfirmed + r.wrongAddress),
+                   pass ? "true" : "false");
+      std::fclose(f);
+    }
+  }
+  return pass ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,6 +216,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(o.sys.seed));
   System sys(o.sys);
   sys.reset();
+  if (o.scenario == "soak") return soakMain(sys, o);
   for (unsigned d = 0; d < n; ++d) sys.setMemId(d, 0, MemRegion{true, kLanding, kSlot, true, true, true});
   for (unsigned s = 0; s < n; ++s)
     for (unsigned d = 0; d < n; ++d) {
@@ -260,27 +340,8 @@ int main(int argc, char** argv) {
     std::printf("%-28s %14zu\n", "fetch-adds", st.atomicLat.size());
     printLatency("fetch-add", st.atomicLat, ns);
   }
-  std::printf("%-28s %14llu\n", "fabric packets", static_cast<unsigned long long>(sys.fabric().stats().packets));
-  std::printf("%-28s %14llu\n", "fabric bytes", static_cast<unsigned long long>(sys.fabric().stats().bytes));
-  const FabricStats& fs = sys.fabric().stats();
-  std::printf("%-28s %14llu\n", "fabric CRC errors seen", static_cast<unsigned long long>(fs.crcErrors));
-  if (o.sys.faults.any())
-    std::printf("%-28s %14s  dropped %llu, corrupted %llu, duplicated %llu, reordered %llu\n", "fabric faults injected", "",
-                static_cast<unsigned long long>(fs.faultDrops), static_cast<unsigned long long>(fs.corrupted),
-                static_cast<unsigned long long>(fs.duplicates), static_cast<unsigned long long>(fs.reordered));
-  std::printf("\n%-6s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "node", "tx pkts", "rx pkts", "crc err", "win miss",
-              "naks rx", "np srv", "resent", "dups", "out seq", "failed");
-  uint64_t niErrors = 0, failed = 0;
-  for (unsigned i = 0; i < n; ++i) {
-    const uint32_t tx = sys.readCsr(i, regs::TX_PKTS), rx = sys.readCsr(i, regs::RX_PKTS);
-    const uint32_t crc = sys.readCsr(i, regs::CRC_ERR_CNT), miss = sys.readCsr(i, regs::WIN_MISS_CNT);
-    const uint32_t nak = sys.readCsr(i, regs::NAK_RX_CNT), srv = sys.readCsr(i, regs::RD_SERVED_CNT);
-    const uint32_t retx = sys.readCsr(i, regs::RETX_CNT), dup = sys.readCsr(i, regs::DUP_CNT);
-    const uint32_t oos = sys.readCsr(i, regs::OOS_CNT), fail = sys.readCsr(i, regs::RETX_FAIL_CNT);
-    niErrors += crc + miss + nak;
-    failed += fail;
-    std::printf("%-6u %10u %10u %8u %8u %8u %8u %8u %8u %8u %8u\n", i, tx, rx, crc, miss, nak, srv, retx, dup, oos, fail);
-  }
+  uint64_t failed = 0;
+  uint64_t niErrors = printFabricAndNodes(sys, o, &failed);
   // Under injected faults CRC errors and NAKs are expected; what must hold is the data.
   if (o.sys.faults.any()) niErrors = 0;
   const bool pass = st.errors == 0 && st.mismatches == 0 && niErrors == 0 && failed == 0 && !sys.rtlError();

@@ -83,7 +83,8 @@ class CsrRegsTest : public tb::VerilatedTest {
     auto& m = dut->m;
     return {&m.status_win_miss_set_i, &m.status_perm_set_i, &m.status_malformed_set_i, &m.status_unsupported_set_i,
             &m.status_crc_err_set_i, &m.status_memid_err_set_i, &m.status_bounds_err_set_i, &m.status_nak_rx_set_i,
-            &m.status_bad_pkt_set_i, &m.status_cpl_unexp_set_i, &m.status_retx_fail_set_i};
+            &m.status_bad_pkt_set_i, &m.status_cpl_unexp_set_i, &m.status_retx_fail_set_i,
+            &m.status_mem_fail_set_i};
   }
   std::vector<CData*> counterIncs() {
     auto& m = dut->m;
@@ -91,7 +92,8 @@ class CsrRegsTest : public tb::VerilatedTest {
             &m.unsup_cnt_inc_i, &m.crc_err_cnt_inc_i, &m.memid_err_cnt_inc_i, &m.bounds_err_cnt_inc_i,
             &m.nak_tx_cnt_inc_i, &m.nak_rx_cnt_inc_i, &m.bad_pkt_cnt_inc_i, &m.rd_served_cnt_inc_i,
             &m.cpl_unexp_cnt_inc_i, &m.wc_merged_cnt_inc_i, &m.dup_cnt_inc_i, &m.retx_cnt_inc_i,
-            &m.oos_cnt_inc_i, &m.retx_fail_cnt_inc_i, &m.conf_cnt_inc_i, &m.intr_cnt_inc_i};
+            &m.oos_cnt_inc_i, &m.retx_fail_cnt_inc_i, &m.conf_cnt_inc_i, &m.intr_cnt_inc_i,
+            &m.mem_reissue_cnt_inc_i, &m.mem_fail_cnt_inc_i};
   }
   std::vector<uint32_t> offsetsOf(Access a) {
     std::vector<uint32_t> v;

@@ -417,6 +417,8 @@ void FabRxTest::run() {
   std::vector<std::pair<uint16_t, uint32_t>> rels;  // (lid, psn) of each answer reported
   std::deque<Commit> commits;
   std::vector<unsigned> events;
+  std::vector<int> cniFlags;  // per TLP on the host port: m_axis_tcni (-1: it changed within the TLP)
+  bool cniFirst = true;
   std::vector<Bytes> gens;
   unsigned replays = 0;
   // A packet's credit comes back on its VC the cycle after its last beat: that tells
@@ -465,6 +467,11 @@ void FabRxTest::run() {
     ob.last = m.m_axis_tlast;
     ob.user = m.m_axis_tuser;
     const bool ov = m.m_axis_tvalid;
+    if (ov && m.m_axis_tready) {
+      if (cniFirst) cniFlags.push_back(m.m_axis_tcni);
+      else if (cniFlags.back() != int(m.m_axis_tcni)) cniFlags.back() = -1;
+      cniFirst = m.m_axis_tlast;
+    }
     if (m.trk_commit_o) {
       // The tag was taken when its beat passed; it must still be free now.
       ASSERT_LT(m.trk_commit_tag_o, kTags);
@@ -557,6 +564,9 @@ void FabRxTest::run() {
     const tb::Packet& h = host[hostIdx++];
     EXPECT_EQ(h.user, e.nullified) << "nullify flag of packet " << i << " seed " << seed();
     if (e.nullified) { ++nullified; continue; }
+    // ni_mem_keep keeps exactly the writes this NI confirmed.
+    EXPECT_EQ(cniFlags[hostIdx - 1], e.read && e.trkKind == tb::kTrkConfNi ? 1 : 0)
+        << "m_axis_tcni of packet " << i << " seed " << seed();
     Tlp want = e.tlp;
     if (e.read) {
       ASSERT_LT(commitIdx, commits.size());

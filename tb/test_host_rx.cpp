@@ -226,12 +226,15 @@ class HostRxTest : public tb::VerilatedTest {
         const bool conf = e.kind == kTrkConfMem || e.kind == kTrkConfNi;
         const size_t len = atomic ? (4u << (rng()() % 3)) : 4 * (1 + rng()() % 64);
         const uint64_t wrote = (rng()() & ~uint64_t{3}) | uint64_t{1} << 63;
-        const Tlp t = conf ? makeWriteConfirmation(0, kNiReqId, t8, wrote)
+        // Memory may refuse a write the NI confirmed (UR): ni_mem_keep reports it.
+        const bool refused = e.kind == kTrkConfNi && rng()() % 4 == 0;
+        const Tlp t = refused ? makeCpl(0, kNiReqId, t8, CplStatus::UR, 8, 0)
+                      : conf  ? makeWriteConfirmation(0, kNiReqId, t8, wrote)
                       : atomic && rng()() % 8 == 0 ? makeCpl(0, kNiReqId, t8, CplStatus::UR, 4, 0)
                                                    : makeCplD(0, kNiReqId, t8, rng()() & 0x7C, randomData(len));
         send(encodeTlp(t), Ev::None);
         if (e.kind == kTrkConfNi) {  // the NI confirmed it already: ends here, its copy is released
-          memConfExpect.push_back(t8);
+          memConfExpect.push_back({t8, !refused});
           break;
         }
         Tlp back = t;
@@ -412,7 +415,7 @@ class HostRxTest : public tb::VerilatedTest {
     Channel reqCh, rspCh;
     std::vector<Csr> csrGot;
     std::vector<tb::OwnCpl> urGot;
-    std::vector<uint8_t> memConfGot;
+    std::vector<std::pair<uint8_t, bool>> memConfGot;
     std::vector<uint64_t> backGot;
     std::vector<Ev> evGot;
     auto coin = [&] { return std::uniform_real_distribution<>(0, 1)(rng()) >= stall; };
@@ -451,7 +454,7 @@ class HostRxTest : public tb::VerilatedTest {
         csrGot.push_back(Csr{bool(m.csr_write_o), m.csr_addr_o, m.csr_wdata_o, m.csr_be_o, m.csr_reqid_o, m.csr_tag_o});
       if (m.ur_valid_o && m.ur_ready_i) urGot.push_back(tb::unpackOwnCpl(m.ur_o));
       if (m.mem_conf_valid_o) {
-        memConfGot.push_back(m.mem_conf_tag_o);
+        memConfGot.push_back({m.mem_conf_tag_o, bool(m.mem_conf_ok_o)});
         EXPECT_TRUE(m.trk_release_o) << "memory's confirmation releases its tag";
         trk.erase(m.trk_tag_o);
       }
@@ -513,7 +516,7 @@ class HostRxTest : public tb::VerilatedTest {
   std::deque<Tunneled> reqExpect, rspExpect;
   std::vector<Csr> csrExpect;
   std::vector<tb::OwnCpl> urExpect;
-  std::vector<uint8_t> memConfExpect;
+  std::vector<std::pair<uint8_t, bool>> memConfExpect;  // memory's answers to NI-confirmed writes: tag, SC
   std::vector<uint64_t> backExpect;
   std::vector<Ev> evExpect;
   std::vector<AmoRecord> amoExpect, amoGot;

@@ -537,6 +537,76 @@ TEST_P(NicTest, ServesConfirmedWritesForAPeer) {
   EXPECT_TRUE(hostDelivered().empty()) << "the duplicate is not written again";
 }
 
+// Claim 18: the receiving NI keeps a copy of a write it confirmed until memory confirms
+// it, and issues it to memory again when memory stays silent for MEM_TIMEOUT cycles;
+// after MEM_LIMIT issues it gives up (MEM_FAIL_CNT, STATUS.mem_fail, interrupt) and the
+// tracker tag is free again. A refusal by memory is a failure too.
+TEST_P(NicTest, KeepsAConfirmedWriteUntilMemoryTakesIt) {
+  setMemId(3, MemRegion{true, 0x0000'0042'0000'0000ull, 0x4000, true, true, false});
+  h->csrWrite(regs::MEM_TIMEOUT, 300);
+  h->csrWrite(regs::MEM_LIMIT, 2);
+  h->csrWrite(regs::INTR_ADDR_LO, 0xFEE0'0080);
+  h->csrWrite(regs::INTR_ADDR_HI, 1);
+  h->csrWrite(regs::INTR_DATA, 0x0000'005A);
+  h->csrWrite(regs::INTR_MASK, regs::STATUS_MEM_FAIL_MASK);
+  settle(100);
+  auto confirmedByUs = [&](uint8_t tag, uint64_t off, uint32_t psn) {
+    FabricPacket p = tunnelFromPeer(makeDMWr(0x0000, tag, off, randomBytes(24)), 3, true, psn);
+    p.tehFlags |= kTehConfNi;
+    h->sendFabric(p);
+  };
+  auto nextToMemory = [&](Tlp* w, uint64_t* at) {
+    const bool got = runUntil([&] { return h->popHostTlp(w); }, 2000);
+    *at = cycles();
+    return got;
+  };
+  // 1. Memory answers the second issue.
+  confirmedByUs(0x61, 0x80, 0);
+  Tlp w1, again;
+  uint64_t t1 = 0, t2 = 0;
+  ASSERT_TRUE(nextToMemory(&w1, &t1));
+  ASSERT_TRUE(nextToMemory(&again, &t2)) << "issued again after MEM_TIMEOUT";
+  EXPECT_EQ(encodeTlp(again), encodeTlp(w1)) << "the same TLP, tag and all";
+  EXPECT_GE(t2 - t1, 300u);
+  EXPECT_LT(t2 - t1, 400u);
+  h->hostIn.push(encodeTlp(makeWriteConfirmation(kMemCplId, kNiReqId, w1.tag, w1.addr)));
+  settle(800);
+  EXPECT_TRUE(hostDelivered().empty()) << "confirmed: not issued a third time";
+  EXPECT_EQ(csrRead(regs::MEM_REISSUE_CNT), 1u);
+  EXPECT_EQ(csrRead(regs::MEM_FAIL_CNT), 0u);
+  // 2. Memory never answers: issued 1 + MEM_LIMIT times, then given up.
+  confirmedByUs(0x62, 0x100, 1);
+  Tlp w2;
+  uint64_t t = 0;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(nextToMemory(&w2, &t)) << "issue " << i;
+  settle(800);
+  std::vector<Tlp> got = hostDelivered();
+  ASSERT_EQ(got.size(), 1u) << "nothing more to memory; the interrupt";
+  EXPECT_EQ(encodeTlp(got[0]), encodeTlp(makeMWr(kNiReqId, 0, 0x1'FEE0'0080ull, le32(0x5A))));
+  EXPECT_EQ(csrRead(regs::MEM_REISSUE_CNT), 3u);
+  EXPECT_EQ(csrRead(regs::MEM_FAIL_CNT), 1u);
+  EXPECT_TRUE(csrRead(regs::STATUS) & regs::STATUS_MEM_FAIL_MASK);
+  // Its tracker tag is free again: the next request memory answers takes it.
+  h->sendFabric(tunnelFromPeer(makeMRd(0x0000, 0x63, 0x200, 8), 3, true, 2));
+  Tlp rd;
+  ASSERT_TRUE(runUntil([&] { return h->popHostTlp(&rd); }));
+  EXPECT_EQ(rd.kind, TlpKind::MRd);
+  EXPECT_EQ(rd.tag, w2.tag) << "the lowest free tag: the one given up";
+  // 3. Memory refuses a kept write: a failure, no further issue.
+  h->hostIn.push(encodeTlp(makeCplD(kMemCplId, kNiReqId, rd.tag, 0x200, randomBytes(8))));
+  confirmedByUs(0x64, 0x300, 3);
+  Tlp w3;
+  ASSERT_TRUE(nextToMemory(&w3, &t));
+  h->hostIn.push(encodeTlp(makeCpl(kMemCplId, kNiReqId, w3.tag, CplStatus::UR, 24, 0)));
+  settle(1000);
+  got = hostDelivered();
+  ASSERT_EQ(got.size(), 1u) << "the interrupt, nothing to memory";
+  EXPECT_EQ(got[0].kind, TlpKind::MWr);
+  EXPECT_EQ(csrRead(regs::MEM_FAIL_CNT), 2u);
+  EXPECT_EQ(csrRead(regs::MEM_REISSUE_CNT), 3u);
+  EXPECT_EQ(csrRead(regs::CPL_UNEXP_CNT), 0u);
+}
+
 // After the last resend the CPU gets a Completer Abort for its confirmed write, the
 // failure is counted, and the NI raises its interrupt (an MWr of INTR_DATA).
 TEST_P(NicTest, ConfirmedWriteThatFailsEndsInAbortAndInterrupt) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit test of ni_rd_tracker alone (4 tags) against a map: the lowest free tag is
 // offered, a committed read is found by its tag with the requester's node, ID and
-// tag, the request's PSN and whether it is an atomic; a release frees it, tags out
-// of range and free tags miss, and a full tracker offers nothing.
+// tag, the request's PSN and whether it is an atomic; a release frees it, so does a
+// drop (ni_mem_keep giving up), tags out of range and free tags miss, and a full
+// tracker offers nothing.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -32,12 +33,13 @@ TEST_F(RdTrackerTest, MatchesModelUnderRandomCommitsLookupsAndReleases) {
   attach(&dut);
   reset();
   std::array<std::optional<Entry>, kTags> model{};
-  unsigned fullSeen = 0, hits = 0, releases = 0;
+  unsigned fullSeen = 0, hits = 0, releases = 0, drops = 0;
   for (int i = 0; i < 20000; ++i) {
     // Lookup: usually a tag in range, sometimes any 8-bit value.
     const uint8_t tag = static_cast<uint8_t>(rng()() % 4 ? rng()() % kTags : rng()() % 256);
     dut.m.lookup_tag_i = tag;
     dut.m.release_i = 0;
+    dut.m.drop_i = 0;
     dut.m.commit_i = 0;
     dut.eval();
     std::optional<unsigned> lowestFree;
@@ -64,6 +66,12 @@ TEST_F(RdTrackerTest, MatchesModelUnderRandomCommitsLookupsAndReleases) {
             static_cast<uint32_t>(rng()() & 0xFFFFFF), static_cast<uint8_t>(rng()() % 4),
             rng()() & ((uint64_t{1} << 52) - 1)};
     dut.m.release_i = release;
+    // Drop another held tag now and then (never the one released or committed).
+    std::optional<unsigned> drop;
+    const unsigned d = rng()() % kTags;
+    if (model[d] && d != tag && rng()() % 100 < 10) drop = d;
+    dut.m.drop_i = bool(drop);
+    dut.m.drop_tag_i = drop.value_or(0);
     if (commit) {
       dut.m.commit_i = 1;
       dut.m.commit_tag_i = *lowestFree;
@@ -79,8 +87,13 @@ TEST_F(RdTrackerTest, MatchesModelUnderRandomCommitsLookupsAndReleases) {
       model[tag].reset();
       ++releases;
     }
+    if (drop) {
+      model[*drop].reset();
+      ++drops;
+    }
     if (commit) model[*lowestFree] = e;
   }
+  EXPECT_GT(drops, 200u);
   EXPECT_GT(fullSeen, 500u) << "the tracker must fill up";
   EXPECT_GT(hits, 5000u);
   EXPECT_GT(releases, 2000u);

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "ni_regs.hpp"
+#include "soak.hpp"
 #include "system.hpp"
 #include "verilated_fixture.hpp"
 
@@ -862,6 +863,53 @@ TEST_P(FaultTest, ConfirmedWritesAreAppliedAndConfirmedOnceAtEachPoint) {
   expectNothingLostNothingTwice();
 }
 
+// Claim 18 across the system: writes the receiving NI confirmed reach memory even when
+// memory loses some of them, because the NI keeps each until memory confirms it.
+TEST_P(FaultTest, WritesTheReceiverConfirmedSurviveAMemoryThatLosesSome) {
+  const unsigned n = sys->size();
+  meshWindows(false, [](unsigned, unsigned, Window& w) { w.confAt = ConfAt::ReceiverNi; });
+  everyFault(0.02);
+  for (unsigned i = 0; i < n; ++i) {
+    sys->node(i).setMemoryLosesConfirmedWrites(0.2);
+    sys->node(i).csrWrite(regs::MEM_TIMEOUT, 600);
+    sys->node(i).csrWrite(regs::MEM_LIMIT, 16);
+  }
+  constexpr unsigned kWrites = 30;
+  unsigned failed = 0, confirmations = 0;
+  for (unsigned k = 0; k < kWrites; ++k)
+    for (unsigned s = 0; s < n; ++s)
+      for (unsigned d = 0; d < n; ++d) {
+        if (s == d) continue;
+        const uint64_t off = 0x20000 + k * 256;
+        const Bytes b = randomBytes(4 * (1 + rng() % 64));
+        written.push_back({s, d, off, b});
+        ++tlps;
+        sys->node(s).confirmedStore(kApertureBase + (uint64_t(d) << 20) + off, b, [&](const LoadResult& r) {
+          ++confirmations;
+          failed += !r.ok;
+        });
+      }
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(confirmations, kWrites * n * (n - 1));
+  EXPECT_EQ(failed, 0u) << "seed " << seed;
+  // The system looks idle while the NIs wait for memory: give their timers the time
+  // to run out (a copy can be lost again).
+  auto memLost = [&] {
+    uint64_t l = 0;
+    for (unsigned i = 0; i < n; ++i) l += sys->node(i).stats().memLost;
+    return l;
+  };
+  for (int round = 0; round < 40 && sumCsr(regs::MEM_REISSUE_CNT) < memLost(); ++round) {
+    sys->runUntil([] { return false; }, 1000);
+    ASSERT_TRUE(drain());
+  }
+  const uint64_t lost = memLost();
+  EXPECT_GT(lost, 3u) << "memory must lose some, seed " << seed;
+  EXPECT_EQ(sumCsr(regs::MEM_REISSUE_CNT), lost) << "one issue again per write memory lost";
+  EXPECT_EQ(sumCsr(regs::MEM_FAIL_CNT), 0u);
+  expectNothingLostNothingTwice();
+}
+
 TEST_P(FaultTest, LinkDownForAWhileLosesNothing) {
   const unsigned n = sys->size();
   meshWindows();
@@ -911,6 +959,42 @@ TEST_P(FaultTest, LinkCutForGoodFailsItsRequestsWithinTheBound) {
   for (const auto& w : written)
     if (w.s != n - 1 && w.d != n - 1)
       EXPECT_EQ(sys->node(w.d).memory().read(slot(w.s) + w.off, w.data.size()), w.data) << w.s << "->" << w.d;
+}
+
+// The soak (make soak runs 1,000,000 operations) in short: 8 nodes, the soak's fault
+// rates, random confirmed writes at all three points, reads and fetch-adds, each
+// checked by the scoreboard in sim/soak.cpp.
+TEST(SoakTest, ShortSoakAtTheSoakFaultRatesLosesNothing) {
+  const uint64_t seed = tb::envU64("NI_SEED", 1);
+  SystemConfig c;
+  c.nodes = 8;
+  c.seed = seed;
+  c.hostStall = 0.1;
+  c.faults.seed = seed;
+  c.faults.drop = 0.01;
+  c.faults.corrupt = 0.001;
+  c.faults.duplicate = 0.005;
+  c.faults.reorder = 0.005;
+  System sys(c);
+  sys.reset();
+  SoakConfig sc;
+  sc.ops = 4000;
+  sc.seed = seed;
+  const SoakResult r = runSoak(sys, sc);
+  EXPECT_TRUE(r.drained) << "seed " << seed;
+  EXPECT_EQ(r.writes + r.reads + r.atomics, sc.ops);
+  EXPECT_GT(r.writes, sc.ops / 3);
+  EXPECT_GT(r.atomics, sc.ops / 10);
+  EXPECT_EQ(r.failed, 0u) << "seed " << seed;
+  EXPECT_EQ(r.lost, 0u) << "seed " << seed;
+  EXPECT_EQ(r.appliedTwice, 0u) << "seed " << seed;
+  EXPECT_EQ(r.corrupted, 0u) << "seed " << seed;
+  EXPECT_EQ(r.confirmedTwice, 0u) << "seed " << seed;
+  EXPECT_EQ(r.unconfirmed, 0u) << "seed " << seed;
+  EXPECT_EQ(r.wrongAddress, 0u) << "seed " << seed;
+  EXPECT_GT(sys.fabric().stats().faultDrops, 10u) << "the faults must have hit";
+  EXPECT_FALSE(sys.rtlError());
+  if (HasFailure()) std::cerr << "[ reproduce ] NI_SEED=" << seed << "\n";
 }
 
 std::string paramName(const ::testing::TestParamInfo<Param>& i) {

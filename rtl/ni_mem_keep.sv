@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copies of the writes this NI confirmed on behalf of its memory system (receiving-NI
+// confirmation point, seed 001 claim 18). The NI's ACK already told the sender the write
+// is done, so the NI keeps the write's TLP until memory confirms it (memory's completion
+// of the DMWr, matched by its tracker tag) and issues it to memory again when that takes
+// longer than MEM_TIMEOUT cycles, at most MEM_LIMIT times; then it gives up (ev_fail_o,
+// tracker tag dropped). Memory refusing the write (completion status other than SC)
+// also counts as a failure.
+// Sits between ni_fab_rx and ni_host_tx: every decapsulated TLP passes through, in
+// order; a copy goes out between two of them. A write to keep waits for a free slot.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_mem_keep #(
+  parameter int unsigned DataW = 64,
+  parameter int unsigned NumSlots = 4,    // writes kept at once (2 or more)
+  parameter int unsigned SlotBeats = 34,  // beats of the largest TLP
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb,
+  localparam int unsigned SlotW = $clog2(NumSlots),
+  localparam int unsigned IdxW = $clog2(SlotBeats + 1)
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic [31:0] timeout_i,  // cycles; 0: never issue again
+  input  logic [7:0] limit_i,     // issues after the first
+  // Decapsulated TLPs; tcni (with every beat): a write this NI confirmed.
+  input  logic [DataW-1:0] s_axis_tdata,
+  input  logic [KeepW-1:0] s_axis_tkeep,
+  input  logic s_axis_tlast,
+  input  logic s_axis_tuser,
+  input  logic s_axis_tcni,
+  input  logic s_axis_tvalid,
+  output logic s_axis_tready,
+  // Toward the host port.
+  output logic [DataW-1:0] m_axis_tdata,
+  output logic [KeepW-1:0] m_axis_tkeep,
+  output logic m_axis_tlast,
+  output logic m_axis_tuser,
+  output logic m_axis_tvalid,
+  input  logic m_axis_tready,
+  // Memory's completion of a kept write (ni_host_rx): ok = status SC.
+  input  logic conf_valid_i,
+  input  logic [7:0] conf_tag_i,
+  input  logic conf_ok_i,
+  // Given up: the write's tracker tag is freed.
+  output logic drop_valid_o,
+  output logic [7:0] drop_tag_o,
+  output logic ev_reissue_o,
+  output logic ev_fail_o
+);
+  typedef enum logic [1:0] {Idle, Pass, Copy} mode_e;
+  mode_e mode_q, mode_d, sel;
+
+  logic [NumSlots-1:0] valid_q, valid_d;
+  logic [NumSlots-1:0][7:0] tag_q;
+  logic [NumSlots-1:0][IdxW-1:0] beats_q;
+  logic [NumSlots-1:0][7:0] tries_q;
+  logic [NumSlots-1:0][31:0] timer_q;
+  logic [DataW+KeepW-1:0] mem_q [NumSlots * SlotBeats];
+
+  // Slot states.
+  logic [NumSlots-1:0] expired;
+  logic free_avail, exp_avail, exp_spent;
+  logic [SlotW-1:0] free_slot, exp_slot;
+  always_comb begin
+    free_avail = 1'b0;
+    free_slot = '0;
+    exp_avail = 1'b0;
+    exp_slot = '0;
+    for (int i = NumSlots - 1; i >= 0; i--) begin
+      expired[i] = valid_q[i] && timeout_i != 32'h0 && timer_q[i] >= timeout_i;
+      if (!valid_q[i]) begin
+        free_avail = 1'b1;
+        free_slot = SlotW'(i);
+      end
+      if (expired[i]) begin
+        exp_avail = 1'b1;
+        exp_slot = SlotW'(i);
+      end
+    end
+  end
+  assign exp_spent = tries_q[exp_slot] >= limit_i;
+
+  // The TLP passing through (Pass) or the copy going out (Copy).
+  logic [SlotW-1:0] wr_slot_q, wr_slot_d, rd_slot_q, rd_slot_d;
+  logic [IdxW-1:0] idx_q, idx_d;
+  logic keep_q, keep_d;   // the passing TLP is being copied into wr_slot_q
+  logic [7:0] wtag_q, wtag_d;
+  logic first;            // the passing beat is its TLP's first
+  logic stall;            // a write to keep, and no slot free
+  assign first = mode_q == Idle;
+  assign stall = first && s_axis_tcni && !free_avail;
+  // A copy goes out between TLPs, before the next passing one; a slot out of tries
+  // is given up instead.
+  assign sel = (mode_q != Idle) ? mode_q : (exp_avail && !exp_spent) ? Copy : Pass;
+
+  logic [DataW+KeepW-1:0] rd_word;
+  assign rd_word = mem_q[32'(rd_slot_d) * SlotBeats + 32'(idx_q)];
+  always_comb begin
+    if (sel == Copy) begin
+      {m_axis_tdata, m_axis_tkeep} = rd_word;
+      m_axis_tlast = idx_q + IdxW'(1) >= beats_q[rd_slot_d];
+      m_axis_tuser = 1'b0;
+      m_axis_tvalid = 1'b1;
+    end else begin
+      m_axis_tdata = s_axis_tdata;
+      m_axis_tkeep = s_axis_tkeep;
+      m_axis_tlast = s_axis_tlast;
+      m_axis_tuser = s_axis_tuser;
+      m_axis_tvalid = s_axis_tvalid && !stall;
+    end
+  end
+  assign s_axis_tready = sel == Pass && m_axis_tready && !stall;
+
+  logic pass_beat, copy_beat, copy_start, give_up, keep_done;
+  assign pass_beat = sel == Pass && s_axis_tvalid && s_axis_tready;
+  assign copy_beat = sel == Copy && m_axis_tready;
+  assign copy_start = mode_q == Idle && sel == Copy;
+  // Give up an expired slot out of tries: not while a memory completion comes (it may
+  // be this slot's; one event per cycle for MEM_FAIL_CNT), nor the slot whose copy is
+  // going out.
+  assign give_up = exp_avail && exp_spent && !conf_valid_i && !(mode_q == Copy && rd_slot_q == exp_slot);
+  assign keep_done = pass_beat && s_axis_tlast && keep_d && !s_axis_tuser;
+
+  always_comb begin
+    mode_d = mode_q;
+    wr_slot_d = wr_slot_q;
+    rd_slot_d = rd_slot_q;
+    idx_d = idx_q;
+    keep_d = keep_q;
+    wtag_d = wtag_q;
+    if (first) begin
+      wr_slot_d = free_slot;
+      rd_slot_d = exp_slot;
+      keep_d = s_axis_tcni;
+      wtag_d = s_axis_tdata[6*8 +: 8];  // TLP byte 6: the tag toward memory
+      idx_d = '0;
+    end
+    // The choice is held from the first cycle it offers a beat (AXI4-Stream).
+    if (mode_q == Idle && m_axis_tvalid) mode_d = sel;
+    // A TLP longer than a slot is passed on but not kept (its sender sees no difference:
+    // ni_fab_rx never forwards one; this guards the memory).
+    if (pass_beat && idx_d == IdxW'(SlotBeats)) keep_d = 1'b0;
+    if (pass_beat || copy_beat) begin
+      idx_d = idx_d + IdxW'(1);
+      if (m_axis_tlast) begin
+        mode_d = Idle;
+        idx_d = '0;
+      end
+    end
+  end
+
+  // Memory's completion for a kept write: the slot holding its tag.
+  logic [NumSlots-1:0] conf_hit;
+  always_comb begin
+    for (int i = 0; i < NumSlots; i++) conf_hit[i] = conf_valid_i && valid_q[i] && tag_q[i] == conf_tag_i;
+  end
+
+  logic [NumSlots-1:0][7:0] tag_d, tries_d;
+  logic [NumSlots-1:0][IdxW-1:0] beats_d;
+  logic [NumSlots-1:0][31:0] timer_d;
+  always_comb begin
+    valid_d = (valid_q & ~conf_hit);
+    tag_d = tag_q;
+    beats_d = beats_q;
+    tries_d = tries_q;
+    for (int i = 0; i < NumSlots; i++) timer_d[i] = timer_q[i] + 32'd1;
+    if (give_up) valid_d[exp_slot] = 1'b0;
+    if (keep_done) begin
+      valid_d[wr_slot_d] = 1'b1;
+      tag_d[wr_slot_d] = wtag_d;
+      beats_d[wr_slot_d] = idx_q + IdxW'(1);
+      tries_d[wr_slot_d] = '0;
+      timer_d[wr_slot_d] = '0;
+    end
+    if (copy_start && m_axis_tvalid) begin
+      tries_d[rd_slot_d] = tries_q[rd_slot_d] + 8'd1;
+      timer_d[rd_slot_d] = '0;
+    end
+  end
+  assign drop_valid_o = give_up;
+  assign drop_tag_o = tag_q[exp_slot];
+  assign ev_reissue_o = copy_start && m_axis_tvalid;
+  assign ev_fail_o = give_up || |(conf_hit & {NumSlots{!conf_ok_i}});
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mode_q <= Idle;
+      valid_q <= '0;
+    end else begin
+      mode_q <= mode_d;
+      valid_q <= valid_d;
+    end
+  end
+
+  // Datapath: slot contents are meaningful only while valid_q says so.
+  always_ff @(posedge clk_i) begin
+    wr_slot_q <= wr_slot_d;
+    rd_slot_q <= rd_slot_d;
+    idx_q <= idx_d;
+    keep_q <= keep_d;
+    wtag_q <= wtag_d;
+    tag_q <= tag_d;
+    beats_q <= beats_d;
+    tries_q <= tries_d;
+    timer_q <= timer_d;
+    if (pass_beat && keep_d && idx_q < IdxW'(SlotBeats))
+      mem_q[32'(wr_slot_d) * SlotBeats + 32'(idx_q)] <= {s_axis_tdata, s_axis_tkeep};
+  end
+
+  `NI_ASSERT_AXIS_STABLE(KeepOutStable_A, m_axis_tvalid, m_axis_tready,
+                         {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})
+  `NI_ASSERT(KeepFits_A, keep_done |-> idx_q < IdxW'(SlotBeats))
+endmodule
+
+`default_nettype wire
