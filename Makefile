@@ -75,7 +75,9 @@ SOAK_ARGS ?= --nodes 8 --scenario soak --ops 125000 --drop 0.01 --corrupt 0.001 
 soak: build
 	mkdir -p $(BUILD)/soak
 	$(BUILD)/ni_sim $(SOAK_ARGS) --json $(BUILD)/soak/soak.json > $(BUILD)/soak/soak.txt; s=$$?; \
-	  cat $(BUILD)/soak/soak.txt; exit $$s
+	  cat $(BUILD)/soak/soak.txt; \
+	  { echo '# Soak run (written by make soak)'; echo; echo '`ni_sim $(SOAK_ARGS)`'; echo; \
+	    echo '```'; cat $(BUILD)/soak/soak.txt; echo '```'; } > docs/figures/soak.md; exit $$s
 
 coverage: setup
 	rm -rf build-cov/CMakeFiles/nic_models.dir/V*.dir

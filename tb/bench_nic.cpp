@@ -8,6 +8,7 @@
 //   usage: bench_nic [out.json] [out.md]
 #include <verilated.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -33,6 +34,7 @@ struct Figures {
 };
 
 constexpr unsigned kMembers = 3;
+constexpr unsigned kRetxSlots = 32;  // nic_top RetxSlots: reads this NI can have in flight
 
 // A stream of small contiguous stores through one window.
 struct StoreStream {
@@ -72,10 +74,13 @@ class Bench {
     for (unsigned i = 0; i < n; ++i) h_.step([this] { clock_.cycle(); });
   }
   template <class F>
-  void runUntil(F done) {
-    for (unsigned i = 0; i < 10'000'000 && !done(); ++i) h_.step([this] { clock_.cycle(); });
+  bool runUntil(F done) {
+    for (unsigned i = 0; i < 1'000'000 && !done(); ++i) h_.step([this] { clock_.cycle(); });
+    stuck_ = stuck_ || !done();
+    return !stuck_;
   }
-  bool ok() const { return !ctx_.gotError(); }
+  // No RTL assertion fired and every run finished (a figure needs all its packets).
+  bool ok() const { return !ctx_.gotError() && !stuck_; }
 
   // Host writes in, fabric packets out: beats per cycle on both sides.
   // With copies > 1 the writes go through the multicast window (one packet per member).
@@ -97,21 +102,34 @@ class Bench {
   }
 
   // Fabric packets in, host TLPs out: writes, or (responses) read completions on VC1.
+  // Writes continue node 9's PSN sequence. A response is taken only for a read this NI
+  // sent and still awaits, so the CPU first sends the reads (at most RetxSlots at a
+  // time), then their responses arrive back to back.
   void decapStream(unsigned payload, unsigned count, double* outBpc, double* inBpc, bool responses = false) {
+    if (responses) count = std::min(count, kRetxSlots);
+    std::vector<uint32_t> readPsn;
+    if (responses) {
+      h_.autoAnswer = false;
+      h_.fabOut.packets().clear();
+      for (unsigned i = 0; i < count; ++i)
+        h_.hostIn.push(encodeTlp(makeMRd(kCpuReqId, static_cast<uint8_t>(i), kApertureBase + payload * i,
+                                         static_cast<uint16_t>(payload))));
+      runUntil([&] { return h_.fabOut.packets().size() >= count; });
+      for (const auto& b : h_.fabOut.packets()) readPsn.push_back(decodeFabric(b.bytes)->psn);
+      h_.autoAnswer = true;
+    }
     h_.hostOut.packets().clear();
-    std::vector<Bytes> pkts;
     uint64_t inBeats = 0;
     for (unsigned i = 0; i < count; ++i) {
       FabricPacket p;
       p.dlid = NicHarness::kLid;
       p.slid = 9;
-      p.psn = i;
+      p.psn = nextPsn_++;
       p.tehFlags = kTehRxXlate;
       p.memid = 1;
       p.payload = encodeTlp(makeMWr(0, 0, uint64_t(payload) * i % (1 << 19), Bytes(payload, 2)));
       if (responses) {
-        p.opcode = kOpTunnelRsp;
-        p.vl = p.sl = 1;
+        p = answerPacket(NicHarness::kLid, 8, kOpTunnelRsp, readPsn[i]);
         p.payload = encodeTlp(makeCplD(kMemCplId, kCpuReqId, static_cast<uint8_t>(i), 0, Bytes(payload, 2)));
       }
       const Bytes b = encodeFabric(p);
@@ -120,12 +138,13 @@ class Bench {
     }
     const uint64_t start = h_.now;
     uint64_t first = 0, outBeats = 0, lastSeen = 0;
-    runUntil([&] {
-      auto& q = h_.hostOut.packets();
-      if (!first && !q.empty()) first = q.front().firstCycle;
-      while (q.size() > lastSeen) outBeats += (q[lastSeen++].bytes.size() + h_.bpb - 1) / h_.bpb;
-      return q.size() >= count;
-    });
+    if (!runUntil([&] {
+          auto& q = h_.hostOut.packets();
+          if (!first && !q.empty()) first = q.front().firstCycle;
+          while (q.size() > lastSeen) outBeats += (q[lastSeen++].bytes.size() + h_.bpb - 1) / h_.bpb;
+          return q.size() >= count;
+        }))
+      return;
     const auto& q = h_.hostOut.packets();
     *outBpc = double(outBeats) / double(q.back().lastCycle - first + 1);
     *inBpc = double(inBeats) / double(h_.now - start);
@@ -142,6 +161,7 @@ class Bench {
         FabricPacket p;
         p.dlid = NicHarness::kLid;
         p.slid = 9;
+        p.psn = nextPsn_++;
         p.tehFlags = kTehRxXlate;
         p.memid = 1;
         p.payload = encodeTlp(makeMRd(0x0200, static_cast<uint8_t>(i), uint64_t(payload) * i, static_cast<uint16_t>(payload)));
@@ -196,7 +216,7 @@ class Bench {
     h_.fabOut.packets().clear();
     h_.hostInStarts.clear();
     h_.hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase, Bytes(64, 3))));
-    runUntil([&] { return !h_.fabOut.packets().empty(); });
+    if (!runUntil([&] { return !h_.fabOut.packets().empty(); })) return 0;
     return h_.fabOut.packets().front().firstCycle - h_.hostInStarts.front();
   }
   uint64_t decapLatency() {
@@ -205,11 +225,12 @@ class Bench {
     FabricPacket p;
     p.dlid = NicHarness::kLid;
     p.slid = 9;
+    p.psn = nextPsn_++;
     p.tehFlags = kTehRxXlate;
     p.memid = 1;
     p.payload = encodeTlp(makeMWr(0, 0, 0x40, Bytes(64, 4)));
     h_.sendFabric(p);
-    runUntil([&] { return !h_.hostOut.packets().empty(); });
+    if (!runUntil([&] { return !h_.hostOut.packets().empty(); })) return 0;
     return h_.hostOut.packets().front().firstCycle - h_.fabInStarts.front();
   }
 
@@ -218,6 +239,8 @@ class Bench {
   ClockDriver clock_;
   std::mt19937_64 rng_{1};
   NicHarness h_;
+  bool stuck_ = false;
+  uint32_t nextPsn_ = 0;  // node 9's requests to this NI: its PSN sequence
 };
 
 }  // namespace
