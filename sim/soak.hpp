@@ -39,6 +39,18 @@ struct SoakResult {
   double goodput() const { return cycles ? double(payloadBytes) / double(cycles) : 0.0; }
 };
 
+// The soak's fabric faults: 1 % drop, 0.1 % corruption, 0.5 % duplication, 0.5 %
+// reordering (issue 4; make soak passes the same rates to ni_sim).
+inline FabricFaults soakFaults(uint64_t seed) {
+  FabricFaults f;
+  f.seed = seed;
+  f.drop = 0.01;
+  f.corrupt = 0.001;
+  f.duplicate = 0.005;
+  f.reorder = 0.005;
+  return f;
+}
+
 // Sets up its own windows (node d through window d; confirmation point (s + d) % 3)
 // and memory IDs on a freshly reset system, then runs.
 SoakResult runSoak(System& sys, const SoakConfig& cfg, const std::function<void(uint64_t)>& progress = {});

@@ -100,13 +100,7 @@ Goodput measureGoodput() {
     SystemConfig c;
     c.nodes = 8;
     c.seed = 7;
-    if (faults) {
-      c.faults.seed = 7;
-      c.faults.drop = 0.01;
-      c.faults.corrupt = 0.001;
-      c.faults.duplicate = 0.005;
-      c.faults.reorder = 0.005;
-    }
+    if (faults) c.faults = soakFaults(7);
     System sys(c);
     sys.reset();
     SoakConfig sc;

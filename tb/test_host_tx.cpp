@@ -15,6 +15,7 @@
 #include "pkg_structs.hpp"
 #include "tlp.hpp"
 #include "verilated_fixture.hpp"
+#include "verilated_ports.hpp"
 
 using namespace ni;
 
@@ -87,8 +88,7 @@ class HostTxTest : public tb::VerilatedTest {
       auto& m = dut->m;
       m.s_axis_tvalid = fv;
       if (fv) {
-        m.s_axis_tdata = 0;
-        for (unsigned j = 0; j < kBpb; ++j) m.s_axis_tdata |= uint64_t{fb.data[j]} << (8 * j);
+        toPort(m.s_axis_tdata, fb.data.data(), kBpb);
         m.s_axis_tkeep = static_cast<uint8_t>(fb.keep);
         m.s_axis_tlast = fb.last;
         m.s_axis_tuser = fb.last && fabUser.front();
@@ -105,7 +105,7 @@ class HostTxTest : public tb::VerilatedTest {
       dut->eval();
       Beat ob;
       ob.data.resize(kBpb);
-      for (unsigned j = 0; j < kBpb; ++j) ob.data[j] = static_cast<uint8_t>(m.m_axis_tdata >> (8 * j));
+      fromPort(m.m_axis_tdata, ob.data.data(), kBpb);
       ob.keep = m.m_axis_tkeep;
       ob.last = m.m_axis_tlast;
       ob.user = m.m_axis_tuser;

@@ -17,6 +17,7 @@
 #include "Vni_mem_keep.h"
 #include "axis_bfm.hpp"
 #include "verilated_fixture.hpp"
+#include "verilated_ports.hpp"
 
 using namespace ni;
 
@@ -92,8 +93,7 @@ TEST_F(MemKeepTest, KeepsIssuesAgainAndEndsEachWriteOnce) {
     Beat b;
     const bool v = src.offer(&b);
     m.s_axis_tvalid = v;
-    m.s_axis_tdata = 0;
-    for (unsigned j = 0; j < kBpb; ++j) m.s_axis_tdata |= uint64_t{b.data.empty() ? 0u : b.data[j]} << (8 * j);
+    toPort(m.s_axis_tdata, b.data.data(), v ? kBpb : 0);
     m.s_axis_tkeep = static_cast<uint8_t>(b.keep);
     m.s_axis_tlast = b.last;
     m.s_axis_tuser = v && b.last && ins[inIdx].user;
@@ -110,7 +110,7 @@ TEST_F(MemKeepTest, KeepsIssuesAgainAndEndsEachWriteOnce) {
     dut.eval();
     Beat ob;
     ob.data.resize(kBpb);
-    for (unsigned j = 0; j < kBpb; ++j) ob.data[j] = static_cast<uint8_t>(m.m_axis_tdata >> (8 * j));
+    fromPort(m.m_axis_tdata, ob.data.data(), kBpb);
     ob.keep = m.m_axis_tkeep;
     ob.last = m.m_axis_tlast;
     ob.user = m.m_axis_tuser;

@@ -711,6 +711,24 @@ class FaultTest : public SystemTest {
           }
         }
   }
+  // `writes` rounds of confirmed writes (4 to 256 bytes) from every node to every peer at
+  // base + 256 k, recorded for expectNothingLostNothingTwice; `done` gets each answer
+  // with the source and the CPU address.
+  void confirmEverywhere(unsigned writes, uint64_t base,
+                         const std::function<void(unsigned s, uint64_t addr, const LoadResult&)>& done) {
+    const unsigned n = sys->size();
+    for (unsigned k = 0; k < writes; ++k)
+      for (unsigned s = 0; s < n; ++s)
+        for (unsigned d = 0; d < n; ++d) {
+          if (s == d) continue;
+          const uint64_t off = base + k * 256;
+          const uint64_t a = kApertureBase + (uint64_t(d) << 20) + off;
+          const Bytes b = randomBytes(4 * (1 + rng() % 64));
+          written.push_back({s, d, off, b});
+          ++tlps;
+          sys->node(s).confirmedStore(a, b, [done, s, a](const LoadResult& r) { done(s, a, r); });
+        }
+  }
   // MWr TLPs the CPU splits a store into.
   static unsigned tlpCount(uint64_t addr, size_t len, size_t maxPayload) {
     unsigned c = 0;
@@ -839,21 +857,11 @@ TEST_P(FaultTest, ConfirmedWritesAreAppliedAndConfirmedOnceAtEachPoint) {
   constexpr unsigned kWrites = 12;
   std::map<std::pair<unsigned, uint64_t>, unsigned> confirmed;  // (source, CPU address) -> confirmations
   unsigned failed = 0, wrong = 0;
-  for (unsigned k = 0; k < kWrites; ++k)
-    for (unsigned s = 0; s < n; ++s)
-      for (unsigned d = 0; d < n; ++d) {
-        if (s == d) continue;
-        const uint64_t off = 0x10000 + k * 256;
-        const uint64_t a = kApertureBase + (uint64_t(d) << 20) + off;
-        const Bytes b = randomBytes(4 * (1 + rng() % 64));
-        written.push_back({s, d, off, b});
-        ++tlps;
-        sys->node(s).confirmedStore(a, b, [&, s, a](const LoadResult& r) {
-          if (!r.ok) ++failed;
-          else if (getLe(r.data.data(), 8) != a) ++wrong;
-          ++confirmed[{s, a}];
-        });
-      }
+  confirmEverywhere(kWrites, 0x10000, [&](unsigned s, uint64_t a, const LoadResult& r) {
+    if (!r.ok) ++failed;
+    else if (getLe(r.data.data(), 8) != a) ++wrong;
+    ++confirmed[{s, a}];
+  });
   ASSERT_TRUE(drain());
   EXPECT_EQ(failed, 0u) << "seed " << seed;
   EXPECT_EQ(wrong, 0u) << "each confirmation names its write's address, seed " << seed;
@@ -876,19 +884,10 @@ TEST_P(FaultTest, WritesTheReceiverConfirmedSurviveAMemoryThatLosesSome) {
   }
   constexpr unsigned kWrites = 30;
   unsigned failed = 0, confirmations = 0;
-  for (unsigned k = 0; k < kWrites; ++k)
-    for (unsigned s = 0; s < n; ++s)
-      for (unsigned d = 0; d < n; ++d) {
-        if (s == d) continue;
-        const uint64_t off = 0x20000 + k * 256;
-        const Bytes b = randomBytes(4 * (1 + rng() % 64));
-        written.push_back({s, d, off, b});
-        ++tlps;
-        sys->node(s).confirmedStore(kApertureBase + (uint64_t(d) << 20) + off, b, [&](const LoadResult& r) {
-          ++confirmations;
-          failed += !r.ok;
-        });
-      }
+  confirmEverywhere(kWrites, 0x20000, [&](unsigned, uint64_t, const LoadResult& r) {
+    ++confirmations;
+    failed += !r.ok;
+  });
   ASSERT_TRUE(drain());
   EXPECT_EQ(confirmations, kWrites * n * (n - 1));
   EXPECT_EQ(failed, 0u) << "seed " << seed;
@@ -970,11 +969,7 @@ TEST(SoakTest, ShortSoakAtTheSoakFaultRatesLosesNothing) {
   c.nodes = 8;
   c.seed = seed;
   c.hostStall = 0.1;
-  c.faults.seed = seed;
-  c.faults.drop = 0.01;
-  c.faults.corrupt = 0.001;
-  c.faults.duplicate = 0.005;
-  c.faults.reorder = 0.005;
+  c.faults = soakFaults(seed);
   System sys(c);
   sys.reset();
   SoakConfig sc;
