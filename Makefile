@@ -12,7 +12,7 @@ CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim lint regs bench soak coverage wave clean
+.PHONY: all help setup build test sim lint regs bench soak fuzz coverage wave clean
 
 all: build
 
@@ -22,6 +22,7 @@ help:
 	@echo "make lint       verilator --lint-only -Wall on the RTL, every width"
 	@echo "make bench      throughput/latency benchmarks -> $(BUILD)/bench, docs/figures"
 	@echo "make soak       1,000,000 scoreboarded operations, 8 nodes, faulty fabric -> $(BUILD)/soak"
+	@echo "make fuzz       libFuzzer on the fabric receive port for FUZZ_SECONDS; grows tb/fuzz_corpus"
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
 	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
 	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.json"
@@ -79,6 +80,27 @@ soak: build
 	  { echo '# Soak run (written by make soak)'; echo; echo '`ni_sim $(SOAK_ARGS)`'; echo; \
 	    echo '```'; cat $(BUILD)/soak/soak.txt; echo '```'; } > docs/figures/soak.md; exit $$s
 
+# Coverage-guided fuzzing of the fabric receive port (issue 4) with clang's libFuzzer:
+# arbitrary bytes into a 64-bit NI, checks in tb/fabric_fuzz.cpp. Inputs that reach
+# new code are merged into tb/fuzz_corpus, which make test replays at every width.
+# A violated check stops the run and leaves the input in build-fuzz/crash-*.
+FUZZ_SECONDS ?= 600
+fuzz: setup
+	bash scripts/setup.sh --fuzz
+	rm -rf build-fuzz/CMakeFiles/nic_models.dir/V*.dir
+	cmake -S . -B build-fuzz $(CMAKE_ARGS) -DNI_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++-14
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_fab_rx
+	mkdir -p build-fuzz/corpus docs/figures
+	NI_FUZZ_SEED_DIR=build-fuzz/seeds build-fuzz/fuzz_fab_rx -max_total_time=$(FUZZ_SECONDS) -max_len=2048 \
+	  -print_final_stats=1 -artifact_prefix=build-fuzz/ build-fuzz/corpus build-fuzz/seeds tb/fuzz_corpus \
+	  > build-fuzz/fuzz.log 2>&1; s=$$?; tail -n 25 build-fuzz/fuzz.log; test $$s -eq 0
+	build-fuzz/fuzz_fab_rx -merge=1 tb/fuzz_corpus build-fuzz/corpus build-fuzz/seeds > build-fuzz/merge.log 2>&1
+	{ echo '# Fuzz run (written by make fuzz)'; echo; \
+	  echo '`fuzz_fab_rx -max_total_time=$(FUZZ_SECONDS) -max_len=2048`, 64-bit NI, clang 14 libFuzzer'; echo; \
+	  echo '```'; grep -E '^#[0-9]+[[:space:]]+DONE|^stat::' build-fuzz/fuzz.log; \
+	  echo "committed corpus: $$(ls tb/fuzz_corpus | wc -l) inputs"; echo '```'; } > docs/figures/fuzz.md
+	cat docs/figures/fuzz.md
+
 coverage: setup
 	rm -rf build-cov/CMakeFiles/nic_models.dir/V*.dir
 	cmake -S . -B build-cov $(CMAKE_ARGS) -DNI_COVERAGE=ON
@@ -98,4 +120,4 @@ wave: setup
 	 else echo "waveform: build-trace/ni0.fst (gtkwave build-trace/ni0.fst sim/nic.gtkw)"; fi
 
 clean:
-	rm -rf $(BUILD) build-cov build-trace
+	rm -rf $(BUILD) build-cov build-trace build-fuzz

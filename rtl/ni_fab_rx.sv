@@ -76,6 +76,8 @@ module ni_fab_rx #(
   // The awaited response answers a memory-confirmed write: the address it names is
   // translated back by q_back_i pages (the sender's window).
   input  logic q_conf_i,
+  // {requester ID, tag} of the awaited request: a response naming others is not its answer.
+  input  logic [23:0] q_cpl_i,
   input  logic [51:0] q_back_i,
   // Kept result of the atomic from q_lid_o with q_psn_o (ni_amo_cache): replayed to a duplicate.
   input  logic amo_hit_i,
@@ -240,7 +242,7 @@ module ni_fab_rx #(
   assign q_psn_o = psn;
 
   // ------------------------------------------------------------ request checks (D2: byte 47 seen)
-  typedef enum logic [1:0] {ErrNone, ErrMemId, ErrBounds} err_e;
+  typedef enum logic [1:0] {ErrNone, ErrMemId, ErrBounds, ErrMalformed} err_e;
   err_e err_q, err_d, err_new;
   logic d2_now, d2_q, d2_d;
   logic [63:0] new_addr;
@@ -262,20 +264,35 @@ module ni_fab_rx #(
   // CAS carries two operands but touches (and returns) one operand's worth.
   assign t_target_bytes = (t_ft == ni_pkg::TLP_CAS64) ? {1'b0, t_len_bytes[12:1]} : t_len_bytes;
   assign rx_xlate = teh_flags[0];
+  // Both translations land only inside the region of the memory ID the packet names:
+  // receiver translation carries the offset into it, sender translation a physical
+  // address that must fall inside it (this node's memory is reachable from the
+  // fabric only where it was exported).
+  logic [51:0] page_off;
+  logic below_base;
+  // The tunneled TLP fills the packet exactly: its header (3 DW for a completion,
+  // 4 DW for a request) and, if its Fmt says data, Length DWs of it. Anything else
+  // would reach the host as a TLP the root complex cannot decode.
+  logic t_cpl, t_malformed;
+  logic [12:0] t_bytes_want;
+  assign t_cpl = t_ft == ni_pkg::TLP_CPL || t_ft == ni_pkg::TLP_CPLD;
+  assign t_bytes_want = (t_cpl ? 13'd12 : 13'd16) + (t_ft[6] ? t_len_bytes : 13'd0);
+  assign t_malformed = t_pos - 13'd32 != t_bytes_want;
+  assign page_off = rx_xlate ? t_addr[63:12] : t_addr[63:12] - mem_base_i[mi];
+  assign below_base = !rx_xlate && t_addr[63:12] < mem_base_i[mi];
   always_comb begin
     err_new = ErrNone;
-    new_addr = t_addr;
+    new_addr = rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
     if (is_req) begin
       if (!(t_mrd || t_mwr || t_dmwr || t_atomic) || (dlid != node_id_i && !t_mwr)) begin
         err_new = ErrMemId;  // a group takes posted writes only
-      end else if (rx_xlate) begin
-        new_addr = {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]};
-        if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin
-          err_new = ErrMemId;
-        end else if (t_addr[63:12] >= {32'h0, mem_pages_i[mi]} ||
-                     ({1'b0, t_addr[11:0]} + t_target_bytes) > 13'd4096) begin
-          err_new = ErrBounds;
-        end
+      end else if (t_malformed) begin
+        err_new = ErrMalformed;
+      end else if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin
+        err_new = ErrMemId;
+      end else if (below_base || page_off >= {32'h0, mem_pages_i[mi]} ||
+                   ({1'b0, t_addr[11:0]} + t_target_bytes) > 13'd4096) begin
+        err_new = ErrBounds;
       end
     end
   end
@@ -334,7 +351,7 @@ module ni_fab_rx #(
   // A duplicate write or atomic is not delivered again (a duplicate read is served
   // again). The TLP type is in view from the first beat that could leave.
   logic dup_drop, deliver;
-  assign dup_drop = is_req && seq_cur == SeqDup && !t_mrd;
+  assign dup_drop = cl_cur == ClTun && is_req && seq_cur == SeqDup && !t_mrd;
   assign deliver = cl_cur == ClTun && !dup_drop;
   assign out_beat = (Off == 0) ? (deliver && bs_q >= 13'd32 && bs_q < t_pos)
                                : (deliver && cy_valid_q);
@@ -345,7 +362,9 @@ module ni_fab_rx #(
   // Answer to generate with the last beat: ACK/NAK (same format, gen_syn) or a UR
   // completion. Only sequenced requests are answered: multicast writes get no answer.
   logic gen_ack, gen_ur, gen_replay, nak_once;
-  logic [7:0] gen_syn;
+  logic [7:0] gen_syn, err_syn;
+  // A refusal: the TLP was malformed (invalid request), or memory ID, permission or bounds.
+  assign err_syn = err_cur == ErrMalformed ? ni_pkg::AETH_NAK_INV_REQ : ni_pkg::AETH_NAK_REM_ACCESS;
   logic [23:0] gen_psn;
   logic in_seq;  // this request takes the next place in its source's sequence
   assign in_seq = sequenced && cl_cur == ClTun && seq_cur == SeqIn;
@@ -377,7 +396,7 @@ module ni_fab_rx #(
         // confirms it at the sender.
         gen_psn = t_cni ? psn : exp_q[peer] - 24'd1;
         if (err_cur != ErrNone) begin
-          gen_syn = ni_pkg::AETH_NAK_REM_ACCESS;  // it was refused: say that again (a confirmation must not follow)
+          gen_syn = err_syn;  // it was refused: say that again (a confirmation must not follow)
           gen_psn = psn;
         end
         // An atomic or memory-confirmed write: its first answer, if still kept.
@@ -385,7 +404,7 @@ module ni_fab_rx #(
       end else if (deliver && err_cur != ErrNone) begin
         gen_ur = t_np;
         gen_ack = !t_np;
-        gen_syn = ni_pkg::AETH_NAK_REM_ACCESS;
+        gen_syn = err_syn;
       end else if (in_seq) begin
         gen_ack = t_mwr || t_cni;  // for t_cni this ACK is the write's confirmation
       end
@@ -475,9 +494,12 @@ module ni_fab_rx #(
     ob_last = bs_q + 13'(Bpb) >= t_pos || in_last;
   end
   // A response whose request failed while it was arriving is nullified: the requester
-  // already got its error completion.
-  logic rsp_gone;
-  assign rsp_gone = !is_req && !q_hit_i;
+  // already got its error completion. So is one that is not a completion of the
+  // awaited request (type, requester ID, tag; known from byte 42): the request keeps
+  // waiting for its answer, or its timer.
+  logic rsp_gone, rsp_foreign;
+  assign rsp_foreign = !t_cpl || t_malformed || t_addr[63:40] != q_cpl_i;
+  assign rsp_gone = !is_req && (!q_hit_i || rsp_foreign);
   assign nullify = !good || err_cur != ErrNone || rsp_gone;
 
   // The beat that leaves with this pop: the input beat itself (Off == 0), or the
@@ -573,7 +595,7 @@ module ni_fab_rx #(
   assign ev_memid_err_o = fin && good && deliver && err_cur == ErrMemId;
   assign ev_bounds_err_o = fin && good && deliver && err_cur == ErrBounds;
   assign ev_nak_tx_o = fin && gen_ack && gen_syn != ni_pkg::AETH_ACK;
-  assign ev_dup_o = fin && good && (dup_drop || (cl_cur == ClDrop && !is_req));
+  assign ev_dup_o = fin && good && (dup_drop || (cl_cur == ClDrop && !is_req) || (cl_cur == ClTun && rsp_gone));
   assign ev_oos_o = fin && good && cl_cur == ClDrop && is_req && seq_cur == SeqAhead;
 
   // Answers for ni_retx: ACK or NAK, or an awaited response that arrived whole.
@@ -594,7 +616,7 @@ module ni_fab_rx #(
   assign rel_lid_o = slid;
   assign rel_psn_o = psn;
   assign ev_nak_rx_o = fin && good && cl_cur == ClAck && aeth[7:5] == 3'b011;
-  assign ev_bad_pkt_o = fin && good && cl_cur == ClBad;
+  assign ev_bad_pkt_o = fin && good && (cl_cur == ClBad || (deliver && is_req && err_cur == ErrMalformed));
   assign ev_rd_served_o = trk_commit_o && (t_mrd || t_atomic);
 
   always_comb begin

@@ -56,6 +56,8 @@ module ni_retx #(
   // q_back_o pages (the window's translation when the write left).
   output logic q_conf_o,
   output logic [51:0] q_back_o,
+  // ... and it must name the requester ID and tag of the request it answers.
+  output logic [23:0] q_cpl_o,
   // To the CPU: error completion of a read, atomic or confirmed write that failed or
   // was refused; confirmation of a write the receiving NI confirmed.
   output ni_pkg::own_cpl_t fail_o,
@@ -274,11 +276,13 @@ module ni_retx #(
     q_hit_o = 1'b0;
     q_conf_o = 1'b0;
     q_back_o = '0;
+    q_cpl_o = '0;
     for (int i = 0; i < NumSlots; i++) begin
       if (valid_q[i] && !done_q[i] && np_q[i] && lid_q[i] == q_lid_i && psn_q[i] == q_psn_i) begin
         q_hit_o = 1'b1;
         q_conf_o = cmem_q[i];
         q_back_o = back_q[i];
+        q_cpl_o = cpl_q[i];
       end
     end
   end
@@ -302,7 +306,9 @@ module ni_retx #(
       cur_d = free_slot;
       bi_d = '0;
       valid_d[free_slot] = 1'b1;
-      np_d[free_slot] = 1'b0;
+      // Known from the first beat, which is offered with the header: an answer that
+      // comes before the copy is complete already finds the slot's kind.
+      np_d[free_slot] = in_beat_i[7:0] != ni_pkg::TLP_MWR64 && !in_cni;
       due_d[free_slot] = 1'b0;
       done_d[free_slot] = 1'b0;
       amo_d[free_slot] = in_amo;

@@ -322,6 +322,7 @@ module nic_top #(
   // Sequencing, copies and resends of the requests (reliable delivery).
   logic rel_valid, q_hit, q_conf, fail_valid, fail_ready;
   logic [51:0] q_back;
+  logic [23:0] q_cpl;
   logic [1:0] rel_kind;
   logic [15:0] rel_lid;
   logic [23:0] rel_psn;
@@ -335,7 +336,7 @@ module nic_top #(
     .out_beat_o(src_beat[2]), .out_beat_valid_o(src_beat_valid[2]),
     .out_beat_ready_i(src_beat_ready[2]),
     .ev_valid_i(rel_valid), .ev_kind_i(rel_kind), .ev_lid_i(rel_lid), .ev_psn_i(rel_psn),
-    .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit), .q_conf_o(q_conf), .q_back_o(q_back),
+    .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit), .q_conf_o(q_conf), .q_back_o(q_back), .q_cpl_o(q_cpl),
     .fail_o(fail_word), .fail_valid_o(fail_valid), .fail_ready_i(fail_ready),
     .used_o(retx_used), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail), .ev_conf_o(ev_retx_conf)
   );
@@ -369,7 +370,7 @@ module nic_top #(
     .trk_commit_psn_o(trk_commit_psn), .trk_commit_kind_o(trk_commit_kind),
     .trk_commit_page_o(trk_commit_page),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
-    .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back),
+    .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back), .q_cpl_i(q_cpl),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
     .gen_hdr_o(gen_hdr), .gen_valid_o(gen_valid), .gen_ready_i(gen_ready),
     .m_axis_tdata(dec_tdata), .m_axis_tkeep(dec_tkeep), .m_axis_tlast(dec_tlast),

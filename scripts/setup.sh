@@ -4,13 +4,15 @@
 # only installs what is missing. Run as root or with sudo available.
 #   scripts/setup.sh          build, tests, coverage, capture decoding
 #   scripts/setup.sh --full   also yosys and gtkwave (synthesis, waveforms)
+#   scripts/setup.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake verilator libgtest-dev python3 python3-venv lcov tshark)
-if [[ "${1:-}" == "--full" ]]; then
-  pkgs+=(yosys gtkwave)
-fi
+case "${1:-}" in
+  --full) pkgs+=(yosys gtkwave) ;;
+  --fuzz) pkgs+=(clang-14 libclang-rt-14-dev) ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do

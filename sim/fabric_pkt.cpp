@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fabric_pkt.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "crc.hpp"
@@ -36,12 +37,9 @@ Bytes encodeFabric(const FabricPacket& p) {
   Bytes b(kLrhBytes + kBthBytes + ext, 0);
   b.insert(b.end(), p.payload.begin(), p.payload.end());
   const size_t pad = (4 - b.size() % 4) % 4;
-  b.insert(b.end(), pad, 0);
-  const size_t words = (b.size() + 4) / 4;  // LRH through ICRC
   b[0] = static_cast<uint8_t>((p.vl & 0xF) << 4);
   b[1] = static_cast<uint8_t>(((p.sl & 0xF) << 4) | 0x2);
   putBe(&b[2], 2, p.dlid);
-  putBe(&b[4], 2, words & 0x7FF);
   putBe(&b[6], 2, p.slid);
   b[8] = p.opcode;
   b[9] = static_cast<uint8_t>(pad << 4);
@@ -55,12 +53,20 @@ Bytes encodeFabric(const FabricPacket& p) {
     b[20] = p.syndrome;
     putBe(&b[21], 3, p.msn);
   }
+  sealFabric(b);
+  return b;
+}
+
+void sealFabric(Bytes& b) {
+  b.resize(std::max<size_t>(kLrhBytes, (b.size() + 3) / 4 * 4), 0);
+  const size_t words = (b.size() + 4) / 4;  // LRH through ICRC
+  b[4] = static_cast<uint8_t>((b[4] & 0xF8) | ((words >> 8) & 0x7));
+  b[5] = static_cast<uint8_t>(words);
   const uint32_t icrc = computeIcrc(b.data(), b.size());
   for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(icrc >> (8 * i)));
   const uint16_t vcrc = crc16Vcrc(b.data(), b.size());
   b.push_back(static_cast<uint8_t>(vcrc));
   b.push_back(static_cast<uint8_t>(vcrc >> 8));
-  return b;
 }
 
 std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {

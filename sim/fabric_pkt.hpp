@@ -61,6 +61,9 @@ const char* toString(FabError e);
 // Whole packet including ICRC and VCRC.
 Bytes encodeFabric(const FabricPacket& p);
 std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err = nullptr);
+// Closes a packet given as header and payload bytes: pads it to whole words (at
+// least the LRH), sets LRH PktLen and appends the ICRC and VCRC.
+void sealFabric(Bytes& b);
 // ICRC over the bytes before it, variant fields (LRH VL, BTH resv8a) masked to ones.
 uint32_t computeIcrc(const uint8_t* pkt, size_t bytesBeforeIcrc);
 std::string describe(const FabricPacket& p);

@@ -202,6 +202,7 @@ void Node::afterCycle(const NicIn& in, const NicOut& out) {
 }
 
 void Node::memoryAccept(const Tlp& t) {
+  if (memRequestObserver_) memRequestObserver_(t);
   if (t.kind == TlpKind::DMWr && loseDmwr_ > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < loseDmwr_) {
     ++st_.memLost;
     return;

@@ -87,6 +87,8 @@ class Node {
   bool idle() const;
   // Called for every write the memory system applies (tests that check arrival order).
   void onMemoryWrite(std::function<void(const Tlp&)> f) { memWriteObserver_ = std::move(f); }
+  // Called for every request (write, read, atomic) that reaches the memory system.
+  void onMemoryRequest(std::function<void(const Tlp&)> f) { memRequestObserver_ = std::move(f); }
   size_t outstandingLoads() const { return loads_.size(); }
 
   // ---- wiring to the NI (called by the system each cycle)
@@ -142,7 +144,7 @@ class Node {
   double loseDmwr_ = 0.0;
   bool outReady_ = true;
   bool reqRoom_ = true;  // the NI's request room as last seen
-  std::function<void(const Tlp&)> memWriteObserver_;
+  std::function<void(const Tlp&)> memWriteObserver_, memRequestObserver_;
   std::mt19937_64 rng_;
 };
 

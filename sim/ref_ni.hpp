@@ -115,15 +115,19 @@ class RefNi {
     return land(rxXlate, memid, tlpAddr, len, write ? MemOp::Write : MemOp::Read);
   }
   Landing land(bool rxXlate, uint16_t memid, uint64_t tlpAddr, size_t len, MemOp acc) const {
+    // Either translation lands only inside the named memory ID's region: receiver
+    // translation carries an offset into it, sender translation a physical address in it.
     Landing l;
-    if (!rxXlate) { l.err = RecvErr::Ok; l.addr = tlpAddr; return l; }
     if (memid >= kNumMemId) return l;
     const MemRegion& m = regions[memid];
     const bool allowed = acc == MemOp::Read ? m.read : acc == MemOp::Write ? m.write : m.atomic;
     if (!m.valid || !allowed) return l;
-    if ((tlpAddr >> 12) >= (m.size >> 12) || (tlpAddr & 0xFFF) + len > 4096) { l.err = RecvErr::Bounds; return l; }
+    const uint64_t basePage = m.base >> 12, page = tlpAddr >> 12;
+    const bool below = !rxXlate && page < basePage;
+    const uint64_t offPage = rxXlate ? page : page - basePage;
+    if (below || offPage >= (m.size >> 12) || (tlpAddr & 0xFFF) + len > 4096) { l.err = RecvErr::Bounds; return l; }
     l.err = RecvErr::Ok;
-    l.addr = (((m.base >> 12) + (tlpAddr >> 12)) << 12) | (tlpAddr & 0xFFF);
+    l.addr = rxXlate ? ((basePage + page) << 12 | (tlpAddr & 0xFFF)) : tlpAddr;
     return l;
   }
 

@@ -186,8 +186,8 @@ class FabRxTest : public tb::VerilatedTest {
     p.psn = rng()() & 0xFFFFFF;
     Expect e;
     e.slid = p.slid;
-    const unsigned kind = rng()() % 16;
-    const bool unicastReq = kind <= 5 || kind == 7 || kind >= 10 && kind != 13;
+    const unsigned kind = rng()() % 17;
+    const bool unicastReq = kind <= 5 || kind == 7 || (kind >= 10 && kind != 13 && kind != 16);
     const Seq seq = unicastReq ? pickSeq(p, kind == 12 || kind >= 14 ? 30 : 8) : Seq::Next;  // duplicates often
     Tlp reqTlp;  // the request, for its sequence outcome
     const uint16_t req = static_cast<uint16_t>(rng()());
@@ -229,6 +229,13 @@ class FabRxTest : public tb::VerilatedTest {
       const uint64_t pages = ref.regions[memid].size >> 12;
       return ((rng()() % pages) << 12) + (rng()() % ((4096 - len) / 4 + 1)) * 4;
     };
+    // Sender translation: a physical address in the region, or (1 in 8) a page below or past it.
+    auto physIn = [&](unsigned memid, size_t len) {
+      const MemRegion& m = ref.regions[memid];
+      const uint64_t a = m.base + inRegion(memid, len);
+      if (rng()() % 8) return a;
+      return rng()() & 1 ? m.base - 4096 + (a & 0xFFF) : m.base + m.size + (a & 0xFFF);
+    };
     switch (kind) {
       case 0: case 1: {  // write, receiver translation; sometimes to a region that refuses it
         const unsigned memid = rng()() % 4 ? rng()() % 2 : 2 + rng()() % 3;
@@ -236,9 +243,10 @@ class FabRxTest : public tb::VerilatedTest {
         request(makeMWr(req, tag, inRegion(memid < 3 ? memid : 0, len), randomData(len)), true, memid);
         break;
       }
-      case 2: {  // write, sender translated: lands where it says
+      case 2: {  // write, sender translated: lands where it says if that is inside the memory ID's region
+        const unsigned memid = rng()() % 4 ? rng()() % 2 : 2 + rng()() % 3;
         const size_t len = 4 * (1 + rng()() % 64);
-        request(makeMWr(req, tag, 0x0000'0050'0000'0000ull + inRegion(0, len), randomData(len)), false, r8());
+        request(makeMWr(req, tag, physIn(memid < 3 ? memid : 0, len), randomData(len)), false, memid);
         break;
       }
       case 3: case 4: {  // read, receiver translation; sometimes refused
@@ -269,10 +277,14 @@ class FabRxTest : public tb::VerilatedTest {
           e.tlp = makeCplD(0x0100, req, tag, rng()() & 0x7C, randomData(4 * (1 + rng()() % 64)));
           p.payload = encodeTlp(e.tlp);
         }
+        // 1 in 6 awaited responses name another requester or tag than the request they
+        // answer: not its answer, nullified and dropped as one nobody awaits.
+        const bool foreign = awaitedRsp && rng()() % 6 == 0;
         if (awaitedRsp) {
-          awaited.insert({p.slid, p.psn});
+          awaited[{p.slid, p.psn}] = uint32_t{req} << 8 | (foreign ? tag ^ (1u << rng()() % 8) : tag);
           e.toHost = true;
-          e.events |= kRelRsp;
+          e.nullified = foreign;
+          e.events |= foreign ? kDup : kRelRsp;
         } else {
           e.events |= kDup;
         }
@@ -285,7 +297,7 @@ class FabRxTest : public tb::VerilatedTest {
           p.vl = p.sl = 1;
           p.opcode = kOpTunnelRsp;
           p.psn = nextRspPsn++;
-          awaited.insert({p.slid, p.psn});
+          awaited[{p.slid, p.psn}] = uint32_t{req} << 8 | tag;
           p.payload = encodeTlp(makeCplD(0x0100, req, tag, 0, randomData(64)));
         } else {
           p.tehFlags = kTehRxXlate;
@@ -366,13 +378,38 @@ class FabRxTest : public tb::VerilatedTest {
         const unsigned memid = rng()() % 4 ? rng()() % 2 : 2 + rng()() % 3;
         const size_t len = 4 * (1 + rng()() % 32);
         const bool xlate = rng()() % 4 != 0;
-        const uint64_t a = inRegion(memid < 3 ? memid : 0, len) + (xlate ? 0 : 0x0000'0050'0000'0000ull);
+        const uint64_t a = xlate ? inRegion(memid < 3 ? memid : 0, len) : physIn(memid < 3 ? memid : 0, len);
         request(makeDMWr(req, tag, a, randomData(len)), xlate, memid, kind == 14 ? kTehConfNi : kTehConfMem);
+        break;
+      }
+      case 16: {  // a good packet whose TLP's Length disagrees with its bytes: refused as an invalid request
+        const bool read = rng()() & 1;
+        const uint16_t len = static_cast<uint16_t>(4 * (1 + rng()() % 32));
+        const Tlp t = read ? makeMRd(req, tag, inRegion(0, len), len) : makeMWr(req, tag, inRegion(0, len), randomData(len));
+        p.tehFlags = kTehRxXlate;
+        p.memid = 0;
+        p.psn = expSeq[p.slid];
+        p.payload = encodeTlp(t);
+        if (read) p.payload.insert(p.payload.end(), 4, 0);  // a read with a data DW
+        else p.payload[3] = static_cast<uint8_t>(p.payload[3] + 1 + rng()() % 3);  // Length off by 1 to 3 DWs
+        e.toHost = true;
+        e.nullified = true;
+        e.tlp = t;
+        e.read = read;
+        e.events |= kBad;
+        if (read) {
+          e.gen = urCpl(p, t);
+        } else {
+          e.gen = nak(p, kAethNakInvReq);
+          e.events |= kNakTx;
+        }
+        sequence(p, e, Seq::Next, true, t);
         break;
       }
       default: {  // sender-translated read: forwarded under a tracker tag
         const uint16_t len = static_cast<uint16_t>(4 * (1 + rng()() % 64));
-        request(makeMRd(req, tag, 0x0000'0060'0000'0000ull + inRegion(0, len), len), false, 0);
+        const unsigned memid = rng()() % 3;
+        request(makeMRd(req, tag, physIn(memid, len), len), false, static_cast<uint16_t>(memid));
         break;
       }
     }
@@ -391,7 +428,7 @@ class FabRxTest : public tb::VerilatedTest {
   RefNi ref;
   std::map<uint16_t, uint32_t> expSeq;  // per source: the PSN the receiver expects next
   std::map<uint16_t, bool> naked;       // a gap was NAKed already
-  std::set<std::pair<uint16_t, uint32_t>> awaited;  // responses ni_retx waits for
+  std::map<std::pair<uint16_t, uint32_t>, uint32_t> awaited;  // responses ni_retx waits for: {requester, tag}
   std::map<std::pair<uint16_t, uint32_t>, uint64_t> confBack;  // awaited confirmations: sender's window offset (pages)
   std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes (0: evicted)
   uint32_t nextRspPsn = 0x100;
@@ -452,7 +489,9 @@ void FabRxTest::run() {
     m.m_axis_tready = sink.ready();
     dut->eval();
     const auto q = std::make_pair(static_cast<uint16_t>(m.q_lid_o), static_cast<uint32_t>(m.q_psn_o));
-    m.q_hit_i = awaited.count(q) > 0;
+    const auto aw = awaited.find(q);
+    m.q_hit_i = aw != awaited.end();
+    m.q_cpl_i = m.q_hit_i ? aw->second : 0;
     const auto conf = confBack.find(q);
     m.q_conf_i = conf != confBack.end();
     m.q_back_i = m.q_conf_i ? conf->second : 0;

@@ -69,7 +69,8 @@ TEST_P(SystemTest, StoreThroughWindowLandsInRemoteMemory) {
   sys->setMemId(n - 1, 4, MemRegion{true, 0x2000'0000ull, 0x10000, true, true});
   Window w = windowTo(kApertureBase, 0x10000, n - 1, 4);
   sys->setWindow(0, 0, w);
-  // Sender-side translation: node n-1 -> node 0 at 0x3000'0000.
+  // Sender-side translation: node n-1 -> node 0 at 0x3000'0000, inside node 0's memory ID 4.
+  sys->setMemId(0, 4, MemRegion{true, 0x3000'0000ull, 0x10000, true, true});
   Window s = w;
   s.dstNode = 0;
   s.rxXlate = false;
@@ -513,15 +514,15 @@ TEST_P(SystemTest, RandomTrafficFromAllNodesMatchesScoreboard) {
       ref[d].regions[1 + s] = m;
     }
   // Window d at node s: receiver translation into d's slot for s (memory ID 1 + s),
-  // or sender translation to 0x2000'0000 + s MiB, alternating. No two sources share
-  // a byte, so the image does not depend on the order in which sources arrive.
+  // or sender translation to the same slot's physical address, alternating. No two
+  // sources share a byte, so the image does not depend on the order in which sources arrive.
   for (unsigned s = 0; s < n; ++s)
     for (unsigned d = 0; d < n; ++d) {
       if (d == s) continue;
       Window w = windowTo(kApertureBase + (uint64_t(d) << 24) + (uint64_t(s) << 20), 1 << 20, d,
                           static_cast<uint16_t>(1 + s));
       w.rxXlate = (s + d) % 2 == 0;
-      w.remote = 0x2000'0000ull + (uint64_t(s) << 20);
+      w.remote = 0x1000'0000ull + (uint64_t(s) << 20);
       w.atomic = true;
       w.combine = (s + 2 * d) % 3 != 0;  // most windows combine writes
       sys->setWindow(s, d, w);
