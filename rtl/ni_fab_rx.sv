@@ -268,8 +268,7 @@ module ni_fab_rx #(
   // receiver translation carries the offset into it, sender translation a physical
   // address that must fall inside it (this node's memory is reachable from the
   // fabric only where it was exported).
-  logic [51:0] page_off;
-  logic below_base;
+  logic [51:0] page_off;  // below the region: wraps past its size
   // The tunneled TLP fills the packet exactly: its header (3 DW for a completion,
   // 4 DW for a request) and, if its Fmt says data, Length DWs of it. Anything else
   // would reach the host as a TLP the root complex cannot decode.
@@ -279,7 +278,6 @@ module ni_fab_rx #(
   assign t_bytes_want = (t_cpl ? 13'd12 : 13'd16) + (t_ft[6] ? t_len_bytes : 13'd0);
   assign t_malformed = t_pos - 13'd32 != t_bytes_want;
   assign page_off = rx_xlate ? t_addr[63:12] : t_addr[63:12] - mem_base_i[mi];
-  assign below_base = !rx_xlate && t_addr[63:12] < mem_base_i[mi];
   always_comb begin
     err_new = ErrNone;
     new_addr = rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
@@ -290,7 +288,7 @@ module ni_fab_rx #(
         err_new = ErrMalformed;
       end else if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin
         err_new = ErrMemId;
-      end else if (below_base || page_off >= {32'h0, mem_pages_i[mi]} ||
+      end else if (page_off >= {32'h0, mem_pages_i[mi]} ||
                    ({1'b0, t_addr[11:0]} + t_target_bytes) > 13'd4096) begin
         err_new = ErrBounds;
       end
