@@ -123,9 +123,8 @@ class RefNi {
     const bool allowed = acc == MemOp::Read ? m.read : acc == MemOp::Write ? m.write : m.atomic;
     if (!m.valid || !allowed) return l;
     const uint64_t basePage = m.base >> 12, page = tlpAddr >> 12;
-    const bool below = !rxXlate && page < basePage;
-    const uint64_t offPage = rxXlate ? page : page - basePage;
-    if (below || offPage >= (m.size >> 12) || (tlpAddr & 0xFFF) + len > 4096) { l.err = RecvErr::Bounds; return l; }
+    const uint64_t offPage = rxXlate ? page : page - basePage;  // below the region: wraps past its size
+    if (offPage >= (m.size >> 12) || (tlpAddr & 0xFFF) + len > 4096) { l.err = RecvErr::Bounds; return l; }
     l.err = RecvErr::Ok;
     l.addr = rxXlate ? ((basePage + page) << 12 | (tlpAddr & 0xFFF)) : tlpAddr;
     return l;

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "nic_model.hpp"
+#include "verilated_ports.hpp"
 
 namespace ni::tb {
 
@@ -69,6 +70,18 @@ class AxisSource {
   bool holding_ = false;
   std::function<bool()> gate_ = [] { return true; };
 };
+
+// The beat a Verilated block offers on its m_axis port (tdata, tkeep, tlast, tuser).
+template <class M>
+Beat offeredBeat(const M& m, unsigned bpb) {
+  Beat b;
+  b.data.resize(bpb);
+  fromPort(m.m_axis_tdata, b.data.data(), bpb);
+  b.keep = m.m_axis_tkeep;
+  b.last = m.m_axis_tlast;
+  b.user = m.m_axis_tuser;
+  return b;
+}
 
 class AxisSink {
  public:

@@ -499,12 +499,7 @@ void FabRxTest::run() {
     m.amo_hit_i = kept != keptAmo.end() && kept->second > 0;
     m.amo_len_i = m.amo_hit_i ? kept->second : 0;
     dut->eval();
-    Beat ob;
-    ob.data.resize(kBpb);
-    fromPort(m.m_axis_tdata, ob.data.data(), kBpb);
-    ob.keep = m.m_axis_tkeep;
-    ob.last = m.m_axis_tlast;
-    ob.user = m.m_axis_tuser;
+    const Beat ob = tb::offeredBeat(m, kBpb);
     const bool ov = m.m_axis_tvalid;
     if (ov && m.m_axis_tready) {
       if (cniFirst) cniFlags.push_back(m.m_axis_tcni);

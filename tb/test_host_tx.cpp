@@ -103,12 +103,7 @@ class HostTxTest : public tb::VerilatedTest {
                  rd.front().laddr;
       m.m_axis_tready = sink.ready();
       dut->eval();
-      Beat ob;
-      ob.data.resize(kBpb);
-      fromPort(m.m_axis_tdata, ob.data.data(), kBpb);
-      ob.keep = m.m_axis_tkeep;
-      ob.last = m.m_axis_tlast;
-      ob.user = m.m_axis_tuser;
+      const Beat ob = tb::offeredBeat(m, kBpb);
       const bool ov = m.m_axis_tvalid;
       if (fv && m.s_axis_tready) {
         // Pass-through: the offered beat is the beat on the host port.

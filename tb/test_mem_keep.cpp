@@ -108,12 +108,7 @@ TEST_F(MemKeepTest, KeepsIssuesAgainAndEndsEachWriteOnce) {
       m.conf_ok_i = due->ok;
     }
     dut.eval();
-    Beat ob;
-    ob.data.resize(kBpb);
-    fromPort(m.m_axis_tdata, ob.data.data(), kBpb);
-    ob.keep = m.m_axis_tkeep;
-    ob.last = m.m_axis_tlast;
-    ob.user = m.m_axis_tuser;
+    const Beat ob = tb::offeredBeat(m, kBpb);
     const bool ov = m.m_axis_tvalid;
     if (ov && !offering) offerStart = c;
     offering = ov && !(m.m_axis_tready && ob.last);
