@@ -73,11 +73,25 @@ class Bench {
   void run(unsigned n) {
     for (unsigned i = 0; i < n; ++i) h_.step([this] { clock_.cycle(); });
   }
+  // Runs until done(); a run that needs more than a million cycles is reported with
+  // the stage it was in, and the benchmark fails.
   template <class F>
   bool runUntil(F done) {
     for (unsigned i = 0; i < 1'000'000 && !done(); ++i) h_.step([this] { clock_.cycle(); });
+    if (!done() && !stuck_)
+      std::fprintf(stderr, "bench_nic: %u bits, %s did not finish in 1,000,000 cycles "
+                   "(host out %zu TLPs, fabric out %zu packets)\n",
+                   h_.bpb * 8, stage_, h_.hostOut.packets().size(), h_.fabOut.packets().size());
     stuck_ = stuck_ || !done();
     return !stuck_;
+  }
+  void expect(bool cond, const char* what) {
+    if (!cond && !stuck_) std::fprintf(stderr, "bench_nic: %u bits, %s: %s\n", h_.bpb * 8, stage_, what);
+    stuck_ = stuck_ || !cond;
+  }
+  void stage(const char* name) {
+    stage_ = name;
+    std::fprintf(stderr, "bench_nic: %u bits, %s\n", h_.bpb * 8, name);
   }
   // No RTL assertion fired and every run finished (a figure needs all its packets).
   bool ok() const { return !ctx_.gotError() && !stuck_; }
@@ -85,6 +99,7 @@ class Bench {
   // Host writes in, fabric packets out: beats per cycle on both sides.
   // With copies > 1 the writes go through the multicast window (one packet per member).
   void encapStream(unsigned payload, unsigned count, double* outBpc, double* inBpc, unsigned copies = 1) {
+    stage(copies > 1 ? "multicast write stream" : "write stream, encapsulation");
     h_.fabOut.packets().clear();
     const uint64_t start = h_.now, beats0 = h_.fabOutBeats;
     const uint64_t base = kApertureBase + (copies > 1 ? (2 << 20) : 0);
@@ -106,8 +121,9 @@ class Bench {
   // sent and still awaits, so the CPU first sends the reads (at most RetxSlots at a
   // time), then their responses arrive back to back.
   void decapStream(unsigned payload, unsigned count, double* outBpc, double* inBpc, bool responses = false) {
+    stage(responses ? "read responses, decapsulation" : "write stream, decapsulation");
     if (responses) count = std::min(count, kRetxSlots);
-    std::vector<uint32_t> readPsn;
+    std::vector<FabricPacket> reads;  // as they left: the responses name their PSN, requester and tag
     if (responses) {
       h_.autoAnswer = false;
       h_.fabOut.packets().clear();
@@ -116,29 +132,26 @@ class Bench {
                                          static_cast<uint16_t>(payload))));
       // The NI's ACKs of node 9's writes leave on the same port: count the reads only.
       runUntil([&] {
-        readPsn.clear();
+        reads.clear();
         for (const auto& b : h_.fabOut.packets()) {
           const auto f = decodeFabric(b.bytes);
-          if (f && f->opcode == kOpTunnelReq) readPsn.push_back(f->psn);
+          if (f && f->opcode == kOpTunnelReq) reads.push_back(*f);
         }
-        return readPsn.size() >= count;
+        return reads.size() >= count;
       });
-      if (readPsn.size() < count) return;
+      if (reads.size() < count) return;
       h_.autoAnswer = true;
     }
     h_.hostOut.packets().clear();
     uint64_t inBeats = 0;
     for (unsigned i = 0; i < count; ++i) {
       FabricPacket p;
-      p.dlid = NicHarness::kLid;
-      p.slid = 9;
-      p.psn = nextPsn_++;
-      p.tehFlags = kTehRxXlate;
-      p.memid = 1;
-      p.payload = encodeTlp(makeMWr(0, 0, uint64_t(payload) * i % (1 << 19), Bytes(payload, 2)));
       if (responses) {
-        p = answerPacket(NicHarness::kLid, 8, kOpTunnelRsp, readPsn[i]);
-        p.payload = encodeTlp(makeCplD(kMemCplId, kCpuReqId, static_cast<uint8_t>(i), 0, Bytes(payload, 2)));
+        const auto rd = decodeTlp(reads[i].payload);
+        p = answerPacket(NicHarness::kLid, reads[i].dlid, kOpTunnelRsp, reads[i].psn);
+        p.payload = encodeTlp(makeCplD(kMemCplId, rd->requester, rd->tag, rd->addr, Bytes(payload, 2)));
+      } else {
+        p = fromNode9(makeMWr(0, 0, uint64_t(payload) * i % (1 << 19), Bytes(payload, 2)));
       }
       const Bytes b = encodeFabric(p);
       inBeats += (b.size() + h_.bpb - 1) / h_.bpb;
@@ -154,6 +167,9 @@ class Bench {
         }))
       return;
     const auto& q = h_.hostOut.packets();
+    // Only what was sent counts: whole writes, or completions with the data.
+    const size_t tlpBytes = (responses ? 12 : 16) + payload;
+    for (const auto& t : q) expect(t.bytes.size() == tlpBytes && !t.user, "a TLP left the host port altered");
     *outBpc = double(outBeats) / double(q.back().lastCycle - first + 1);
     *inBpc = double(inBeats) / double(h_.now - start);
   }
@@ -161,19 +177,14 @@ class Bench {
   // Remote reads served: the NI's 16 tags are filled by reads from the fabric, then
   // memory answers them back to back; beats per cycle of the response packets.
   double responseEncapStream(unsigned payload, unsigned batches) {
+    stage("read responses, encapsulation");
     uint64_t beats = 0, cycles = 0;
     for (unsigned k = 0; k < batches; ++k) {
       h_.hostOut.packets().clear();
       h_.fabOut.packets().clear();
       for (unsigned i = 0; i < 16; ++i) {
-        FabricPacket p;
-        p.dlid = NicHarness::kLid;
-        p.slid = 9;
-        p.psn = nextPsn_++;
-        p.tehFlags = kTehRxXlate;
-        p.memid = 1;
-        p.payload = encodeTlp(makeMRd(0x0200, static_cast<uint8_t>(i), uint64_t(payload) * i, static_cast<uint16_t>(payload)));
-        h_.sendFabric(p);
+        h_.sendFabric(fromNode9(
+            makeMRd(0x0200, static_cast<uint8_t>(i), uint64_t(payload) * i, static_cast<uint16_t>(payload))));
       }
       runUntil([&] { return h_.hostOut.packets().size() >= 16; });
       for (const auto& t : h_.hostOut.packets()) {
@@ -194,6 +205,7 @@ class Bench {
 
   // `count` contiguous stores of `bytes` each, back to back from the host.
   StoreStream storeStream(unsigned bytes, unsigned count, bool combine) {
+    stage(combine ? "store stream, combining" : "store stream");
     StoreStream r;
     r.width = h_.bpb * 8;
     r.store = bytes;
@@ -221,6 +233,7 @@ class Bench {
 
   // One write on an idle NI: cycles from its first beat accepted to the first beat out.
   uint64_t encapLatency() {
+    stage("encapsulation latency");
     h_.fabOut.packets().clear();
     h_.hostInStarts.clear();
     h_.hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase, Bytes(64, 3))));
@@ -228,26 +241,34 @@ class Bench {
     return h_.fabOut.packets().front().firstCycle - h_.hostInStarts.front();
   }
   uint64_t decapLatency() {
+    stage("decapsulation latency");
+    run(100);  // the ACK of the last write ahead of it is in (it would delay this packet)
     h_.hostOut.packets().clear();
     h_.fabInStarts.clear();
+    h_.sendFabric(fromNode9(makeMWr(0, 0, 0x40, Bytes(64, 4))));
+    if (!runUntil([&] { return !h_.hostOut.packets().empty(); })) return 0;
+    return h_.hostOut.packets().front().firstCycle - h_.fabInStarts.front();
+  }
+
+ private:
+  // A request from node 9 through its memory ID 1, next in node 9's PSN sequence.
+  FabricPacket fromNode9(const Tlp& t) {
     FabricPacket p;
     p.dlid = NicHarness::kLid;
     p.slid = 9;
     p.psn = nextPsn_++;
     p.tehFlags = kTehRxXlate;
     p.memid = 1;
-    p.payload = encodeTlp(makeMWr(0, 0, 0x40, Bytes(64, 4)));
-    h_.sendFabric(p);
-    if (!runUntil([&] { return !h_.hostOut.packets().empty(); })) return 0;
-    return h_.hostOut.packets().front().firstCycle - h_.fabInStarts.front();
+    p.payload = encodeTlp(t);
+    return p;
   }
 
- private:
   VerilatedContext ctx_;
   ClockDriver clock_;
   std::mt19937_64 rng_{1};
   NicHarness h_;
   bool stuck_ = false;
+  const char* stage_ = "set-up";
   uint32_t nextPsn_ = 0;  // node 9's requests to this NI: its PSN sequence
 };
 
@@ -345,6 +366,6 @@ int main(int argc, char** argv) {
     md << line;
     std::fputs(line, stdout);
   }
-  if (!ok) std::fprintf(stderr, "an RTL assertion failed during the benchmark\n");
+  if (!ok) std::fprintf(stderr, "the benchmark failed (messages above), or an RTL assertion fired\n");
   return ok ? 0 : 1;
 }
