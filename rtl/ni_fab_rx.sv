@@ -13,6 +13,12 @@
 // When the 32-byte header is not a whole number of beats (512 bits: half a beat),
 // the TLP is shifted down to lane 0: each output beat is the upper lanes of one
 // input beat (carried) and the lower lanes of the next.
+// A continuation (OP_TUNNEL_CONT: LRH + CTH + data) continues the previous write
+// from its source: each source's last accepted write leaves its end address,
+// memory ID, translation flag and requester ID here, and the continuation is
+// checked and delivered as the MWr it stands for. Its TLP header is made in place
+// of its 16 header bytes, so each input beat leaves one beat later (carried whole,
+// the opcode being unknown at 64 bits until the second beat).
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -113,6 +119,10 @@ module ni_fab_rx #(
   localparam int unsigned MaxT = ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + MaxPayload;
   localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // TLP lane offset: 0, or 32 at 512 bits
   localparam int unsigned OffW = (Off > 0) ? Off : 1;
+  localparam int unsigned MiW = $clog2(NumMemId);
+  // Per source, the write a continuation continues: {requester ID, receiver
+  // translates, memory ID, next address [63:2] as tunneled}.
+  localparam int unsigned CtxW = 16 + 1 + MiW + 62;
 
   // ------------------------------------------------------------ per-VC buffers and credits
   logic [ni_pkg::NumVc-1:0] f_wready, f_rvalid, f_rready;
@@ -169,23 +179,49 @@ module ni_fab_rx #(
   logic [9:0] t_len_dw;
   logic [12:0] t_len_bytes;
   logic [63:0] t_addr;
+  logic [PeerW-1:0] peer;
+  logic is_cont;  // a continuation (its opcode is in view from the beat holding byte 8)
+  logic [CtxW-1:0] ctx_mem_q [NumPeers];
+  logic [NumPeers-1:0] ctx_valid_q, ctx_valid_d;
+  logic [CtxW-1:0] ctx;  // of the packet's source
+  logic [15:0] ctx_reqid;
+  logic ctx_xlate;
+  logic [MiW-1:0] ctx_mi;
+  logic [61:0] ctx_addr;
   assign lnh = view[1*8 +: 2];
   assign dlid = {view[2*8 +: 8], view[3*8 +: 8]};
   assign pkt_words = {view[4*8 +: 3], view[5*8 +: 8]};
   assign slid = {view[6*8 +: 8], view[7*8 +: 8]};
   assign opcode = view[8*8 +: 8];
-  assign psn = {view[17*8 +: 8], view[18*8 +: 8], view[19*8 +: 8]};
-  assign teh_flags = view[20*8 +: 8];
-  assign aeth = view[20*8 +: 8];
-  assign memid = {view[22*8 +: 8], view[23*8 +: 8]};
-  assign t_ft = view[32*8 +: 8];
-  assign t_len_dw = {view[34*8 +: 2], view[35*8 +: 8]};
-  assign t_len_bytes = (t_len_dw == 10'd0) ? 13'd4096 : {1'b0, t_len_dw, 2'b00};
-  assign t_reqid = {view[36*8 +: 8], view[37*8 +: 8]};
-  assign t_tag = view[38*8 +: 8];
-  assign t_addr = {view[40*8 +: 8], view[41*8 +: 8], view[42*8 +: 8], view[43*8 +: 8],
-                   view[44*8 +: 8], view[45*8 +: 8], view[46*8 +: 8], view[47*8+2 +: 6], 2'b00};
+  assign is_cont = bs_q + 13'(Bpb) > 13'd8 && opcode == ni_pkg::OP_TUNNEL_CONT;
   assign t_pos = {pkt_words, 2'b00} - 13'd4;
+  assign aeth = view[20*8 +: 8];
+  assign ctx = ctx_mem_q[peer];
+  assign {ctx_reqid, ctx_xlate, ctx_mi, ctx_addr} = ctx;
+  // A continuation's fields come from its source's last write; its length from PktLen.
+  always_comb begin
+    if (is_cont) begin
+      psn = {view[13*8 +: 8], view[14*8 +: 8], view[15*8 +: 8]};
+      teh_flags = ctx_xlate ? ni_pkg::TEH_RX_XLATE : 8'h0;
+      memid = 16'(ctx_mi);
+      t_ft = ni_pkg::TLP_MWR64;
+      t_len_dw = 10'((t_pos - 13'(ni_pkg::ContHdrBytes)) >> 2);
+      t_reqid = ctx_reqid;
+      t_tag = 8'h0;
+      t_addr = {ctx_addr, 2'b00};
+    end else begin
+      psn = {view[17*8 +: 8], view[18*8 +: 8], view[19*8 +: 8]};
+      teh_flags = view[20*8 +: 8];
+      memid = {view[22*8 +: 8], view[23*8 +: 8]};
+      t_ft = view[32*8 +: 8];
+      t_len_dw = {view[34*8 +: 2], view[35*8 +: 8]};
+      t_reqid = {view[36*8 +: 8], view[37*8 +: 8]};
+      t_tag = view[38*8 +: 8];
+      t_addr = {view[40*8 +: 8], view[41*8 +: 8], view[42*8 +: 8], view[43*8 +: 8],
+                view[44*8 +: 8], view[45*8 +: 8], view[46*8 +: 8], view[47*8+2 +: 6], 2'b00};
+    end
+  end
+  assign t_len_bytes = (t_len_dw == 10'd0) ? 13'd4096 : {1'b0, t_len_dw, 2'b00};
   logic unused_fields;
   assign unused_fields = ^{teh_flags[7:4]};
 
@@ -197,12 +233,13 @@ module ni_fab_rx #(
   seq_e seq_q, seq_d, seq_new, seq_cur;
   logic [NumPeers-1:0][23:0] exp_q, exp_d;
   logic [NumPeers-1:0] naked_q, naked_d;
-  logic [PeerW-1:0] peer;
   logic sequenced, sync, peer_ok;
   cl_e cl_q, cl_d, cl_new, cl_cur;
   logic d1_now, d1_q, d1_d;
   logic is_req;
-  assign d1_now = !d1_q && in_valid && ((bs_q + 13'(Bpb) > 13'd31) || in_last);
+  // Classified once the transport header is in view: byte 31 (LRH, BTH, TEH), or
+  // byte 15 for a continuation (LRH, CTH).
+  assign d1_now = !d1_q && in_valid && ((bs_q + 13'(Bpb) > (is_cont ? 13'd15 : 13'd31)) || in_last);
   // Addressed to us: our LID, or a multicast LID we are a member of (writes only).
   logic for_us, to_group;
   always_comb begin
@@ -215,7 +252,8 @@ module ni_fab_rx #(
   assign peer_ok = slid < 16'(NumPeers);
   assign sync = teh_flags[1];
   // Unicast requests are sequenced; a multicast group's writes are not.
-  assign sequenced = opcode == ni_pkg::OP_TUNNEL_REQ && dlid == node_id_i;
+  assign is_req = opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_CONT;
+  assign sequenced = is_req && dlid == node_id_i;
   always_comb begin
     seq_new = SeqIn;
     if (sequenced) begin
@@ -232,12 +270,16 @@ module ni_fab_rx #(
         if (seq_new == SeqAhead) cl_new = ClDrop;
         if (opcode == ni_pkg::OP_TUNNEL_RSP && !q_hit_i) cl_new = ClDrop;
       end
+      if (opcode == ni_pkg::OP_TUNNEL_CONT && t_pos >= 13'(ni_pkg::ContHdrBytes + 4) &&
+          t_pos <= 13'(ni_pkg::ContHdrBytes + MaxPayload)) begin
+        cl_new = ClTun;
+        if (seq_new == SeqAhead) cl_new = ClDrop;
+      end
       if (opcode == ni_pkg::OP_RC_ACK && t_pos == 13'(ni_pkg::NakHdrBytes)) cl_new = ClAck;
     end
   end
   assign cl_cur = d1_q ? cl_q : cl_new;
   assign seq_cur = d1_q ? seq_q : seq_new;
-  assign is_req = opcode == ni_pkg::OP_TUNNEL_REQ;
   assign q_lid_o = slid;
   assign q_psn_o = psn;
 
@@ -249,7 +291,7 @@ module ni_fab_rx #(
   logic [$clog2(NumMemId)-1:0] mi;
   logic t_mrd, t_mwr, t_dmwr, t_cni, t_atomic, t_np, t_tagged, perm_ok, rx_xlate;
   logic [12:0] t_target_bytes;  // bytes touched at the target; also the byte count of its completion
-  assign d2_now = !d2_q && in_valid && cl_cur == ClTun && (bs_q + 13'(Bpb) > 13'd47);
+  assign d2_now = !d2_q && in_valid && cl_cur == ClTun && (bs_q + 13'(Bpb) > (is_cont ? 13'd15 : 13'd47));
   assign mi = memid[$clog2(NumMemId)-1:0];
   assign t_mrd = t_ft == ni_pkg::TLP_MRD64;
   assign t_mwr = t_ft == ni_pkg::TLP_MWR64;
@@ -276,12 +318,16 @@ module ni_fab_rx #(
   logic [12:0] t_bytes_want;
   assign t_cpl = t_ft == ni_pkg::TLP_CPL || t_ft == ni_pkg::TLP_CPLD;
   assign t_bytes_want = (t_cpl ? 13'd12 : 13'd16) + (t_ft[6] ? t_len_bytes : 13'd0);
-  assign t_malformed = t_pos - 13'd32 != t_bytes_want;
+  assign t_malformed = !is_cont && t_pos - 13'd32 != t_bytes_want;
   assign page_off = rx_xlate ? t_addr[63:12] : t_addr[63:12] - mem_base_i[mi];
   always_comb begin
     err_new = ErrNone;
     new_addr = rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
-    if (is_req) begin
+    if (is_cont && seq_new != SeqIn) begin
+      err_new = ErrNone;  // a duplicate is answered as before; its source has moved on
+    end else if (is_cont && !ctx_valid_q[peer]) begin
+      err_new = ErrMemId;  // nothing to continue: the write before it was refused or never came
+    end else if (is_req) begin
       if (!(t_mrd || t_mwr || t_dmwr || t_atomic) || (dlid != node_id_i && !t_mwr)) begin
         err_new = ErrMemId;  // a group takes posted writes only
       end else if (t_malformed) begin
@@ -338,11 +384,13 @@ module ni_fab_rx #(
   logic [KeepW-1:0] o_keep_q;
   logic out_beat, out_free, need_tag, tag_ok, need_gen, gen_ok;
   logic [TagW-1:0] tag_q, tag_d;
-  // Off != 0: TLP bytes from the upper lanes of the last input beat, and a last
-  // carry that still has to go out after the packet's final input beat (flush).
-  logic [OffW*8-1:0] cy_data_q;
-  logic [OffW-1:0] cy_keep_q, cy_keep_new;
-  logic cy_valid_q, flush_q, flush_user_q, flush_go;
+  // Carry: Off != 0, the upper lanes of the last input beat (in the lower lanes); a
+  // continuation, the whole last input beat. A carry that still has to go out after
+  // the packet's final input beat is sent on its own (flush).
+  logic [DataW-1:0] cy_data_q, cy_data_new;
+  logic [KeepW-1:0] cy_keep_q, cy_keep_new;
+  logic [OffW-1:0] cy_part;  // Off != 0: TLP lanes the carry takes from this beat
+  logic cy_valid_q, flush_q, flush_user_q, flush_go, flush_new;
   logic cy_cni_q;  // the carried TLP is a write this NI confirmed (m_axis_tcni of its flush beat)
   err_e err_cur;
   assign err_cur = d2_q ? err_q : err_new;
@@ -351,8 +399,9 @@ module ni_fab_rx #(
   logic dup_drop, deliver;
   assign dup_drop = cl_cur == ClTun && is_req && seq_cur == SeqDup && !t_mrd;
   assign deliver = cl_cur == ClTun && !dup_drop;
-  assign out_beat = (Off == 0) ? (deliver && bs_q >= 13'd32 && bs_q < t_pos)
-                               : (deliver && cy_valid_q);
+  assign out_beat = is_cont ? (deliver && bs_q >= 13'(Bpb) && bs_q - 13'(Bpb) < t_pos)
+                   : (Off == 0) ? (deliver && bs_q >= 13'd32 && bs_q < t_pos)
+                                : (deliver && cy_valid_q);
   assign out_free = !o_valid_q || (m_axis_tready && !o_hold_q);
   assign need_tag = deliver && is_req && t_tagged && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
   assign tag_ok = !need_tag || trk_free_avail_i;
@@ -465,14 +514,14 @@ module ni_fab_rx #(
     for (int j = 0; j < Bpb; j++) begin
       if (32'(bs_q) + j < 32'(t_pos)) ob_keep[j] = in_keep[j];
     end
-    if (is_req && t_tagged) begin
+    if (is_req && !is_cont && t_tagged) begin
       for (int j = 0; j < Bpb; j++) begin
         if (32'(bs_q) + j == 36) ob_data[j*8 +: 8] = NiReqId[15:8];
         if (32'(bs_q) + j == 37) ob_data[j*8 +: 8] = NiReqId[7:0];
         if (32'(bs_q) + j == 38) ob_data[j*8 +: 8] = 8'(use_tag);
       end
     end
-    if (is_req) begin
+    if (is_req && !is_cont) begin
       for (int j = 0; j < Bpb; j++) begin
         for (int k = 0; k < 8; k++) begin
           if (32'(bs_q) + j == 40 + k) ob_data[j*8 +: 8] = new_addr[(7 - k)*8 +: 8];
@@ -500,8 +549,34 @@ module ni_fab_rx #(
   assign rsp_gone = !is_req && (!q_hit_i || rsp_foreign);
   assign nullify = !good || err_cur != ErrNone || rsp_gone;
 
-  // The beat that leaves with this pop: the input beat itself (Off == 0), or the
-  // carried upper lanes of the previous input beat below the lower lanes of this one.
+  // A continuation's TLP header (MWr, 4 DW), made in place of its LRH and CTH.
+  logic [16*8-1:0] cont_tlp;
+  always_comb begin
+    cont_tlp = '0;
+    cont_tlp[0*8 +: 8] = ni_pkg::TLP_MWR64;
+    cont_tlp[2*8 +: 8] = {6'b0, t_len_dw[9:8]};
+    cont_tlp[3*8 +: 8] = t_len_dw[7:0];
+    cont_tlp[4*8 +: 8] = t_reqid[15:8];
+    cont_tlp[5*8 +: 8] = t_reqid[7:0];
+    cont_tlp[7*8 +: 8] = {(t_len_bytes > 13'd4) ? 4'hF : 4'h0, 4'hF};  // last BE, first BE
+    for (int k = 0; k < 8; k++) cont_tlp[(8 + k)*8 +: 8] = new_addr[(7 - k)*8 +: 8];
+  end
+  // This beat with the header made (stored for the carry), and the carried beat
+  // with it (it may have been stored before the opcode was known).
+  logic [DataW-1:0] ob_cont, cy_cont;
+  always_comb begin
+    ob_cont = ob_data;
+    cy_cont = cy_data_q;
+    for (int j = 0; j < Bpb; j++) begin
+      if (32'(bs_q) + j < ni_pkg::ContHdrBytes) ob_cont[j*8 +: 8] = cont_tlp[(32'(bs_q) + j)*8 +: 8];
+      if (32'(bs_q) + j >= Bpb && 32'(bs_q) + j - Bpb < ni_pkg::ContHdrBytes)
+        cy_cont[j*8 +: 8] = cont_tlp[(32'(bs_q) + j - Bpb)*8 +: 8];
+    end
+  end
+
+  // The beat that leaves with this pop: the input beat itself (Off == 0), the
+  // carried upper lanes of the previous input beat below the lower lanes of this
+  // one (Off != 0), or the previous input beat (a continuation).
   logic [DataW-1:0] e_data;
   logic [KeepW-1:0] e_keep;
   logic e_last;
@@ -509,14 +584,28 @@ module ni_fab_rx #(
     e_data = ob_data;
     e_keep = ob_keep;
     e_last = ob_last;
-    cy_keep_new = '0;
-    if (Off != 0) begin
+    cy_part = '0;
+    cy_data_new = ob_data;
+    cy_keep_new = ob_keep;
+    flush_new = 1'b0;
+    if (is_cont) begin
+      e_data = cy_cont;
+      e_keep = cy_keep_q;
+      e_last = bs_q >= t_pos;
+      cy_data_new = ob_cont;
+      flush_new = deliver && bs_q < t_pos;
+    end else if (Off != 0) begin
       for (int j = 0; j < Bpb; j++) begin
-        e_data[j*8 +: 8] = (j < OffW) ? cy_data_q[(j % OffW)*8 +: 8] : ob_data[((j + Bpb - Off) % Bpb)*8 +: 8];
-        e_keep[j] = (j < OffW) ? cy_keep_q[j % OffW] : ob_keep[(j + Bpb - Off) % Bpb];
+        e_data[j*8 +: 8] = (j < OffW) ? cy_data_q[j*8 +: 8] : ob_data[((j + Bpb - Off) % Bpb)*8 +: 8];
+        e_keep[j] = (j < OffW) ? cy_keep_q[j] : ob_keep[(j + Bpb - Off) % Bpb];
       end
-      for (int i = 0; i < OffW; i++) cy_keep_new[i] = deliver && ob_keep[(Off + i) % Bpb];
-      e_last = bs_q + 13'(Off) >= t_pos || (in_last && cy_keep_new == '0);
+      for (int i = 0; i < Bpb; i++) begin
+        cy_data_new[i*8 +: 8] = ob_data[((Off + i) % Bpb)*8 +: 8];
+        cy_keep_new[i] = i < OffW && deliver && ob_keep[(Off + i) % Bpb];
+      end
+      for (int i = 0; i < OffW; i++) cy_part[i] = cy_keep_new[i];
+      e_last = bs_q + 13'(Off) >= t_pos || (in_last && cy_part == '0);
+      flush_new = |cy_part;
     end
   end
 
@@ -578,6 +667,17 @@ module ni_fab_rx #(
     end
   end
 
+  // What a continuation from this source would continue: set by each request that
+  // takes its place in the sequence, valid only after a write that was accepted.
+  logic ctx_we;
+  logic [61:0] t_end;  // DW address after the write
+  assign t_end = t_addr[63:2] + 62'(t_len_bytes[12:2]);
+  assign ctx_we = fin && in_seq && (good || stomp);
+  always_comb begin
+    ctx_valid_d = ctx_valid_q;
+    if (ctx_we) ctx_valid_d[peer] = good && err_cur == ErrNone && t_mwr;
+  end
+
   // Tracker commit and events, once per packet.
   assign trk_commit_o = fin && deliver && is_req && t_tagged && good && err_cur == ErrNone;
   assign trk_commit_psn_o = psn;
@@ -637,6 +737,7 @@ module ni_fab_rx #(
       seq_q <= SeqIn;
       exp_q <= '0;
       naked_q <= '0;
+      ctx_valid_q <= '0;
       err_q <= ErrNone;
       c32_q <= 32'hFFFF_FFFF;
       c16_q <= 16'hFFFF;
@@ -650,14 +751,12 @@ module ni_fab_rx #(
       flush_q <= 1'b0;
       flush_user_q <= 1'b0;
     end else begin
-      if (Off != 0) begin
-        if (pop) begin
-          cy_valid_q <= |cy_keep_new && !in_last;
-          flush_q <= |cy_keep_new && in_last;
-          flush_user_q <= nullify;
-        end else if (flush_go) begin
-          flush_q <= 1'b0;
-        end
+      if (pop) begin
+        cy_valid_q <= |cy_part && !in_last;
+        flush_q <= flush_new && in_last;
+        flush_user_q <= nullify;
+      end else if (flush_go) begin
+        flush_q <= 1'b0;
       end
       busy_q <= busy_d;
       vc_q <= vc_d;
@@ -668,6 +767,7 @@ module ni_fab_rx #(
       seq_q <= seq_d;
       exp_q <= exp_d;
       naked_q <= naked_d;
+      ctx_valid_q <= ctx_valid_d;
       err_q <= err_d;
       c32_q <= c32_d;
       c16_q <= c16_d;
@@ -695,6 +795,7 @@ module ni_fab_rx #(
   end
 
   always_ff @(posedge clk_i) begin
+    if (ctx_we) ctx_mem_q[peer] <= {t_reqid, rx_xlate, mi, t_end};
     cap_q <= cap_d;
     tag_q <= tag_d;
     if (pop) begin
@@ -706,16 +807,14 @@ module ni_fab_rx #(
       o_keep_q <= e_keep;
       o_cni_q <= is_req && t_cni;
     end else if (flush_go) begin
-      o_data_q <= DataW'(cy_data_q);
-      o_keep_q <= KeepW'(cy_keep_q);
+      o_data_q <= cy_data_q;
+      o_keep_q <= cy_keep_q;
       o_cni_q <= cy_cni_q;
     end
-    if (pop) cy_cni_q <= is_req && t_cni;
     if (pop) begin
-      for (int i = 0; i < OffW; i++) begin
-        cy_data_q[i*8 +: 8] <= ob_data[((Off + i) % Bpb)*8 +: 8];
-        cy_keep_q[i] <= cy_keep_new[i];
-      end
+      cy_cni_q <= is_req && t_cni;
+      cy_data_q <= cy_data_new;
+      cy_keep_q <= cy_keep_new;
     end
   end
 

@@ -4,7 +4,8 @@
 // and VCRC right after the last payload byte. Output is packed: no null bytes.
 // When the 32-byte header is not a whole number of beats (512 bits: half a beat),
 // payload lanes are shifted up by the remainder and the bytes that do not fit are
-// carried into the next beat.
+// carried into the next beat. A continuation (tx_hdr_t.cont) has no header beats:
+// its 16 header bytes (LRH, CTH) replace the TLP header in the payload's own lanes.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -97,7 +98,7 @@ module ni_fab_tx #(
     end
   end
   assign hcur = starting ? hdr_new : hdr_q;
-  assign st = starting ? StHdr : state_q;
+  assign st = starting ? (hdr_new.cont ? StPay : StHdr) : state_q;
   assign bs = starting ? '0 : bs_q;
   assign crc32_in = starting ? 32'hFFFF_FFFF : crc32_q;
   assign crc16_in = starting ? 16'hFFFF : crc16_q;
@@ -133,7 +134,7 @@ module ni_fab_tx #(
   always_comb begin
     kcnt = '0;
     for (int j = 0; j < Bpb; j++) kcnt = kcnt + $bits(kcnt)'(pay_keep[j]);
-    mix = (Off != 0) && ((st == StHdr && hcur.has_payload) || st == StPay);
+    mix = (Off != 0) && !hcur.cont && ((st == StHdr && hcur.has_payload) || st == StPay);
     pay_take = (st == StPay) || mix;
     case (st)
       StHdr: begin
@@ -161,10 +162,11 @@ module ni_fab_tx #(
         if (st == StHdr && (!mix || LowLanes[j])) nb_data[j*8 +: 8] = hcur.bytes[(32'(bs) + j) * 8 +: 8];
         else if ((mix || st == StCarry) && LowLanes[j]) nb_data[j*8 +: 8] = carry_q[(j % OffW)*8 +: 8];
         else if (mix) nb_data[j*8 +: 8] = pay_data[(j - Off)*8 +: 8];
+        else if (hcur.cont && 32'(bs) + j < ni_pkg::ContHdrBytes) nb_data[j*8 +: 8] = hcur.bytes[(32'(bs) + j) * 8 +: 8];
         else nb_data[j*8 +: 8] = pay_data[j*8 +: 8];
         nb_keep[j] = 1'b1;
-        c32 = ni_pkg::crc32_byte(c32, (st == StHdr) ? ni_pkg::icrc_mask(32'(bs) + j, nb_data[j*8 +: 8])
-                                                           : nb_data[j*8 +: 8]);
+        c32 = ni_pkg::crc32_byte(c32, (st == StHdr || (hcur.cont && 32'(bs) + j < ni_pkg::ContHdrBytes))
+                                          ? ni_pkg::icrc_mask(32'(bs) + j, nb_data[j*8 +: 8]) : nb_data[j*8 +: 8]);
       end
     end
     icrc = ~c32 ^ ((bad_in || (pay_take && pay_bad)) ? 32'hFFFF_FFFF : 32'h0);
@@ -230,7 +232,7 @@ module ni_fab_tx #(
       credits_d[src_hdr_i[pick].vc] = credits_d[src_hdr_i[pick].vc] - 8'd1;
       src_d = pick;
       rr_d = (pick == SrcW'(NumSrc - 1)) ? '0 : pick + SrcW'(1);
-      state_d = StHdr;
+      state_d = st;  // StHdr, or StPay for a continuation
       bs_d = '0;
       crc32_d = 32'hFFFF_FFFF;
       crc16_d = 16'hFFFF;
@@ -300,7 +302,9 @@ module ni_fab_tx #(
   `NI_ASSERT_AXIS_STABLE(FabOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tdest})
   // A header followed by payload is exactly the fabric header: payload lanes start at Off.
-  `NI_ASSERT(PayloadHeaderLen_A, (starting && hdr_new.has_payload) |-> (32'(hdr_new.len) == ni_pkg::FabHdrBytes))
+  `NI_ASSERT(PayloadHeaderLen_A, (starting && hdr_new.has_payload && !hdr_new.cont) |->
+                                 (32'(hdr_new.len) == ni_pkg::FabHdrBytes))
+  `NI_ASSERT(ContHasPayload_A, (starting && hdr_new.cont) |-> hdr_new.has_payload)
   // Credits never wrap: the fabric returns no more than it was owed.
   `NI_ASSERT(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
 endmodule

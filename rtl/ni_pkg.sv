@@ -44,6 +44,10 @@ package ni_pkg;
   localparam logic [7:0] OP_TUNNEL_REQ = 8'hC0;  // manufacturer-specific: tunneled request TLP
   localparam logic [7:0] OP_TUNNEL_RSP = 8'hC1;  // manufacturer-specific: tunneled completion TLP
   localparam logic [7:0] OP_RC_ACK     = 8'h11;  // IB RC Acknowledge (AETH carries ACK/NAK)
+  // Manufacturer-specific: continuation of the previous write from the same source
+  // (LRH + 8-byte CTH + data, no TEH or TLP header; docs/formats.md).
+  localparam logic [7:0] OP_TUNNEL_CONT = 8'hC2;
+  localparam int unsigned ContHdrBytes = 16;   // LRH 8 + CTH 8: takes the TLP header's place
 
   localparam logic [7:0] AETH_ACK           = 8'h00;  // ACK: this PSN and all before it arrived
   localparam logic [7:0] AETH_NAK_PSN_SEQ   = 8'h60;  // NAK: this PSN is the one expected next
@@ -79,6 +83,11 @@ package ni_pkg;
 
   // Header handed to the fabric transmit framer by each source.
   typedef struct packed {
+    // ni_wc: this combined write continues the previous packet to its destination
+    // (same memory ID and flags, next address). ni_retx keeps it only for a
+    // sequenced destination without resync, and then rewrites the header bytes
+    // into LRH + CTH; the framer sends them in place of the TLP header (no TEH).
+    logic cont;
     // Not sent: original page minus page as tunneled (ni_retx translates a write
     // confirmation's address back to the requester's address space with it).
     logic [51:0] back_page;

@@ -163,6 +163,21 @@ module ni_retx #(
     new_hdr.bytes[18*8 +: 8] = next_q[in_peer][15:8];
     new_hdr.bytes[19*8 +: 8] = next_q[in_peer][7:0];
     new_hdr.bytes[20*8 + 1] = resync_q[in_peer];
+    // A continuation (tx_hdr_t.cont) travels as LRH + CTH: the PSN moves into the
+    // DestQP bytes and the packet is 32 bytes (TEH, TLP header) shorter. After a
+    // failure the destination restarts its sequence: the packet goes out whole, with
+    // the resync flag.
+    new_hdr.cont = in_hdr_i.cont && !resync_q[in_peer];
+    if (new_hdr.cont) begin
+      {new_hdr.bytes[4*8 +: 3], new_hdr.bytes[5*8 +: 8]} =
+          {in_hdr_i.bytes[4*8 +: 3], in_hdr_i.bytes[5*8 +: 8]} - 11'((ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes -
+                                                                     ni_pkg::ContHdrBytes) / 4);
+      new_hdr.bytes[8*8 +: 8] = ni_pkg::OP_TUNNEL_CONT;
+      new_hdr.bytes[12*8 +: 8] = 8'h0;
+      new_hdr.bytes[13*8 +: 8] = next_q[in_peer][23:16];
+      new_hdr.bytes[14*8 +: 8] = next_q[in_peer][15:8];
+      new_hdr.bytes[15*8 +: 8] = next_q[in_peer][7:0];
+    end
   end
 
   // In Idle, in this order: fail the slots of a destination that stopped
@@ -438,6 +453,8 @@ module ni_retx #(
   `NI_ASSERT(BeatWithHeader_A, (state_q == StIdle && beat_go) |-> (out_hdr_valid_o && out_hdr_ready_i))
   `NI_ASSERT_AXIS_STABLE(OutHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(OutBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
+  // ni_wc marks continuations only toward unicast LIDs.
+  `NI_ASSERT(ContUnicast_A, (in_hdr_valid_i && in_hdr_i.cont) |-> in_reliable)
 endmodule
 
 `default_nettype wire

@@ -17,6 +17,11 @@
 // NI-replicated multicast happens on the read side: a packet whose DLID is a group
 // of the MGRP table is offered once per member, each copy with the member's DLID
 // and memory ID; its beats are read again for every copy and freed after the last.
+// A combined packet that starts where the previous packet pushed toward the framer
+// ended, with the same header (destination, memory ID, flags) and a unicast
+// destination, is marked as a continuation (tx_hdr_t.cont): it may travel without
+// TEH and TLP header, the receiver taking memory ID and address from the packet
+// before it in the source's sequence. Anything else pushed in between breaks the run.
 // Rules and outcomes: docs/architecture.md.
 `default_nettype none
 `include "ni_assert.svh"
@@ -107,6 +112,8 @@ module ni_wc #(
   logic [1:0] bidx_q;               // beat index in the TLP (saturating)
   ni_pkg::wc_meta_t meta_q;
   logic open_q;                     // an open packet exists
+  logic open_cont_q;                // ... and it continues the packet pushed before it
+  logic chain_q;                    // the last packet pushed was combined, to a unicast LID
   ni_pkg::tx_hdr_t open_hdr_q;
   logic [7:0] open_win_q;
   logic [63:0] next_addr_q;
@@ -266,6 +273,7 @@ module ni_wc #(
     oq_patch = '0;
     if (do_flush || close_now) begin
       oq_hdr = open_hdr_q;
+      oq_hdr.cont = open_cont_q;
       oq_hdr.bytes[4*8 +: 8] = {5'b0, flush_words[10:8]};
       oq_hdr.bytes[5*8 +: 8] = flush_words[7:0];
       oq_patch.en = 1'b1;
@@ -339,7 +347,20 @@ module ni_wc #(
   assign ev_merged_o = commit && cur_mode == ModeAppend;
 
   // ------------------------------------------------------------ next state
-  logic busy_d, open_d, rd_first_d;
+  logic busy_d, open_d, rd_first_d, open_cont_d, chain_d;
+  // The open packet goes to an NI-replicated group (copies to several LIDs).
+  logic open_grp;
+  always_comb begin
+    open_grp = 1'b0;
+    for (int g = 0; g < Groups; g++) begin
+      if (grp_valid_i[g] && grp_members_i[g] != 3'd0 &&
+          grp_lid_i[g] == {open_hdr_q.bytes[2*8 +: 8], open_hdr_q.bytes[3*8 +: 8]}) open_grp = 1'b1;
+    end
+  end
+  // A new combined packet continues the run: the header of the last one pushed is
+  // still in open_hdr_q and its end address in next_addr_q.
+  logic continues;
+  assign continues = chain_q && hdr_same && im.addr == next_addr_q;
   logic [7:0] flush_mark_d;
   mode_e mode_d;
   logic [LaneW-1:0] rot_d;
@@ -371,6 +392,8 @@ module ni_wc #(
     bidx_d = bidx_q;
     meta_d = meta_q;
     open_d = open_q;
+    open_cont_d = open_cont_q;
+    chain_d = chain_q;
     open_hdr_d = open_hdr_q;
     open_win_d = open_win_q;
     next_addr_d = next_addr_q;
@@ -413,6 +436,7 @@ module ni_wc #(
       if (new_mode == ModeNew) begin
         open_hdr_d = ih;
         open_win_d = im.win;
+        open_cont_d = continues;
       end
     end
     if (beat_in) begin
@@ -448,6 +472,11 @@ module ni_wc #(
       open_d = 1'b0;
       fill_d = '0;
     end
+    // The run: a combined packet to a unicast LID extends it, any other packet breaks
+    // it, and so does a new packet taken back (open_hdr_q is no longer the last one's).
+    if (do_flush || close_now) chain_d = open_hdr_q.bytes[2*8+6 +: 2] != 2'b11 && !open_grp;
+    else if (take && new_mode == ModePass) chain_d = 1'b0;
+    if (rollback && cur_mode == ModeNew) chain_d = 1'b0;
 
     // Beat queue; beats of the open packet are not offered to the framer yet.
     wptr_d = wptr_q;
@@ -471,6 +500,8 @@ module ni_wc #(
       rot_q <= '0;
       bidx_q <= '0;
       open_q <= 1'b0;
+      open_cont_q <= 1'b0;
+      chain_q <= 1'b0;
       open_win_q <= '0;
       next_addr_q <= '0;
       open_len_q <= '0;
@@ -501,6 +532,8 @@ module ni_wc #(
       rot_q <= rot_d;
       bidx_q <= bidx_d;
       open_q <= open_d;
+      open_cont_q <= open_cont_d;
+      chain_q <= chain_d;
       open_win_q <= open_win_d;
       next_addr_q <= next_addr_d;
       open_len_q <= open_len_d;

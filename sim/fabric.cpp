@@ -20,9 +20,11 @@ bool Fabric::linkDown(unsigned port) const {
 void Fabric::enqueue(unsigned dst, Pkt pkt) {
   ++st_.delivered;
   FabError err;
-  if (!decodeFabric(pkt.bytes, &err) &&
-      (err == FabError::BadIcrc || err == FabError::BadVcrc || err == FabError::BadLength || err == FabError::Truncated))
+  const auto d = decodeFabric(pkt.bytes, &err);
+  if (!d && (err == FabError::BadIcrc || err == FabError::BadVcrc || err == FabError::BadLength ||
+             err == FabError::Truncated))
     ++st_.crcErrors;
+  if (d && d->isCont()) ++st_.continuations;
   auto& q = ports_[dst].out[pkt.vc];
   if (!q.empty() && chance(cfg_.faults.reorder)) {
     q.insert(q.end() - 1, std::move(pkt));
@@ -112,6 +114,7 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
   ++st_.packets;
   st_.bytes += pkt.size();
   ++st_.perVc[vc & 1];
+  st_.perVcBytes[vc & 1] += pkt.size();
   const FabricFaults& f = cfg_.faults;
   if (f.any()) {
     const bool down = linkDown(port);

@@ -52,6 +52,8 @@ struct FabricStats {
   // Faults injected (FabricFaults); `corrupted` counts corruptNext and random flips.
   uint64_t faultDrops = 0, duplicates = 0, reordered = 0, linkDownDrops = 0;
   uint64_t perVc[2] = {0, 0};
+  uint64_t perVcBytes[2] = {0, 0};  // VC0 requests (the writes), VC1 answers (ACKs, responses)
+  uint64_t continuations = 0;  // of `delivered`, continuation packets (TUNNEL_CONT)
 };
 
 class Fabric {

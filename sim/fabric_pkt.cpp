@@ -34,7 +34,7 @@ uint32_t computeIcrc(const uint8_t* pkt, size_t n) {
 
 Bytes encodeFabric(const FabricPacket& p) {
   const size_t ext = p.isTunnel() ? kTehBytes : (p.opcode == kOpRcAck ? kAethBytes : 0);
-  Bytes b(kLrhBytes + kBthBytes + ext, 0);
+  Bytes b(p.isCont() ? kContHdrBytes : kLrhBytes + kBthBytes + ext, 0);
   b.insert(b.end(), p.payload.begin(), p.payload.end());
   const size_t pad = (4 - b.size() % 4) % 4;
   b[0] = static_cast<uint8_t>((p.vl & 0xF) << 4);
@@ -44,6 +44,11 @@ Bytes encodeFabric(const FabricPacket& p) {
   b[8] = p.opcode;
   b[9] = static_cast<uint8_t>(pad << 4);
   putBe(&b[10], 2, p.pkey);
+  if (p.isCont()) {
+    putBe(&b[13], 3, p.psn & 0xFFFFFF);
+    sealFabric(b);
+    return b;
+  }
   putBe(&b[13], 3, p.destQp);
   putBe(&b[17], 3, p.psn & 0xFFFFFF);
   if (p.isTunnel()) {
@@ -72,7 +77,7 @@ void sealFabric(Bytes& b) {
 std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {
   auto fail = [&](FabError e) -> std::optional<FabricPacket> { if (err) *err = e; return std::nullopt; };
   if (err) *err = FabError::None;
-  if (b.size() < kLrhBytes + kBthBytes + kTrailerBytes) return fail(FabError::Truncated);
+  if (b.size() < kContHdrBytes + kTrailerBytes) return fail(FabError::Truncated);
   const size_t words = getBe(&b[4], 2) & 0x7FF;
   if (words * 4 + 2 != b.size()) return fail(words * 4 + 2 > b.size() ? FabError::Truncated : FabError::BadLength);
   const size_t t = b.size() - kTrailerBytes;
@@ -88,9 +93,16 @@ std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {
   p.slid = static_cast<uint16_t>(getBe(&b[6], 2));
   p.opcode = b[8];
   p.pkey = static_cast<uint16_t>(getBe(&b[10], 2));
+  const size_t pad = (b[9] >> 4) & 0x3;
+  if (p.isCont()) {
+    p.psn = static_cast<uint32_t>(getBe(&b[13], 3));
+    if (t < kContHdrBytes + pad) return fail(FabError::BadLength);
+    p.payload.assign(b.begin() + static_cast<long>(kContHdrBytes), b.begin() + static_cast<long>(t - pad));
+    return p;
+  }
+  if (t < kLrhBytes + kBthBytes) return fail(FabError::Truncated);
   p.destQp = static_cast<uint32_t>(getBe(&b[13], 3));
   p.psn = static_cast<uint32_t>(getBe(&b[17], 3));
-  const size_t pad = (b[9] >> 4) & 0x3;
   size_t ext;
   if (p.isTunnel()) {
     ext = kTehBytes;

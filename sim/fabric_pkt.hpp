@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Golden codec for fabric packets: IB LRH + BTH + TEH/AETH + payload + ICRC + VCRC.
+// Golden codec for fabric packets: IB LRH + BTH + TEH/AETH + payload + ICRC + VCRC,
+// and the continuation: LRH + CTH + data + ICRC + VCRC.
 // Layout and opcode table: docs/formats.md.
 #pragma once
 #include <cstdint>
@@ -13,6 +14,7 @@ namespace ni {
 constexpr uint8_t kOpTunnelReq = 0xC0;  // manufacturer-specific: tunneled request TLP
 constexpr uint8_t kOpTunnelRsp = 0xC1;  // manufacturer-specific: tunneled completion TLP
 constexpr uint8_t kOpRcAck = 0x11;      // IB RC Acknowledge (AETH)
+constexpr uint8_t kOpTunnelCont = 0xC2; // manufacturer-specific: continues the source's previous write
 constexpr uint8_t kAethAck = 0x00;          // this PSN and all before it arrived
 constexpr uint8_t kAethNakPsnSeq = 0x60;    // this PSN is the one expected next
 constexpr uint8_t kAethNakInvReq = 0x61;    // invalid request: stomped by its sender
@@ -25,6 +27,10 @@ constexpr uint16_t kDefaultPKey = 0xFFFF;
 constexpr uint32_t kTunnelQp = 0x10;
 constexpr size_t kLrhBytes = 8, kBthBytes = 12, kTehBytes = 12, kAethBytes = 4;
 constexpr size_t kFabHdrBytes = kLrhBytes + kBthBytes + kTehBytes;  // 32: TLP starts beat aligned
+// Continuation transport header: opcode, pad, P_Key, reserved, PSN. LRH + CTH take
+// the place of the TLP header, so the data stays in the lanes it had in the TLP.
+constexpr size_t kCthBytes = 8;
+constexpr size_t kContHdrBytes = kLrhBytes + kCthBytes;
 constexpr size_t kTrailerBytes = 6;
 
 struct FabricPacket {
@@ -38,9 +44,10 @@ struct FabricPacket {
   uint16_t memid = 0;
   uint8_t syndrome = 0;   // ACK opcode (AETH)
   uint32_t msn = 0;
-  Bytes payload;          // tunnel opcodes: the TLP
+  Bytes payload;          // tunnel opcodes: the TLP; a continuation: the data it adds
 
   bool isTunnel() const { return opcode == kOpTunnelReq || opcode == kOpTunnelRsp; }
+  bool isCont() const { return opcode == kOpTunnelCont; }
   bool isNak() const { return opcode == kOpRcAck && (syndrome >> 5) == 3; }
 };
 

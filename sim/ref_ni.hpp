@@ -152,16 +152,37 @@ class RefNi {
     p.payload = encodeTlp(inner);
     return p;
   }
+  // A combined write that continues the previous packet to its destination: only
+  // its data travels (docs/formats.md, continuation).
+  static FabricPacket continuation(const Tlp& t, const Route& r, uint16_t slid, uint32_t psn) {
+    FabricPacket p;
+    p.vl = p.sl = 0;
+    p.dlid = r.dlid;
+    p.slid = slid;
+    p.opcode = kOpTunnelCont;
+    p.psn = psn;
+    p.payload = t.data;
+    return p;
+  }
+  // Either, as Sent by RefCombiner says.
+  template <class S>
+  static FabricPacket encapsulate(const S& s, uint16_t slid, uint32_t psn) {
+    return s.cont ? continuation(s.tlp, s.route, slid, psn) : encapsulate(s.tlp, s.route, slid, psn);
+  }
 };
 
 // Golden write combiner (docs/architecture.md, "Write combining"): takes the host
 // requests that route Ok, in host order, and gives the TLPs the NI tunnels. There is
-// at most one open packet; anything that does not continue it sends it first.
+// at most one open packet; anything that does not continue it sends it first. A
+// combined packet that starts where the combined packet sent just before it ended,
+// with the same destination, memory ID and translation, is a continuation (unicast
+// only; the sending NI sends it whole after a resync, which this model leaves out).
 class RefCombiner {
  public:
   struct Sent {
     Tlp tlp;
     RefNi::Route route;
+    bool cont = false;
   };
   explicit RefCombiner(size_t maxPayload) : max_(maxPayload) {}
 
@@ -181,21 +202,27 @@ class RefCombiner {
       cur_.tlp.lastBe = 0xF;
       ++merged;
     } else if (wc && t.data.size() < max_ && ((r.tlpAddr + t.data.size()) & 0xFFF) != 0) {
+      const bool cont = chain_ && r.dlid == cur_.route.dlid && r.memid == cur_.route.memid &&
+                        r.rxXlate == cur_.route.rxXlate && r.tlpAddr == next_;
       open_ = true;
-      cur_ = Sent{t, r};
+      cur_ = Sent{t, r, cont};
       cur_.tlp.addr = r.tlpAddr;
       next_ = r.tlpAddr;
     } else {
       Sent s{t, r};
       s.tlp.addr = r.tlpAddr;
       sent.push_back(s);
+      chain_ = false;
       return;
     }
     next_ += t.data.size();
     if (cur_.tlp.data.size() >= max_ || (next_ & 0xFFF) == 0) flush();
   }
   void flush() {
-    if (open_) sent.push_back(cur_);
+    if (open_) {
+      sent.push_back(cur_);
+      chain_ = cur_.route.dlid < 0xC000;
+    }
     open_ = false;
   }
 
@@ -205,6 +232,7 @@ class RefCombiner {
  private:
   size_t max_;
   bool open_ = false;
+  bool chain_ = false;  // the last packet sent was combined, to a unicast LID
   Sent cur_;
   uint64_t next_ = 0;
 };

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -303,6 +304,10 @@ int main(int argc, char** argv) {
         streams.push_back(b.storeStream(store, 1024, combine));
         ok = ok && b.ok();
       }
+  }
+  for (const std::string& path : {jsonPath, mdPath}) {
+    const auto dir = std::filesystem::path(path).parent_path();
+    if (!dir.empty()) std::filesystem::create_directories(dir);
   }
   std::ofstream js(jsonPath), md(mdPath);
   js << "{\"paths\": [\n";

@@ -556,6 +556,27 @@ std::vector<std::pair<std::string, Bytes>> seedInputs() {
                                  .packet(request(10, 9, makeMWr(kReq, 0, 0x630, pattern(16, 5)), 0,
                                                  kTehRxXlate | kTehSync))
                                  .done());
+  // Continuations: after a write (delivered), a duplicate, one ahead, one after a read
+  // (nothing to continue), one running off the end of the region's page.
+  auto cont = [](uint16_t slid, uint32_t psn, size_t n) {
+    FabricPacket p;
+    p.dlid = kLid;
+    p.slid = slid;
+    p.psn = psn;
+    p.opcode = kOpTunnelCont;
+    p.payload = pattern(n, static_cast<uint8_t>(psn));
+    return p;
+  };
+  v.emplace_back("continuations", InputBuilder()
+                                      .packet(request(13, 0, makeMWr(kReq, 0, 0xF00, pattern(64, 1))))
+                                      .packet(cont(13, 1, 128))
+                                      .packet(cont(13, 1, 128))
+                                      .packet(cont(13, 5, 16))
+                                      .packet(cont(13, 2, 256))
+                                      .packet(request(13, 3, makeMRd(kReq, 1, 0x40, 64)))
+                                      .packet(cont(13, 4, 32))
+                                      .packet(cont(14, 0, 32))
+                                      .done());
   FabricPacket wrongDlid = request(11, 0, makeMWr(kReq, 0, 0x10, pattern(8, 1)));
   wrongDlid.dlid = kLid + 1;
   FabricPacket otherOpcode = wrongDlid;

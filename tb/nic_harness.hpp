@@ -75,8 +75,8 @@ class NicHarness {
   // completion for a read or atomic), so the NI's resend slots never fill up.
   void answer(const Bytes& bytes) {
     const auto p = decodeFabric(bytes);
-    if (!p || p->opcode != kOpTunnelReq || p->dlid >= 0xC000) return;
-    const auto t = decodeTlp(p->payload);
+    if (!p || (p->opcode != kOpTunnelReq && !p->isCont()) || p->dlid >= 0xC000) return;
+    const auto t = p->isCont() ? std::optional<Tlp>(makeMWr(0, 0, 0, p->payload)) : decodeTlp(p->payload);
     if (!t) return;
     const bool write = t->kind == TlpKind::MWr || (t->kind == TlpKind::DMWr && (p->tehFlags & kTehConfNi));
     FabricPacket a = answerPacket(kLid, p->dlid, write ? kOpRcAck : kOpTunnelRsp, p->psn);

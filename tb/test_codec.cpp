@@ -75,6 +75,30 @@ TEST(FabricCodec, VariantFieldsDoNotChangeIcrc) {
   EXPECT_NE(computeIcrc(a.data(), a.size() - 6), computeIcrc(b.data(), b.size() - 6));
 }
 
+// A continuation: LRH + CTH (16 bytes, the size of the TLP header it replaces), data, CRCs.
+TEST(FabricCodec, ContinuationLayout) {
+  FabricPacket p;
+  p.dlid = 2;
+  p.slid = 1;
+  p.opcode = kOpTunnelCont;
+  p.psn = 0x123456;
+  p.payload = {1, 2, 3, 4, 5, 6, 7, 8};
+  const Bytes b = encodeFabric(p);
+  ASSERT_EQ(b.size(), kContHdrBytes + 8 + kTrailerBytes);
+  EXPECT_EQ(b[1] & 3, 2) << "LNH: IBA local";
+  EXPECT_EQ(getBe(&b[4], 2), (16u + 8 + 4) / 4) << "PktLen in words through the ICRC";
+  EXPECT_EQ(b[8], kOpTunnelCont);
+  EXPECT_EQ(getBe(&b[10], 2), kDefaultPKey);
+  EXPECT_EQ(getBe(&b[13], 3), 0x123456u) << "PSN in CTH bytes 13-15";
+  EXPECT_EQ(b[16], 1);
+  EXPECT_EQ(b[23], 8);
+  const auto d = decodeFabric(b);
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(d->isCont());
+  EXPECT_EQ(d->psn, 0x123456u);
+  EXPECT_EQ(d->payload, p.payload);
+}
+
 TEST(FabricCodec, MalformedInputReturnsErrors) {
   const Bytes good = encodeFabric(knownPacket());
   FabError err;
@@ -132,9 +156,12 @@ TEST(FabricCodec, RoundTripRandom) {
     p.dlid = static_cast<uint16_t>(rng());
     p.slid = static_cast<uint16_t>(rng());
     p.psn = rng() & 0xFFFFFF;
-    const int kind = static_cast<int>(rng() % 3);
-    p.opcode = kind == 0 ? kOpTunnelReq : kind == 1 ? kOpTunnelRsp : kOpRcAck;
-    if (p.opcode == kOpRcAck) {
+    const int kind = static_cast<int>(rng() % 4);
+    p.opcode = kind == 0 ? kOpTunnelReq : kind == 1 ? kOpTunnelRsp : kind == 2 ? kOpRcAck : kOpTunnelCont;
+    if (p.isCont()) {
+      p.payload.resize(4 * (1 + rng() % 70));
+      for (auto& x : p.payload) x = static_cast<uint8_t>(rng());
+    } else if (p.opcode == kOpRcAck) {
       p.syndrome = (rng() & 1) ? kAethNakPsnSeq : 0;
       p.msn = rng() & 0xFFFFFF;
     } else {

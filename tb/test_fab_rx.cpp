@@ -14,6 +14,9 @@
 // Confirmed writes (DMWr): the receiving NI confirms one (TEH CONF_NI) by the ACK of its
 // own PSN, also for a duplicate; a memory-confirmed one (CONF_MEM) is answered like an
 // atomic, and memory's confirmation coming back is translated by the sender's window.
+// Continuations (LRH + CTH + data) continue the last write their source placed in
+// its sequence: delivered as that MWr's next part, refused (NAK 0x62, MEMID_ERR)
+// when the request before them was not an accepted write, ACKed again as duplicates.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -115,6 +118,9 @@ class FabRxTest : public tb::VerilatedTest {
         if (write && !e.nullified) e.gen = ack(p, kAethAck, p.psn);
         ++x;
         naked[p.slid] = false;
+        // What a continuation from this source continues next.
+        runOf[p.slid] = Run{t.kind == TlpKind::MWr && !e.nullified, t.addr + t.data.size(), p.memid,
+                            (p.tehFlags & kTehRxXlate) != 0, t.requester};
       } else {
         e.gen = ack(p, kAethNakPsnSeq, x);
       }
@@ -186,7 +192,8 @@ class FabRxTest : public tb::VerilatedTest {
     p.psn = rng()() & 0xFFFFFF;
     Expect e;
     e.slid = p.slid;
-    const unsigned kind = rng()() % 17;
+    const unsigned kind = rng()() % 20;
+    if (kind >= 17 && lastWriter) p.slid = lastWriter;  // continuations mostly follow a write
     const bool unicastReq = kind <= 5 || kind == 7 || (kind >= 10 && kind != 13 && kind != 16);
     const Seq seq = unicastReq ? pickSeq(p, kind == 12 || kind >= 14 ? 30 : 8) : Seq::Next;  // duplicates often
     Tlp reqTlp;  // the request, for its sequence outcome
@@ -241,6 +248,26 @@ class FabRxTest : public tb::VerilatedTest {
         const unsigned memid = rng()() % 4 ? rng()() % 2 : 2 + rng()() % 3;
         const size_t len = 4 * (1 + rng()() % 64);
         request(makeMWr(req, tag, inRegion(memid < 3 ? memid : 0, len), randomData(len)), true, memid);
+        lastWriter = p.slid;
+        break;
+      }
+      case 17: case 18: case 19: {  // continuation of the source's last write
+        const Run r = runOf.count(p.slid) ? runOf[p.slid] : Run{};
+        const Bytes data = randomData(4 * (1 + rng()() % 64));
+        const Tlp t = makeMWr(r.reqid, 0, r.next, data);
+        if (seq == Seq::Next && r.valid) {
+          request(t, r.xlate, r.memid);  // checked and delivered as the MWr it stands for
+        } else if (seq == Seq::Next) {
+          e.toHost = true;  // nothing to continue: refused (its beats left before the verdict)
+          e.nullified = true;
+          e.events |= kMemId | kNakTx;
+          e.gen = nak(p, kAethNakRemAccess);
+        }
+        reqTlp = t;
+        p.memid = r.memid;
+        p.tehFlags = r.xlate ? kTehRxXlate : 0;
+        p.opcode = kOpTunnelCont;
+        p.payload = data;
         break;
       }
       case 2: {  // write, sender translated: lands where it says if that is inside the memory ID's region
@@ -420,7 +447,8 @@ class FabRxTest : public tb::VerilatedTest {
     packets.push_back({b, vc});
     expect.push_back(e);
     expect.back().vc = vc;
-    expect.back().psn = static_cast<uint32_t>((b[17] << 16) | (b[18] << 8) | b[19]);
+    const size_t at = b[8] == kOpTunnelCont ? 13 : 17;  // PSN: in the CTH, or in the BTH
+    expect.back().psn = static_cast<uint32_t>((b[at] << 16) | (b[at + 1] << 8) | b[at + 2]);
   }
   template <class M, unsigned kBpb>
   void run();
@@ -428,6 +456,16 @@ class FabRxTest : public tb::VerilatedTest {
   RefNi ref;
   std::map<uint16_t, uint32_t> expSeq;  // per source: the PSN the receiver expects next
   std::map<uint16_t, bool> naked;       // a gap was NAKed already
+  // Per source: the write a continuation continues (valid after an accepted MWr).
+  struct Run {
+    bool valid = false;
+    uint64_t next = 0;
+    uint16_t memid = 0;
+    bool xlate = false;
+    uint16_t reqid = 0;
+  };
+  std::map<uint16_t, Run> runOf;
+  uint16_t lastWriter = 0;
   std::map<std::pair<uint16_t, uint32_t>, uint32_t> awaited;  // responses ni_retx waits for: {requester, tag}
   std::map<std::pair<uint16_t, uint32_t>, uint64_t> confBack;  // awaited confirmations: sender's window offset (pages)
   std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes (0: evicted)

@@ -31,6 +31,7 @@ struct SrcPkt {
   Bytes header;        // what the source hands over: first hdrLen bytes, SLID/PSN zero
   unsigned hdrLen = 0;
   bool payload = false;
+  bool cont = false;   // a continuation: header bytes replace the beats' first 16 bytes
   Bytes payloadBytes;
 };
 
@@ -53,6 +54,22 @@ class FabTxTest : public tb::VerilatedTest {
         p.payload = Bytes(12);  // an inline UR completion: always 12 bytes
         for (auto& x : p.payload) x = static_cast<uint8_t>(rng()());
       }
+    } else if (src == 2 && rng()() % 3 == 0) {
+      // A continuation as ni_retx hands it over: LRH + CTH with its PSN, and the beats
+      // of the combined TLP (a 16-byte header the framer overwrites, then the data).
+      p.opcode = kOpTunnelCont;
+      p.psn = rng()() & 0xFFFFFF;
+      p.payload = Bytes(4 * (1 + rng()() % 64));
+      for (auto& x : p.payload) x = static_cast<uint8_t>(rng()());
+      s.payload = s.cont = true;
+      s.payloadBytes = Bytes(16);
+      for (auto& x : s.payloadBytes) x = static_cast<uint8_t>(rng()());
+      s.payloadBytes.insert(s.payloadBytes.end(), p.payload.begin(), p.payload.end());
+      const Bytes full = encodeFabric(p);
+      s.hdrLen = 0;
+      s.header.assign(full.begin(), full.begin() + kContHdrBytes);
+      s.header[6] = s.header[7] = 0;  // the framer stamps SLID
+      return s;
     } else {
       p.vl = p.sl = (src == 0) ? 1 : 0;
       p.opcode = (src == 0) ? kOpTunnelRsp : kOpTunnelReq;
@@ -78,7 +95,8 @@ class FabTxTest : public tb::VerilatedTest {
     setField(dut->m.src_hdr_i, base + 3, 6, s.hdrLen);
     setField(dut->m.src_hdr_i, base + 2, 1, s.payload);
     setField(dut->m.src_hdr_i, base + 1, 1, s.pkt.vl);
-    setField(dut->m.src_hdr_i, base + 0, 1, s.pkt.opcode != kOpRcAck);
+    setField(dut->m.src_hdr_i, base + 0, 1, s.pkt.opcode != kOpRcAck && !s.cont);  // stamp_psn
+    setField(dut->m.src_hdr_i, base + tb::kTxHdrContBit, 1, s.cont);
   }
 
   template <class M, unsigned kBpb>
@@ -174,12 +192,12 @@ void FabTxTest::packetsMatchCodec() {
     ASSERT_TRUE(d) << toString(err);
     EXPECT_EQ(o.dest, d->vl) << "tdest is the VC";
     // Source: requests come from 2; NAKs and 12-byte UR completions from 1; other completions from 0.
-    const unsigned s = d->opcode == kOpTunnelReq                                          ? 2
+    const unsigned s = (d->opcode == kOpTunnelReq || d->isCont())                        ? 2
                        : (d->opcode == kOpRcAck || d->payload.size() == 12) ? 1
                                                                                           : 0;
     ASSERT_LT(idx[s], perSrc);
     FabricPacket e = expect[s][idx[s]++].pkt;
-    if (e.opcode != kOpRcAck) e.psn = psn[e.vl]++;
+    if (e.opcode != kOpRcAck && !e.isCont()) e.psn = psn[e.vl]++;  // a continuation brings its own
     EXPECT_EQ(o.bytes, encodeFabric(e)) << "source " << s << " packet " << idx[s] - 1 << " differs at byte "
                                         << firstDifference(o.bytes, encodeFabric(e)) << " seed " << seed();
   }

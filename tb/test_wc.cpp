@@ -46,7 +46,8 @@ struct Out {
   Bytes hdr;
   Bytes tlp;
   bool bad = false;
-  bool operator==(const Out& o) const { return hdr == o.hdr && tlp == o.tlp && bad == o.bad; }
+  bool cont = false;  // tx_hdr_t.cont: continues the packet pushed before it
+  bool operator==(const Out& o) const { return hdr == o.hdr && tlp == o.tlp && bad == o.bad && cont == o.cont; }
 };
 
 Bytes mwrTlp(uint64_t addr, const Bytes& data) {
@@ -72,7 +73,7 @@ void setWords(Bytes& hdr, unsigned payloadBytes) {
 // Golden combiner: the rules of docs/architecture.md ("Write combining"), in request order.
 class WcModel {
  public:
-  explicit WcModel(unsigned maxPayload) : max_(maxPayload) {}
+  WcModel(unsigned maxPayload, std::vector<uint16_t> groupLids) : max_(maxPayload), groups_(std::move(groupLids)) {}
   void request(const Req& r) {
     const bool append = appendable(r);
     if (open_ && !append) flush();
@@ -80,16 +81,23 @@ class WcModel {
     const bool startsOpen = r.wc && r.bytes < max_ && (end & 0xFFF) != 0;
     if (!append && !startsOpen) {
       out.push_back(Out{r.hdr, r.tlp, r.bad});
+      chain_ = false;
       return;
     }
-    if (r.bad) return;  // a malformed write is taken back: the open packet is as before
+    if (r.bad) {  // a malformed write is taken back: the open packet is as before
+      if (!append) chain_ = false;
+      return;
+    }
     if (append) {
       cur_.tlp.insert(cur_.tlp.end(), r.tlp.begin() + 16, r.tlp.end());
       len_ += r.bytes;
       ++merged;
     } else {
+      bool same = chain_ && r.addr == next_;
+      for (unsigned p = 0; same && p < kHdrBytes; ++p)
+        if (p != 4 && p != 5 && r.hdr[p] != cur_.hdr[p]) same = false;
       open_ = true;
-      cur_ = Out{r.hdr, r.tlp, false};
+      cur_ = Out{r.hdr, r.tlp, false, same};
       win_ = r.win;
       len_ = r.bytes;
       next_ = r.addr;
@@ -106,6 +114,9 @@ class WcModel {
     cur_.tlp[7] = len_ > 4 ? 0xFF : 0x0F;
     out.push_back(cur_);
     open_ = false;
+    // A run goes on only to a unicast LID that is not an NI-replicated group.
+    const uint16_t dlid = static_cast<uint16_t>(cur_.hdr[2] << 8 | cur_.hdr[3]);
+    chain_ = dlid < 0xC000 && std::none_of(groups_.begin(), groups_.end(), [&](uint16_t g) { return g == dlid; });
   }
   std::deque<Out> out;
   unsigned merged = 0;
@@ -119,6 +130,8 @@ class WcModel {
   }
   unsigned max_;
   bool open_ = false;
+  bool chain_ = false;  // the last packet out was combined, to a unicast LID
+  std::vector<uint16_t> groups_;
   Out cur_;
   unsigned win_ = 0, len_ = 0;
   uint64_t next_ = 0;
@@ -217,7 +230,10 @@ void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct, bool groups
   uint64_t next = 0x10000 + 4 * (rng()() % 1024);
   unsigned win = 0;
   for (unsigned i = 0; i < nReqs; ++i) reqs.push_back(makeReq(next, win));
-  WcModel model(kMaxPayload);
+  std::vector<uint16_t> groupLids;
+  for (const auto& g : kGroups)
+    if (groups) groupLids.push_back(g.lid);
+  WcModel model(kMaxPayload, groupLids);
   std::deque<Req> hdrSent;     // headers accepted, beats not all sent
   size_t beatOff = 0;          // bytes of hdrSent.front() sent
   std::deque<Out> got;
@@ -279,6 +295,7 @@ void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct, bool groups
     if (hdrOut) {
       h.hdr.resize(kHdrBytes);
       for (unsigned p = 0; p < kHdrBytes; ++p) h.hdr[p] = static_cast<uint8_t>(getField(dut->m.out_hdr_o, 9 + 8 * p, 8));
+      h.cont = getField(dut->m.out_hdr_o, tb::kTxHdrContBit, 1);
     }
     Bytes ob;
     bool obLast = false, obBad = false;
@@ -327,8 +344,11 @@ void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct, bool groups
     ASSERT_EQ(got[i].tlp, want[i].tlp) << "packet " << i << " differs at byte "
                                        << firstDifference(got[i].tlp, want[i].tlp) << ", seed " << seed();
     ASSERT_EQ(got[i].bad, want[i].bad) << "packet " << i << ", seed " << seed();
+    ASSERT_EQ(got[i].cont, want[i].cont) << "packet " << i << " continuation mark, seed " << seed();
   }
   EXPECT_GT(model.merged, nReqs / 4) << "the stimulus must exercise combining";
+  EXPECT_GT(std::count_if(want.begin(), want.end(), [](const Out& o) { return o.cont; }), 10)
+      << "the stimulus must exercise continuations";
   if (groups) EXPECT_GT(want.size(), model.out.size() + nReqs / 20) << "the stimulus must exercise replication";
 }
 
