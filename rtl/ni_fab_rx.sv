@@ -119,6 +119,10 @@ module ni_fab_rx #(
   localparam int unsigned MaxT = ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + MaxPayload;
   localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // TLP lane offset: 0, or 32 at 512 bits
   localparam int unsigned OffW = (Off > 0) ? Off : 1;
+  // At 64 bits the 32-byte header alone takes 4 beats: an empty output register is
+  // bypassed, so a TLP's first beat leaves in the cycle it arrives (4-cycle latency).
+  // Wider NIs keep the register (their latency is 3 or 2 cycles with it).
+  localparam bit OutBypass = DataW == 64;
   localparam int unsigned MiW = $clog2(NumMemId);
   // Per source, the write a continuation continues: {requester ID, receiver
   // translates, memory ID, next address [63:2] as tunneled}.
@@ -609,12 +613,19 @@ module ni_fab_rx #(
     end
   end
 
-  assign m_axis_tdata = o_data_q;
-  assign m_axis_tkeep = o_keep_q;
-  assign m_axis_tlast = o_last_q;
-  assign m_axis_tuser = o_user_q;
-  assign m_axis_tcni = o_cni_q;
-  assign m_axis_tvalid = o_valid_q && !o_hold_q;
+  // Bypass: the beat this pop emits goes straight out while the register is empty
+  // (not a last beat that must wait for the CRC verdict). Written without
+  // m_axis_tready (out_free is 1 here), so valid never waits for ready.
+  logic byp, byp_take;
+  assign byp = OutBypass && !o_valid_q && !flush_q && in_valid && tag_ok && gen_ok && out_beat &&
+               !(e_last && !in_last);
+  assign byp_take = byp && m_axis_tready;
+  assign m_axis_tdata = byp ? e_data : o_data_q;
+  assign m_axis_tkeep = byp ? e_keep : o_keep_q;
+  assign m_axis_tlast = byp ? e_last : o_last_q;
+  assign m_axis_tuser = byp ? (e_last && nullify) : o_user_q;
+  assign m_axis_tcni = byp ? (is_req && t_cni) : o_cni_q;
+  assign m_axis_tvalid = byp || (o_valid_q && !o_hold_q);
 
   // ------------------------------------------------------------ state update
   logic fin;
@@ -775,7 +786,7 @@ module ni_fab_rx #(
       if (pop) overrun_q <= in_last ? 1'b0 : overrun;
       // Output register: load a TLP beat, release a held last beat, or drain.
       if (pop && out_beat) begin
-        o_valid_q <= 1'b1;
+        o_valid_q <= !byp_take;  // a bypassed beat taken at once is not kept
         o_last_q <= e_last;
         o_hold_q <= e_last && !in_last;
         o_user_q <= e_last && in_last && nullify;

@@ -289,6 +289,7 @@ int main(int argc, char** argv) {
       f.payload = payload;
       f.encapLatency = b.encapLatency();
       f.decapLatency = b.decapLatency();
+      b.expect(f.encapLatency <= 4 && f.decapLatency <= 4, "latency above the 4-cycle target (issue 3)");
       b.encapStream(payload, 200, &f.encapOutBpc, &f.encapInBpc);
       b.decapStream(payload, 200, &f.decapOutBpc, &f.decapInBpc);
       double unusedIn = 0;
