@@ -132,12 +132,7 @@ class RefNi {
 
   // The fabric packet for a host request that routes Ok (golden encapsulation).
   static FabricPacket encapsulate(const Tlp& t, const Route& r, uint16_t slid, uint32_t psn) {
-    FabricPacket p;
-    p.vl = p.sl = 0;
-    p.dlid = r.dlid;
-    p.slid = slid;
-    p.opcode = kOpTunnelReq;
-    p.psn = psn;
+    FabricPacket p = request(r, slid, psn, kOpTunnelReq);
     p.tehFlags = r.rxXlate ? kTehRxXlate : 0;
     p.memid = r.memid;  // ART_DEST.memid travels in every tunnel packet
     Tlp inner = t;
@@ -155,19 +150,21 @@ class RefNi {
   // A combined write that continues the previous packet to its destination: only
   // its data travels (docs/formats.md, continuation).
   static FabricPacket continuation(const Tlp& t, const Route& r, uint16_t slid, uint32_t psn) {
+    FabricPacket p = request(r, slid, psn, kOpTunnelCont);
+    p.payload = t.data;
+    return p;
+  }
+
+ private:
+  // A request packet's addressing: VC0, the route's destination, the source's PSN.
+  static FabricPacket request(const Route& r, uint16_t slid, uint32_t psn, uint8_t opcode) {
     FabricPacket p;
     p.vl = p.sl = 0;
     p.dlid = r.dlid;
     p.slid = slid;
-    p.opcode = kOpTunnelCont;
+    p.opcode = opcode;
     p.psn = psn;
-    p.payload = t.data;
     return p;
-  }
-  // Either, as Sent by RefCombiner says.
-  template <class S>
-  static FabricPacket encapsulate(const S& s, uint16_t slid, uint32_t psn) {
-    return s.cont ? continuation(s.tlp, s.route, slid, psn) : encapsulate(s.tlp, s.route, slid, psn);
   }
 };
 
@@ -183,6 +180,10 @@ class RefCombiner {
     Tlp tlp;
     RefNi::Route route;
     bool cont = false;
+    // The fabric packet the NI sends for it: whole, or as a continuation.
+    FabricPacket packet(uint16_t slid, uint32_t psn) const {
+      return cont ? RefNi::continuation(tlp, route, slid, psn) : RefNi::encapsulate(tlp, route, slid, psn);
+    }
   };
   explicit RefCombiner(size_t maxPayload) : max_(maxPayload) {}
 

@@ -354,7 +354,7 @@ TEST_P(NicTest, CombinesContiguousWritesBitExact) {
   golden.flush();
   std::vector<Bytes> expect;
   for (size_t i = 0; i < golden.sent.size(); ++i)
-    expect.push_back(encodeFabric(RefNi::encapsulate(golden.sent[i], NicHarness::kLid, static_cast<uint32_t>(i))));
+    expect.push_back(encodeFabric(golden.sent[i].packet(NicHarness::kLid, static_cast<uint32_t>(i))));
   ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= expect.size(); }, 400000));
   settle();
   ASSERT_EQ(h->fabOut.packets().size(), expect.size()) << "seed " << seed();
