@@ -58,6 +58,11 @@ lint: setup
 	done
 	@echo "lint ni_art"; verilator --lint-only -Wall -Irtl rtl/lint_waivers.vlt rtl/ni_art.sv --top-module ni_art
 	@python3 scripts/regs_gen.py --check
+	@for w in $(WIDTHS); do \
+	  echo "lint ni_dma_inj DataW=$$w"; \
+	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GDataW=$$w rtl/ni_pkg.sv rtl/ni_dma_inj.sv \
+	    --top-module ni_dma_inj || exit 1; \
+	done
 	@echo "lint: clean"
 
 regs:

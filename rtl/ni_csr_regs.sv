@@ -31,6 +31,7 @@ module ni_csr_regs (
   input  logic status_cpl_unexp_set_i,
   input  logic status_retx_fail_set_i,
   input  logic status_mem_fail_set_i,
+  input  logic status_dma_err_set_i,
   input  logic tx_pkts_inc_i,
   input  logic rx_pkts_inc_i,
   input  logic win_miss_cnt_inc_i,
@@ -90,14 +91,29 @@ module ni_csr_regs (
   output logic [29:0] intr_addr_lo_addr_o,
   output logic [31:0] intr_addr_hi_addr_o,
   output logic [31:0] intr_data_data_o,
-  output logic [11:0] intr_mask_mask_o,
+  output logic [12:0] intr_mask_mask_o,
   output logic [15:0][19:0] memid_base_lo_addr_o,
   output logic [15:0][31:0] memid_base_hi_addr_o,
   output logic [15:0][19:0] memid_size_bytes_o,
   output logic [15:0] memid_ctrl_valid_o,
   output logic [15:0] memid_ctrl_perm_r_o,
   output logic [15:0] memid_ctrl_perm_w_o,
-  output logic [15:0] memid_ctrl_perm_a_o
+  output logic [15:0] memid_ctrl_perm_a_o,
+  input  logic [7:0] caps4_inj_fifos_i,
+  input  logic [15:0] caps4_slot_bytes_i,
+  input  logic dma_err_cnt_inc_i,
+  output logic [7:0][31:0] inj_base_lo_addr_o,
+  output logic [7:0][31:0] inj_base_hi_addr_o,
+  output logic [7:0][15:0] inj_size_slots_o,
+  output logic [7:0] inj_tail_written_o,
+  output logic [7:0][15:0] inj_tail_slot_o,
+  input  logic [7:0][15:0] inj_head_slot_i,
+  output logic [7:0] inj_ctrl_written_o,
+  output logic [7:0] inj_ctrl_enable_o,
+  output logic [7:0] inj_ctrl_reset_o,
+  input  logic [7:0] inj_status_err_i,
+  input  logic [7:0][3:0] inj_status_code_i,
+  input  logic [7:0] inj_status_busy_i
 );
   logic [15:0] node_id_lid_q, node_id_lid_d;
   assign node_id_lid_o = node_id_lid_q;
@@ -113,6 +129,7 @@ module ni_csr_regs (
   logic status_cpl_unexp_q, status_cpl_unexp_d;
   logic status_retx_fail_q, status_retx_fail_d;
   logic status_mem_fail_q, status_mem_fail_d;
+  logic status_dma_err_q, status_dma_err_d;
   logic [31:0] tx_pkts_count_q, tx_pkts_count_d;
   logic [31:0] rx_pkts_count_q, rx_pkts_count_d;
   logic [31:0] win_miss_cnt_count_q, win_miss_cnt_count_d;
@@ -208,7 +225,7 @@ module ni_csr_regs (
   assign intr_addr_hi_addr_o = intr_addr_hi_addr_q;
   logic [31:0] intr_data_data_q, intr_data_data_d;
   assign intr_data_data_o = intr_data_data_q;
-  logic [11:0] intr_mask_mask_q, intr_mask_mask_d;
+  logic [12:0] intr_mask_mask_q, intr_mask_mask_d;
   assign intr_mask_mask_o = intr_mask_mask_q;
   logic [15:0][19:0] memid_base_lo_addr_q, memid_base_lo_addr_d;
   logic [15:0][19:0] memid_base_lo_addr_act_q, memid_base_lo_addr_act_d;
@@ -227,6 +244,19 @@ module ni_csr_regs (
   assign memid_ctrl_perm_w_o = memid_ctrl_perm_w_q;
   logic [15:0] memid_ctrl_perm_a_q, memid_ctrl_perm_a_d;
   assign memid_ctrl_perm_a_o = memid_ctrl_perm_a_q;
+  logic [31:0] dma_err_cnt_count_q, dma_err_cnt_count_d;
+  logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
+  assign inj_base_lo_addr_o = inj_base_lo_addr_q;
+  logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
+  assign inj_base_hi_addr_o = inj_base_hi_addr_q;
+  logic [7:0][15:0] inj_size_slots_q, inj_size_slots_d;
+  assign inj_size_slots_o = inj_size_slots_q;
+  logic [7:0][15:0] inj_tail_slot_q, inj_tail_slot_d;
+  assign inj_tail_slot_o = inj_tail_slot_q;
+  logic [7:0] inj_ctrl_enable_q, inj_ctrl_enable_d;
+  assign inj_ctrl_enable_o = inj_ctrl_enable_q;
+  logic [7:0] inj_ctrl_reset_q, inj_ctrl_reset_d;
+  assign inj_ctrl_reset_o = inj_ctrl_reset_q;
 
   always_comb begin
     node_id_lid_d = node_id_lid_q;
@@ -246,6 +276,7 @@ module ni_csr_regs (
     status_cpl_unexp_d = status_cpl_unexp_q;
     status_retx_fail_d = status_retx_fail_q;
     status_mem_fail_d = status_mem_fail_q;
+    status_dma_err_d = status_dma_err_q;
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h010)) status_win_miss_d = status_win_miss_d & ~req_wdata_i[0:0];
       status_win_miss_d = status_win_miss_d | status_win_miss_set_i;
@@ -271,6 +302,8 @@ module ni_csr_regs (
       status_retx_fail_d = status_retx_fail_d | status_retx_fail_set_i;
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h010)) status_mem_fail_d = status_mem_fail_d & ~req_wdata_i[11:11];
       status_mem_fail_d = status_mem_fail_d | status_mem_fail_set_i;
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h010)) status_dma_err_d = status_dma_err_d & ~req_wdata_i[12:12];
+      status_dma_err_d = status_dma_err_d | status_dma_err_set_i;
     end
     tx_pkts_count_d = tx_pkts_count_q;
     begin
@@ -553,7 +586,7 @@ module ni_csr_regs (
     intr_mask_mask_d = intr_mask_mask_q;
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h30c)) intr_mask_mask_d[7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h30c)) intr_mask_mask_d[11:8] = req_wdata_i[11:8];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h30c)) intr_mask_mask_d[12:8] = req_wdata_i[12:8];
     end
     memid_base_lo_addr_act_d = memid_base_lo_addr_act_q;
     memid_base_lo_addr_d = memid_base_lo_addr_q;
@@ -590,6 +623,47 @@ module ni_csr_regs (
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_perm_w_d[i] = req_wdata_i[5:5];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_perm_a_d[i] = req_wdata_i[6:6];
     end
+    dma_err_cnt_count_d = dma_err_cnt_count_q;
+    begin
+      if (dma_err_cnt_inc_i) dma_err_cnt_count_d = dma_err_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h314)) dma_err_cnt_count_d = '0;
+    end
+    inj_base_lo_addr_d = inj_base_lo_addr_q;
+    for (int i = 0; i < 8; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][31:24] = req_wdata_i[31:24];
+    end
+    inj_base_hi_addr_d = inj_base_hi_addr_q;
+    for (int i = 0; i < 8; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h604 + 12'(i * 32))) inj_base_hi_addr_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h604 + 12'(i * 32))) inj_base_hi_addr_d[i][15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h604 + 12'(i * 32))) inj_base_hi_addr_d[i][23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h604 + 12'(i * 32))) inj_base_hi_addr_d[i][31:24] = req_wdata_i[31:24];
+    end
+    inj_size_slots_d = inj_size_slots_q;
+    for (int i = 0; i < 8; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h608 + 12'(i * 32))) inj_size_slots_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h608 + 12'(i * 32))) inj_size_slots_d[i][15:8] = req_wdata_i[15:8];
+    end
+    for (int i = 0; i < 8; i++) begin
+      inj_tail_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h60c + 12'(i * 32));
+    end
+    inj_tail_slot_d = inj_tail_slot_q;
+    for (int i = 0; i < 8; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h60c + 12'(i * 32))) inj_tail_slot_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h60c + 12'(i * 32))) inj_tail_slot_d[i][15:8] = req_wdata_i[15:8];
+    end
+    for (int i = 0; i < 8; i++) begin
+      inj_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h614 + 12'(i * 32));
+    end
+    inj_ctrl_enable_d = inj_ctrl_enable_q;
+    inj_ctrl_reset_d = inj_ctrl_reset_q;
+    for (int i = 0; i < 8; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_enable_d[i] = req_wdata_i[0:0];
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_reset_d[i] = req_wdata_i[1:1];
+    end
   end
 
   always_comb begin
@@ -623,6 +697,7 @@ module ni_csr_regs (
       if (req_addr_i == 12'h010) rdata_o[9:9] = status_cpl_unexp_q;
       if (req_addr_i == 12'h010) rdata_o[10:10] = status_retx_fail_q;
       if (req_addr_i == 12'h010) rdata_o[11:11] = status_mem_fail_q;
+      if (req_addr_i == 12'h010) rdata_o[12:12] = status_dma_err_q;
     end
     begin
       if (req_addr_i == 12'h020) rdata_o[31:0] = tx_pkts_count_q;
@@ -770,7 +845,7 @@ module ni_csr_regs (
       if (req_addr_i == 12'h308) rdata_o[31:0] = intr_data_data_q;
     end
     begin
-      if (req_addr_i == 12'h30c) rdata_o[11:0] = intr_mask_mask_q;
+      if (req_addr_i == 12'h30c) rdata_o[12:0] = intr_mask_mask_q;
     end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h400 + 12'(i * 16)) rdata_o[31:12] = memid_base_lo_addr_q[i];
@@ -786,6 +861,37 @@ module ni_csr_regs (
       if (req_addr_i == 12'h40c + 12'(i * 16)) rdata_o[4:4] = memid_ctrl_perm_r_q[i];
       if (req_addr_i == 12'h40c + 12'(i * 16)) rdata_o[5:5] = memid_ctrl_perm_w_q[i];
       if (req_addr_i == 12'h40c + 12'(i * 16)) rdata_o[6:6] = memid_ctrl_perm_a_q[i];
+    end
+    begin
+      if (req_addr_i == 12'h310) rdata_o[7:0] = caps4_inj_fifos_i;
+      if (req_addr_i == 12'h310) rdata_o[31:16] = caps4_slot_bytes_i;
+    end
+    begin
+      if (req_addr_i == 12'h314) rdata_o[31:0] = dma_err_cnt_count_q;
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h600 + 12'(i * 32)) rdata_o[31:0] = inj_base_lo_addr_q[i];
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h604 + 12'(i * 32)) rdata_o[31:0] = inj_base_hi_addr_q[i];
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h608 + 12'(i * 32)) rdata_o[15:0] = inj_size_slots_q[i];
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h60c + 12'(i * 32)) rdata_o[15:0] = inj_tail_slot_q[i];
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h610 + 12'(i * 32)) rdata_o[15:0] = inj_head_slot_i[i];
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h614 + 12'(i * 32)) rdata_o[0:0] = inj_ctrl_enable_q[i];
+      if (req_addr_i == 12'h614 + 12'(i * 32)) rdata_o[1:1] = inj_ctrl_reset_q[i];
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h618 + 12'(i * 32)) rdata_o[0:0] = inj_status_err_i[i];
+      if (req_addr_i == 12'h618 + 12'(i * 32)) rdata_o[4:1] = inj_status_code_i[i];
+      if (req_addr_i == 12'h618 + 12'(i * 32)) rdata_o[8:8] = inj_status_busy_i[i];
     end
   end
 
@@ -953,6 +1059,33 @@ module ni_csr_regs (
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h40c + 12'(i * 16)) req_hit_o = 1'b1;
     end
+    begin
+      if (req_addr_i == 12'h310) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h314) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h600 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h604 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h608 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h60c + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h610 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h614 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 8; i++) begin
+      if (req_addr_i == 12'h618 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -970,6 +1103,7 @@ module ni_csr_regs (
       status_cpl_unexp_q <= 1'h0;
       status_retx_fail_q <= 1'h0;
       status_mem_fail_q <= 1'h0;
+      status_dma_err_q <= 1'h0;
       tx_pkts_count_q <= 32'h0;
       rx_pkts_count_q <= 32'h0;
       win_miss_cnt_count_q <= 32'h0;
@@ -1033,7 +1167,7 @@ module ni_csr_regs (
       intr_addr_lo_addr_q <= 30'h0;
       intr_addr_hi_addr_q <= 32'h0;
       intr_data_data_q <= 32'h0;
-      intr_mask_mask_q <= 12'h0;
+      intr_mask_mask_q <= 13'h0;
       memid_base_lo_addr_act_q <= {16{20'h0}};
       memid_base_lo_addr_q <= {16{20'h0}};
       memid_base_hi_addr_act_q <= {16{32'h0}};
@@ -1044,6 +1178,13 @@ module ni_csr_regs (
       memid_ctrl_perm_r_q <= {16{1'h0}};
       memid_ctrl_perm_w_q <= {16{1'h0}};
       memid_ctrl_perm_a_q <= {16{1'h0}};
+      dma_err_cnt_count_q <= 32'h0;
+      inj_base_lo_addr_q <= {8{32'h0}};
+      inj_base_hi_addr_q <= {8{32'h0}};
+      inj_size_slots_q <= {8{16'h0}};
+      inj_tail_slot_q <= {8{16'h0}};
+      inj_ctrl_enable_q <= {8{1'h0}};
+      inj_ctrl_reset_q <= {8{1'h0}};
     end else begin
       node_id_lid_q <= node_id_lid_d;
       status_win_miss_q <= status_win_miss_d;
@@ -1058,6 +1199,7 @@ module ni_csr_regs (
       status_cpl_unexp_q <= status_cpl_unexp_d;
       status_retx_fail_q <= status_retx_fail_d;
       status_mem_fail_q <= status_mem_fail_d;
+      status_dma_err_q <= status_dma_err_d;
       tx_pkts_count_q <= tx_pkts_count_d;
       rx_pkts_count_q <= rx_pkts_count_d;
       win_miss_cnt_count_q <= win_miss_cnt_count_d;
@@ -1132,6 +1274,13 @@ module ni_csr_regs (
       memid_ctrl_perm_r_q <= memid_ctrl_perm_r_d;
       memid_ctrl_perm_w_q <= memid_ctrl_perm_w_d;
       memid_ctrl_perm_a_q <= memid_ctrl_perm_a_d;
+      dma_err_cnt_count_q <= dma_err_cnt_count_d;
+      inj_base_lo_addr_q <= inj_base_lo_addr_d;
+      inj_base_hi_addr_q <= inj_base_hi_addr_d;
+      inj_size_slots_q <= inj_size_slots_d;
+      inj_tail_slot_q <= inj_tail_slot_d;
+      inj_ctrl_enable_q <= inj_ctrl_enable_d;
+      inj_ctrl_reset_q <= inj_ctrl_reset_d;
     end
   end
 endmodule

@@ -227,7 +227,7 @@ module ni_fab_rx #(
   end
   assign t_len_bytes = (t_len_dw == 10'd0) ? 13'd4096 : {1'b0, t_len_dw, 2'b00};
   logic unused_fields;
-  assign unused_fields = ^{teh_flags[7:4]};
+  assign unused_fields = ^{teh_flags[7:5]};
 
   // ------------------------------------------------------------ classification (D1: byte 31 seen)
   // ClDrop: a good packet that is not delivered (duplicate, out of sequence, unawaited response).
@@ -683,7 +683,8 @@ module ni_fab_rx #(
   logic ctx_we;
   logic [61:0] t_end;  // DW address after the write
   assign t_end = t_addr[63:2] + 62'(t_len_bytes[12:2]);
-  assign ctx_we = fin && in_seq && (good || stomp);
+  // A DMA engine's packet leaves it as it is: the host's write runs go on around them.
+  assign ctx_we = fin && in_seq && (good || stomp) && !(!is_cont && (teh_flags & ni_pkg::TEH_DMA) != 8'h0);
   always_comb begin
     ctx_valid_d = ctx_valid_q;
     if (ctx_we) ctx_valid_d[peer] = good && err_cur == ErrNone && t_mwr;

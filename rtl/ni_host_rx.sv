@@ -73,6 +73,12 @@ module ni_host_rx #(
   output logic [DataW+KeepW+1:0] rsp_beat_o,
   output logic rsp_beat_valid_o,
   input  logic rsp_beat_ready_i,
+  // Completions of the DMA engine's reads (tags 0x80-0x85), whole TLPs.
+  output logic [DataW-1:0] dma_cpl_tdata,
+  output logic [KeepW-1:0] dma_cpl_tkeep,
+  output logic dma_cpl_tlast,
+  output logic dma_cpl_tvalid,
+  input  logic dma_cpl_tready,
   // CSR access (single DW).
   output logic csr_valid_o,
   input  logic csr_ready_i,
@@ -102,7 +108,7 @@ module ni_host_rx #(
   localparam int unsigned BeatCntW = 10;
 
   typedef enum logic [2:0] {
-    ClsReq, ClsRsp, ClsCsr, ClsDrop
+    ClsReq, ClsRsp, ClsCsr, ClsDrop, ClsDma
   } cls_e;
 
   typedef enum logic [2:0] {
@@ -206,7 +212,10 @@ module ni_host_rx #(
     if (runt || td) begin
       ur_new = !runt && (is_mrd || is_atomic || is_dmwr || is_np_unsup);
     end else if (is_cpl) begin
-      if (trk_hit_i && cpl_reqid == NiReqId) begin
+      if (cpl_reqid == NiReqId && cpl_tag[7:3] == 5'h10 && cpl_tag[2:0] < 3'd6) begin
+        cls_new = ClsDma;  // a read of the DMA engine
+        err_new = ErrNone;
+      end else if (trk_hit_i && cpl_reqid == NiReqId) begin
         // Memory's confirmation of a write this NI confirmed already ends here.
         cls_new = (trk_kind_i == ni_pkg::TRK_CONF_NI) ? ClsDrop : ClsRsp;
         err_new = ErrNone;
@@ -350,7 +359,8 @@ module ni_host_rx #(
   assign h_known = h_valid_q && (h_dec_q || decide_now);
   assign h_cls = h_dec_q ? h_cls_q : cls_new;
   assign h_dest_ready = (h_cls == ClsReq) ? req_beat_ready_i :
-                        (h_cls == ClsRsp) ? rsp_beat_ready_i : 1'b1;
+                        (h_cls == ClsRsp) ? rsp_beat_ready_i :
+                        (h_cls == ClsDma) ? dma_cpl_tready : 1'b1;
   assign h_push = h_known && h_dest_ready;
 
   // The packet's class as seen by the current input beat.
@@ -381,6 +391,10 @@ module ni_host_rx #(
   assign rsp_beat_o = {h_bad_q, h_last_q, h_keep_q, h_data_q};
   assign req_beat_valid_o = h_known && h_cls == ClsReq;
   assign rsp_beat_valid_o = h_known && h_cls == ClsRsp;
+  assign dma_cpl_tdata = h_data_q;
+  assign dma_cpl_tkeep = h_keep_q;
+  assign dma_cpl_tlast = h_last_q;
+  assign dma_cpl_tvalid = h_known && h_cls == ClsDma;
 
   // CSR request and UR completion, issued with the last beat.
   assign csr_valid_o = s_axis_tvalid && s_axis_tlast && cur_cls == ClsCsr && !len_bad &&

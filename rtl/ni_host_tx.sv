@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host transmit: merges decapsulated TLPs and the NI's own TLPs (CSR read data;
-// UR and CA completions, write confirmations, interrupts) onto the host port, round
-// robin at TLP boundaries.
+// UR and CA completions, write confirmations, interrupts; the DMA engine's memory
+// reads) onto the host port, round robin at TLP boundaries.
 // No register on the way: every source holds its beat until taken, and the choice
 // of source is held from the cycle it is first offered, so the output obeys AXI4-
 // Stream; decapsulated TLPs reach the host port in the cycle they leave ni_fab_rx.
@@ -31,6 +31,12 @@ module ni_host_tx #(
   input  logic [62:0] rd_i,
   input  logic rd_valid_i,
   output logic rd_ready_o,
+  // A memory read of the DMA engine (MRd, requester ID NiReqId).
+  input  logic [63:0] dma_rd_addr_i,
+  input  logic [12:0] dma_rd_bytes_i,
+  input  logic [7:0] dma_rd_tag_i,
+  input  logic dma_rd_valid_i,
+  output logic dma_rd_ready_o,
   // Host port out.
   output logic [DataW-1:0] m_axis_tdata,
   output logic [KeepW-1:0] m_axis_tkeep,
@@ -39,19 +45,19 @@ module ni_host_tx #(
   output logic m_axis_tvalid,
   input  logic m_axis_tready
 );
-  typedef enum logic [1:0] {SrcFab, SrcUr, SrcRd, SrcNone} src_e;
+  typedef enum logic [2:0] {SrcFab, SrcUr, SrcRd, SrcDma, SrcNone} src_e;
   src_e cur_q, cur_d, pick, sel;
   logic [1:0] lbeat;
   logic [1:0] rr_q, rr_d;
   logic [1:0] lbeat_q, lbeat_d;
 
   // Round robin among waiting sources, starting after the last one served.
-  logic [2:0] want;
-  assign want = {rd_valid_i, ur_valid_i, s_axis_tvalid};
+  logic [3:0] want;
+  assign want = {dma_rd_valid_i, rd_valid_i, ur_valid_i, s_axis_tvalid};
   always_comb begin
     pick = SrcNone;
-    for (int k = 2; k >= 0; k--) begin
-      if (want[(32'(rr_q) + k) % 3]) pick = src_e'((32'(rr_q) + k) % 3);
+    for (int k = 3; k >= 0; k--) begin
+      if (want[2'(32'(rr_q) + k)]) pick = src_e'(2'(32'(rr_q) + k));
     end
   end
 
@@ -71,9 +77,24 @@ module ni_host_tx #(
   assign is_conf = !is_rd && ur_i.kind == ni_pkg::OWN_CONF;
   assign is_irq = !is_rd && ur_i.kind == ni_pkg::OWN_IRQ;
   assign {c_reqid, c_tag, c_laddr} = is_rd ? rd_i[30:0] : {ur_i.reqid, ur_i.tag, ur_i.addr[6:0]};
+  logic [9:0] dma_dw;
+  assign dma_dw = dma_rd_bytes_i[11:2];  // 4096 bytes: Length 0 (1024 DW); DW multiples
+  logic unused;
+  assign unused = ^{dma_rd_bytes_i[12], dma_rd_bytes_i[1:0]};
   always_comb begin
     loc = '0;
-    if (is_irq) begin
+    if (sel == SrcDma) begin
+      loc[0*8 +: 8] = ni_pkg::TLP_MRD64;
+      loc[2*8 +: 8] = {6'h0, dma_dw[9:8]};
+      loc[3*8 +: 8] = dma_dw[7:0];
+      loc[4*8 +: 8] = NiReqId[15:8];
+      loc[5*8 +: 8] = NiReqId[7:0];
+      loc[6*8 +: 8] = dma_rd_tag_i;
+      loc[7*8 +: 8] = (dma_dw == 10'd1) ? 8'h0F : 8'hFF;
+      for (int k = 0; k < 8; k++) loc[(8 + k)*8 +: 8] = dma_rd_addr_i[(7 - k)*8 +: 8];
+      loc[15*8 +: 8] = {dma_rd_addr_i[7:2], 2'b00};
+      loc_len = 5'd16;
+    end else if (is_irq) begin
       loc[0*8 +: 8] = ni_pkg::TLP_MWR64;
       loc[3*8 +: 8] = 8'd1;
       loc[4*8 +: 8] = NiReqId[15:8];
@@ -111,7 +132,7 @@ module ni_host_tx #(
     end
     m_axis_tlast = 32'(lbeat) * Bpb + Bpb >= 32'(loc_len);
     m_axis_tuser = 1'b0;
-    m_axis_tvalid = sel == SrcUr || sel == SrcRd;
+    m_axis_tvalid = sel == SrcUr || sel == SrcRd || sel == SrcDma;
     if (sel == SrcFab) begin
       m_axis_tdata = s_axis_tdata;
       m_axis_tkeep = s_axis_tkeep;
@@ -125,6 +146,7 @@ module ni_host_tx #(
   assign s_axis_tready = sel == SrcFab && m_axis_tready;
   assign ur_ready_o = sel == SrcUr && load && m_axis_tlast;
   assign rd_ready_o = sel == SrcRd && load && m_axis_tlast;
+  assign dma_rd_ready_o = sel == SrcDma && load && m_axis_tlast;
 
   always_comb begin
     cur_d = cur_q;
@@ -132,7 +154,7 @@ module ni_host_tx #(
     lbeat_d = lbeat_q;
     if (cur_q == SrcNone && pick != SrcNone) begin
       cur_d = pick;
-      rr_d = (pick == SrcRd) ? 2'd0 : 2'(pick) + 2'd1;
+      rr_d = 2'(pick) + 2'd1;
     end
     if (load) begin
       lbeat_d = lbeat + 2'd1;

@@ -64,6 +64,9 @@ package ni_pkg;
   localparam logic [7:0] TEH_SYNC = 8'h02;      // TEH flags: the sequence restarts at this PSN
   localparam logic [7:0] TEH_CONF_NI = 8'h04;   // TEH flags: a DMWr the receiving NI confirms (ACK)
   localparam logic [7:0] TEH_CONF_MEM = 8'h08;  // TEH flags: a DMWr the receiving memory confirms
+  localparam logic [7:0] TEH_DMA = 8'h10;       // TEH flags: a packet of the DMA engine (no continuation context)
+  localparam logic [7:0] TEH_RFIFO = 8'h20;     // TEH flags: lands in the reception FIFO named by the memory ID field
+  localparam logic [7:0] TEH_RCNT = 8'h40;      // TEH flags: decrement reception counter TEH byte 21 by the data bytes
 
   // What a tag of ni_rd_tracker stands for: the request forwarded to local memory.
   localparam logic [1:0] TRK_READ = 2'd0;

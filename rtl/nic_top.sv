@@ -14,6 +14,7 @@ module nic_top #(
   parameter int unsigned RetxSlots = 32,    // requests awaiting an answer at once
   parameter int unsigned NumPeers = 64,     // LIDs below this have a PSN sequence
   parameter int unsigned MemKeepSlots = 4,  // writes this NI confirmed, kept until memory confirms
+  parameter int unsigned SlotBytes = 64,    // injection FIFO slot: 64 .. MaxPayload, a power of two
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
@@ -87,7 +88,7 @@ module nic_top #(
   logic [NumArt-1:0][1:0] art_conf_at;
   logic [29:0] intr_addr_lo;
   logic [31:0] intr_addr_hi, intr_data;
-  logic [11:0] intr_mask;
+  logic [12:0] intr_mask;
   logic ev_conf, ev_irq;
   logic [15:0] wc_timeout;
   logic wc_flush_written, wc_flush_value;
@@ -121,6 +122,28 @@ module nic_top #(
   logic [31:0] mem_timeout;
   logic [7:0] mem_limit;
   logic ev_mem_reissue, ev_mem_fail;
+  // Injection FIFOs (8, as the register map has them).
+  localparam int unsigned NumInj = 8;
+  logic [NumInj-1:0][31:0] inj_base_lo, inj_base_hi;
+  logic [NumInj-1:0][63:0] inj_base;
+  logic [NumInj-1:0][15:0] inj_size, inj_tail, inj_head;
+  logic [NumInj-1:0][3:0] inj_code;
+  logic [NumInj-1:0] inj_tail_written, inj_ctrl_written, inj_enable, inj_reset_bit, inj_err, inj_busy;
+  logic [NumInj-1:0] inj_tail_we_q, inj_ctrl_we_q;
+  logic ev_dma_err;
+  for (genvar i = 0; i < NumInj; i++) begin : gen_inj_cat
+    assign inj_base[i] = {inj_base_hi[i], inj_base_lo[i]};
+  end
+  // A doorbell or control write acts the cycle after, when the register holds the value.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      inj_tail_we_q <= '0;
+      inj_ctrl_we_q <= '0;
+    end else begin
+      inj_tail_we_q <= inj_tail_written;
+      inj_ctrl_we_q <= inj_ctrl_written;
+    end
+  end
 
   assign csr_ready = csr_write || rdc_ready;
 
@@ -138,6 +161,12 @@ module nic_top #(
     .status_bounds_err_set_i(ev_bounds_err), .status_nak_rx_set_i(ev_nak_rx),
     .status_bad_pkt_set_i(ev_bad_pkt), .status_cpl_unexp_set_i(ev_cpl_unexp),
     .status_retx_fail_set_i(ev_retx_fail), .status_mem_fail_set_i(ev_mem_fail),
+    .status_dma_err_set_i(ev_dma_err), .dma_err_cnt_inc_i(ev_dma_err),
+    .caps4_inj_fifos_i(8'(NumInj)), .caps4_slot_bytes_i(16'(SlotBytes)),
+    .inj_base_lo_addr_o(inj_base_lo), .inj_base_hi_addr_o(inj_base_hi), .inj_size_slots_o(inj_size),
+    .inj_tail_written_o(inj_tail_written), .inj_tail_slot_o(inj_tail), .inj_head_slot_i(inj_head),
+    .inj_ctrl_written_o(inj_ctrl_written), .inj_ctrl_enable_o(inj_enable), .inj_ctrl_reset_o(inj_reset_bit),
+    .inj_status_err_i(inj_err), .inj_status_code_i(inj_code), .inj_status_busy_i(inj_busy),
     .mem_timeout_cycles_o(mem_timeout), .mem_limit_reissues_o(mem_limit),
     .mem_reissue_cnt_inc_i(ev_mem_reissue), .mem_fail_cnt_inc_i(ev_mem_fail),
     .dup_cnt_inc_i(ev_dup), .retx_cnt_inc_i(ev_retx), .oos_cnt_inc_i(ev_oos),
@@ -243,6 +272,10 @@ module nic_top #(
   logic [ni_pkg::AmoCplBytes*8-1:0] amo_wr_tlp;
   logic [4:0] amo_wr_len;
 
+  logic [DataW-1:0] dma_cpl_tdata;
+  logic [KeepW-1:0] dma_cpl_tkeep;
+  logic dma_cpl_tlast, dma_cpl_tvalid, dma_cpl_tready;
+
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
                .NiReqId(NiReqId)) u_host_rx (
     .clk_i, .rst_ni, .node_id_i(node_id),
@@ -265,6 +298,8 @@ module nic_top #(
     .req_beat_o(req_beat), .req_beat_valid_o(req_beat_valid), .req_beat_ready_i(req_beat_ready),
     .rsp_hdr_o(rsp_hdr), .rsp_hdr_valid_o(rsp_hdr_valid), .rsp_hdr_ready_i(rsp_hdr_ready),
     .rsp_beat_o(rsp_beat), .rsp_beat_valid_o(rsp_beat_valid), .rsp_beat_ready_i(rsp_beat_ready),
+    .dma_cpl_tdata(dma_cpl_tdata), .dma_cpl_tkeep(dma_cpl_tkeep), .dma_cpl_tlast(dma_cpl_tlast),
+    .dma_cpl_tvalid(dma_cpl_tvalid), .dma_cpl_tready(dma_cpl_tready),
     .csr_valid_o(csr_valid), .csr_ready_i(csr_ready), .csr_write_o(csr_write),
     .csr_addr_o(csr_addr), .csr_wdata_o(csr_wdata), .csr_be_o(csr_be), .csr_reqid_o(csr_reqid),
     .csr_tag_o(csr_tag),
@@ -319,6 +354,43 @@ module nic_top #(
     .room_o(s_host_req_room_o), .ev_merged_o(ev_wc_merged)
   );
 
+  // DMA injection engine: its packets join the host's requests ahead of ni_retx.
+  ni_pkg::tx_hdr_t dma_hdr, mrg_hdr;
+  logic dma_hdr_valid, dma_hdr_ready, dma_beat_valid, dma_beat_ready;
+  logic [BeatW-1:0] dma_beat, mrg_beat;
+  logic mrg_hdr_valid, mrg_hdr_ready, mrg_beat_valid, mrg_beat_ready;
+  logic [63:0] dma_rd_addr;
+  logic [12:0] dma_rd_bytes;
+  logic [7:0] dma_rd_tag;
+  logic dma_rd_valid, dma_rd_ready;
+  logic inj_cnt_valid;
+  logic [4:0] inj_cnt_id;
+  logic [12:0] inj_cnt_bytes;
+  ni_dma_inj #(.DataW(DataW), .MaxPayload(MaxPayload), .NumFifos(NumInj), .SlotBytes(SlotBytes),
+               .NiReqId(NiReqId)) u_dma_inj (
+    .clk_i, .rst_ni, .node_id_i(node_id),
+    .base_i(inj_base), .size_i(inj_size), .enable_i(inj_enable), .tail_i(inj_tail),
+    .tail_we_i(inj_tail_we_q), .reset_i(inj_ctrl_we_q & inj_reset_bit),
+    .head_o(inj_head), .err_o(inj_err), .err_code_o(inj_code), .busy_o(inj_busy),
+    .rd_valid_o(dma_rd_valid), .rd_ready_i(dma_rd_ready), .rd_addr_o(dma_rd_addr),
+    .rd_bytes_o(dma_rd_bytes), .rd_tag_o(dma_rd_tag),
+    .s_cpl_tdata(dma_cpl_tdata), .s_cpl_tkeep(dma_cpl_tkeep), .s_cpl_tlast(dma_cpl_tlast),
+    .s_cpl_tvalid(dma_cpl_tvalid), .s_cpl_tready(dma_cpl_tready),
+    .out_hdr_o(dma_hdr), .out_hdr_valid_o(dma_hdr_valid), .out_hdr_ready_i(dma_hdr_ready),
+    .out_beat_o(dma_beat), .out_beat_valid_o(dma_beat_valid), .out_beat_ready_i(dma_beat_ready),
+    .inj_cnt_valid_o(inj_cnt_valid), .inj_cnt_id_o(inj_cnt_id), .inj_cnt_bytes_o(inj_cnt_bytes),
+    .ev_err_o(ev_dma_err)
+  );
+  ni_req_merge #(.DataW(DataW)) u_req_merge (
+    .clk_i, .rst_ni,
+    .in_hdr_i({dma_hdr, wc_hdr}), .in_hdr_valid_i({dma_hdr_valid, wc_hdr_valid}),
+    .in_hdr_ready_o({dma_hdr_ready, wc_hdr_ready}),
+    .in_beat_i({dma_beat, wc_beat}), .in_beat_valid_i({dma_beat_valid, wc_beat_valid}),
+    .in_beat_ready_o({dma_beat_ready, wc_beat_ready}),
+    .out_hdr_o(mrg_hdr), .out_hdr_valid_o(mrg_hdr_valid), .out_hdr_ready_i(mrg_hdr_ready),
+    .out_beat_o(mrg_beat), .out_beat_valid_o(mrg_beat_valid), .out_beat_ready_i(mrg_beat_ready)
+  );
+
   // Sequencing, copies and resends of the requests (reliable delivery).
   logic rel_valid, q_hit, q_conf, fail_valid, fail_ready;
   logic [51:0] q_back;
@@ -330,8 +402,8 @@ module nic_top #(
   logic [$clog2(RetxSlots):0] retx_used;
   ni_retx #(.DataW(DataW), .NumSlots(RetxSlots), .SlotBeats(MaxTlpBeats), .NumPeers(NumPeers)) u_retx (
     .clk_i, .rst_ni, .timeout_i(retx_timeout), .limit_i(retx_limit),
-    .in_hdr_i(wc_hdr), .in_hdr_valid_i(wc_hdr_valid), .in_hdr_ready_o(wc_hdr_ready),
-    .in_beat_i(wc_beat), .in_beat_valid_i(wc_beat_valid), .in_beat_ready_o(wc_beat_ready),
+    .in_hdr_i(mrg_hdr), .in_hdr_valid_i(mrg_hdr_valid), .in_hdr_ready_o(mrg_hdr_ready),
+    .in_beat_i(mrg_beat), .in_beat_valid_i(mrg_beat_valid), .in_beat_ready_o(mrg_beat_ready),
     .out_hdr_o(src_hdr[2]), .out_hdr_valid_o(src_hdr_valid[2]), .out_hdr_ready_i(src_hdr_ready[2]),
     .out_beat_o(src_beat[2]), .out_beat_valid_o(src_beat_valid[2]),
     .out_beat_ready_i(src_beat_ready[2]),
@@ -382,7 +454,8 @@ module nic_top #(
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
   logic unused;
-  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf};
+  // Injection counters arrive with the counter block (issue 5, next step).
+  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf, inj_cnt_valid, inj_cnt_id, inj_cnt_bytes};
 
   // Writes this NI confirmed (receiving-NI point): kept until memory confirms them,
   // issued to memory again on MEM_TIMEOUT.
@@ -412,10 +485,10 @@ module nic_top #(
   // receiving-NI confirmations), the interrupt.
   // Interrupt: a STATUS bit set by an event that INTR_MASK selects makes one pending;
   // events while it waits share it.
-  logic [11:0] status_events;
+  logic [12:0] status_events;
   logic irq_pend_q, irq_push;
   ni_pkg::own_cpl_t irq_word, own_word;
-  assign status_events = {ev_mem_fail, ev_retx_fail, ev_cpl_unexp, ev_bad_pkt, ev_nak_rx, ev_bounds_err,
+  assign status_events = {ev_dma_err, ev_mem_fail, ev_retx_fail, ev_cpl_unexp, ev_bad_pkt, ev_nak_rx, ev_bounds_err,
                           ev_memid_err, ev_crc_err, ev_unsup, ev_malformed, ev_perm, ev_win_miss};
   always_comb begin
     irq_word = '0;
@@ -446,6 +519,8 @@ module nic_top #(
     .s_axis_tuser(kept_tuser), .s_axis_tvalid(kept_tvalid), .s_axis_tready(kept_tready),
     .ur_i(ur_q), .ur_valid_i(ur_q_valid), .ur_ready_o(ur_q_ready),
     .rd_i(rdc), .rd_valid_i(rdc_valid), .rd_ready_o(rdc_rd_ready),
+    .dma_rd_addr_i(dma_rd_addr), .dma_rd_bytes_i(dma_rd_bytes), .dma_rd_tag_i(dma_rd_tag),
+    .dma_rd_valid_i(dma_rd_valid), .dma_rd_ready_o(dma_rd_ready),
     .m_axis_tdata(m_host_axis_tdata), .m_axis_tkeep(m_host_axis_tkeep),
     .m_axis_tlast(m_host_axis_tlast), .m_axis_tuser(m_host_axis_tuser),
     .m_axis_tvalid(m_host_axis_tvalid), .m_axis_tready(m_host_axis_tready)

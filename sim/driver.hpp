@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "dma.hpp"
 #include "ni_regs.hpp"
 #include "ref_ni.hpp"
 
@@ -65,6 +66,23 @@ inline void setMemId(const CsrWrite& wr, unsigned id, const MemRegion& m) {
   wr(regs::MEMID_CTRL(id), (m.valid ? regs::MEMID_CTRL_VALID_MASK : 0) | (m.read ? regs::MEMID_CTRL_PERM_R_MASK : 0) |
                                (m.write ? regs::MEMID_CTRL_PERM_W_MASK : 0) |
                                (m.atomic ? regs::MEMID_CTRL_PERM_A_MASK : 0));
+}
+
+// Injection FIFO f of the DMA engine: a ring of `slots` slots at `base` (slot-aligned)
+// in host memory, emptied (head = tail = 0) and enabled. The FIFO must be idle.
+inline void setInjFifo(const CsrWrite& wr, unsigned f, uint64_t base, uint16_t slots) {
+  wr(regs::INJ_CTRL(f), 0);
+  wr(regs::INJ_BASE_LO(f), static_cast<uint32_t>(base));
+  wr(regs::INJ_BASE_HI(f), static_cast<uint32_t>(base >> 32));
+  wr(regs::INJ_SIZE(f), slots);
+  wr(regs::INJ_TAIL(f), 0);
+  wr(regs::INJ_CTRL(f), regs::INJ_CTRL_ENABLE_MASK | regs::INJ_CTRL_RESET_MASK);
+}
+// Doorbell: the slots before `tail` are filled.
+inline void ringDoorbell(const CsrWrite& wr, unsigned f, uint16_t tail) { wr(regs::INJ_TAIL(f), tail); }
+// Drops what is queued (head := tail) and clears an error; the FIFO stays enabled.
+inline void resetInjFifo(const CsrWrite& wr, unsigned f) {
+  wr(regs::INJ_CTRL(f), regs::INJ_CTRL_ENABLE_MASK | regs::INJ_CTRL_RESET_MASK);
 }
 
 }  // namespace ni::driver

@@ -23,6 +23,9 @@ constexpr uint8_t kTehRxXlate = 0x01;    // TEH flag: receiver translates memory
 constexpr uint8_t kTehSync = 0x02;       // TEH flag: the source's sequence restarts at this PSN
 constexpr uint8_t kTehConfNi = 0x04;     // TEH flag: a DMWr the receiving NI confirms (its ACK)
 constexpr uint8_t kTehConfMem = 0x08;    // TEH flag: a DMWr the receiving memory system confirms
+constexpr uint8_t kTehDma = 0x10;        // TEH flag: a packet of the DMA engine
+constexpr uint8_t kTehRfifo = 0x20;      // TEH flag: lands in the reception FIFO the memory ID field names
+constexpr uint8_t kTehRcnt = 0x40;       // TEH flag: decrement reception counter TEH byte 21
 constexpr uint16_t kDefaultPKey = 0xFFFF;
 constexpr uint32_t kTunnelQp = 0x10;
 constexpr size_t kLrhBytes = 8, kBthBytes = 12, kTehBytes = 12, kAethBytes = 4;

@@ -109,8 +109,9 @@ class HostRxTest : public tb::VerilatedTest {
       w.rxXlate = i == 6;
       ref.setWindow(i, w);
     }
+    // Every tag but the DMA engine's (0x80-0x85) stands for a tracked remote request.
     for (unsigned t = 0; t < 256; ++t)
-      trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t),
+      if (t < 0x80 || t > 0x85) trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t),
                         0x10203u * (t + 1) & 0xFFFFFF, static_cast<uint8_t>(t % 4),
                         t % 2 ? 0x12345u * t : 0};
     genAvail = trk;
@@ -169,7 +170,7 @@ class HostRxTest : public tb::VerilatedTest {
 
   // One random TLP of a random kind, with its expected outcome queued.
   void addRandom() {
-    const unsigned kind = rng()() % 16;
+    const unsigned kind = rng()() % 17;
     const uint16_t req = static_cast<uint16_t>(rng()() % 4 ? 0 : r8());
     const uint8_t tag = r8();
     switch (kind) {
@@ -251,7 +252,7 @@ class HostRxTest : public tb::VerilatedTest {
         uint8_t t8 = r8();
         if (!wrongId) {
           do t8 = r8();
-          while (genAvail.count(t8));
+          while (genAvail.count(t8) || (t8 >= 0x80 && t8 <= 0x85));  // 0x80-0x85: the DMA engine's
         }
         const Tlp t = makeCplD(0, wrongId ? 0x0300 : kNiReqId, t8, 0, randomData(8));
         send(encodeTlp(t), Ev::CplUnexp);
@@ -340,6 +341,14 @@ class HostRxTest : public tb::VerilatedTest {
         send(b, bad ? Ev::Malformed : Ev::None);
         break;
       }
+      case 16: {  // a completion of the DMA engine's read (tags 0x80-0x85): to its port whole
+        const uint8_t t8 = static_cast<uint8_t>(0x80 + rng()() % 6);
+        const Tlp t = rng()() % 8 ? makeCplD(0, kNiReqId, t8, 0, randomData(4 * (1 + rng()() % 64)))
+                                  : makeCpl(0, kNiReqId, t8, CplStatus::UR, 64, 0);
+        send(encodeTlp(t), Ev::None);
+        dmaExpect.push_back(encodeTlp(t));
+        break;
+      }
       case 15: {  // refused DMWr: UR (multicast window, register space, no window, read-only window)
         const unsigned how = rng()() % 4;
         const uint64_t a = how == 0 ? addrIn(4, 16) : how == 1 ? kCsrBase + 16 : how == 2 ? kApertureBase + 0x4000000
@@ -418,6 +427,8 @@ class HostRxTest : public tb::VerilatedTest {
     std::vector<std::pair<uint8_t, bool>> memConfGot;
     std::vector<uint64_t> backGot;
     std::vector<Ev> evGot;
+    std::vector<Bytes> dmaGot;
+    Bytes dmaCur;
     auto coin = [&] { return std::uniform_real_distribution<>(0, 1)(rng()) >= stall; };
     for (uint64_t c = 0; c < 400000 && !(src.empty() && reqCh.got.size() == reqExpect.size() &&
                                           rspCh.got.size() == rspExpect.size()); ++c) {
@@ -434,6 +445,7 @@ class HostRxTest : public tb::VerilatedTest {
       m.rsp_beat_ready_i = coin();
       m.csr_ready_i = coin();
       m.ur_ready_i = coin();
+      m.dma_cpl_tready = coin();
       dut->eval();
       answerLookups();
       dut->eval();
@@ -450,6 +462,11 @@ class HostRxTest : public tb::VerilatedTest {
       }
       if (m.req_beat_valid_o && m.req_beat_ready_i) reqCh.beat(m.req_beat_o, &reqHdrs);
       if (m.rsp_beat_valid_o && m.rsp_beat_ready_i) rspCh.beat(m.rsp_beat_o, &rspHdrs);
+      if (m.dma_cpl_tvalid && m.dma_cpl_tready) {
+        for (unsigned j = 0; j < kBpb; ++j)
+          if (m.dma_cpl_tkeep >> j & 1) dmaCur.push_back(static_cast<uint8_t>(m.dma_cpl_tdata >> (8 * j)));
+        if (m.dma_cpl_tlast) dmaGot.push_back(std::move(dmaCur)), dmaCur.clear();
+      }
       if (m.csr_valid_o && m.csr_ready_i)
         csrGot.push_back(Csr{bool(m.csr_write_o), m.csr_addr_o, m.csr_wdata_o, m.csr_be_o, m.csr_reqid_o, m.csr_tag_o});
       if (m.ur_valid_o && m.ur_ready_i) urGot.push_back(tb::unpackOwnCpl(m.ur_o));
@@ -486,6 +503,7 @@ class HostRxTest : public tb::VerilatedTest {
       EXPECT_EQ(rspCh.got[i].tlp, rspExpect[i].tlp) << "response TLP " << i;
       EXPECT_FALSE(rspCh.got[i].bad);
     }
+    EXPECT_EQ(dmaGot, dmaExpect) << "the DMA engine's completions, whole and in order, seed " << seed();
     ASSERT_EQ(csrGot.size(), csrExpect.size());
     for (size_t i = 0; i < csrExpect.size(); ++i) EXPECT_TRUE(csrGot[i] == csrExpect[i]) << "CSR access " << i;
     ASSERT_EQ(urGot.size(), urExpect.size());
@@ -519,6 +537,7 @@ class HostRxTest : public tb::VerilatedTest {
   std::vector<std::pair<uint8_t, bool>> memConfExpect;  // memory's answers to NI-confirmed writes: tag, SC
   std::vector<uint64_t> backExpect;
   std::vector<Ev> evExpect;
+  std::vector<Bytes> dmaExpect;  // completions of the DMA engine's reads
   std::vector<AmoRecord> amoExpect, amoGot;
 };
 

@@ -1,0 +1,816 @@
+// SPDX-License-Identifier: Apache-2.0
+// DMA injection engine: descriptor-slot rings (injection FIFOs) in host memory.
+// Reads descriptors and the message data written inline in the slots after them
+// in the same reads, and turns each message into tunneled MWr packets (memory-FIFO
+// sends and direct puts) for the request path. Design: docs/architecture.md#dma-engine,
+// formats: docs/formats.md#dma-descriptors.
+`default_nettype none
+`include "ni_assert.svh"
+
+module ni_dma_inj #(
+  parameter int unsigned DataW = 64,
+  parameter int unsigned MaxPayload = 256,  // largest read and TLP payload, bytes
+  parameter int unsigned NumFifos = 8,
+  parameter int unsigned SlotBytes = 64,    // power of two, 64 .. MaxPayload
+  parameter int unsigned BatchSlots = 32,   // slots served from one FIFO before the next gets a turn
+  parameter logic [15:0] NiReqId = 16'h0100,
+  localparam int unsigned Bpb = DataW / 8,
+  localparam int unsigned KeepW = Bpb,
+  localparam int unsigned BeatW = DataW + KeepW + 2,  // {bad, last, keep, data}
+  localparam int unsigned FifoW = $clog2(NumFifos)
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic [15:0] node_id_i,
+  // Ring registers (INJ_*). tail_we_i: a doorbell; reset_i: discard what is queued.
+  input  logic [NumFifos-1:0][63:0] base_i,
+  input  logic [NumFifos-1:0][15:0] size_i,   // slots
+  input  logic [NumFifos-1:0] enable_i,
+  input  logic [NumFifos-1:0][15:0] tail_i,
+  input  logic [NumFifos-1:0] tail_we_i,
+  input  logic [NumFifos-1:0] reset_i,
+  output logic [NumFifos-1:0][15:0] head_o,
+  output logic [NumFifos-1:0] err_o,
+  output logic [NumFifos-1:0][3:0] err_code_o,
+  output logic [NumFifos-1:0] busy_o,         // the engine is serving this FIFO
+  // Reads of host memory (ni_host_tx makes the MRd; tag 0x80 | region).
+  output logic rd_valid_o,
+  input  logic rd_ready_i,
+  output logic [63:0] rd_addr_o,
+  output logic [12:0] rd_bytes_o,
+  output logic [7:0] rd_tag_o,
+  // Their completions (whole TLPs, byte 0 in lane 0).
+  input  logic [DataW-1:0] s_cpl_tdata,
+  input  logic [KeepW-1:0] s_cpl_tkeep,  // not needed: the Length field says where data ends
+  input  logic s_cpl_tlast,
+  input  logic s_cpl_tvalid,
+  output logic s_cpl_tready,
+  // Packets toward the request path (ni_retx): header record, then the TLP's beats.
+  output ni_pkg::tx_hdr_t out_hdr_o,
+  output logic out_hdr_valid_o,
+  input  logic out_hdr_ready_i,
+  output logic [BeatW-1:0] out_beat_o,
+  output logic out_beat_valid_o,
+  input  logic out_beat_ready_i,
+  // Injection counter: decrement by the data bytes of a packet that left.
+  output logic inj_cnt_valid_o,
+  output logic [4:0] inj_cnt_id_o,
+  output logic [12:0] inj_cnt_bytes_o,
+  output logic ev_err_o   // a FIFO stopped in error
+);
+  // ------------------------------------------------------------ sizes
+  localparam int unsigned NumSReg = 4;           // regions for ring slots
+  localparam int unsigned NumDReg = 2;           // regions for data read from memory
+  localparam int unsigned NumReg = NumSReg + NumDReg;
+  localparam int unsigned RegBeats = MaxPayload / Bpb;
+  localparam int unsigned RegSlots = MaxPayload / SlotBytes;
+  localparam int unsigned SlotBeats = SlotBytes / Bpb;
+  localparam int unsigned DescBeats = 64 / Bpb;
+  localparam int unsigned RamW = $clog2(NumReg * RegBeats);
+  localparam int unsigned RbW = $clog2(RegBeats + 1);
+  localparam int unsigned SbW = $clog2(SlotBeats + 1);
+  localparam int unsigned RsW = $clog2(RegSlots + 1);
+  localparam int unsigned CplSkip = 12 % Bpb;    // completion data starts at TLP byte 12
+  localparam int unsigned CplHdrBeats = 12 / Bpb;
+  localparam int unsigned TagBeat = 10 / Bpb;    // beat holding the completion's tag
+
+  localparam logic [7:0] OpSend = 8'd1;   // memory-FIFO send
+  localparam logic [7:0] OpPut = 8'd2;    // direct put
+  localparam logic [3:0] ErrOp = 4'd1, ErrCount = 4'd2, ErrLen = 4'd3, ErrAlign = 4'd4,
+                         ErrMem = 4'd5, ErrTail = 4'd6;
+
+  // ------------------------------------------------------------ ring state
+  logic [NumFifos-1:0][15:0] head_q, head_d, tail_q, tail_d;
+  logic [NumFifos-1:0] err_q, err_d, rst_pend_q, rst_pend_d;
+  logic [NumFifos-1:0][3:0] code_q, code_d;
+  logic [NumFifos-1:0] has_work;
+
+  // (a - b) mod size for a, b < size.
+  function automatic logic [15:0] ring_dist(input logic [15:0] a, input logic [15:0] b,
+                                            input logic [15:0] size);
+    ring_dist = (a >= b) ? a - b : a + size - b;
+  endfunction
+  function automatic logic [15:0] ring_add(input logic [15:0] a, input logic [15:0] n,
+                                           input logic [15:0] size);
+    logic [16:0] s;
+    s = {1'b0, a} + {1'b0, n};
+    ring_add = (s >= {1'b0, size}) ? 16'(s - {1'b0, size}) : s[15:0];
+  endfunction
+
+  // ------------------------------------------------------------ region buffer
+  // Each read lands in a region of MaxPayload bytes, data from lane 0 of its first
+  // beat. Slot regions are used (and freed) in the order they were read, data
+  // regions likewise; a beat may be read as soon as it is written (cut-through).
+  logic [DataW-1:0] ram_q [NumReg * RegBeats];
+  logic ram_we;
+  logic [RamW-1:0] ram_waddr, ram_raddr;
+  logic [DataW-1:0] ram_wdata, ram_rdata;
+  always_ff @(posedge clk_i) begin
+    if (ram_we) ram_q[ram_waddr] <= ram_wdata;
+  end
+  assign ram_rdata = ram_q[ram_raddr];
+
+  logic [NumReg-1:0][12:0] rq_bytes_q, rq_bytes_d;   // bytes asked for
+  logic [NumReg-1:0][12:0] got_bytes_q, got_bytes_d; // bytes arrived (whole completions)
+  logic [NumReg-1:0][RbW-1:0] wbeats_q, wbeats_d;    // beats written
+  logic [NumReg-1:0] rerr_q, rerr_d;                 // a completion with an error status
+  logic [NumSReg-1:0][RsW-1:0] nslots_q, nslots_d;   // slots a slot region holds
+  logic [NumReg-1:0] rdone;
+  for (genvar r = 0; r < NumReg; r++) begin : gen_done
+    assign rdone[r] = rerr_q[r] || got_bytes_q[r] == rq_bytes_q[r];
+  end
+
+  logic [1:0] s_alloc_q, s_alloc_d, s_head_q, s_head_d;
+  logic [2:0] s_cnt_q, s_cnt_d;
+  logic d_alloc_q, d_alloc_d, d_head_q, d_head_d;
+  logic [1:0] d_cnt_q, d_cnt_d;
+
+  // ------------------------------------------------------------ completion intake
+  logic [7:0] c_beat_q, c_beat_d;
+  logic [2:0] c_reg_q, c_reg_d, c_reg;
+  logic [2:0] c_status_q, c_status_d;
+  logic [12:0] c_len_q, c_len_d, c_len;       // data bytes of this completion
+  logic [DataW-1:0] c_prev_q, c_prev_d;
+  logic c_flush_q, c_flush_d;
+  logic [RbW-1:0] c_wb_q, c_wb_d;             // beat of the region the next write goes to
+  logic [7:0] c_tag;
+  logic [2:0] c_status;
+  logic c_take;
+
+  assign c_tag = (c_beat_q == 8'(TagBeat)) ? s_cpl_tdata[(10 % Bpb) * 8 +: 8] : {5'h10, c_reg_q};
+  assign c_reg = (c_beat_q == 8'(TagBeat)) ? c_tag[2:0] : c_reg_q;
+  assign c_status = (c_beat_q == 8'd0) ? s_cpl_tdata[6 * 8 + 5 +: 3] : c_status_q;
+  // Length 0 with data is 1024 DW.
+  assign c_len = (c_beat_q != 8'd0) ? c_len_q :
+                 {s_cpl_tdata[2 * 8 +: 2] == 2'b00 && s_cpl_tdata[3 * 8 +: 8] == 8'h00 &&
+                  s_cpl_tdata[0 +: 8] == ni_pkg::TLP_CPLD,
+                  s_cpl_tdata[2 * 8 +: 2], s_cpl_tdata[3 * 8 +: 8], 2'b00};
+  assign s_cpl_tready = !c_flush_q;
+  assign c_take = s_cpl_tvalid && s_cpl_tready;
+
+  // ------------------------------------------------------------ parser state
+  typedef enum logic [3:0] {
+    PIdle, PDesc, PCheck, PHdr, PBeats, PEnd, PNext, PErr, PDrain
+  } pstate_e;
+  pstate_e ps_q, ps_d;
+  logic [FifoW-1:0] act_q, act_d, rr_q, rr_d;
+  logic [15:0] fptr_q, fptr_d;          // next slot of the active FIFO to read
+  logic [15:0] bstart_q, bstart_d;      // slot where this FIFO's turn started
+  logic [RsW-1:0] ps_slot_q, ps_slot_d; // parse position in the head slot region
+  logic [SbW-1:0] ps_beat_q, ps_beat_d;
+  logic [511:0] desc_q, desc_d;
+  logic [3:0] dbeat_q, dbeat_d;
+  logic [7:0] dslots_q, dslots_d;       // slots of this descriptor passed
+  logic [31:0] po_q, po_d;              // offset of the packet being sent
+  logic [31:0] dfo_q, dfo_d;            // offset of the next data read
+  logic [RbW-1:0] db_q, db_d;           // beat in the head data region
+  logic [9:0] ob_q, ob_d;               // beat of the packet being sent
+  logic [DataW-1:0] prev_q, prev_d;     // data beat before the current one
+  logic [3:0] perr_q, perr_d;           // error code going to PErr
+  logic stomp_q, stomp_d;               // a read failed under a packet under way: end it stomped
+  logic hdr_pend_q, hdr_pend_d;         // the packet's header is offered (with its first beats)
+
+  // Descriptor fields (docs/formats.md#dma-descriptors), little-endian.
+  logic [7:0] d_op, d_flags, d_slots, d_icnt, d_rcnt;
+  logic [15:0] d_dest, d_qid;
+  logic [31:0] d_len, d_tag;
+  logic [63:0] d_src, d_dst;
+  logic d_inline, d_use_icnt, d_use_rcnt;
+  assign d_op = desc_q[0 +: 8];
+  assign d_flags = desc_q[8 +: 8];
+  assign d_slots = desc_q[16 +: 8];
+  assign d_icnt = desc_q[24 +: 8];
+  assign d_dest = desc_q[32 +: 16];
+  assign d_qid = desc_q[48 +: 16];
+  assign d_len = desc_q[64 +: 32];
+  assign d_rcnt = desc_q[96 +: 8];
+  assign d_src = desc_q[128 +: 64];
+  assign d_dst = desc_q[192 +: 64];
+  assign d_tag = desc_q[256 +: 32];
+  assign d_inline = d_flags[0];
+  assign d_use_icnt = d_flags[1];
+  assign d_use_rcnt = d_flags[2];
+
+  // Bytes of the packet (or read) at message offset off: up to MaxPayload, never
+  // across a 4 KiB page of the destination or of the source read; a memory-FIFO
+  // packet carries 64 bytes less than MaxPayload (its 16-byte entry header rides in
+  // the payload, and every packet's data starts on a 64-byte boundary of the message).
+  function automatic logic [12:0] chunk_at(input logic [31:0] off, input logic is_put,
+                                           input logic inl, input logic [11:0] src,
+                                           input logic [11:0] dst, input logic [31:0] len);
+    logic [12:0] lim, pg;
+    logic [31:0] rest;
+    logic [11:0] a;
+    lim = is_put ? 13'(MaxPayload) : 13'(MaxPayload - 64);
+    if (is_put) begin
+      a = dst + off[11:0];
+      pg = 13'd4096 - {1'b0, a};
+      if (pg < lim) lim = pg;
+    end
+    if (!inl) begin
+      a = src + off[11:0];
+      pg = 13'd4096 - {1'b0, a};
+      if (pg < lim) lim = pg;
+    end
+    rest = len - off;
+    chunk_at = (rest < 32'(lim)) ? rest[12:0] : lim;
+  endfunction
+
+  logic is_put, is_send;
+  logic [12:0] chunk, dchunk;
+  assign is_put = d_op == OpPut;
+  assign is_send = d_op == OpSend;
+  assign chunk = chunk_at(po_q, is_put, d_inline, d_src[11:0], d_dst[11:0], d_len);
+  assign dchunk = chunk_at(dfo_q, is_put, d_inline, d_src[11:0], d_dst[11:0], d_len);
+
+  // ------------------------------------------------------------ fetch (reads)
+  logic [15:0] a_size, a_tail, a_head, filled, to_tail, to_end, fetched;
+  logic [63:0] a_base;
+  logic serving, s_want, d_want, s_issue, d_issue;
+  logic [RsW-1:0] s_nslots;
+  assign a_size = size_i[act_q];
+  assign a_tail = tail_q[act_q];
+  assign a_head = head_q[act_q];
+  assign a_base = base_i[act_q];
+  assign filled = ring_dist(a_tail, a_head, a_size);
+  assign to_tail = ring_dist(a_tail, fptr_q, a_size);
+  assign to_end = a_size - fptr_q;
+  assign fetched = ring_dist(fptr_q, bstart_q, a_size);
+  assign serving = ps_q == PDesc || ps_q == PCheck || ps_q == PHdr || ps_q == PBeats ||
+                   ps_q == PEnd || ps_q == PNext;
+  // Slots of the next read: up to the tail, the ring's end, a region, a 4 KiB page.
+  logic [63:0] s_addr;
+  logic [12:0] to_page;
+  assign s_addr = a_base + 64'(fptr_q) * 64'(SlotBytes);
+  assign to_page = 13'd4096 - {1'b0, s_addr[11:0]};
+  always_comb begin
+    logic [15:0] n;
+    n = to_tail;
+    if (to_end < n) n = to_end;
+    if (16'(RegSlots) < n) n = 16'(RegSlots);
+    if (16'(to_page) / 16'(SlotBytes) < n) n = 16'(to_page) / 16'(SlotBytes);
+    s_nslots = RsW'(n);
+  end
+  // Read ahead within this FIFO's turn; past it only when the parser has nothing left.
+  assign s_want = serving && to_tail != 16'd0 && s_cnt_q < 3'(NumSReg) &&
+                  (fetched < 16'(BatchSlots) || s_cnt_q == 3'd0);
+  logic dmsg_q, dmsg_d;                 // the message's data is read from memory
+  assign d_want = dmsg_q && dfo_q != d_len && d_cnt_q < 2'(NumDReg);
+  // A read takes its region when it enters the request register; it leaves from there
+  // unchanged however long the host port makes it wait.
+  logic rd_valid_q, rd_load;
+  logic [63:0] rd_addr_q, rd_addr_d;
+  logic [12:0] rd_bytes_q, rd_bytes_d;
+  logic [7:0] rd_tag_q, rd_tag_d;
+  assign rd_load = !rd_valid_q || rd_ready_i;
+  assign d_issue = d_want && rd_load;
+  assign s_issue = s_want && !d_want && rd_load;
+  assign rd_addr_d = d_want ? d_src + 64'(dfo_q) : s_addr;
+  assign rd_bytes_d = d_want ? dchunk : 13'(s_nslots) * 13'(SlotBytes);
+  assign rd_tag_d = d_want ? {5'h10, 3'(NumSReg) + {2'b0, d_alloc_q}} : {5'h10, 1'b0, s_alloc_q};
+  assign rd_valid_o = rd_valid_q;
+  assign rd_addr_o = rd_addr_q;
+  assign rd_bytes_o = rd_bytes_q;
+  assign rd_tag_o = rd_tag_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rd_valid_q <= 1'b0;
+      rd_addr_q <= '0;
+      rd_bytes_q <= '0;
+      rd_tag_q <= '0;
+    end else if (rd_load) begin
+      rd_valid_q <= d_issue || s_issue;
+      rd_addr_q <= rd_addr_d;
+      rd_bytes_q <= rd_bytes_d;
+      rd_tag_q <= rd_tag_d;
+    end
+  end
+
+  // ------------------------------------------------------------ parser reads
+  logic [2:0] s_reg, d_reg;
+  logic [RbW-1:0] s_rbeat;
+  logic s_avail, s_bad, d_avail, d_bad, s_slot_ok;
+  assign s_reg = {1'b0, s_head_q};
+  assign d_reg = 3'(NumSReg) + {2'b0, d_head_q};
+  assign s_rbeat = RbW'(ps_slot_q) * RbW'(SlotBeats) + RbW'(ps_beat_q);
+  assign s_avail = s_cnt_q != 3'd0 && s_rbeat < wbeats_q[s_reg];
+  assign s_bad = s_cnt_q != 3'd0 && rerr_q[s_reg];
+  // The parse position may move to the next slot: a region is left only once its
+  // reads have all arrived (its slots may be skipped before they are written).
+  assign s_slot_ok = s_cnt_q != 3'd0 && (ps_slot_q + RsW'(1) != nslots_q[s_head_q] || rdone[s_reg]);
+  assign d_avail = d_cnt_q != 2'd0 && db_q < wbeats_q[d_reg];
+  assign d_bad = d_cnt_q != 2'd0 && rerr_q[d_reg];
+
+  // The packet: its bytes are hdr_bytes of header (TLP header, entry header) then data.
+  logic [255:0] hb;
+  logic [5:0] hdr_bytes;
+  logic [13:0] pkt_bytes;
+  logic [9:0] pkt_beats, src_beats, q_beats;
+  logic [9:0] len_dw;
+  logic [63:0] tlp_addr;
+  assign hdr_bytes = is_send ? 6'd32 : 6'd16;
+  assign pkt_bytes = 14'(hdr_bytes) + 14'(chunk);
+  assign pkt_beats = 10'((pkt_bytes + 14'(Bpb - 1)) / 14'(Bpb));
+  assign src_beats = 10'((14'(chunk) + 14'(Bpb - 1)) / 14'(Bpb));
+  assign q_beats = is_send ? 10'(32 / Bpb) : 10'(16 / Bpb);  // header-only beats
+  assign len_dw = 10'((14'(chunk) + (is_send ? 14'd16 : 14'd0)) >> 2);
+  assign tlp_addr = is_put ? d_dst + 64'(po_q) : 64'h0;
+  always_comb begin
+    hb = '0;
+    hb[0 * 8 +: 8] = ni_pkg::TLP_MWR64;
+    hb[2 * 8 +: 8] = {6'h0, len_dw[9:8]};
+    hb[3 * 8 +: 8] = len_dw[7:0];
+    hb[4 * 8 +: 8] = NiReqId[15:8];
+    hb[5 * 8 +: 8] = NiReqId[7:0];
+    hb[7 * 8 +: 8] = (len_dw == 10'd1) ? 8'h0F : 8'hFF;
+    for (int k = 0; k < 8; k++) hb[(8 + k) * 8 +: 8] = tlp_addr[(7 - k) * 8 +: 8];
+    hb[15 * 8 +: 2] = 2'b00;
+    // Entry header of a memory-FIFO packet (lands in the reception FIFO as is).
+    hb[16 * 8 +: 16] = node_id_i;
+    hb[18 * 8 +: 16] = 16'(chunk);
+    hb[20 * 8 +: 32] = d_len;
+    hb[24 * 8 +: 32] = po_q;
+    hb[28 * 8 +: 32] = d_tag;
+  end
+
+  always_comb begin
+    logic [7:0] flags;
+    logic [10:0] words;
+    flags = ni_pkg::TEH_DMA | (is_put ? ni_pkg::TEH_RX_XLATE : ni_pkg::TEH_RFIFO) |
+            (d_use_rcnt ? ni_pkg::TEH_RCNT : 8'h00);
+    words = 11'((14'(ni_pkg::FabHdrBytes) + pkt_bytes + 14'd4) >> 2);
+    out_hdr_o = '0;
+    out_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, d_dest, node_id_i, words,
+                                         24'h0, flags, d_qid, 8'h0);
+    out_hdr_o.bytes[21 * 8 +: 8] = d_use_rcnt ? d_rcnt : 8'h00;
+    out_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
+    out_hdr_o.has_payload = 1'b1;
+    out_hdr_o.vc = 1'b0;
+    out_hdr_o.stamp_psn = 1'b1;
+  end
+  assign out_hdr_valid_o = ps_q == PBeats && hdr_pend_q;
+
+  // Output beat ob_q: header bytes, then data shifted up by hdr_bytes % Bpb lanes.
+  logic need_src, src_avail, src_bad, last_beat;
+  logic [DataW-1:0] src_beat, hdr_beat, obeat;
+  logic [KeepW-1:0] okeep;
+  logic [9:0] sidx;
+  logic [7:0] shift;  // lanes the data moves up
+  assign shift = is_send ? 8'(32 % Bpb) : 8'(16 % Bpb);
+  assign sidx = ob_q - q_beats;
+  assign need_src = ob_q + 10'd1 > q_beats && sidx < src_beats;  // ob_q >= q_beats
+  assign src_avail = d_inline ? s_avail : d_avail;
+  assign src_bad = d_inline ? s_bad : d_bad;
+  assign src_beat = ram_rdata;
+  assign last_beat = ob_q == pkt_beats - 10'd1;
+  always_comb begin
+    hdr_beat = '0;
+    for (int l = 0; l < Bpb; l++) begin
+      if (32'(ob_q) * Bpb + l < 32'(hdr_bytes)) hdr_beat[l * 8 +: 8] = hb[(32'(ob_q) * Bpb + l) * 8 +: 8];
+    end
+    obeat = hdr_beat;
+    if (ob_q + 10'd1 > q_beats) begin
+      if (need_src) obeat = obeat | (src_beat << (8 * shift));
+      if (ob_q > q_beats && shift != 0) obeat = obeat | (prev_q >> (8 * (32'(Bpb) - 32'(shift))));
+    end
+    okeep = '1;
+    if (last_beat && pkt_bytes % 14'(Bpb) != 14'd0) begin
+      for (int l = 0; l < Bpb; l++) okeep[l] = 14'(l) < pkt_bytes % 14'(Bpb);
+    end
+  end
+  assign out_beat_o = {stomp_q && last_beat, last_beat, okeep, obeat};
+  assign out_beat_valid_o = ps_q == PBeats && (stomp_q || !need_src || src_avail);
+
+  always_comb begin
+    ram_raddr = RamW'(s_reg) * RamW'(RegBeats) + RamW'(s_rbeat);
+    if (ps_q == PBeats && !d_inline) ram_raddr = RamW'(d_reg) * RamW'(RegBeats) + RamW'(db_q);
+  end
+
+  // ------------------------------------------------------------ next state
+  logic s_adv_slot, s_adv_beat;   // parse position: next slot / next beat
+  logic ev_err;
+  logic [15:0] desc_end;
+
+  always_comb begin
+    logic [FifoW-1:0] f;
+    logic found;
+    found = 1'b0;
+    f = rr_q;
+    head_d = head_q;
+    tail_d = tail_q;
+    err_d = err_q;
+    code_d = code_q;
+    rst_pend_d = rst_pend_q | reset_i;
+    ps_d = ps_q;
+    act_d = act_q;
+    rr_d = rr_q;
+    fptr_d = fptr_q;
+    bstart_d = bstart_q;
+    ps_slot_d = ps_slot_q;
+    ps_beat_d = ps_beat_q;
+    desc_d = desc_q;
+    dbeat_d = dbeat_q;
+    dslots_d = dslots_q;
+    po_d = po_q;
+    dfo_d = dfo_q;
+    db_d = db_q;
+    ob_d = ob_q;
+    prev_d = prev_q;
+    perr_d = perr_q;
+    stomp_d = stomp_q;
+    hdr_pend_d = hdr_pend_q;
+    dmsg_d = dmsg_q;
+    rq_bytes_d = rq_bytes_q;
+    got_bytes_d = got_bytes_q;
+    wbeats_d = wbeats_q;
+    rerr_d = rerr_q;
+    nslots_d = nslots_q;
+    s_alloc_d = s_alloc_q;
+    s_head_d = s_head_q;
+    s_cnt_d = s_cnt_q;
+    d_alloc_d = d_alloc_q;
+    d_head_d = d_head_q;
+    d_cnt_d = d_cnt_q;
+    s_adv_slot = 1'b0;
+    s_adv_beat = 1'b0;
+    ev_err = 1'b0;
+    inj_cnt_valid_o = 1'b0;
+    inj_cnt_id_o = d_icnt[4:0];
+    inj_cnt_bytes_o = chunk;
+    desc_end = ring_add(a_head, 16'(d_slots), a_size);
+
+    // Doorbells: a tail outside the ring stops the FIFO and is not taken.
+    for (int i = 0; i < NumFifos; i++) begin
+      if (tail_we_i[i]) begin
+        if (tail_i[i] >= size_i[i]) begin
+          err_d[i] = 1'b1;
+          code_d[i] = ErrTail;
+          ev_err = 1'b1;
+        end else begin
+          tail_d[i] = tail_i[i];
+        end
+      end
+    end
+    // A reset applies once the engine is not serving that FIFO.
+    for (int i = 0; i < NumFifos; i++) begin
+      if (rst_pend_d[i] && !busy_o[i]) begin
+        rst_pend_d[i] = 1'b0;
+        head_d[i] = tail_d[i];
+        err_d[i] = 1'b0;
+        code_d[i] = 4'd0;
+      end
+    end
+
+    // Reads issued.
+    if (s_issue) begin
+      rq_bytes_d[{1'b0, s_alloc_q}] = rd_bytes_d;
+      got_bytes_d[{1'b0, s_alloc_q}] = '0;
+      wbeats_d[{1'b0, s_alloc_q}] = '0;
+      rerr_d[{1'b0, s_alloc_q}] = 1'b0;
+      nslots_d[s_alloc_q] = s_nslots;
+      s_alloc_d = s_alloc_q + 2'd1;
+      fptr_d = ring_add(fptr_q, 16'(s_nslots), a_size);
+    end
+    if (d_issue) begin
+      rq_bytes_d[3'(NumSReg) + {2'b0, d_alloc_q}] = dchunk;
+      got_bytes_d[3'(NumSReg) + {2'b0, d_alloc_q}] = '0;
+      wbeats_d[3'(NumSReg) + {2'b0, d_alloc_q}] = '0;
+      rerr_d[3'(NumSReg) + {2'b0, d_alloc_q}] = 1'b0;
+      d_alloc_d = d_alloc_q + 1'b1;
+      dfo_d = dfo_q + 32'(dchunk);
+    end
+
+    // Completions: the data of beat j (after the 12 header bytes) goes to region beat
+    // j - CplHdrBeats - 1, made of this beat's low lanes and the previous beat's high
+    // lanes; what is left in the last beat is written in one more cycle.
+    if (c_flush_q) begin
+      wbeats_d[c_reg_q] = wbeats_d[c_reg_q] + RbW'(1);
+    end
+    if (c_take) begin
+      if (32'(c_beat_q) > CplHdrBeats) wbeats_d[c_reg] = wbeats_d[c_reg] + RbW'(1);
+      if (s_cpl_tlast) begin
+        got_bytes_d[c_reg] = got_bytes_q[c_reg] + c_len;
+        if (c_status != ni_pkg::CPL_SC) rerr_d[c_reg] = 1'b1;
+      end
+    end
+
+    // Parser.
+    unique case (ps_q)
+      PIdle: begin
+        // Round robin from the FIFO after the last one served.
+        for (int k = 0; k < NumFifos; k++) begin
+          if (!found && has_work[FifoW'(32'(rr_q) + k)]) begin
+            found = 1'b1;
+            f = FifoW'(32'(rr_q) + k);
+          end
+        end
+        if (found) begin
+          act_d = f;
+          rr_d = f + FifoW'(1);
+          fptr_d = head_q[f];
+          bstart_d = head_q[f];
+          ps_slot_d = '0;
+          ps_beat_d = '0;
+          dbeat_d = '0;
+          ps_d = PDesc;
+        end
+      end
+      PDesc: begin
+        if (s_bad && rdone[s_reg]) begin
+          perr_d = ErrMem;
+          ps_d = PErr;
+        end else if (s_avail) begin
+          desc_d[32'(dbeat_q) * DataW +: DataW] = ram_rdata;
+          dbeat_d = dbeat_q + 4'd1;
+          s_adv_beat = 1'b1;
+          if (32'(dbeat_q) == DescBeats - 1) ps_d = PCheck;
+        end
+      end
+      PCheck: begin
+        // The descriptor's slot is passed; inline data starts at the next one.
+        dslots_d = 8'd1;
+        po_d = '0;
+        dfo_d = '0;
+        db_d = '0;
+        ob_d = '0;
+        if (!is_put && !is_send) begin
+          perr_d = ErrOp;
+          ps_d = PErr;
+        end else if (d_slots == 8'd0 || 16'(d_slots) > filled) begin
+          perr_d = ErrCount;
+          ps_d = PErr;
+        end else if (d_len == 32'd0 || d_len[1:0] != 2'b00 ||
+                     (d_inline ? d_len > (32'(d_slots) - 32'd1) * SlotBytes : d_slots != 8'd1)) begin
+          perr_d = ErrLen;
+          ps_d = PErr;
+        end else if ((!d_inline && d_src[5:0] != 6'd0) || (is_put && d_dst[5:0] != 6'd0)) begin
+          perr_d = ErrAlign;
+          ps_d = PErr;
+        end else if (ps_beat_q == '0 || s_slot_ok) begin
+          s_adv_slot = ps_beat_q != '0;
+          dmsg_d = !d_inline;
+          ps_d = PHdr;
+        end
+      end
+      PHdr: begin
+        // Data from memory: the header waits for the packet's first data beat, so a
+        // refused read (a completion without data) stops the FIFO before the packet starts.
+        if (!d_inline && d_bad && rdone[d_reg]) begin
+          perr_d = ErrMem;
+          ps_d = PErr;
+        end else if (d_inline || (d_avail && !d_bad)) begin
+          ob_d = '0;
+          hdr_pend_d = 1'b1;
+          ps_d = PBeats;
+        end
+      end
+      PBeats: begin
+        // The header and the first beats are offered together (ni_retx takes a packet's
+        // header with its first beat); a beat never passes before its header.
+        if (out_hdr_valid_o && out_hdr_ready_i) hdr_pend_d = 1'b0;
+        if (!stomp_q && need_src && src_bad && (d_inline ? rdone[s_reg] : rdone[d_reg])) begin
+          stomp_d = 1'b1;  // the rest of the packet goes out as filler, its ICRC stomped
+        end else if (out_beat_valid_o && out_beat_ready_i) begin
+          ob_d = ob_q + 10'd1;
+          if (stomp_q) begin
+            if (last_beat) begin
+              stomp_d = 1'b0;
+              perr_d = ErrMem;
+              ps_d = PErr;
+            end
+          end else if (need_src) begin
+            prev_d = src_beat;
+            if (d_inline) s_adv_beat = 1'b1;
+            else db_d = db_q + RbW'(1);
+          end
+          if (last_beat && !stomp_q) begin
+            inj_cnt_valid_o = d_use_icnt;
+            po_d = po_q + 32'(chunk);
+            if (!d_inline) begin
+              // The packet's data region is used up.
+              d_head_d = d_head_q + 1'b1;
+              d_cnt_d = d_cnt_d - 2'd1;
+              db_d = '0;
+            end
+            ps_d = (po_q + 32'(chunk) == d_len) ? PEnd : PHdr;
+          end
+        end
+      end
+      PEnd: begin
+        // Skip to the slot after the descriptor's last one, a slot per cycle.
+        dmsg_d = 1'b0;
+        if (ps_beat_q != '0 || dslots_q != d_slots) begin
+          if (s_slot_ok) begin
+            s_adv_slot = 1'b1;
+            dslots_d = dslots_q + 8'd1;
+          end
+        end else begin
+          head_d[act_q] = desc_end;
+          ps_d = PNext;
+        end
+      end
+      PNext: begin
+        if (err_q[act_q] || !enable_i[act_q] || rst_pend_q[act_q] || head_q[act_q] == tail_q[act_q]) begin
+          ps_d = PDrain;
+        end else if (fetched >= 16'(BatchSlots) && |(has_work & ~(NumFifos'(1) << act_q))) begin
+          ps_d = PDrain;   // another FIFO's turn
+        end else begin
+          if (fetched >= 16'(BatchSlots)) bstart_d = head_q[act_q];
+          dbeat_d = '0;
+          ps_d = PDesc;
+        end
+      end
+      PErr: begin
+        err_d[act_q] = 1'b1;
+        code_d[act_q] = perr_q;
+        ev_err = 1'b1;
+        dmsg_d = 1'b0;
+        ps_d = PDrain;
+      end
+      PDrain: begin
+        // Free every region once its reads have arrived; then the next FIFO.
+        if (s_cnt_q != 3'd0 && rdone[s_reg]) begin
+          s_head_d = s_head_q + 2'd1;
+          s_cnt_d = s_cnt_d - 3'd1;
+        end
+        if (d_cnt_q != 2'd0 && rdone[d_reg]) begin
+          d_head_d = d_head_q + 1'b1;
+          d_cnt_d = d_cnt_d - 2'd1;
+        end
+        if (s_cnt_q == 3'd0 && d_cnt_q == 2'd0) ps_d = PIdle;
+      end
+      default: ps_d = PIdle;
+    endcase
+
+    // Parse position: the next beat, or the start of the next slot; leaving a
+    // region frees it.
+    if (s_adv_beat || s_adv_slot) begin
+      if (s_adv_slot || 32'(ps_beat_q) == SlotBeats - 1) begin
+        ps_beat_d = '0;
+        if (ps_slot_q + RsW'(1) == nslots_q[s_head_q]) begin
+          ps_slot_d = '0;
+          s_head_d = s_head_q + 2'd1;
+          s_cnt_d = s_cnt_d - 3'd1;
+        end else begin
+          ps_slot_d = ps_slot_q + RsW'(1);
+        end
+        if (s_adv_beat) dslots_d = dslots_d + 8'd1;
+      end else begin
+        ps_beat_d = ps_beat_q + SbW'(1);
+      end
+    end
+    if (s_issue) s_cnt_d = s_cnt_d + 3'd1;
+    if (d_issue) d_cnt_d = d_cnt_d + 2'd1;
+  end
+
+  for (genvar i = 0; i < NumFifos; i++) begin : gen_work
+    assign has_work[i] = enable_i[i] && !err_q[i] && !rst_pend_q[i] && head_q[i] != tail_q[i];
+  end
+
+  // Completion intake registers.
+  // Region beats written by a completion up to and including this beat.
+  logic [31:0] c_written;
+  assign c_written = (32'(c_beat_q) > CplHdrBeats) ? 32'(c_beat_q) - CplHdrBeats : 32'd0;
+  always_comb begin
+    c_beat_d = c_beat_q;
+    c_reg_d = c_reg;
+    c_status_d = c_status;
+    c_len_d = c_len;
+    c_prev_d = c_prev_q;
+    c_flush_d = 1'b0;
+    c_wb_d = c_wb_q;
+    ram_we = 1'b0;
+    ram_waddr = RamW'(c_reg) * RamW'(RegBeats) + RamW'(c_wb_q);
+    ram_wdata = (c_prev_q >> (8 * CplSkip)) | (s_cpl_tdata << (8 * (Bpb - CplSkip)));
+    if (c_flush_q) begin
+      ram_we = 1'b1;
+      ram_waddr = RamW'(c_reg_q) * RamW'(RegBeats) + RamW'(c_wb_q);
+      ram_wdata = c_prev_q >> (8 * CplSkip);
+    end else if (c_take) begin
+      if (c_beat_q == 8'(TagBeat)) c_wb_d = RbW'(got_bytes_q[c_reg] / 13'(Bpb));
+      if (32'(c_beat_q) > CplHdrBeats) begin
+        ram_we = 1'b1;
+        c_wb_d = c_wb_q + RbW'(1);
+      end
+      c_prev_d = s_cpl_tdata;
+      c_beat_d = c_beat_q + 8'd1;
+      if (s_cpl_tlast) begin
+        c_beat_d = '0;
+        // Data bytes still in this beat's upper lanes: one more write.
+        c_flush_d = 32'(c_len) > c_written * Bpb;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      head_q <= '0;
+      tail_q <= '0;
+      err_q <= '0;
+      code_q <= '0;
+      rst_pend_q <= '0;
+      ps_q <= PIdle;
+      act_q <= '0;
+      rr_q <= '0;
+      fptr_q <= '0;
+      bstart_q <= '0;
+      ps_slot_q <= '0;
+      ps_beat_q <= '0;
+      dbeat_q <= '0;
+      dslots_q <= '0;
+      po_q <= '0;
+      dfo_q <= '0;
+      db_q <= '0;
+      ob_q <= '0;
+      perr_q <= '0;
+      stomp_q <= 1'b0;
+      hdr_pend_q <= 1'b0;
+      dmsg_q <= 1'b0;
+      rq_bytes_q <= '0;
+      got_bytes_q <= '0;
+      wbeats_q <= '0;
+      rerr_q <= '0;
+      nslots_q <= '0;
+      s_alloc_q <= '0;
+      s_head_q <= '0;
+      s_cnt_q <= '0;
+      d_alloc_q <= 1'b0;
+      d_head_q <= 1'b0;
+      d_cnt_q <= '0;
+      c_beat_q <= '0;
+      c_reg_q <= '0;
+      c_status_q <= '0;
+      c_len_q <= '0;
+      c_flush_q <= 1'b0;
+      c_wb_q <= '0;
+    end else begin
+      head_q <= head_d;
+      tail_q <= tail_d;
+      err_q <= err_d;
+      code_q <= code_d;
+      rst_pend_q <= rst_pend_d;
+      ps_q <= ps_d;
+      act_q <= act_d;
+      rr_q <= rr_d;
+      fptr_q <= fptr_d;
+      bstart_q <= bstart_d;
+      ps_slot_q <= ps_slot_d;
+      ps_beat_q <= ps_beat_d;
+      dbeat_q <= dbeat_d;
+      dslots_q <= dslots_d;
+      po_q <= po_d;
+      dfo_q <= dfo_d;
+      db_q <= db_d;
+      ob_q <= ob_d;
+      perr_q <= perr_d;
+      stomp_q <= stomp_d;
+      hdr_pend_q <= hdr_pend_d;
+      dmsg_q <= dmsg_d;
+      rq_bytes_q <= rq_bytes_d;
+      got_bytes_q <= got_bytes_d;
+      wbeats_q <= wbeats_d;
+      rerr_q <= rerr_d;
+      nslots_q <= nslots_d;
+      s_alloc_q <= s_alloc_d;
+      s_head_q <= s_head_d;
+      s_cnt_q <= s_cnt_d;
+      d_alloc_q <= d_alloc_d;
+      d_head_q <= d_head_d;
+      d_cnt_q <= d_cnt_d;
+      c_beat_q <= c_beat_d;
+      c_reg_q <= c_reg_d;
+      c_status_q <= c_status_d;
+      c_len_q <= c_len_d;
+      c_flush_q <= c_flush_d;
+      c_wb_q <= c_wb_d;
+    end
+  end
+  // Wide datapath registers: no reset.
+  always_ff @(posedge clk_i) begin
+    desc_q <= desc_d;
+    prev_q <= prev_d;
+    c_prev_q <= c_prev_d;
+  end
+
+  assign head_o = head_q;
+  assign err_o = err_q;
+  assign err_code_o = code_q;
+  for (genvar i = 0; i < NumFifos; i++) begin : gen_busy
+    assign busy_o[i] = ps_q != PIdle && act_q == FifoW'(i);
+  end
+  assign ev_err_o = ev_err;
+  logic unused;
+  assign unused = ^{s_cpl_tkeep, d_flags[7:3], d_icnt[7:5]};
+
+  `NI_ASSERT_AXIS_STABLE(DmaHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
+  `NI_ASSERT_AXIS_STABLE(DmaBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
+  `NI_ASSERT(DmaBeatAfterHdr_A, out_beat_valid_o && out_beat_ready_i |->
+                                 !hdr_pend_q || (out_hdr_valid_o && out_hdr_ready_i))
+  `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
+  // Completions only for regions with a read outstanding, and never more than asked.
+  `NI_ASSERT(DmaCplTag_A, c_take && c_beat_q == 8'(TagBeat) |->
+                          c_tag[7:3] == 5'h10 && c_tag[2:0] < 3'(NumReg) && !rdone[c_tag[2:0]])
+  `NI_ASSERT(DmaCplFits_A, c_take && s_cpl_tlast |-> got_bytes_q[c_reg] + c_len <= rq_bytes_q[c_reg])
+endmodule
+
+`default_nettype wire

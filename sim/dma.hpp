@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden model of the DMA engine's formats (docs/formats.md#dma-descriptors):
+// the 64-byte descriptor, the reception-FIFO entry header, and how a message
+// becomes tunneled MWr packets.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "bytes.hpp"
+#include "fabric_pkt.hpp"
+#include "tlp.hpp"
+
+namespace ni {
+
+constexpr unsigned kDescBytes = 64;
+constexpr unsigned kEntryHdrBytes = 16;
+
+enum class DmaOp : uint8_t { Send = 1, Put = 2 };
+enum : uint8_t { kDescInline = 0x01, kDescInjCnt = 0x02, kDescRcvCnt = 0x04 };
+// INJ_STATUS.code: why a FIFO stopped.
+enum class DmaErr : uint8_t { None = 0, Op = 1, Count = 2, Len = 3, Align = 4, Mem = 5, Tail = 6 };
+
+struct DmaDescriptor {
+  uint8_t op = static_cast<uint8_t>(DmaOp::Send);
+  uint8_t flags = 0;
+  uint8_t slots = 1;      // slots the descriptor and its inline data take
+  uint8_t injCnt = 0;     // injection counter (flag kDescInjCnt)
+  uint16_t dest = 0;      // destination LID
+  uint16_t qid = 0;       // reception FIFO (send) or memory ID (put)
+  uint32_t len = 0;       // message bytes
+  uint8_t rcvCnt = 0;     // reception counter at the target (flag kDescRcvCnt)
+  uint64_t src = 0;       // data address when not inline
+  uint64_t dst = 0;       // put: offset in the memory ID's region
+  uint32_t tag = 0;       // send: copied into every entry header
+
+  bool isInline() const { return flags & kDescInline; }
+  bool isPut() const { return op == static_cast<uint8_t>(DmaOp::Put); }
+
+  Bytes encode() const {
+    Bytes b(kDescBytes, 0);
+    putLe(b, 0, op, 1);
+    putLe(b, 1, flags, 1);
+    putLe(b, 2, slots, 1);
+    putLe(b, 3, injCnt, 1);
+    putLe(b, 4, dest, 2);
+    putLe(b, 6, qid, 2);
+    putLe(b, 8, len, 4);
+    putLe(b, 12, rcvCnt, 1);
+    putLe(b, 16, src, 8);
+    putLe(b, 24, dst, 8);
+    putLe(b, 32, tag, 4);
+    return b;
+  }
+
+  static void putLe(Bytes& b, size_t at, uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  }
+};
+
+// First 16 bytes of a memory-FIFO packet's payload: what lands in the reception FIFO
+// in front of the data.
+struct EntryHeader {
+  uint16_t srcLid = 0;
+  uint16_t bytes = 0;     // data bytes in this packet
+  uint32_t msgLen = 0;
+  uint32_t offset = 0;    // of this packet's data in the message
+  uint32_t tag = 0;
+
+  Bytes encode() const {
+    Bytes b(kEntryHdrBytes, 0);
+    DmaDescriptor::putLe(b, 0, srcLid, 2);
+    DmaDescriptor::putLe(b, 2, bytes, 2);
+    DmaDescriptor::putLe(b, 4, msgLen, 4);
+    DmaDescriptor::putLe(b, 8, offset, 4);
+    DmaDescriptor::putLe(b, 12, tag, 4);
+    return b;
+  }
+  static EntryHeader decode(const uint8_t* p) {
+    auto le = [p](unsigned at, unsigned n) {
+      uint64_t v = 0;
+      for (unsigned i = 0; i < n; ++i) v |= uint64_t{p[at + i]} << (8 * i);
+      return v;
+    };
+    EntryHeader h;
+    h.srcLid = static_cast<uint16_t>(le(0, 2));
+    h.bytes = static_cast<uint16_t>(le(2, 2));
+    h.msgLen = static_cast<uint32_t>(le(4, 4));
+    h.offset = static_cast<uint32_t>(le(8, 4));
+    h.tag = static_cast<uint32_t>(le(12, 4));
+    return h;
+  }
+};
+
+// One packet of a message as the injection engine hands it on (before PSN and CRCs).
+struct DmaPacket {
+  uint16_t dlid = 0;
+  uint8_t tehFlags = 0;
+  uint16_t qid = 0;
+  uint8_t rcvCnt = 0;
+  uint32_t dataBytes = 0;
+  Tlp tlp;  // MWr: put at dst + offset; send at address 0 with the entry header in front
+};
+
+// Data bytes of the packet at message offset `off`: at most maxPayload (a send 64
+// less), never across a 4 KiB page of the put's destination or of the source read.
+inline uint32_t dmaChunk(const DmaDescriptor& d, uint32_t off, unsigned maxPayload) {
+  uint32_t lim = d.isPut() ? maxPayload : maxPayload - 64;
+  if (d.isPut()) lim = std::min<uint32_t>(lim, 4096 - ((d.dst + off) & 0xFFF));
+  if (!d.isInline()) lim = std::min<uint32_t>(lim, 4096 - ((d.src + off) & 0xFFF));
+  return std::min<uint32_t>(lim, d.len - off);
+}
+
+inline std::vector<DmaPacket> dmaPackets(const DmaDescriptor& d, const Bytes& data, uint16_t srcLid,
+                                         uint16_t niReqId, unsigned maxPayload) {
+  std::vector<DmaPacket> out;
+  for (uint32_t off = 0; off < d.len;) {
+    const uint32_t n = dmaChunk(d, off, maxPayload);
+    DmaPacket p;
+    p.dlid = d.dest;
+    p.qid = d.qid;
+    p.dataBytes = n;
+    p.tehFlags = kTehDma | (d.isPut() ? kTehRxXlate : kTehRfifo) | ((d.flags & kDescRcvCnt) ? kTehRcnt : 0);
+    p.rcvCnt = (d.flags & kDescRcvCnt) ? d.rcvCnt : 0;
+    Bytes payload;
+    if (!d.isPut()) payload = EntryHeader{srcLid, static_cast<uint16_t>(n), d.len, off, d.tag}.encode();
+    payload.insert(payload.end(), data.begin() + off, data.begin() + off + n);
+    p.tlp = makeMWr(niReqId, 0, d.isPut() ? d.dst + off : 0, payload);
+    out.push_back(std::move(p));
+    off += n;
+  }
+  return out;
+}
+
+// The producer's side of an injection FIFO: writes descriptors (and inline data) at
+// the tail in host memory, wrapping at the ring's end. The NI's head comes from
+// INJ_HEAD; a ring of n slots holds at most n - 1.
+class InjRing {
+ public:
+  using MemWrite = std::function<void(uint64_t addr, const Bytes& b)>;
+  InjRing(uint64_t base, uint16_t slots, unsigned slotBytes = 64) : base_(base), size_(slots), slot_(slotBytes) {}
+
+  uint16_t tail() const { return tail_; }
+  uint16_t size() const { return size_; }
+  // Slots a message takes: the descriptor, and its data when inline.
+  uint8_t slotsFor(uint32_t len, bool inl) const {
+    return static_cast<uint8_t>(1 + (inl ? (len + slot_ - 1) / slot_ : 0));
+  }
+  unsigned freeSlots(uint16_t head) const { return size_ - 1u - (tail_ + size_ - head) % size_; }
+
+  // Writes the message at the tail (d.slots set here; inline data from `data`, else
+  // the caller has put it at d.src). False, writing nothing, if it does not fit.
+  bool post(DmaDescriptor d, const Bytes& data, uint16_t head, const MemWrite& write) {
+    d.slots = slotsFor(d.len, d.isInline());
+    if (d.slots > freeSlots(head)) return false;
+    Bytes img = d.encode();
+    img.resize(slot_, 0);
+    if (d.isInline()) {
+      img.insert(img.end(), data.begin(), data.end());
+      img.resize(size_t{d.slots} * slot_, 0);
+    }
+    for (unsigned s = 0; s < d.slots; ++s) {
+      const uint16_t at = static_cast<uint16_t>((tail_ + s) % size_);
+      write(base_ + uint64_t{at} * slot_, Bytes(img.begin() + s * slot_, img.begin() + (s + 1) * slot_));
+    }
+    tail_ = static_cast<uint16_t>((tail_ + d.slots) % size_);
+    return true;
+  }
+
+ private:
+  uint64_t base_;
+  uint16_t size_;
+  unsigned slot_;
+  uint16_t tail_ = 0;
+};
+
+}  // namespace ni

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: Apache-2.0
+// Unit test of ni_dma_inj (the DMA injection engine) alone, at 64, 128, 256 and 512
+// bits. A host memory model answers the engine's reads after random delays (so
+// completions of different reads come back out of order) and now and then refuses
+// one; a producer per injection FIFO writes descriptors, with their data inline or
+// in memory, rings doorbells at random moments, and the packets the engine hands on
+// are checked byte for byte against the golden packetization (sim/dma.hpp), a
+// message's packets back to back and in ring order per FIFO. Counters, heads, the
+// stop of a FIFO on each kind of bad descriptor and its reset are checked too.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+#include <set>
+
+#include "Vni_dma_inj.h"
+#include "Vni_dma_inj128.h"
+#include "Vni_dma_inj256.h"
+#include "Vni_dma_inj512.h"
+#include "axis_bfm.hpp"
+#include "dma.hpp"
+#include "pkg_structs.hpp"
+#include "verilated_fixture.hpp"
+#include "verilated_ports.hpp"
+
+using namespace ni;
+using tb::getField;
+using tb::setField;
+
+namespace {
+
+constexpr unsigned kFifos = 8, kMaxPayload = 256, kSlot = 64;
+constexpr uint16_t kLid = 0x0007, kReqId = 0x0100;
+
+struct Expected {
+  unsigned fifo = 0;
+  std::deque<DmaPacket> pkts;
+};
+
+// Bytes the engine should hand on for a packet: LRH/BTH/TEH (PSN 0) and the TLP.
+Bytes expectedHeader(const DmaPacket& p, uint16_t slid) {
+  const Bytes tlp = encodeTlp(p.tlp);
+  const unsigned words = (32 + tlp.size() + 4) / 4;
+  Bytes h(32, 0);
+  h[0] = 0x00;
+  h[1] = 0x02;
+  h[2] = p.dlid >> 8;
+  h[3] = p.dlid & 0xFF;
+  h[4] = (words >> 8) & 7;
+  h[5] = words & 0xFF;
+  h[6] = slid >> 8;
+  h[7] = slid & 0xFF;
+  h[8] = 0xC0;
+  h[10] = 0xFF;
+  h[11] = 0xFF;
+  h[15] = 0x10;
+  h[20] = p.tehFlags;
+  h[21] = p.rcvCnt;
+  h[22] = p.qid >> 8;
+  h[23] = p.qid & 0xFF;
+  return h;
+}
+
+template <class M, unsigned kBpb>
+class Bench {
+ public:
+  Bench(tb::VerilatedTest* t, VerilatedContext* ctx, std::mt19937_64* rng)
+      : t_(t), rng_(rng), dut_(ctx, "dma_inj"), cpl_(kBpb, rng, 0.2) {}
+  tb::VlClocked<M>& dut() { return dut_; }
+
+  struct Ring {
+    uint64_t base = 0;
+    uint16_t size = 0;
+    uint16_t tail = 0;        // producer's tail (rung or not)
+    uint16_t rung = 0;        // last tail written to the NI
+  };
+  Ring ring[kFifos];
+  std::map<uint64_t, uint8_t> mem;
+  std::set<uint64_t> badPages;  // reads touching these 4 KiB pages are refused (UR)
+  std::deque<Expected> expect[kFifos];
+  std::map<unsigned, uint64_t> injCnt;   // bytes the engine reported per counter
+  std::map<unsigned, uint64_t> wantCnt;  // bytes the descriptors asked to count
+  unsigned errEvents = 0, packets = 0, stomped = 0;
+  double outStall = 0.3, rdStall = 0.2;
+  unsigned minLat = 8, maxLat = 60;
+
+  void write(uint64_t a, const Bytes& b) {
+    for (size_t i = 0; i < b.size(); ++i) mem[a + i] = b[i];
+  }
+  Bytes read(uint64_t a, size_t n) {
+    Bytes b(n);
+    for (size_t i = 0; i < n; ++i) {
+      auto it = mem.find(a + i);
+      b[i] = it == mem.end() ? 0 : it->second;
+    }
+    return b;
+  }
+
+  void setRing(unsigned f, uint64_t base, uint16_t size) {
+    ring[f] = Ring{base, size, 0, 0};
+    setField(dut_.m.base_i, 64 * f, 64, base);
+    setField(dut_.m.size_i, 16 * f, 16, size);
+    dut_.m.enable_i |= 1u << f;
+  }
+  uint16_t head(unsigned f) const { return static_cast<uint16_t>(getField(dut_.m.head_o, 16 * f, 16)); }
+  bool err(unsigned f) const { return dut_.m.err_o >> f & 1; }
+  DmaErr code(unsigned f) const { return static_cast<DmaErr>(dut_.m.err_code_o >> (4 * f) & 0xF); }
+  unsigned freeSlots(unsigned f) const {
+    const Ring& r = ring[f];
+    const unsigned used = (r.tail + r.size - head(f)) % r.size;
+    return r.size - 1 - used;
+  }
+
+  // Writes a descriptor (and its inline data) at the producer's tail; expects its packets.
+  void produce(unsigned f, DmaDescriptor d, const Bytes& data, bool expectPackets = true) {
+    Ring& r = ring[f];
+    Bytes slots = d.encode();
+    slots.resize(kSlot, 0);
+    if (d.isInline() && d.slots > 1) {
+      Bytes in = data;
+      in.resize((d.slots - 1) * kSlot, 0);
+      slots.insert(slots.end(), in.begin(), in.end());
+    } else {
+      write(d.src, data);
+    }
+    for (unsigned s = 0; s * kSlot < slots.size(); ++s) {
+      const uint16_t at = (r.tail + s) % r.size;
+      write(r.base + uint64_t{at} * kSlot, Bytes(slots.begin() + s * kSlot, slots.begin() + (s + 1) * kSlot));
+    }
+    r.tail = (r.tail + std::max<unsigned>(d.slots, 1)) % r.size;
+    if (!expectPackets) return;
+    Expected e;
+    e.fifo = f;
+    for (auto& p : dmaPackets(d, data, kLid, kReqId, kMaxPayload)) e.pkts.push_back(p);
+    expect[f].push_back(std::move(e));
+    if (d.flags & kDescInjCnt) wantCnt[d.injCnt] += d.len;
+  }
+  void doorbell(unsigned f) { doorbell(f, ring[f].tail); }
+  void doorbell(unsigned f, uint16_t tail) {
+    ring[f].rung = tail;
+    setField(dut_.m.tail_i, 16 * f, 16, tail);
+    dut_.m.tail_we_i |= 1u << f;
+  }
+  void resetFifo(unsigned f) { dut_.m.reset_i |= 1u << f; }
+
+  bool idle() const {
+    if (!pendingCpl_.empty() || !cplInFlight_.empty() || !cur_.bytes.empty()) return false;
+    for (unsigned f = 0; f < kFifos; ++f) if (!expect[f].empty()) return false;
+    return true;
+  }
+
+  // One cycle: memory reads and completions, packet capture, counters.
+  void step() {
+    auto& m = dut_.m;
+    const uint64_t now = t_cycles();
+    m.rd_ready_i = !chance(rdStall);
+    // Completions whose time has come go to the stream source (in that order).
+    for (auto it = pendingCpl_.begin(); it != pendingCpl_.end();) {
+      if (it->first <= now) {
+        cpl_.push(it->second);
+        cplInFlight_.push_back(it->second);
+        it = pendingCpl_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    Beat b;
+    const bool offered = cpl_.offer(&b);
+    m.s_cpl_tvalid = offered;
+    if (offered) {
+      toPort(m.s_cpl_tdata, b.data.data(), kBpb);
+      m.s_cpl_tkeep = b.keep;
+      m.s_cpl_tlast = b.last;
+    }
+    // As ni_retx: a packet's first beat is taken with its header or after it.
+    m.out_hdr_ready_i = !chance(outStall);
+    m.out_beat_ready_i = !chance(outStall) && (hdrTaken_ || m.out_hdr_ready_i);
+    dut_.eval();
+
+    if (m.rd_valid_o && m.rd_ready_i) {
+      const uint64_t a = m.rd_addr_o;
+      const unsigned n = m.rd_bytes_o;
+      const uint8_t tag = m.rd_tag_o;
+      EXPECT_EQ(a % 4, 0u);
+      EXPECT_TRUE(n > 0 && n <= kMaxPayload) << n;
+      EXPECT_EQ(a >> 12, (a + n - 1) >> 12) << "read crosses a 4 KiB page";
+      EXPECT_EQ(outstanding_.count(tag), 0u) << "tag reused while outstanding";
+      outstanding_.insert(tag);
+      bool bad = badPages.count(a >> 12) || badPages.count((a + n - 1) >> 12);
+      const Tlp c = bad ? makeCpl(0, kReqId, tag, CplStatus::UR, n & 0xFFF, a & 0x7F)
+                        : makeCplD(0, kReqId, tag, a, read(a, n));
+      const uint64_t due = now + minLat + (*rng_)() % (maxLat - minLat + 1);
+      pendingCpl_.emplace(due, encodeTlp(c));
+      ++reads;
+    }
+    if (offered && m.s_cpl_tready) {
+      if (b.last) {
+        // The tag of this completion is free again once its last beat is in.
+        outstanding_.erase(cplInFlight_.front()[10]);
+        cplInFlight_.pop_front();
+      }
+      cpl_.accepted();
+    }
+    if (m.out_hdr_valid_o && m.out_hdr_ready_i) {
+      EXPECT_TRUE(cur_.bytes.empty() && !hdrTaken_) << "header before the last packet's beats";
+      hdr_.assign(32, 0);
+      for (unsigned p = 0; p < 32; ++p) hdr_[p] = static_cast<uint8_t>(getField(m.out_hdr_o, tb::kTxHdrBytesLsb + 8 * p, 8));
+      hdrTaken_ = true;
+    }
+    if (m.out_beat_valid_o && m.out_beat_ready_i) {
+      EXPECT_TRUE(hdrTaken_) << "beat before its header";
+      for (unsigned j = 0; j < kBpb; ++j) {
+        if (getField(m.out_beat_o, 8 * kBpb + j, 1)) cur_.bytes.push_back(static_cast<uint8_t>(getField(m.out_beat_o, 8 * j, 8)));
+      }
+      if (getField(m.out_beat_o, 9 * kBpb, 1)) {
+        // A stomped packet (a read failed under it) is dropped by the receiver.
+        if (getField(m.out_beat_o, 9 * kBpb + 1, 1)) ++stomped;
+        else checkPacket();
+        cur_ = tb::Packet{};
+        hdrTaken_ = false;
+      }
+    }
+    if (m.inj_cnt_valid_o) injCnt[m.inj_cnt_id_o] += m.inj_cnt_bytes_o;
+    if (m.ev_err_o) ++errEvents;
+  }
+  // Inputs that are pulses return to 0 after the cycle.
+  void endCycle() {
+    dut_.m.tail_we_i = 0;
+    dut_.m.reset_i = 0;
+  }
+
+  uint64_t reads = 0;
+  std::function<uint64_t()> t_cycles;
+
+ private:
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(*rng_) < p; }
+
+  void checkPacket() {
+    ++packets;
+    // The packet continues the message in progress, or starts one at the front of a FIFO.
+    int from = -1;
+    if (inMsg_ >= 0) {
+      from = inMsg_;
+    } else {
+      for (unsigned f = 0; f < kFifos; ++f) {
+        if (!expect[f].empty() && expectedBytes(expect[f].front().pkts.front()) == got()) from = static_cast<int>(f);
+      }
+    }
+    ASSERT_GE(from, 0) << "packet #" << packets << " matches no FIFO's next message\n" << dump();
+    Expected& e = expect[from].front();
+    ASSERT_FALSE(e.pkts.empty());
+    EXPECT_EQ(got(), expectedBytes(e.pkts.front()))
+        << "FIFO " << from << " packet #" << packets << " differs\n" << dump();
+    e.pkts.pop_front();
+    if (e.pkts.empty()) {
+      expect[from].pop_front();
+      inMsg_ = -1;
+    } else {
+      inMsg_ = from;
+    }
+  }
+  Bytes got() const {
+    Bytes b = hdr_;
+    b.insert(b.end(), cur_.bytes.begin(), cur_.bytes.end());
+    return b;
+  }
+  Bytes expectedBytes(const DmaPacket& p) const {
+    Bytes b = expectedHeader(p, kLid);
+    const Bytes tlp = encodeTlp(p.tlp);
+    b.insert(b.end(), tlp.begin(), tlp.end());
+    return b;
+  }
+  std::string dump() const {
+    std::string s = "got: ";
+    char buf[4];
+    for (uint8_t c : got()) {
+      snprintf(buf, sizeof buf, "%02x", c);
+      s += buf;
+    }
+    return s;
+  }
+
+  tb::VerilatedTest* t_;
+  std::mt19937_64* rng_;
+  tb::VlClocked<M> dut_;
+  tb::AxisSource cpl_;
+  std::multimap<uint64_t, Bytes> pendingCpl_;
+  std::deque<Bytes> cplInFlight_;
+  std::set<uint8_t> outstanding_;
+  tb::Packet cur_;
+  Bytes hdr_;
+  bool hdrTaken_ = false;
+  int inMsg_ = -1;
+
+  friend class DmaInjTest;
+};
+
+class DmaInjTest : public tb::VerilatedTest {
+ protected:
+  template <class M, unsigned kBpb>
+  std::unique_ptr<Bench<M, kBpb>> makeBench() {
+    auto b = std::make_unique<Bench<M, kBpb>>(this, ctx(), &rng());
+    b->t_cycles = [this] { return cycles(); };
+    b->dut().m.node_id_i = kLid;
+    attach(&b->dut());
+    reset();
+    return b;
+  }
+  template <class B>
+  void run(B& b, uint64_t n) {
+    for (uint64_t i = 0; i < n && !HasFatalFailure(); ++i) {
+      b.step();
+      cycle();
+      b.endCycle();
+    }
+  }
+  template <class B>
+  void runUntilIdle(B& b, uint64_t limit = 400000) {
+    uint64_t i = 0;
+    while (!b.idle() && i++ < limit && !HasFatalFailure()) {
+      b.step();
+      cycle();
+      b.endCycle();
+    }
+    run(b, 50);
+    ASSERT_TRUE(b.idle()) << "the engine stopped with messages left";
+  }
+
+  // A random message for FIFO f: op, inline or not, length, addresses.
+  DmaDescriptor randomDesc(unsigned f, unsigned seq, unsigned maxSlots, Bytes* data) {
+    auto r = [this](uint64_t n) { return rng()() % n; };
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(r(2) ? DmaOp::Put : DmaOp::Send);
+    const bool inl = maxSlots > 1 && r(3) != 0;
+    const unsigned maxLen = inl ? (maxSlots - 1) * kSlot : 1200;
+    unsigned len = r(4) == 0 ? 8 : 4 * (1 + r(maxLen / 4));
+    d.len = len;
+    d.flags = (inl ? kDescInline : 0) | (r(2) ? kDescInjCnt : 0) | (r(2) ? kDescRcvCnt : 0);
+    d.slots = inl ? static_cast<uint8_t>(1 + (len + kSlot - 1) / kSlot + r(2) * (maxSlots > 1 + (len + kSlot - 1) / kSlot))
+                  : 1;
+    if (d.slots > maxSlots) d.slots = static_cast<uint8_t>(maxSlots);
+    d.injCnt = static_cast<uint8_t>(r(32));
+    d.rcvCnt = static_cast<uint8_t>(r(32));
+    d.dest = static_cast<uint16_t>(1 + r(60));
+    d.qid = static_cast<uint16_t>(r(16));
+    d.tag = (f << 24) | seq;
+    // Source buffers: one 8 KiB area per message (512 per FIFO), 64-byte aligned, may cross pages.
+    d.src = 0x1000'0000 + (uint64_t{f} << 22) + (uint64_t{seq % 512} << 13) + 64 * r(64);
+    d.dst = 64 * r(1024);
+    data->resize(len);
+    for (auto& c : *data) c = static_cast<uint8_t>(rng()());
+    return d;
+  }
+
+  template <class M, unsigned kBpb>
+  void randomTraffic(unsigned messagesPerFifo) {
+    auto b = makeBench<M, kBpb>();
+    const uint16_t sizes[kFifos] = {16, 7, 32, 5, 64, 9, 12, 128};
+    for (unsigned f = 0; f < kFifos; ++f) b->setRing(f, 0x2000'0000 + (uint64_t{f} << 16), sizes[f]);
+    unsigned made[kFifos] = {};
+    for (uint64_t c = 0; !HasFatalFailure(); ++c) {
+      bool more = false;
+      for (unsigned f = 0; f < kFifos; ++f) {
+        if (made[f] == messagesPerFifo) continue;
+        more = true;
+        if (rng()() % 8 != 0) continue;
+        const unsigned free = b->freeSlots(f);
+        if (free == 0) continue;
+        Bytes data;
+        const DmaDescriptor d = randomDesc(f, made[f], std::min(free, 8u), &data);
+        b->produce(f, d, data);
+        ++made[f];
+        if (rng()() % 3 == 0 || made[f] == messagesPerFifo) b->doorbell(f);
+      }
+      // Ring the ones left unrung now and then.
+      if (c % 50 == 0) for (unsigned f = 0; f < kFifos; ++f) if (b->ring[f].rung != b->ring[f].tail) b->doorbell(f);
+      if (!more) break;
+      b->step();
+      cycle();
+      b->endCycle();
+    }
+    for (unsigned f = 0; f < kFifos; ++f) b->doorbell(f);
+    runUntilIdle(*b);
+    for (unsigned f = 0; f < kFifos; ++f) {
+      EXPECT_EQ(b->head(f), b->ring[f].tail) << "FIFO " << f;
+      EXPECT_FALSE(b->err(f)) << "FIFO " << f << " code " << int(b->code(f));
+    }
+    EXPECT_EQ(b->injCnt, b->wantCnt);
+    EXPECT_EQ(b->errEvents, 0u);
+    EXPECT_EQ(b->stomped, 0u);
+    std::cout << "packets " << b->packets << ", reads " << b->reads << ", cycles " << cycles() << "\n";
+  }
+
+  // Each kind of bad input on FIFO 0 while FIFO 1 streams good messages: FIFO 0 stops
+  // with its code and the head on the bad slot, nothing of the bad message leaves,
+  // FIFO 1 loses nothing; a reset clears FIFO 0 and its next message goes.
+  template <class M, unsigned kBpb>
+  void badInput() {
+    auto b = makeBench<M, kBpb>();
+    constexpr uint64_t kBadPage = 0x3800'0000;
+    b->setRing(0, 0x3000'0000, 16);
+    b->setRing(1, 0x3001'0000, 32);
+    b->badPages.insert(kBadPage >> 12);
+    auto put = [](uint32_t len, bool inl) {
+      DmaDescriptor d;
+      d.op = static_cast<uint8_t>(DmaOp::Put);
+      d.flags = inl ? kDescInline : 0;
+      d.len = len;
+      d.slots = static_cast<uint8_t>(inl ? 1 + (len + kSlot - 1) / kSlot : 1);
+      d.dest = 3;
+      d.qid = 1;
+      d.src = 0x3900'0000;
+      d.dst = 0x1000;
+      return d;
+    };
+    struct Case {
+      const char* what;
+      DmaErr code;
+      DmaDescriptor d;
+      int ringAt;  // doorbell at the bad slot + this (-1: a tail outside the ring)
+    };
+    std::vector<Case> cases;
+    {
+      DmaDescriptor d = put(64, true);
+      d.op = 9;
+      cases.push_back({"unknown operation", DmaErr::Op, d, 2});
+    }
+    {
+      DmaDescriptor d = put(64, true);
+      d.slots = 4;  // 4 slots recorded, 2 rung
+      cases.push_back({"count beyond the tail", DmaErr::Count, d, 2});
+    }
+    {
+      DmaDescriptor d = put(64, true);
+      d.slots = 0;
+      cases.push_back({"count 0", DmaErr::Count, d, 2});
+    }
+    {
+      DmaDescriptor d = put(66, true);
+      cases.push_back({"length not a multiple of 4", DmaErr::Len, d, 3});
+    }
+    {
+      DmaDescriptor d = put(200, true);
+      d.slots = 3;  // 128 bytes of slots for 200 bytes
+      cases.push_back({"length beyond its slots", DmaErr::Len, d, 3});
+    }
+    {
+      DmaDescriptor d = put(64, false);
+      d.slots = 2;
+      cases.push_back({"not inline but 2 slots", DmaErr::Len, d, 2});
+    }
+    {
+      DmaDescriptor d = put(64, false);
+      d.src += 16;
+      cases.push_back({"source not 64-byte aligned", DmaErr::Align, d, 1});
+    }
+    {
+      DmaDescriptor d = put(64, true);
+      d.dst += 4;
+      cases.push_back({"destination not 64-byte aligned", DmaErr::Align, d, 2});
+    }
+    {
+      DmaDescriptor d = put(512, false);
+      d.src = kBadPage;
+      cases.push_back({"memory refuses the data read", DmaErr::Mem, d, 1});
+    }
+    cases.push_back({"tail outside the ring", DmaErr::Tail, put(8, true), -1});
+    unsigned seq = 0, stopped = 0;
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.what);
+      for (unsigned k = 0; k < 5; ++k) {
+        Bytes data;
+        const DmaDescriptor d = randomDesc(1, seq++, std::min(b->freeSlots(1), 8u), &data);
+        b->produce(1, d, data);
+      }
+      b->doorbell(1);
+      const uint16_t badSlot = b->ring[0].tail;
+      if (c.ringAt < 0) {
+        setField(b->dut().m.tail_i, 0, 16, 16);  // the ring has 16 slots: 0..15
+        b->dut().m.tail_we_i |= 1;
+      } else {
+        b->produce(0, c.d, Bytes(c.d.len, 0xEE), false);
+        b->doorbell(0, static_cast<uint16_t>((badSlot + c.ringAt) % 16));
+      }
+      run(*b, 4000);
+      ++stopped;
+      EXPECT_TRUE(b->err(0));
+      EXPECT_EQ(b->code(0), c.code);
+      EXPECT_EQ(b->head(0), badSlot) << "the head stays on the bad descriptor";
+      EXPECT_EQ(b->errEvents, stopped);
+      EXPECT_FALSE(b->err(1));
+      // Reset: head := tail as the NI has it; the producer goes on from there.
+      b->resetFifo(0);
+      run(*b, 4);
+      EXPECT_FALSE(b->err(0));
+      EXPECT_EQ(b->code(0), DmaErr::None);
+      b->ring[0].tail = b->head(0);
+      Bytes data;
+      const DmaDescriptor d = randomDesc(0, seq++, std::min(b->freeSlots(0), 8u), &data);
+      b->produce(0, d, data);
+      b->doorbell(0);
+      runUntilIdle(*b);
+      EXPECT_EQ(b->head(0), b->ring[0].tail);
+      EXPECT_EQ(b->head(1), b->ring[1].tail);
+    }
+  }
+};
+
+TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W64) { badInput<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W512) { badInput<Vni_dma_inj512, 64>(); }
+
+TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W64) { randomTraffic<Vni_dma_inj, 8>(150); }
+TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W128) { randomTraffic<Vni_dma_inj128, 16>(150); }
+TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W256) { randomTraffic<Vni_dma_inj256, 32>(150); }
+TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W512) { randomTraffic<Vni_dma_inj512, 64>(150); }
+
+}  // namespace
