@@ -103,7 +103,8 @@ class DmaSystemTest : public ::testing::TestWithParam<Param> {
 
 // Every node puts messages from all eight FIFOs to random peers (inline and from
 // memory, 4 bytes to 2 KiB, across 4 KiB pages), while its CPU also stores through a
-// window: every put lands byte for byte, and so does every store.
+// combining window: every put lands byte for byte, and so does every store (the
+// stores' continuation packets continue the right write with DMA packets between them).
 TEST_P(DmaSystemTest, PutsFromAllFifosOfEveryNodeLand) {
   const unsigned n = sys->size();
   constexpr unsigned kPerFifo = 6;
@@ -114,6 +115,7 @@ TEST_P(DmaSystemTest, PutsFromAllFifosOfEveryNodeLand) {
     w.size = 0x10000;
     w.dstNode = (s + 1) % n;
     w.memid = 2;
+    w.combine = true;  // the stores travel as combined runs (continuation packets) between DMA packets
     sys->setWindow(s, 0, w);
     for (unsigned f = 0; f < kFifos; ++f) {
       for (unsigned k = 0; k < kPerFifo; ++k) {
@@ -133,9 +135,11 @@ TEST_P(DmaSystemTest, PutsFromAllFifosOfEveryNodeLand) {
   std::vector<Bytes> stores(n);
   for (unsigned s = 0; s < n; ++s) {
     stores[s] = randomBytes(2048);
-    sys->node(s).store(kApertureBase + 0x400, stores[s]);
+    for (unsigned k = 0; k < 2048 / 64; ++k)
+      sys->node(s).store(kApertureBase + 0x400 + 64 * k, Bytes(stores[s].begin() + 64 * k, stores[s].begin() + 64 * (k + 1)));
   }
   ASSERT_TRUE(runUntilFifosEmpty());
+  EXPECT_GT(sys->fabric().stats().continuations, 0u) << "the stores must travel as continuations";
   for (const Put& p : puts)
     EXPECT_EQ(sys->node(p.target).memory().read(kRegion + p.dst, p.data.size()), p.data)
         << "put of " << p.data.size() << " bytes to node " << p.target << " at 0x" << std::hex << p.dst;
