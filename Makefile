@@ -74,6 +74,8 @@ bench: build
 	python3 scripts/update_doc_table.py docs/performance.md bench docs/figures/nic_bench.md
 	$(BUILD)/bench_reliable $(BUILD)/bench/reliable_bench.json docs/figures/reliable_bench.md
 	python3 scripts/update_doc_table.py docs/performance.md reliable docs/figures/reliable_bench.md
+	$(BUILD)/bench_dma $(BUILD)/bench/dma_bench.json docs/figures/dma_bench.md
+	python3 scripts/update_doc_table.py docs/performance.md dma docs/figures/dma_bench.md
 
 # The soak of issue 4: 1,000,000 random confirmed writes, reads and fetch-adds over 8
 # nodes at 1% drop, 0.1% corruption, 0.5% duplication and 0.5% reordering, scoreboarded.

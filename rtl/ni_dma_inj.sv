@@ -60,8 +60,10 @@ module ni_dma_inj #(
 );
   // ------------------------------------------------------------ sizes
   localparam int unsigned NumSReg = 4;           // regions for ring slots
-  localparam int unsigned NumDReg = 2;           // regions for data read from memory
-  localparam int unsigned NumReg = NumSReg + NumDReg;
+  localparam int unsigned NumDReg = 8;           // regions for data read from memory: reads in flight
+                                                 // enough to cover memory's latency at 512 bits
+  localparam int unsigned NumReg = NumSReg + NumDReg;  // at most 16: tags 0x80-0x8F
+  localparam int unsigned DW = $clog2(NumDReg);
   localparam int unsigned RegBeats = MaxPayload / Bpb;
   localparam int unsigned RegSlots = MaxPayload / SlotBytes;
   localparam int unsigned SlotBeats = SlotBytes / Bpb;
@@ -120,14 +122,18 @@ module ni_dma_inj #(
     assign rdone[r] = rerr_q[r] || got_bytes_q[r] == rq_bytes_q[r];
   end
 
+  // Data region i is buffer region NumSReg + i.
+  function automatic logic [3:0] d_reg_of(input logic [DW-1:0] i);
+    d_reg_of = 4'(NumSReg) + 4'(i);
+  endfunction
   logic [1:0] s_alloc_q, s_alloc_d, s_head_q, s_head_d;
   logic [2:0] s_cnt_q, s_cnt_d;
-  logic d_alloc_q, d_alloc_d, d_head_q, d_head_d;
-  logic [1:0] d_cnt_q, d_cnt_d;
+  logic [DW-1:0] d_alloc_q, d_alloc_d, d_head_q, d_head_d;
+  logic [DW:0] d_cnt_q, d_cnt_d;
 
   // ------------------------------------------------------------ completion intake
   logic [7:0] c_beat_q, c_beat_d;
-  logic [2:0] c_reg_q, c_reg_d, c_reg;
+  logic [3:0] c_reg_q, c_reg_d, c_reg;
   logic [2:0] c_status_q, c_status_d;
   logic [12:0] c_len_q, c_len_d, c_len;       // data bytes of this completion
   logic [DataW-1:0] c_prev_q, c_prev_d;
@@ -137,8 +143,8 @@ module ni_dma_inj #(
   logic [2:0] c_status;
   logic c_take;
 
-  assign c_tag = (c_beat_q == 8'(TagBeat)) ? s_cpl_tdata[(10 % Bpb) * 8 +: 8] : {5'h10, c_reg_q};
-  assign c_reg = (c_beat_q == 8'(TagBeat)) ? c_tag[2:0] : c_reg_q;
+  assign c_tag = (c_beat_q == 8'(TagBeat)) ? s_cpl_tdata[(10 % Bpb) * 8 +: 8] : {4'h8, c_reg_q};
+  assign c_reg = (c_beat_q == 8'(TagBeat)) ? c_tag[3:0] : c_reg_q;
   assign c_status = (c_beat_q == 8'd0) ? s_cpl_tdata[6 * 8 + 5 +: 3] : c_status_q;
   // Length 0 with data is 1024 DW.
   assign c_len = (c_beat_q != 8'd0) ? c_len_q :
@@ -255,7 +261,7 @@ module ni_dma_inj #(
   assign s_want = serving && to_tail != 16'd0 && s_cnt_q < 3'(NumSReg) &&
                   (fetched < 16'(BatchSlots) || s_cnt_q == 3'd0);
   logic dmsg_q, dmsg_d;                 // the message's data is read from memory
-  assign d_want = dmsg_q && dfo_q != d_len && d_cnt_q < 2'(NumDReg);
+  assign d_want = dmsg_q && dfo_q != d_len && d_cnt_q < (DW+1)'(NumDReg);
   // A read takes its region when it enters the request register; it leaves from there
   // unchanged however long the host port makes it wait.
   logic rd_valid_q, rd_load;
@@ -267,7 +273,7 @@ module ni_dma_inj #(
   assign s_issue = s_want && !d_want && rd_load;
   assign rd_addr_d = d_want ? d_src + 64'(dfo_q) : s_addr;
   assign rd_bytes_d = d_want ? dchunk : 13'(s_nslots) * 13'(SlotBytes);
-  assign rd_tag_d = d_want ? {5'h10, 3'(NumSReg) + {2'b0, d_alloc_q}} : {5'h10, 1'b0, s_alloc_q};
+  assign rd_tag_d = d_want ? {4'h8, d_reg_of(d_alloc_q)} : {4'h8, 2'b00, s_alloc_q};
   assign rd_valid_o = rd_valid_q;
   assign rd_addr_o = rd_addr_q;
   assign rd_bytes_o = rd_bytes_q;
@@ -287,19 +293,19 @@ module ni_dma_inj #(
   end
 
   // ------------------------------------------------------------ parser reads
-  logic [2:0] s_reg, d_reg;
+  logic [3:0] s_reg, d_reg;
   logic [RbW-1:0] s_rbeat;
   logic s_avail, s_bad, d_avail, d_bad, s_slot_ok;
-  assign s_reg = {1'b0, s_head_q};
-  assign d_reg = 3'(NumSReg) + {2'b0, d_head_q};
+  assign s_reg = {2'b00, s_head_q};
+  assign d_reg = d_reg_of(d_head_q);
   assign s_rbeat = RbW'(ps_slot_q) * RbW'(SlotBeats) + RbW'(ps_beat_q);
   assign s_avail = s_cnt_q != 3'd0 && s_rbeat < wbeats_q[s_reg];
   assign s_bad = s_cnt_q != 3'd0 && rerr_q[s_reg];
   // The parse position may move to the next slot: a region is left only once its
   // reads have all arrived (its slots may be skipped before they are written).
   assign s_slot_ok = s_cnt_q != 3'd0 && (ps_slot_q + RsW'(1) != nslots_q[s_head_q] || rdone[s_reg]);
-  assign d_avail = d_cnt_q != 2'd0 && db_q < wbeats_q[d_reg];
-  assign d_bad = d_cnt_q != 2'd0 && rerr_q[d_reg];
+  assign d_avail = d_cnt_q != '0 && db_q < wbeats_q[d_reg];
+  assign d_bad = d_cnt_q != '0 && rerr_q[d_reg];
 
   // The packet: its bytes are hdr_bytes of header (TLP header, entry header) then data.
   logic [255:0] hb;
@@ -352,6 +358,12 @@ module ni_dma_inj #(
 
   // Output beat ob_q: header bytes, then data shifted up by hdr_bytes % Bpb lanes.
   logic need_src, src_avail, src_bad, last_beat;
+  // Data of the packet after this one at hand: inline (in the slot stream), or its
+  // data region written from its first beat without an error.
+  logic next_ready;
+  logic [3:0] next_reg;
+  assign next_reg = d_reg_of(d_head_q + DW'(1));
+  assign next_ready = d_inline || (d_cnt_q > (DW+1)'(1) && wbeats_q[next_reg] != '0 && !rerr_q[next_reg]);
   logic [DataW-1:0] src_beat, hdr_beat, obeat;
   logic [KeepW-1:0] okeep;
   logic [9:0] sidx;
@@ -463,20 +475,20 @@ module ni_dma_inj #(
 
     // Reads issued.
     if (s_issue) begin
-      rq_bytes_d[{1'b0, s_alloc_q}] = rd_bytes_d;
-      got_bytes_d[{1'b0, s_alloc_q}] = '0;
-      wbeats_d[{1'b0, s_alloc_q}] = '0;
-      rerr_d[{1'b0, s_alloc_q}] = 1'b0;
+      rq_bytes_d[{2'b00, s_alloc_q}] = rd_bytes_d;
+      got_bytes_d[{2'b00, s_alloc_q}] = '0;
+      wbeats_d[{2'b00, s_alloc_q}] = '0;
+      rerr_d[{2'b00, s_alloc_q}] = 1'b0;
       nslots_d[s_alloc_q] = s_nslots;
       s_alloc_d = s_alloc_q + 2'd1;
       fptr_d = ring_add(fptr_q, 16'(s_nslots), a_size);
     end
     if (d_issue) begin
-      rq_bytes_d[3'(NumSReg) + {2'b0, d_alloc_q}] = dchunk;
-      got_bytes_d[3'(NumSReg) + {2'b0, d_alloc_q}] = '0;
-      wbeats_d[3'(NumSReg) + {2'b0, d_alloc_q}] = '0;
-      rerr_d[3'(NumSReg) + {2'b0, d_alloc_q}] = 1'b0;
-      d_alloc_d = d_alloc_q + 1'b1;
+      rq_bytes_d[d_reg_of(d_alloc_q)] = dchunk;
+      got_bytes_d[d_reg_of(d_alloc_q)] = '0;
+      wbeats_d[d_reg_of(d_alloc_q)] = '0;
+      rerr_d[d_reg_of(d_alloc_q)] = 1'b0;
+      d_alloc_d = d_alloc_q + DW'(1);
       dfo_d = dfo_q + 32'(dchunk);
     end
 
@@ -588,11 +600,20 @@ module ni_dma_inj #(
             po_d = po_q + 32'(chunk);
             if (!d_inline) begin
               // The packet's data region is used up.
-              d_head_d = d_head_q + 1'b1;
-              d_cnt_d = d_cnt_d - 2'd1;
+              d_head_d = d_head_q + DW'(1);
+              d_cnt_d = d_cnt_d - (DW+1)'(1);
               db_d = '0;
             end
-            ps_d = (po_q + 32'(chunk) == d_len) ? PEnd : PHdr;
+            // The next packet starts at once when its data is at hand (no bubble
+            // between packets of a message); PHdr waits for it otherwise.
+            if (po_q + 32'(chunk) == d_len) begin
+              ps_d = PEnd;
+            end else if (next_ready) begin
+              ob_d = '0;
+              hdr_pend_d = 1'b1;
+            end else begin
+              ps_d = PHdr;
+            end
           end
         end
       end
@@ -633,11 +654,11 @@ module ni_dma_inj #(
           s_head_d = s_head_q + 2'd1;
           s_cnt_d = s_cnt_d - 3'd1;
         end
-        if (d_cnt_q != 2'd0 && rdone[d_reg]) begin
-          d_head_d = d_head_q + 1'b1;
-          d_cnt_d = d_cnt_d - 2'd1;
+        if (d_cnt_q != '0 && rdone[d_reg]) begin
+          d_head_d = d_head_q + DW'(1);
+          d_cnt_d = d_cnt_d - (DW+1)'(1);
         end
-        if (s_cnt_q == 3'd0 && d_cnt_q == 2'd0) ps_d = PIdle;
+        if (s_cnt_q == 3'd0 && d_cnt_q == '0) ps_d = PIdle;
       end
       default: ps_d = PIdle;
     endcase
@@ -660,7 +681,7 @@ module ni_dma_inj #(
       end
     end
     if (s_issue) s_cnt_d = s_cnt_d + 3'd1;
-    if (d_issue) d_cnt_d = d_cnt_d + 2'd1;
+    if (d_issue) d_cnt_d = d_cnt_d + (DW+1)'(1);
   end
 
   for (genvar i = 0; i < NumFifos; i++) begin : gen_work
@@ -734,8 +755,8 @@ module ni_dma_inj #(
       s_alloc_q <= '0;
       s_head_q <= '0;
       s_cnt_q <= '0;
-      d_alloc_q <= 1'b0;
-      d_head_q <= 1'b0;
+      d_alloc_q <= '0;
+      d_head_q <= '0;
       d_cnt_q <= '0;
       c_beat_q <= '0;
       c_reg_q <= '0;
@@ -809,7 +830,7 @@ module ni_dma_inj #(
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
   // Completions only for regions with a read outstanding, and never more than asked.
   `NI_ASSERT(DmaCplTag_A, c_take && c_beat_q == 8'(TagBeat) |->
-                          c_tag[7:3] == 5'h10 && c_tag[2:0] < 3'(NumReg) && !rdone[c_tag[2:0]])
+                          c_tag[7:4] == 4'h8 && c_tag[3:0] < 4'(NumReg) && !rdone[c_tag[3:0]])
   `NI_ASSERT(DmaCplFits_A, c_take && s_cpl_tlast |-> got_bytes_q[c_reg] + c_len <= rq_bytes_q[c_reg])
 endmodule
 

@@ -73,7 +73,7 @@ module ni_host_rx #(
   output logic [DataW+KeepW+1:0] rsp_beat_o,
   output logic rsp_beat_valid_o,
   input  logic rsp_beat_ready_i,
-  // Completions of the DMA engine's reads (tags 0x80-0x85), whole TLPs.
+  // Completions of the DMA engine's reads (tags 0x80-0x8F), whole TLPs.
   output logic [DataW-1:0] dma_cpl_tdata,
   output logic [KeepW-1:0] dma_cpl_tkeep,
   output logic dma_cpl_tlast,
@@ -212,7 +212,7 @@ module ni_host_rx #(
     if (runt || td) begin
       ur_new = !runt && (is_mrd || is_atomic || is_dmwr || is_np_unsup);
     end else if (is_cpl) begin
-      if (cpl_reqid == NiReqId && cpl_tag[7:3] == 5'h10 && cpl_tag[2:0] < 3'd6) begin
+      if (cpl_reqid == NiReqId && cpl_tag[7:4] == 4'h8) begin
         cls_new = ClsDma;  // a read of the DMA engine
         err_new = ErrNone;
       end else if (trk_hit_i && cpl_reqid == NiReqId) begin

@@ -40,6 +40,9 @@ class System {
   unsigned size() const { return static_cast<unsigned>(nodes_.size()); }
   Node& node(unsigned i) { return *nodes_[i]; }
   NicModel& nic(unsigned i) { return *nics_[i]; }
+  // NI i's port signals in the last cycle ticked (benchmarks timing beats).
+  const NicIn& nicIn(unsigned i) const { return in_[i]; }
+  const NicOut& nicOut(unsigned i) const { return out_[i]; }
   Fabric& fabric() { return *fabric_; }
   VerilatedContext* context() { return ctx_.get(); }
   uint64_t cycle() const { return clock_->cycles(); }

@@ -189,7 +189,8 @@ class Bench {
       bool bad = badPages.count(a >> 12) || badPages.count((a + n - 1) >> 12);
       const Tlp c = bad ? makeCpl(0, kReqId, tag, CplStatus::UR, n & 0xFFF, a & 0x7F)
                         : makeCplD(0, kReqId, tag, a, read(a, n));
-      const uint64_t due = now + minLat + (*rng_)() % (maxLat - minLat + 1);
+      // A refusal comes late, after the data of reads issued before it has gone out.
+      const uint64_t due = now + (bad ? maxLat + 200 : minLat + (*rng_)() % (maxLat - minLat + 1));
       pendingCpl_.emplace(due, encodeTlp(c));
       ++reads;
     }
@@ -418,6 +419,7 @@ class DmaInjTest : public tb::VerilatedTest {
       DmaErr code;
       DmaDescriptor d;
       int ringAt;  // doorbell at the bad slot + this (-1: a tail outside the ring)
+      unsigned sent = 0;  // packets of the bad message that leave before the FIFO stops
     };
     std::vector<Case> cases;
     {
@@ -464,6 +466,13 @@ class DmaInjTest : public tb::VerilatedTest {
       d.src = kBadPage;
       cases.push_back({"memory refuses the data read", DmaErr::Mem, d, 1});
     }
+    {
+      // The first packet's data is read from a good page, the second's is refused: the
+      // first packet leaves, the second never starts (no stomped packet).
+      DmaDescriptor d = put(512, false);
+      d.src = kBadPage - 256;
+      cases.push_back({"memory refuses the second packet's read", DmaErr::Mem, d, 1, 1});
+    }
     cases.push_back({"tail outside the ring", DmaErr::Tail, put(8, true), -1});
     unsigned seq = 0, stopped = 0;
     for (const Case& c : cases) {
@@ -479,7 +488,8 @@ class DmaInjTest : public tb::VerilatedTest {
         setField(b->dut().m.tail_i, 0, 16, 16);  // the ring has 16 slots: 0..15
         b->dut().m.tail_we_i |= 1;
       } else {
-        b->produce(0, c.d, Bytes(c.d.len, 0xEE), false);
+        b->produce(0, c.d, Bytes(c.d.len, 0xEE), c.sent > 0);
+        if (c.sent > 0) b->expect[0].back().pkts.resize(c.sent);
         b->doorbell(0, static_cast<uint16_t>((badSlot + c.ringAt) % 16));
       }
       run(*b, 4000);
@@ -488,6 +498,8 @@ class DmaInjTest : public tb::VerilatedTest {
       EXPECT_EQ(b->code(0), c.code);
       EXPECT_EQ(b->head(0), badSlot) << "the head stays on the bad descriptor";
       EXPECT_EQ(b->errEvents, stopped);
+      EXPECT_EQ(b->stomped, 0u) << "a packet started that could not be finished";
+      EXPECT_TRUE(b->expect[0].empty()) << "the packets sent before the error";
       EXPECT_FALSE(b->err(1));
       // Reset: head := tail as the NI has it; the producer goes on from there.
       b->resetFifo(0);

@@ -109,9 +109,9 @@ class HostRxTest : public tb::VerilatedTest {
       w.rxXlate = i == 6;
       ref.setWindow(i, w);
     }
-    // Every tag but the DMA engine's (0x80-0x85) stands for a tracked remote request.
+    // Every tag but the DMA engine's (0x80-0x8F) stands for a tracked remote request.
     for (unsigned t = 0; t < 256; ++t)
-      if (t < 0x80 || t > 0x85) trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t),
+      if (t < 0x80 || t > 0x8F) trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t),
                         0x10203u * (t + 1) & 0xFFFFFF, static_cast<uint8_t>(t % 4),
                         t % 2 ? 0x12345u * t : 0};
     genAvail = trk;
@@ -252,7 +252,7 @@ class HostRxTest : public tb::VerilatedTest {
         uint8_t t8 = r8();
         if (!wrongId) {
           do t8 = r8();
-          while (genAvail.count(t8) || (t8 >= 0x80 && t8 <= 0x85));  // 0x80-0x85: the DMA engine's
+          while (genAvail.count(t8) || (t8 >= 0x80 && t8 <= 0x8F));  // 0x80-0x8F: the DMA engine's
         }
         const Tlp t = makeCplD(0, wrongId ? 0x0300 : kNiReqId, t8, 0, randomData(8));
         send(encodeTlp(t), Ev::CplUnexp);
@@ -341,8 +341,8 @@ class HostRxTest : public tb::VerilatedTest {
         send(b, bad ? Ev::Malformed : Ev::None);
         break;
       }
-      case 16: {  // a completion of the DMA engine's read (tags 0x80-0x85): to its port whole
-        const uint8_t t8 = static_cast<uint8_t>(0x80 + rng()() % 6);
+      case 16: {  // a completion of the DMA engine's read (tags 0x80-0x8F): to its port whole
+        const uint8_t t8 = static_cast<uint8_t>(0x80 + rng()() % 16);
         const Tlp t = rng()() % 8 ? makeCplD(0, kNiReqId, t8, 0, randomData(4 * (1 + rng()() % 64)))
                                   : makeCpl(0, kNiReqId, t8, CplStatus::UR, 64, 0);
         send(encodeTlp(t), Ev::None);
