@@ -323,14 +323,7 @@ module ni_dma_inj #(
   assign tlp_addr = is_put ? d_dst + 64'(po_q) : 64'h0;
   always_comb begin
     hb = '0;
-    hb[0 * 8 +: 8] = ni_pkg::TLP_MWR64;
-    hb[2 * 8 +: 8] = {6'h0, len_dw[9:8]};
-    hb[3 * 8 +: 8] = len_dw[7:0];
-    hb[4 * 8 +: 8] = NiReqId[15:8];
-    hb[5 * 8 +: 8] = NiReqId[7:0];
-    hb[7 * 8 +: 8] = (len_dw == 10'd1) ? 8'h0F : 8'hFF;
-    for (int k = 0; k < 8; k++) hb[(8 + k) * 8 +: 8] = tlp_addr[(7 - k) * 8 +: 8];
-    hb[15 * 8 +: 2] = 2'b00;
+    hb[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, len_dw, NiReqId, 8'h00, tlp_addr);
     // Entry header of a memory-FIFO packet (lands in the reception FIFO as is).
     hb[16 * 8 +: 16] = node_id_i;
     hb[18 * 8 +: 16] = 16'(chunk);

@@ -555,16 +555,7 @@ module ni_fab_rx #(
 
   // A continuation's TLP header (MWr, 4 DW), made in place of its LRH and CTH.
   logic [16*8-1:0] cont_tlp;
-  always_comb begin
-    cont_tlp = '0;
-    cont_tlp[0*8 +: 8] = ni_pkg::TLP_MWR64;
-    cont_tlp[2*8 +: 8] = {6'b0, t_len_dw[9:8]};
-    cont_tlp[3*8 +: 8] = t_len_dw[7:0];
-    cont_tlp[4*8 +: 8] = t_reqid[15:8];
-    cont_tlp[5*8 +: 8] = t_reqid[7:0];
-    cont_tlp[7*8 +: 8] = {(t_len_bytes > 13'd4) ? 4'hF : 4'h0, 4'hF};  // last BE, first BE
-    for (int k = 0; k < 8; k++) cont_tlp[(8 + k)*8 +: 8] = new_addr[(7 - k)*8 +: 8];
-  end
+  assign cont_tlp = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, t_len_dw, t_reqid, 8'h00, new_addr);
   // This beat with the header made (stored for the carry), and the carried beat
   // with it (it may have been stored before the opcode was known).
   logic [DataW-1:0] ob_cont, cy_cont;

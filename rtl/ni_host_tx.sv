@@ -80,28 +80,16 @@ module ni_host_tx #(
   logic [9:0] dma_dw;
   assign dma_dw = dma_rd_bytes_i[11:2];  // 4096 bytes: Length 0 (1024 DW); DW multiples
   logic unused;
-  assign unused = ^{dma_rd_bytes_i[12], dma_rd_bytes_i[1:0]};
+  assign unused = ^{dma_rd_bytes_i[12], dma_rd_bytes_i[1:0], dma_rd_addr_i[1:0]};
   always_comb begin
     loc = '0;
     if (sel == SrcDma) begin
-      loc[0*8 +: 8] = ni_pkg::TLP_MRD64;
-      loc[2*8 +: 8] = {6'h0, dma_dw[9:8]};
-      loc[3*8 +: 8] = dma_dw[7:0];
-      loc[4*8 +: 8] = NiReqId[15:8];
-      loc[5*8 +: 8] = NiReqId[7:0];
-      loc[6*8 +: 8] = dma_rd_tag_i;
-      loc[7*8 +: 8] = (dma_dw == 10'd1) ? 8'h0F : 8'hFF;
-      for (int k = 0; k < 8; k++) loc[(8 + k)*8 +: 8] = dma_rd_addr_i[(7 - k)*8 +: 8];
-      loc[15*8 +: 8] = {dma_rd_addr_i[7:2], 2'b00};
+      loc[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MRD64, dma_dw, NiReqId, dma_rd_tag_i,
+                                             {dma_rd_addr_i[63:2], 2'b00});
       loc_len = 5'd16;
     end else if (is_irq) begin
-      loc[0*8 +: 8] = ni_pkg::TLP_MWR64;
-      loc[3*8 +: 8] = 8'd1;
-      loc[4*8 +: 8] = NiReqId[15:8];
-      loc[5*8 +: 8] = NiReqId[7:0];
-      loc[7*8 +: 8] = 8'h0F;
-      for (int k = 0; k < 8; k++) loc[(8 + k)*8 +: 8] = ur_i.addr[(7 - k)*8 +: 8];
-      loc[15*8 +: 8] = {ur_i.addr[7:2], 2'b00};
+      loc[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, 10'd1, NiReqId, 8'h00,
+                                             {ur_i.addr[63:2], 2'b00});
       loc[16*8 +: 32] = ur_i.data;
       loc_len = 5'd20;
     end else begin

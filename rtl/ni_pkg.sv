@@ -29,6 +29,25 @@ package ni_pkg;
     is_atomic = ft == TLP_FADD64 || ft == TLP_SWAP64 || ft == TLP_CAS64;
   endfunction
 
+  // A 4 DW memory request header (MRd, MWr), network byte order, byte p at [8p +: 8]:
+  // Length len_dw (0 = 1024 DW), tag, all bytes enabled (Last BE 0 for one DW) and a
+  // DW-aligned address. The NI's own requests and the MWr of a continuation use it.
+  function automatic logic [TlpHdrBytes*8-1:0] mem_req_header(
+      input logic [7:0] ft, input logic [9:0] len_dw, input logic [15:0] reqid,
+      input logic [7:0] tag, input logic [63:0] addr);
+    logic [TlpHdrBytes*8-1:0] h;
+    h = '0;
+    h[0*8 +: 8] = ft;
+    h[2*8 +: 8] = {6'h0, len_dw[9:8]};
+    h[3*8 +: 8] = len_dw[7:0];
+    h[4*8 +: 8] = reqid[15:8];
+    h[5*8 +: 8] = reqid[7:0];
+    h[6*8 +: 8] = tag;
+    h[7*8 +: 8] = (len_dw == 10'd1) ? 8'h0F : 8'hFF;  // Last BE, First BE
+    for (int k = 0; k < 8; k++) h[(8 + k)*8 +: 8] = addr[(7 - k)*8 +: 8];
+    mem_req_header = h;
+  endfunction
+
   // A deferrable memory write: the write that asks for confirmation.
   function automatic logic is_dmwr(input logic [7:0] ft);
     is_dmwr = ft == TLP_DMWR64;
