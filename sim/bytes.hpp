@@ -28,6 +28,13 @@ inline uint64_t getLe(const uint8_t* p, int n) {
   return v;
 }
 
+inline void putLe(uint8_t* p, int n, uint64_t v) {
+  for (int i = 0; i < n; ++i) {
+    p[i] = static_cast<uint8_t>(v);
+    v >>= 8;
+  }
+}
+
 inline Bytes le32(uint32_t v) {
   return {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16),
           static_cast<uint8_t>(v >> 24)};

@@ -40,22 +40,18 @@ struct DmaDescriptor {
 
   Bytes encode() const {
     Bytes b(kDescBytes, 0);
-    putLe(b, 0, op, 1);
-    putLe(b, 1, flags, 1);
-    putLe(b, 2, slots, 1);
-    putLe(b, 3, injCnt, 1);
-    putLe(b, 4, dest, 2);
-    putLe(b, 6, qid, 2);
-    putLe(b, 8, len, 4);
-    putLe(b, 12, rcvCnt, 1);
-    putLe(b, 16, src, 8);
-    putLe(b, 24, dst, 8);
-    putLe(b, 32, tag, 4);
+    putLe(&b[0], 1, op);
+    putLe(&b[1], 1, flags);
+    putLe(&b[2], 1, slots);
+    putLe(&b[3], 1, injCnt);
+    putLe(&b[4], 2, dest);
+    putLe(&b[6], 2, qid);
+    putLe(&b[8], 4, len);
+    putLe(&b[12], 1, rcvCnt);
+    putLe(&b[16], 8, src);
+    putLe(&b[24], 8, dst);
+    putLe(&b[32], 4, tag);
     return b;
-  }
-
-  static void putLe(Bytes& b, size_t at, uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
   }
 };
 
@@ -70,37 +66,13 @@ struct EntryHeader {
 
   Bytes encode() const {
     Bytes b(kEntryHdrBytes, 0);
-    DmaDescriptor::putLe(b, 0, srcLid, 2);
-    DmaDescriptor::putLe(b, 2, bytes, 2);
-    DmaDescriptor::putLe(b, 4, msgLen, 4);
-    DmaDescriptor::putLe(b, 8, offset, 4);
-    DmaDescriptor::putLe(b, 12, tag, 4);
+    putLe(&b[0], 2, srcLid);
+    putLe(&b[2], 2, bytes);
+    putLe(&b[4], 4, msgLen);
+    putLe(&b[8], 4, offset);
+    putLe(&b[12], 4, tag);
     return b;
   }
-  static EntryHeader decode(const uint8_t* p) {
-    auto le = [p](unsigned at, unsigned n) {
-      uint64_t v = 0;
-      for (unsigned i = 0; i < n; ++i) v |= uint64_t{p[at + i]} << (8 * i);
-      return v;
-    };
-    EntryHeader h;
-    h.srcLid = static_cast<uint16_t>(le(0, 2));
-    h.bytes = static_cast<uint16_t>(le(2, 2));
-    h.msgLen = static_cast<uint32_t>(le(4, 4));
-    h.offset = static_cast<uint32_t>(le(8, 4));
-    h.tag = static_cast<uint32_t>(le(12, 4));
-    return h;
-  }
-};
-
-// One packet of a message as the injection engine hands it on (before PSN and CRCs).
-struct DmaPacket {
-  uint16_t dlid = 0;
-  uint8_t tehFlags = 0;
-  uint16_t qid = 0;
-  uint8_t rcvCnt = 0;
-  uint32_t dataBytes = 0;
-  Tlp tlp;  // MWr: put at dst + offset; send at address 0 with the entry header in front
 };
 
 // Data bytes of the packet at message offset `off`: at most maxPayload (a send 64
@@ -112,21 +84,24 @@ inline uint32_t dmaChunk(const DmaDescriptor& d, uint32_t off, unsigned maxPaylo
   return std::min<uint32_t>(lim, d.len - off);
 }
 
-inline std::vector<DmaPacket> dmaPackets(const DmaDescriptor& d, const Bytes& data, uint16_t srcLid,
-                                         uint16_t niReqId, unsigned maxPayload) {
-  std::vector<DmaPacket> out;
+// The packets of a message as the injection engine hands them on (PSN 0: ni_retx
+// stamps it): tunneled MWrs, a put at dst + offset, a send at address 0 with the
+// entry header in front of its data.
+inline std::vector<FabricPacket> dmaPackets(const DmaDescriptor& d, const Bytes& data, uint16_t srcLid,
+                                            uint16_t niReqId, unsigned maxPayload) {
+  std::vector<FabricPacket> out;
   for (uint32_t off = 0; off < d.len;) {
     const uint32_t n = dmaChunk(d, off, maxPayload);
-    DmaPacket p;
+    FabricPacket p;
     p.dlid = d.dest;
-    p.qid = d.qid;
-    p.dataBytes = n;
+    p.slid = srcLid;
+    p.memid = d.qid;
     p.tehFlags = kTehDma | (d.isPut() ? kTehRxXlate : kTehRfifo) | ((d.flags & kDescRcvCnt) ? kTehRcnt : 0);
-    p.rcvCnt = (d.flags & kDescRcvCnt) ? d.rcvCnt : 0;
+    p.counter = (d.flags & kDescRcvCnt) ? d.rcvCnt : 0;
     Bytes payload;
     if (!d.isPut()) payload = EntryHeader{srcLid, static_cast<uint16_t>(n), d.len, off, d.tag}.encode();
     payload.insert(payload.end(), data.begin() + off, data.begin() + off + n);
-    p.tlp = makeMWr(niReqId, 0, d.isPut() ? d.dst + off : 0, payload);
+    p.payload = encodeTlp(makeMWr(niReqId, 0, d.isPut() ? d.dst + off : 0, payload));
     out.push_back(std::move(p));
     off += n;
   }

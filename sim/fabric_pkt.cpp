@@ -53,6 +53,7 @@ Bytes encodeFabric(const FabricPacket& p) {
   putBe(&b[17], 3, p.psn & 0xFFFFFF);
   if (p.isTunnel()) {
     b[20] = p.tehFlags;
+    b[21] = p.counter;
     putBe(&b[22], 2, p.memid);
   } else if (p.opcode == kOpRcAck) {
     b[20] = p.syndrome;
@@ -108,6 +109,7 @@ std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {
     ext = kTehBytes;
     if (t < kLrhBytes + kBthBytes + ext) return fail(FabError::Truncated);
     p.tehFlags = b[20];
+    p.counter = b[21];
     p.memid = static_cast<uint16_t>(getBe(&b[22], 2));
   } else if (p.opcode == kOpRcAck) {
     ext = kAethBytes;

@@ -45,6 +45,7 @@ struct FabricPacket {
   uint32_t psn = 0;
   uint8_t tehFlags = 0;   // tunnel opcodes
   uint16_t memid = 0;
+  uint8_t counter = 0;    // TEH byte 21: the reception counter of a DMA packet (kTehRcnt)
   uint8_t syndrome = 0;   // ACK opcode (AETH)
   uint32_t msn = 0;
   Bytes payload;          // tunnel opcodes: the TLP; a continuation: the data it adds

@@ -39,7 +39,7 @@ struct Figures {
 
 class Bench {
  public:
-  explicit Bench(unsigned width) : width_(width), bpb_(width / 8) {
+  explicit Bench(unsigned width) {
     SystemConfig c;
     c.nodes = 2;
     c.dataBits = width;
@@ -125,7 +125,6 @@ class Bench {
   }
 
  private:
-  unsigned width_, bpb_;
   std::unique_ptr<System> sys_;
   std::vector<InjRing> rings_;
   bool ok_ = true;
