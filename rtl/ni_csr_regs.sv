@@ -32,6 +32,7 @@ module ni_csr_regs (
   input  logic status_retx_fail_set_i,
   input  logic status_mem_fail_set_i,
   input  logic status_dma_err_set_i,
+  input  logic status_cnt_zero_set_i,
   input  logic tx_pkts_inc_i,
   input  logic rx_pkts_inc_i,
   input  logic win_miss_cnt_inc_i,
@@ -91,7 +92,7 @@ module ni_csr_regs (
   output logic [29:0] intr_addr_lo_addr_o,
   output logic [31:0] intr_addr_hi_addr_o,
   output logic [31:0] intr_data_data_o,
-  output logic [12:0] intr_mask_mask_o,
+  output logic [13:0] intr_mask_mask_o,
   output logic [15:0][19:0] memid_base_lo_addr_o,
   output logic [15:0][31:0] memid_base_hi_addr_o,
   output logic [15:0][19:0] memid_size_bytes_o,
@@ -100,8 +101,14 @@ module ni_csr_regs (
   output logic [15:0] memid_ctrl_perm_w_o,
   output logic [15:0] memid_ctrl_perm_a_o,
   input  logic [7:0] caps4_inj_fifos_i,
+  input  logic [7:0] caps4_rcv_fifos_i,
   input  logic [15:0] caps4_slot_bytes_i,
   input  logic dma_err_cnt_inc_i,
+  input  logic rnr_tx_cnt_inc_i,
+  input  logic rnr_rx_cnt_inc_i,
+  output logic [31:0] rnr_delay_cycles_o,
+  input  logic [31:0] cnt_zero_hit_i,
+  input  logic [7:0] caps5_counters_i,
   output logic [7:0][31:0] inj_base_lo_addr_o,
   output logic [7:0][31:0] inj_base_hi_addr_o,
   output logic [7:0][15:0] inj_size_slots_o,
@@ -113,7 +120,18 @@ module ni_csr_regs (
   output logic [7:0] inj_ctrl_reset_o,
   input  logic [7:0] inj_status_err_i,
   input  logic [7:0][3:0] inj_status_code_i,
-  input  logic [7:0] inj_status_busy_i
+  input  logic [7:0] inj_status_busy_i,
+  output logic [3:0][31:0] rfifo_base_lo_addr_o,
+  output logic [3:0][31:0] rfifo_base_hi_addr_o,
+  output logic [3:0][15:0] rfifo_size_slots_o,
+  output logic [3:0][15:0] rfifo_head_slot_o,
+  input  logic [3:0][15:0] rfifo_tail_slot_i,
+  output logic [3:0] rfifo_ctrl_written_o,
+  output logic [3:0] rfifo_ctrl_enable_o,
+  output logic [3:0] rfifo_ctrl_reset_o,
+  output logic [31:0] cnt_load_written_o,
+  output logic [31:0][31:0] cnt_load_value_o,
+  input  logic [31:0][31:0] cnt_value_value_i
 );
   logic [15:0] node_id_lid_q, node_id_lid_d;
   assign node_id_lid_o = node_id_lid_q;
@@ -130,6 +148,7 @@ module ni_csr_regs (
   logic status_retx_fail_q, status_retx_fail_d;
   logic status_mem_fail_q, status_mem_fail_d;
   logic status_dma_err_q, status_dma_err_d;
+  logic status_cnt_zero_q, status_cnt_zero_d;
   logic [31:0] tx_pkts_count_q, tx_pkts_count_d;
   logic [31:0] rx_pkts_count_q, rx_pkts_count_d;
   logic [31:0] win_miss_cnt_count_q, win_miss_cnt_count_d;
@@ -225,7 +244,7 @@ module ni_csr_regs (
   assign intr_addr_hi_addr_o = intr_addr_hi_addr_q;
   logic [31:0] intr_data_data_q, intr_data_data_d;
   assign intr_data_data_o = intr_data_data_q;
-  logic [12:0] intr_mask_mask_q, intr_mask_mask_d;
+  logic [13:0] intr_mask_mask_q, intr_mask_mask_d;
   assign intr_mask_mask_o = intr_mask_mask_q;
   logic [15:0][19:0] memid_base_lo_addr_q, memid_base_lo_addr_d;
   logic [15:0][19:0] memid_base_lo_addr_act_q, memid_base_lo_addr_act_d;
@@ -245,6 +264,10 @@ module ni_csr_regs (
   logic [15:0] memid_ctrl_perm_a_q, memid_ctrl_perm_a_d;
   assign memid_ctrl_perm_a_o = memid_ctrl_perm_a_q;
   logic [31:0] dma_err_cnt_count_q, dma_err_cnt_count_d;
+  logic [31:0] rnr_tx_cnt_count_q, rnr_tx_cnt_count_d;
+  logic [31:0] rnr_rx_cnt_count_q, rnr_rx_cnt_count_d;
+  logic [31:0] rnr_delay_cycles_q, rnr_delay_cycles_d;
+  assign rnr_delay_cycles_o = rnr_delay_cycles_q;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
   assign inj_base_lo_addr_o = inj_base_lo_addr_q;
   logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
@@ -257,6 +280,20 @@ module ni_csr_regs (
   assign inj_ctrl_enable_o = inj_ctrl_enable_q;
   logic [7:0] inj_ctrl_reset_q, inj_ctrl_reset_d;
   assign inj_ctrl_reset_o = inj_ctrl_reset_q;
+  logic [3:0][31:0] rfifo_base_lo_addr_q, rfifo_base_lo_addr_d;
+  assign rfifo_base_lo_addr_o = rfifo_base_lo_addr_q;
+  logic [3:0][31:0] rfifo_base_hi_addr_q, rfifo_base_hi_addr_d;
+  assign rfifo_base_hi_addr_o = rfifo_base_hi_addr_q;
+  logic [3:0][15:0] rfifo_size_slots_q, rfifo_size_slots_d;
+  assign rfifo_size_slots_o = rfifo_size_slots_q;
+  logic [3:0][15:0] rfifo_head_slot_q, rfifo_head_slot_d;
+  assign rfifo_head_slot_o = rfifo_head_slot_q;
+  logic [3:0] rfifo_ctrl_enable_q, rfifo_ctrl_enable_d;
+  assign rfifo_ctrl_enable_o = rfifo_ctrl_enable_q;
+  logic [3:0] rfifo_ctrl_reset_q, rfifo_ctrl_reset_d;
+  assign rfifo_ctrl_reset_o = rfifo_ctrl_reset_q;
+  logic [31:0][31:0] cnt_load_value_q, cnt_load_value_d;
+  assign cnt_load_value_o = cnt_load_value_q;
 
   always_comb begin
     node_id_lid_d = node_id_lid_q;
@@ -277,6 +314,7 @@ module ni_csr_regs (
     status_retx_fail_d = status_retx_fail_q;
     status_mem_fail_d = status_mem_fail_q;
     status_dma_err_d = status_dma_err_q;
+    status_cnt_zero_d = status_cnt_zero_q;
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h010)) status_win_miss_d = status_win_miss_d & ~req_wdata_i[0:0];
       status_win_miss_d = status_win_miss_d | status_win_miss_set_i;
@@ -304,6 +342,8 @@ module ni_csr_regs (
       status_mem_fail_d = status_mem_fail_d | status_mem_fail_set_i;
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h010)) status_dma_err_d = status_dma_err_d & ~req_wdata_i[12:12];
       status_dma_err_d = status_dma_err_d | status_dma_err_set_i;
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h010)) status_cnt_zero_d = status_cnt_zero_d & ~req_wdata_i[13:13];
+      status_cnt_zero_d = status_cnt_zero_d | status_cnt_zero_set_i;
     end
     tx_pkts_count_d = tx_pkts_count_q;
     begin
@@ -586,7 +626,7 @@ module ni_csr_regs (
     intr_mask_mask_d = intr_mask_mask_q;
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h30c)) intr_mask_mask_d[7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h30c)) intr_mask_mask_d[12:8] = req_wdata_i[12:8];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h30c)) intr_mask_mask_d[13:8] = req_wdata_i[13:8];
     end
     memid_base_lo_addr_act_d = memid_base_lo_addr_act_q;
     memid_base_lo_addr_d = memid_base_lo_addr_q;
@@ -628,6 +668,23 @@ module ni_csr_regs (
       if (dma_err_cnt_inc_i) dma_err_cnt_count_d = dma_err_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h314)) dma_err_cnt_count_d = '0;
     end
+    rnr_tx_cnt_count_d = rnr_tx_cnt_count_q;
+    begin
+      if (rnr_tx_cnt_inc_i) rnr_tx_cnt_count_d = rnr_tx_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h318)) rnr_tx_cnt_count_d = '0;
+    end
+    rnr_rx_cnt_count_d = rnr_rx_cnt_count_q;
+    begin
+      if (rnr_rx_cnt_inc_i) rnr_rx_cnt_count_d = rnr_rx_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h31c)) rnr_rx_cnt_count_d = '0;
+    end
+    rnr_delay_cycles_d = rnr_delay_cycles_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h320)) rnr_delay_cycles_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h320)) rnr_delay_cycles_d[15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h320)) rnr_delay_cycles_d[23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h320)) rnr_delay_cycles_d[31:24] = req_wdata_i[31:24];
+    end
     inj_base_lo_addr_d = inj_base_lo_addr_q;
     for (int i = 0; i < 8; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
@@ -664,6 +721,49 @@ module ni_csr_regs (
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_enable_d[i] = req_wdata_i[0:0];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_reset_d[i] = req_wdata_i[1:1];
     end
+    rfifo_base_lo_addr_d = rfifo_base_lo_addr_q;
+    for (int i = 0; i < 4; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h700 + 12'(i * 32))) rfifo_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h700 + 12'(i * 32))) rfifo_base_lo_addr_d[i][15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h700 + 12'(i * 32))) rfifo_base_lo_addr_d[i][23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h700 + 12'(i * 32))) rfifo_base_lo_addr_d[i][31:24] = req_wdata_i[31:24];
+    end
+    rfifo_base_hi_addr_d = rfifo_base_hi_addr_q;
+    for (int i = 0; i < 4; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h704 + 12'(i * 32))) rfifo_base_hi_addr_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h704 + 12'(i * 32))) rfifo_base_hi_addr_d[i][15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h704 + 12'(i * 32))) rfifo_base_hi_addr_d[i][23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h704 + 12'(i * 32))) rfifo_base_hi_addr_d[i][31:24] = req_wdata_i[31:24];
+    end
+    rfifo_size_slots_d = rfifo_size_slots_q;
+    for (int i = 0; i < 4; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h708 + 12'(i * 32))) rfifo_size_slots_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h708 + 12'(i * 32))) rfifo_size_slots_d[i][15:8] = req_wdata_i[15:8];
+    end
+    rfifo_head_slot_d = rfifo_head_slot_q;
+    for (int i = 0; i < 4; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h70c + 12'(i * 32))) rfifo_head_slot_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h70c + 12'(i * 32))) rfifo_head_slot_d[i][15:8] = req_wdata_i[15:8];
+    end
+    for (int i = 0; i < 4; i++) begin
+      rfifo_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h714 + 12'(i * 32));
+    end
+    rfifo_ctrl_enable_d = rfifo_ctrl_enable_q;
+    rfifo_ctrl_reset_d = rfifo_ctrl_reset_q;
+    for (int i = 0; i < 4; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h714 + 12'(i * 32))) rfifo_ctrl_enable_d[i] = req_wdata_i[0:0];
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h714 + 12'(i * 32))) rfifo_ctrl_reset_d[i] = req_wdata_i[1:1];
+    end
+    for (int i = 0; i < 32; i++) begin
+      cnt_load_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h800 + 12'(i * 4));
+    end
+    cnt_load_value_d = cnt_load_value_q;
+    for (int i = 0; i < 32; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h800 + 12'(i * 4))) cnt_load_value_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h800 + 12'(i * 4))) cnt_load_value_d[i][15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h800 + 12'(i * 4))) cnt_load_value_d[i][23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h800 + 12'(i * 4))) cnt_load_value_d[i][31:24] = req_wdata_i[31:24];
+    end
   end
 
   always_comb begin
@@ -698,6 +798,7 @@ module ni_csr_regs (
       if (req_addr_i == 12'h010) rdata_o[10:10] = status_retx_fail_q;
       if (req_addr_i == 12'h010) rdata_o[11:11] = status_mem_fail_q;
       if (req_addr_i == 12'h010) rdata_o[12:12] = status_dma_err_q;
+      if (req_addr_i == 12'h010) rdata_o[13:13] = status_cnt_zero_q;
     end
     begin
       if (req_addr_i == 12'h020) rdata_o[31:0] = tx_pkts_count_q;
@@ -845,7 +946,7 @@ module ni_csr_regs (
       if (req_addr_i == 12'h308) rdata_o[31:0] = intr_data_data_q;
     end
     begin
-      if (req_addr_i == 12'h30c) rdata_o[12:0] = intr_mask_mask_q;
+      if (req_addr_i == 12'h30c) rdata_o[13:0] = intr_mask_mask_q;
     end
     for (int i = 0; i < 16; i++) begin
       if (req_addr_i == 12'h400 + 12'(i * 16)) rdata_o[31:12] = memid_base_lo_addr_q[i];
@@ -864,10 +965,26 @@ module ni_csr_regs (
     end
     begin
       if (req_addr_i == 12'h310) rdata_o[7:0] = caps4_inj_fifos_i;
+      if (req_addr_i == 12'h310) rdata_o[15:8] = caps4_rcv_fifos_i;
       if (req_addr_i == 12'h310) rdata_o[31:16] = caps4_slot_bytes_i;
     end
     begin
       if (req_addr_i == 12'h314) rdata_o[31:0] = dma_err_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h318) rdata_o[31:0] = rnr_tx_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h31c) rdata_o[31:0] = rnr_rx_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h320) rdata_o[31:0] = rnr_delay_cycles_q;
+    end
+    begin
+      if (req_addr_i == 12'h324) rdata_o[31:0] = cnt_zero_hit_i;
+    end
+    begin
+      if (req_addr_i == 12'h328) rdata_o[7:0] = caps5_counters_i;
     end
     for (int i = 0; i < 8; i++) begin
       if (req_addr_i == 12'h600 + 12'(i * 32)) rdata_o[31:0] = inj_base_lo_addr_q[i];
@@ -892,6 +1009,31 @@ module ni_csr_regs (
       if (req_addr_i == 12'h618 + 12'(i * 32)) rdata_o[0:0] = inj_status_err_i[i];
       if (req_addr_i == 12'h618 + 12'(i * 32)) rdata_o[4:1] = inj_status_code_i[i];
       if (req_addr_i == 12'h618 + 12'(i * 32)) rdata_o[8:8] = inj_status_busy_i[i];
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h700 + 12'(i * 32)) rdata_o[31:0] = rfifo_base_lo_addr_q[i];
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h704 + 12'(i * 32)) rdata_o[31:0] = rfifo_base_hi_addr_q[i];
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h708 + 12'(i * 32)) rdata_o[15:0] = rfifo_size_slots_q[i];
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h70c + 12'(i * 32)) rdata_o[15:0] = rfifo_head_slot_q[i];
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h710 + 12'(i * 32)) rdata_o[15:0] = rfifo_tail_slot_i[i];
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h714 + 12'(i * 32)) rdata_o[0:0] = rfifo_ctrl_enable_q[i];
+      if (req_addr_i == 12'h714 + 12'(i * 32)) rdata_o[1:1] = rfifo_ctrl_reset_q[i];
+    end
+    for (int i = 0; i < 32; i++) begin
+      if (req_addr_i == 12'h800 + 12'(i * 4)) rdata_o[31:0] = cnt_load_value_q[i];
+    end
+    for (int i = 0; i < 32; i++) begin
+      if (req_addr_i == 12'h880 + 12'(i * 4)) rdata_o[31:0] = cnt_value_value_i[i];
     end
   end
 
@@ -1065,6 +1207,21 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h314) req_hit_o = 1'b1;
     end
+    begin
+      if (req_addr_i == 12'h318) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h31c) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h320) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h324) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h328) req_hit_o = 1'b1;
+    end
     for (int i = 0; i < 8; i++) begin
       if (req_addr_i == 12'h600 + 12'(i * 32)) req_hit_o = 1'b1;
     end
@@ -1086,6 +1243,30 @@ module ni_csr_regs (
     for (int i = 0; i < 8; i++) begin
       if (req_addr_i == 12'h618 + 12'(i * 32)) req_hit_o = 1'b1;
     end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h700 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h704 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h708 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h70c + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h710 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (req_addr_i == 12'h714 + 12'(i * 32)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 32; i++) begin
+      if (req_addr_i == 12'h800 + 12'(i * 4)) req_hit_o = 1'b1;
+    end
+    for (int i = 0; i < 32; i++) begin
+      if (req_addr_i == 12'h880 + 12'(i * 4)) req_hit_o = 1'b1;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -1104,6 +1285,7 @@ module ni_csr_regs (
       status_retx_fail_q <= 1'h0;
       status_mem_fail_q <= 1'h0;
       status_dma_err_q <= 1'h0;
+      status_cnt_zero_q <= 1'h0;
       tx_pkts_count_q <= 32'h0;
       rx_pkts_count_q <= 32'h0;
       win_miss_cnt_count_q <= 32'h0;
@@ -1167,7 +1349,7 @@ module ni_csr_regs (
       intr_addr_lo_addr_q <= 30'h0;
       intr_addr_hi_addr_q <= 32'h0;
       intr_data_data_q <= 32'h0;
-      intr_mask_mask_q <= 13'h0;
+      intr_mask_mask_q <= 14'h0;
       memid_base_lo_addr_act_q <= {16{20'h0}};
       memid_base_lo_addr_q <= {16{20'h0}};
       memid_base_hi_addr_act_q <= {16{32'h0}};
@@ -1179,12 +1361,22 @@ module ni_csr_regs (
       memid_ctrl_perm_w_q <= {16{1'h0}};
       memid_ctrl_perm_a_q <= {16{1'h0}};
       dma_err_cnt_count_q <= 32'h0;
+      rnr_tx_cnt_count_q <= 32'h0;
+      rnr_rx_cnt_count_q <= 32'h0;
+      rnr_delay_cycles_q <= 32'h200;
       inj_base_lo_addr_q <= {8{32'h0}};
       inj_base_hi_addr_q <= {8{32'h0}};
       inj_size_slots_q <= {8{16'h0}};
       inj_tail_slot_q <= {8{16'h0}};
       inj_ctrl_enable_q <= {8{1'h0}};
       inj_ctrl_reset_q <= {8{1'h0}};
+      rfifo_base_lo_addr_q <= {4{32'h0}};
+      rfifo_base_hi_addr_q <= {4{32'h0}};
+      rfifo_size_slots_q <= {4{16'h0}};
+      rfifo_head_slot_q <= {4{16'h0}};
+      rfifo_ctrl_enable_q <= {4{1'h0}};
+      rfifo_ctrl_reset_q <= {4{1'h0}};
+      cnt_load_value_q <= {32{32'h0}};
     end else begin
       node_id_lid_q <= node_id_lid_d;
       status_win_miss_q <= status_win_miss_d;
@@ -1200,6 +1392,7 @@ module ni_csr_regs (
       status_retx_fail_q <= status_retx_fail_d;
       status_mem_fail_q <= status_mem_fail_d;
       status_dma_err_q <= status_dma_err_d;
+      status_cnt_zero_q <= status_cnt_zero_d;
       tx_pkts_count_q <= tx_pkts_count_d;
       rx_pkts_count_q <= rx_pkts_count_d;
       win_miss_cnt_count_q <= win_miss_cnt_count_d;
@@ -1275,12 +1468,22 @@ module ni_csr_regs (
       memid_ctrl_perm_w_q <= memid_ctrl_perm_w_d;
       memid_ctrl_perm_a_q <= memid_ctrl_perm_a_d;
       dma_err_cnt_count_q <= dma_err_cnt_count_d;
+      rnr_tx_cnt_count_q <= rnr_tx_cnt_count_d;
+      rnr_rx_cnt_count_q <= rnr_rx_cnt_count_d;
+      rnr_delay_cycles_q <= rnr_delay_cycles_d;
       inj_base_lo_addr_q <= inj_base_lo_addr_d;
       inj_base_hi_addr_q <= inj_base_hi_addr_d;
       inj_size_slots_q <= inj_size_slots_d;
       inj_tail_slot_q <= inj_tail_slot_d;
       inj_ctrl_enable_q <= inj_ctrl_enable_d;
       inj_ctrl_reset_q <= inj_ctrl_reset_d;
+      rfifo_base_lo_addr_q <= rfifo_base_lo_addr_d;
+      rfifo_base_hi_addr_q <= rfifo_base_hi_addr_d;
+      rfifo_size_slots_q <= rfifo_size_slots_d;
+      rfifo_head_slot_q <= rfifo_head_slot_d;
+      rfifo_ctrl_enable_q <= rfifo_ctrl_enable_d;
+      rfifo_ctrl_reset_q <= rfifo_ctrl_reset_d;
+      cnt_load_value_q <= cnt_load_value_d;
     end
   end
 endmodule

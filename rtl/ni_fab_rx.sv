@@ -19,6 +19,11 @@
 // checked and delivered as the MWr it stands for. Its TLP header is made in place
 // of its 16 header bytes, so each input beat leaves one beat later (carried whole,
 // the opcode being unknown at 64 bits until the second beat).
+// A send to a reception FIFO (TEH flag RFIFO, the FIFO in the memory-ID field) is
+// written to the FIFO's tail slot (MaxPayload bytes each) and moves the tail when it
+// arrived whole. A send that finds its FIFO full is not taken: it is answered with
+// an RNR NAK and its source's later requests are dropped (unNAKed) until it comes
+// again (docs/architecture.md#reception-fifos).
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -30,6 +35,7 @@ module ni_fab_rx #(
   parameter int unsigned NumTags = 16,
   parameter int unsigned NumMcast = 4,
   parameter int unsigned NumPeers = 64,
+  parameter int unsigned NumRfifo = 4,
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
@@ -71,9 +77,16 @@ module ni_fab_rx #(
   output logic [23:0] trk_commit_psn_o,
   output logic [1:0] trk_commit_kind_o,   // ni_pkg::TRK_*
   output logic [51:0] trk_commit_page_o,  // memory-ID base page of a translated DMWr
+  // Reception FIFOs: set up by software (base slot-aligned), tail kept here.
+  input  logic [NumRfifo-1:0] rf_enable_i,
+  input  logic [NumRfifo-1:0][63:0] rf_base_i,
+  input  logic [NumRfifo-1:0][15:0] rf_size_i,
+  input  logic [NumRfifo-1:0][15:0] rf_head_i,
+  input  logic [NumRfifo-1:0] rf_reset_i,  // tail := head
+  output logic [NumRfifo-1:0][15:0] rf_tail_o,
   // Answers for the sender side (ni_retx), and its check of a response.
   output logic rel_valid_o,
-  output logic [1:0] rel_kind_o,
+  output logic [2:0] rel_kind_o,
   output logic [15:0] rel_lid_o,
   output logic [23:0] rel_psn_o,
   output logic [15:0] q_lid_o,
@@ -111,7 +124,13 @@ module ni_fab_rx #(
   output logic ev_bad_pkt_o,
   output logic ev_rd_served_o,
   output logic ev_dup_o,   // a duplicate request or response dropped
-  output logic ev_oos_o    // a request ahead of its sequence dropped
+  output logic ev_oos_o,   // a request ahead of its sequence dropped
+  // A DMA packet taken that names a reception counter (TEH flag RCNT, byte 21): its data bytes.
+  output logic rcnt_valid_o,
+  output logic [4:0] rcnt_id_o,
+  output logic [12:0] rcnt_bytes_o,
+  output logic ev_rnr_tx_o,  // a send refused for a full reception FIFO (RNR NAK sent)
+  output logic ev_rnr_rx_o   // an RNR NAK arrived
 );
   localparam int unsigned EntryW = DataW + KeepW + 1;
   localparam int unsigned FifoDepth = RxCredits * MaxPktBeats;
@@ -254,6 +273,21 @@ module ni_fab_rx #(
   end
   assign peer = slid[PeerW-1:0];
   assign peer_ok = slid < 16'(NumPeers);
+  // A send to a reception FIFO (flags in view with the rest of the transport header).
+  localparam int unsigned RfW = (NumRfifo > 1) ? $clog2(NumRfifo) : 1;
+  localparam int unsigned SlotShift = $clog2(MaxPayload);
+  logic [NumRfifo-1:0][15:0] rf_tail_q, rf_tail_d;
+  logic is_rfifo, rf_ok, rf_full;
+  logic [RfW-1:0] rf;
+  logic [15:0] rf_next;
+  logic [63:0] rf_slot_addr;
+  assign is_rfifo = is_req && !is_cont && (teh_flags & ni_pkg::TEH_RFIFO) != 8'h0;
+  assign rf = memid[RfW-1:0];
+  assign rf_ok = memid < 16'(NumRfifo) && rf_enable_i[rf] && rf_size_i[rf] != 16'd0;
+  assign rf_next = (rf_tail_q[rf] + 16'd1 >= rf_size_i[rf]) ? 16'd0 : rf_tail_q[rf] + 16'd1;
+  assign rf_full = rf_next == rf_head_i[rf];
+  assign rf_slot_addr = rf_base_i[rf] + (64'(rf_tail_q[rf]) << SlotShift);
+  assign rf_tail_o = rf_tail_q;
   assign sync = teh_flags[1];
   // Unicast requests are sequenced; a multicast group's writes are not.
   assign is_req = opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_CONT;
@@ -272,6 +306,8 @@ module ni_fab_rx #(
           t_pos >= 13'd44 && t_pos <= 13'(MaxT)) begin
         cl_new = ClTun;
         if (seq_new == SeqAhead) cl_new = ClDrop;
+        // Receiver not ready: the send waits at its source (only when it would be taken now).
+        if (is_rfifo && sequenced && seq_new == SeqIn && rf_ok && rf_full) cl_new = ClDrop;
         if (opcode == ni_pkg::OP_TUNNEL_RSP && !q_hit_i) cl_new = ClDrop;
       end
       if (opcode == ni_pkg::OP_TUNNEL_CONT && t_pos >= 13'(ni_pkg::ContHdrBytes + 4) &&
@@ -326,7 +362,7 @@ module ni_fab_rx #(
   assign page_off = rx_xlate ? t_addr[63:12] : t_addr[63:12] - mem_base_i[mi];
   always_comb begin
     err_new = ErrNone;
-    new_addr = rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
+    new_addr = is_rfifo ? rf_slot_addr : rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
     if (is_cont && seq_new != SeqIn) begin
       err_new = ErrNone;  // a duplicate is answered as before; its source has moved on
     end else if (is_cont && !ctx_valid_q[peer]) begin
@@ -336,6 +372,8 @@ module ni_fab_rx #(
         err_new = ErrMemId;  // a group takes posted writes only
       end else if (t_malformed) begin
         err_new = ErrMalformed;
+      end else if (is_rfifo) begin
+        if (!t_mwr || !sequenced || !rf_ok) err_new = ErrMemId;  // a FIFO takes unicast writes
       end else if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin
         err_new = ErrMemId;
       end else if (page_off >= {32'h0, mem_pages_i[mi]} ||
@@ -420,6 +458,9 @@ module ni_fab_rx #(
   logic in_seq;  // this request takes the next place in its source's sequence
   assign in_seq = sequenced && cl_cur == ClTun && seq_cur == SeqIn;
   assign nak_once = sequenced && cl_cur == ClDrop && seq_cur == SeqAhead && !naked_q[peer];
+  // Dropped in its place in the sequence: only a send whose reception FIFO was full.
+  logic rnr;
+  assign rnr = is_req && sequenced && cl_cur == ClDrop && seq_cur == SeqIn;
   always_comb begin
     gen_ack = 1'b0;
     gen_ur = 1'b0;
@@ -437,6 +478,9 @@ module ni_fab_rx #(
           gen_ack = !t_np;
           gen_syn = ni_pkg::AETH_NAK_INV_REQ;
         end
+      end else if (rnr) begin
+        gen_ack = 1'b1;
+        gen_syn = ni_pkg::AETH_RNR;
       end else if (nak_once) begin
         gen_ack = 1'b1;
         gen_syn = ni_pkg::AETH_NAK_PSN_SEQ;
@@ -621,6 +665,14 @@ module ni_fab_rx #(
   // ------------------------------------------------------------ state update
   logic fin;
   assign fin = pop && in_last;
+  // This packet, arriving whole now, decrements a reception counter: {counter, data
+  // bytes} (a send's data is its payload less the entry header).
+  logic rc_take;
+  logic [17:0] rc_info, o_rc_info_q, flush_rc_info_q;
+  logic o_rc_q, flush_rc_q;
+  assign rc_take = fin && in_seq && good && err_cur == ErrNone && !is_cont &&
+                   (teh_flags & (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT)) == (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT);
+  assign rc_info = {view[21*8 +: 5], t_len_bytes - (is_rfifo ? 13'd16 : 13'd0)};
   always_comb begin
     busy_d = busy_q;
     vc_d = vc_q;
@@ -657,7 +709,9 @@ module ni_fab_rx #(
         exp_d[peer] = psn + 24'd1;
         naked_d[peer] = 1'b0;
       end
-      if (in_last && nak_once && good) naked_d[peer] = 1'b1;
+      // After an RNR NAK the source resends from that PSN by itself: what follows is
+      // dropped without a NAK that would start it at once.
+      if (in_last && (nak_once || rnr) && good) naked_d[peer] = 1'b1;
       if (in_last) begin
         busy_d = 1'b0;
         bs_d = '0;
@@ -666,6 +720,15 @@ module ni_fab_rx #(
         c32_d = 32'hFFFF_FFFF;
         c16_d = 16'hFFFF;
       end
+    end
+  end
+
+  // A reception FIFO's tail moves past an entry that arrived whole and was taken.
+  always_comb begin
+    rf_tail_d = rf_tail_q;
+    if (fin && in_seq && good && err_cur == ErrNone && is_rfifo) rf_tail_d[rf] = rf_next;
+    for (int f = 0; f < NumRfifo; f++) begin
+      if (rf_reset_i[f]) rf_tail_d[f] = rf_head_i[f];
     end
   end
 
@@ -698,6 +761,14 @@ module ni_fab_rx #(
   assign ev_nak_tx_o = fin && gen_ack && gen_syn != ni_pkg::AETH_ACK;
   assign ev_dup_o = fin && good && (dup_drop || (cl_cur == ClDrop && !is_req) || (cl_cur == ClTun && rsp_gone));
   assign ev_oos_o = fin && good && cl_cur == ClDrop && is_req && seq_cur == SeqAhead;
+  assign ev_rnr_tx_o = fin && good && rnr;
+  // The reception counter drops when the packet's TLP has left whole for the host
+  // (its last beat taken; the host port takes it in the same cycle): a counter read
+  // that follows finds the data in memory (PCIe ordering: the read's completion comes
+  // after the write on the host port). The counter travels with the TLP's last beat.
+  assign rcnt_valid_o = m_axis_tvalid && m_axis_tready && m_axis_tlast && (byp ? rc_take : o_rc_q);
+  assign {rcnt_id_o, rcnt_bytes_o} = byp ? rc_info : o_rc_info_q;
+  assign ev_rnr_rx_o = fin && good && cl_cur == ClAck && aeth[7:5] == 3'b001;
 
   // Answers for ni_retx: ACK or NAK, or an awaited response that arrived whole.
   always_comb begin
@@ -708,6 +779,10 @@ module ni_fab_rx #(
                     aeth == ni_pkg::AETH_NAK_INV_REQ || aeth == ni_pkg::AETH_NAK_REM_ACCESS;
       if (aeth == ni_pkg::AETH_NAK_PSN_SEQ) rel_kind_o = ni_pkg::REL_NAK_SEQ;
       if (aeth == ni_pkg::AETH_NAK_INV_REQ || aeth == ni_pkg::AETH_NAK_REM_ACCESS) rel_kind_o = ni_pkg::REL_REFUSED;
+      if (aeth[7:5] == 3'b001) begin  // RNR, whatever its timer field
+        rel_valid_o = 1'b1;
+        rel_kind_o = ni_pkg::REL_RNR;
+      end
     end
     if (fin && good && cl_cur == ClTun && !is_req && !rsp_gone) begin
       rel_valid_o = 1'b1;
@@ -740,6 +815,7 @@ module ni_fab_rx #(
       seq_q <= SeqIn;
       exp_q <= '0;
       naked_q <= '0;
+      rf_tail_q <= '0;
       ctx_valid_q <= '0;
       err_q <= ErrNone;
       c32_q <= 32'hFFFF_FFFF;
@@ -753,11 +829,14 @@ module ni_fab_rx #(
       cy_valid_q <= 1'b0;
       flush_q <= 1'b0;
       flush_user_q <= 1'b0;
+      o_rc_q <= 1'b0;
+      flush_rc_q <= 1'b0;
     end else begin
       if (pop) begin
         cy_valid_q <= |cy_part && !in_last;
         flush_q <= flush_new && in_last;
         flush_user_q <= nullify;
+        flush_rc_q <= rc_take;
       end else if (flush_go) begin
         flush_q <= 1'b0;
       end
@@ -770,6 +849,7 @@ module ni_fab_rx #(
       seq_q <= seq_d;
       exp_q <= exp_d;
       naked_q <= naked_d;
+      rf_tail_q <= rf_tail_d;
       ctx_valid_q <= ctx_valid_d;
       err_q <= err_d;
       c32_q <= c32_d;
@@ -782,15 +862,18 @@ module ni_fab_rx #(
         o_last_q <= e_last;
         o_hold_q <= e_last && !in_last;
         o_user_q <= e_last && in_last && nullify;
+        o_rc_q <= e_last && rc_take;
       end else if (flush_go) begin
         o_valid_q <= 1'b1;
         o_last_q <= 1'b1;
         o_hold_q <= 1'b0;
         o_user_q <= flush_user_q;
+        o_rc_q <= flush_rc_q;
       end else begin
         if (pop && in_last && o_hold_q) begin
           o_hold_q <= 1'b0;
           o_user_q <= nullify;
+          o_rc_q <= rc_take;
         end
         if (m_axis_tvalid && m_axis_tready) o_valid_q <= 1'b0;
       end
@@ -814,6 +897,10 @@ module ni_fab_rx #(
       o_keep_q <= cy_keep_q;
       o_cni_q <= cy_cni_q;
     end
+    if (pop && out_beat) o_rc_info_q <= rc_info;
+    if (pop && in_last && o_hold_q && !out_beat) o_rc_info_q <= rc_info;
+    if (flush_go && !(pop && out_beat)) o_rc_info_q <= flush_rc_info_q;
+    if (pop) flush_rc_info_q <= rc_info;
     if (pop) begin
       cy_cni_q <= is_req && t_cni;
       cy_data_q <= cy_data_new;

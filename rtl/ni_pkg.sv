@@ -72,12 +72,16 @@ package ni_pkg;
   localparam logic [7:0] AETH_NAK_PSN_SEQ   = 8'h60;  // NAK: this PSN is the one expected next
   localparam logic [7:0] AETH_NAK_INV_REQ   = 8'h61;  // NAK: invalid request (stomped by its sender)
   localparam logic [7:0] AETH_NAK_REM_ACCESS = 8'h62; // NAK: remote access error (memory ID, bounds)
+  // RNR NAK (IB: receiver not ready, syndrome 001xxxxx): this PSN found its reception
+  // FIFO full; it and what follows are resent after the sender's RNR_DELAY.
+  localparam logic [7:0] AETH_RNR = 8'h20;
 
   // Answers the fabric receive side reports to the sender side (ni_retx).
-  localparam logic [1:0] REL_ACK = 2'd0;      // ACK: this PSN and all before it arrived
-  localparam logic [1:0] REL_NAK_SEQ = 2'd1;  // this PSN is expected next: resend it now
-  localparam logic [1:0] REL_RSP = 2'd2;      // the response to the read or atomic with this PSN
-  localparam logic [1:0] REL_REFUSED = 2'd3;  // this PSN arrived and was refused (NAK 0x61, 0x62)
+  localparam logic [2:0] REL_ACK = 3'd0;      // ACK: this PSN and all before it arrived
+  localparam logic [2:0] REL_NAK_SEQ = 3'd1;  // this PSN is expected next: resend it now
+  localparam logic [2:0] REL_RSP = 3'd2;      // the response to the read or atomic with this PSN
+  localparam logic [2:0] REL_REFUSED = 3'd3;  // this PSN arrived and was refused (NAK 0x61, 0x62)
+  localparam logic [2:0] REL_RNR = 3'd4;      // this PSN's receiver was not ready: resend it and the rest later
 
   localparam logic [7:0] TEH_RX_XLATE = 8'h01;  // TEH flags: the receiver translates
   localparam logic [7:0] TEH_SYNC = 8'h02;      // TEH flags: the sequence restarts at this PSN

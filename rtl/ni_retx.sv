@@ -7,8 +7,11 @@
 // together with every other slot to that destination (an error completion for each
 // read, atomic and confirmed write), and the next packet to it carries the resync
 // flag. A write the receiving NI confirms (its ACK) gets its confirmation to the
-// CPU from here. Packets to multicast LIDs pass through unretained. Rules and
-// bounds: docs/architecture.md#reliable-delivery and #confirmed-writes.
+// CPU from here. Packets to multicast LIDs pass through unretained. An RNR NAK
+// (the receiver's FIFO was full) makes the slot it names and every later one to
+// that destination wait rnr_delay_i cycles, then resends them in order; those
+// resends do not count against the limit. Rules and bounds:
+// docs/architecture.md#reliable-delivery, #confirmed-writes and #reception-fifos.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -29,6 +32,7 @@ module ni_retx #(
   input  logic rst_ni,
   input  logic [31:0] timeout_i,  // cycles from a send to its resend; 0: never resend
   input  logic [7:0] limit_i,     // resends before a slot fails
+  input  logic [31:0] rnr_delay_i, // cycles from an RNR NAK to the resend
   // Requests from the queue (ni_wc).
   input  ni_pkg::tx_hdr_t in_hdr_i,
   input  logic in_hdr_valid_i,
@@ -45,7 +49,7 @@ module ni_retx #(
   input  logic out_beat_ready_i,
   // What the fabric receive side learned (ni_pkg::REL_*), at most one per cycle.
   input  logic ev_valid_i,
-  input  logic [1:0] ev_kind_i,
+  input  logic [2:0] ev_kind_i,
   input  logic [15:0] ev_lid_i,
   input  logic [23:0] ev_psn_i,
   // Is a response from this LID with this PSN awaited?
@@ -84,6 +88,9 @@ module ni_retx #(
   logic [NumSlots-1:0][23:0] psn_q;
   logic [NumSlots-1:0][31:0] sent_q;
   logic [NumSlots-1:0][7:0] tries_q;
+  // Waiting out an RNR NAK since rnr_t_q (resent then without counting a try).
+  logic [NumSlots-1:0] rnr_q, rnr_d;
+  logic [NumSlots-1:0][31:0] rnr_t_q;
   logic [NumSlots-1:0][23:0] cpl_q;  // {reqid, tag}
   logic [NumPeers-1:0][23:0] next_q, next_d;
   logic [NumPeers-1:0] resync_q, resync_d;
@@ -100,8 +107,9 @@ module ni_retx #(
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
       age[i] = now_q - sent_q[i];
-      expired[i] = valid_q[i] && !done_q[i] && timeout_i != 32'd0 && age[i] >= timeout_i;
-      cand[i] = valid_q[i] && !done_q[i] && (expired[i] || due_q[i]) && tries_q[i] < limit_i;
+      expired[i] = valid_q[i] && !done_q[i] && (rnr_q[i] ? now_q - rnr_t_q[i] >= rnr_delay_i
+                                                          : timeout_i != 32'd0 && age[i] >= timeout_i);
+      cand[i] = valid_q[i] && !done_q[i] && (expired[i] || due_q[i]) && (tries_q[i] < limit_i || rnr_q[i]);
     end
     free_avail = 1'b0;
     free_slot = '0;
@@ -120,7 +128,7 @@ module ni_retx #(
         cand_avail = 1'b1;
         cand_slot = SlotW'(i);
       end
-      if (expired[i] && tries_q[i] >= limit_i) begin
+      if (expired[i] && tries_q[i] >= limit_i && !rnr_q[i]) begin
         ftrig_avail = 1'b1;
         ftrig_slot = SlotW'(i);
       end
@@ -152,9 +160,16 @@ module ni_retx #(
   assign in_cmem = ni_pkg::is_dmwr(in_beat_i[7:0]) && !in_cni;
   // A memory-confirmed write counts as an atomic here: its answer is kept the same way.
   assign in_amo = ni_pkg::is_atomic(in_beat_i[7:0]) || in_cmem;
+  // A destination waiting out an RNR NAK drops what it gets meanwhile: a new packet
+  // to it waits with the others (it is sent now and resent after them).
+  logic in_rnr;
   always_comb begin
     amo_busy = 1'b0;
-    for (int i = 0; i < NumSlots; i++) amo_busy = amo_busy || (valid_q[i] && amo_q[i] && lid_q[i] == in_dlid);
+    in_rnr = 1'b0;
+    for (int i = 0; i < NumSlots; i++) begin
+      amo_busy = amo_busy || (valid_q[i] && amo_q[i] && lid_q[i] == in_dlid);
+      in_rnr = in_rnr || (valid_q[i] && !done_q[i] && rnr_q[i] && lid_q[i] == in_dlid);
+    end
   end
   always_comb begin
     new_hdr = in_hdr_i;
@@ -302,6 +317,15 @@ module ni_retx #(
     end
   end
 
+  // Slots an RNR NAK stops now: its PSN and later ones to its source.
+  logic [NumSlots-1:0] rnr_set;
+  always_comb begin
+    for (int i = 0; i < NumSlots; i++) begin
+      rnr_set[i] = ev_valid_i && ev_kind_i == ni_pkg::REL_RNR && valid_q[i] && !done_q[i] &&
+                   lid_q[i] == ev_lid_i && !ni_pkg::psn_before(psn_q[i], ev_psn_i);
+    end
+  end
+
   always_comb begin
     state_d = state_q;
     cur_d = cur_q;
@@ -314,6 +338,7 @@ module ni_retx #(
     cni_d = cni_q;
     cmem_d = cmem_q;
     amo_d = amo_q;
+    rnr_d = rnr_q;
     next_d = next_q;
     resync_d = resync_q;
     if (take_new) begin
@@ -329,6 +354,7 @@ module ni_retx #(
       amo_d[free_slot] = in_amo;
       cni_d[free_slot] = in_cni;
       cmem_d[free_slot] = in_cmem;
+      rnr_d[free_slot] = in_rnr;
       next_d[in_peer] = next_q[in_peer] + 24'd1;
       resync_d[in_peer] = 1'b0;
     end
@@ -337,6 +363,7 @@ module ni_retx #(
       cur_d = offer_slot;
       bi_d = '0;
       due_d[offer_slot] = 1'b0;
+      rnr_d[offer_slot] = 1'b0;
     end
     if (take_pass) state_d = StPass;
     if (act_store && beat_go) np_d[act_slot] = np_cap;
@@ -380,6 +407,11 @@ module ni_retx #(
           end
           // Go back N: the receiver drops what follows a gap, so resend from the PSN it expects.
           if (!ni_pkg::psn_before(psn_q[i], ev_psn_i) && ev_kind_i == ni_pkg::REL_NAK_SEQ) due_d[i] = 1'b1;
+          // Receiver not ready: this PSN and the rest wait, then go again in order.
+          if (rnr_set[i]) begin
+            rnr_d[i] = 1'b1;
+            due_d[i] = 1'b0;
+          end
         end
       end
     end
@@ -401,6 +433,7 @@ module ni_retx #(
       cni_q <= '0;
       cmem_q <= '0;
       amo_q <= '0;
+      rnr_q <= '0;
       next_q <= '0;
       resync_q <= '0;
       hold_q <= 1'b0;
@@ -418,6 +451,7 @@ module ni_retx #(
       cni_q <= cni_d;
       cmem_q <= cmem_d;
       amo_q <= amo_d;
+      rnr_q <= rnr_d;
       next_q <= next_d;
       resync_q <= resync_d;
       hold_q <= hold_d;
@@ -435,11 +469,21 @@ module ni_retx #(
       psn_q[free_slot] <= next_q[in_peer];
       sent_q[free_slot] <= now_q;
       tries_q[free_slot] <= 8'd0;
+      rnr_t_q[free_slot] <= now_q;  // waits from now if its destination is waiting
       back_q[free_slot] <= in_hdr_i.back_page;
     end
     if (take_resend) begin
       sent_q[offer_slot] <= now_q;
-      tries_q[offer_slot] <= tries_q[offer_slot] + 8'd1;
+      if (!rnr_q[offer_slot]) tries_q[offer_slot] <= tries_q[offer_slot] + 8'd1;
+    end
+    // Resends go oldest first: the slots an RNR NAK stops are made older than any
+    // other, in PSN order, so they go again in order (the named one may have been
+    // sent last).
+    for (int i = 0; i < NumSlots; i++) begin
+      if (rnr_set[i]) begin
+        rnr_t_q[i] <= now_q;
+        sent_q[i] <= now_q - 32'h0100_0000 + {8'h0, 24'(psn_q[i] - ev_psn_i)};
+      end
     end
     if (act_store && beat_go) begin
       beat_mem_q[beat_addr] <= in_beat_i;

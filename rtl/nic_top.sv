@@ -88,7 +88,7 @@ module nic_top #(
   logic [NumArt-1:0][1:0] art_conf_at;
   logic [29:0] intr_addr_lo;
   logic [31:0] intr_addr_hi, intr_data;
-  logic [12:0] intr_mask;
+  logic [13:0] intr_mask;
   logic ev_conf, ev_irq;
   logic [15:0] wc_timeout;
   logic wc_flush_written, wc_flush_value;
@@ -134,14 +134,36 @@ module nic_top #(
   for (genvar i = 0; i < NumInj; i++) begin : gen_inj_cat
     assign inj_base[i] = {inj_base_hi[i], inj_base_lo[i]};
   end
+  // Reception FIFOs (4, as the register map has them).
+  localparam int unsigned NumRfifo = 4;
+  logic [NumRfifo-1:0][31:0] rf_base_lo, rf_base_hi;
+  logic [NumRfifo-1:0][63:0] rf_base;
+  logic [NumRfifo-1:0][15:0] rf_size, rf_head, rf_tail;
+  logic [NumRfifo-1:0] rf_ctrl_written, rf_enable, rf_reset_bit, rf_ctrl_we_q;
+  logic ev_rnr_tx, ev_rnr_rx;
+  // DMA byte counters (32, as the register map has them).
+  localparam int unsigned NumCnt = 32;
+  logic [NumCnt-1:0][31:0] cnt_load_value, cnt_value;
+  logic [NumCnt-1:0] cnt_load_written, cnt_load_we_q, cnt_zero;
+  logic ev_cnt_zero, rcnt_valid;
+  logic [4:0] rcnt_id;
+  logic [12:0] rcnt_bytes;
+  logic [31:0] rnr_delay;
+  for (genvar i = 0; i < NumRfifo; i++) begin : gen_rf_cat
+    assign rf_base[i] = {rf_base_hi[i], rf_base_lo[i]};
+  end
   // A doorbell or control write acts the cycle after, when the register holds the value.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       inj_tail_we_q <= '0;
       inj_ctrl_we_q <= '0;
+      rf_ctrl_we_q <= '0;
+      cnt_load_we_q <= '0;
     end else begin
       inj_tail_we_q <= inj_tail_written;
       inj_ctrl_we_q <= inj_ctrl_written;
+      rf_ctrl_we_q <= rf_ctrl_written;
+      cnt_load_we_q <= cnt_load_written;
     end
   end
 
@@ -162,7 +184,13 @@ module nic_top #(
     .status_bad_pkt_set_i(ev_bad_pkt), .status_cpl_unexp_set_i(ev_cpl_unexp),
     .status_retx_fail_set_i(ev_retx_fail), .status_mem_fail_set_i(ev_mem_fail),
     .status_dma_err_set_i(ev_dma_err), .dma_err_cnt_inc_i(ev_dma_err),
-    .caps4_inj_fifos_i(8'(NumInj)), .caps4_slot_bytes_i(16'(SlotBytes)),
+    .caps4_inj_fifos_i(8'(NumInj)), .caps4_rcv_fifos_i(8'(NumRfifo)), .caps4_slot_bytes_i(16'(SlotBytes)),
+    .cnt_load_written_o(cnt_load_written), .cnt_load_value_o(cnt_load_value), .cnt_value_value_i(cnt_value),
+    .cnt_zero_hit_i(cnt_zero), .caps5_counters_i(8'(NumCnt)), .status_cnt_zero_set_i(ev_cnt_zero),
+    .rnr_tx_cnt_inc_i(ev_rnr_tx), .rnr_rx_cnt_inc_i(ev_rnr_rx), .rnr_delay_cycles_o(rnr_delay),
+    .rfifo_base_lo_addr_o(rf_base_lo), .rfifo_base_hi_addr_o(rf_base_hi), .rfifo_size_slots_o(rf_size),
+    .rfifo_head_slot_o(rf_head), .rfifo_tail_slot_i(rf_tail), .rfifo_ctrl_written_o(rf_ctrl_written),
+    .rfifo_ctrl_enable_o(rf_enable), .rfifo_ctrl_reset_o(rf_reset_bit),
     .inj_base_lo_addr_o(inj_base_lo), .inj_base_hi_addr_o(inj_base_hi), .inj_size_slots_o(inj_size),
     .inj_tail_written_o(inj_tail_written), .inj_tail_slot_o(inj_tail), .inj_head_slot_i(inj_head),
     .inj_ctrl_written_o(inj_ctrl_written), .inj_ctrl_enable_o(inj_enable), .inj_ctrl_reset_o(inj_reset_bit),
@@ -395,13 +423,13 @@ module nic_top #(
   logic rel_valid, q_hit, q_conf, fail_valid, fail_ready;
   logic [51:0] q_back;
   logic [23:0] q_cpl;
-  logic [1:0] rel_kind;
+  logic [2:0] rel_kind;
   logic [15:0] rel_lid;
   logic [23:0] rel_psn;
   ni_pkg::own_cpl_t fail_word;
   logic [$clog2(RetxSlots):0] retx_used;
   ni_retx #(.DataW(DataW), .NumSlots(RetxSlots), .SlotBeats(MaxTlpBeats), .NumPeers(NumPeers)) u_retx (
-    .clk_i, .rst_ni, .timeout_i(retx_timeout), .limit_i(retx_limit),
+    .clk_i, .rst_ni, .timeout_i(retx_timeout), .limit_i(retx_limit), .rnr_delay_i(rnr_delay),
     .in_hdr_i(mrg_hdr), .in_hdr_valid_i(mrg_hdr_valid), .in_hdr_ready_o(mrg_hdr_ready),
     .in_beat_i(mrg_beat), .in_beat_valid_i(mrg_beat_valid), .in_beat_ready_o(mrg_beat_ready),
     .out_hdr_o(src_hdr[2]), .out_hdr_valid_o(src_hdr_valid[2]), .out_hdr_ready_i(src_hdr_ready[2]),
@@ -429,7 +457,7 @@ module nic_top #(
   logic dec_tlast, dec_tuser, dec_tcni, dec_tvalid, dec_tready;
 
   ni_fab_rx #(.DataW(DataW), .NumMemId(NumMemId), .MaxPayload(MaxPayload), .RxCredits(RxCredits),
-              .NumTags(NumTags), .NumPeers(NumPeers), .NiReqId(NiReqId)) u_fab_rx (
+              .NumTags(NumTags), .NumPeers(NumPeers), .NumRfifo(NumRfifo), .NiReqId(NiReqId)) u_fab_rx (
     .clk_i, .rst_ni, .node_id_i(node_id), .mcast_valid_i(mcast_valid), .mcast_lid_i(mcast_lid),
     .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
@@ -441,6 +469,8 @@ module nic_top #(
     .trk_commit_reqid_o(trk_commit_reqid), .trk_commit_otag_o(trk_commit_otag),
     .trk_commit_psn_o(trk_commit_psn), .trk_commit_kind_o(trk_commit_kind),
     .trk_commit_page_o(trk_commit_page),
+    .rf_enable_i(rf_enable), .rf_base_i(rf_base), .rf_size_i(rf_size), .rf_head_i(rf_head),
+    .rf_reset_i(rf_ctrl_we_q & rf_reset_bit), .rf_tail_o(rf_tail),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
     .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back), .q_cpl_i(q_cpl),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
@@ -449,13 +479,21 @@ module nic_top #(
     .m_axis_tuser(dec_tuser), .m_axis_tcni(dec_tcni), .m_axis_tvalid(dec_tvalid), .m_axis_tready(dec_tready),
     .ev_rx_pkt_o(ev_rx_pkt), .ev_crc_err_o(ev_crc_err), .ev_memid_err_o(ev_memid_err),
     .ev_bounds_err_o(ev_bounds_err), .ev_nak_tx_o(ev_nak_tx), .ev_nak_rx_o(ev_nak_rx),
-    .ev_bad_pkt_o(ev_bad_pkt), .ev_rd_served_o(ev_rd_served), .ev_dup_o(ev_dup), .ev_oos_o(ev_oos)
+    .ev_bad_pkt_o(ev_bad_pkt), .ev_rd_served_o(ev_rd_served), .ev_dup_o(ev_dup), .ev_oos_o(ev_oos),
+    .rcnt_valid_o(rcnt_valid), .rcnt_id_o(rcnt_id), .rcnt_bytes_o(rcnt_bytes),
+    .ev_rnr_tx_o(ev_rnr_tx), .ev_rnr_rx_o(ev_rnr_rx)
+  );
+
+  ni_dma_cnt #(.NumCnt(NumCnt)) u_dma_cnt (
+    .clk_i, .rst_ni, .load_i(cnt_load_we_q), .load_value_i(cnt_load_value),
+    .inj_valid_i(inj_cnt_valid), .inj_id_i(inj_cnt_id), .inj_bytes_i(inj_cnt_bytes),
+    .rcv_valid_i(rcnt_valid), .rcv_id_i(rcnt_id), .rcv_bytes_i(rcnt_bytes),
+    .value_o(cnt_value), .zero_o(cnt_zero), .ev_zero_o(ev_cnt_zero)
   );
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
   logic unused;
-  // Injection counters arrive with the counter block (issue 5, next step).
-  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf, inj_cnt_valid, inj_cnt_id, inj_cnt_bytes};
+  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf};
 
   // Writes this NI confirmed (receiving-NI point): kept until memory confirms them,
   // issued to memory again on MEM_TIMEOUT.
@@ -485,10 +523,10 @@ module nic_top #(
   // receiving-NI confirmations), the interrupt.
   // Interrupt: a STATUS bit set by an event that INTR_MASK selects makes one pending;
   // events while it waits share it.
-  logic [12:0] status_events;
+  logic [13:0] status_events;
   logic irq_pend_q, irq_push;
   ni_pkg::own_cpl_t irq_word, own_word;
-  assign status_events = {ev_dma_err, ev_mem_fail, ev_retx_fail, ev_cpl_unexp, ev_bad_pkt, ev_nak_rx, ev_bounds_err,
+  assign status_events = {ev_cnt_zero, ev_dma_err, ev_mem_fail, ev_retx_fail, ev_cpl_unexp, ev_bad_pkt, ev_nak_rx, ev_bounds_err,
                           ev_memid_err, ev_crc_err, ev_unsup, ev_malformed, ev_perm, ev_win_miss};
   always_comb begin
     irq_word = '0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "bytes.hpp"
@@ -72,6 +73,15 @@ struct EntryHeader {
     putLe(&b[8], 4, offset);
     putLe(&b[12], 4, tag);
     return b;
+  }
+  static EntryHeader decode(const uint8_t* b) {
+    EntryHeader h;
+    h.srcLid = static_cast<uint16_t>(getLe(b, 2));
+    h.bytes = static_cast<uint16_t>(getLe(b + 2, 2));
+    h.msgLen = static_cast<uint32_t>(getLe(b + 4, 4));
+    h.offset = static_cast<uint32_t>(getLe(b + 8, 4));
+    h.tag = static_cast<uint32_t>(getLe(b + 12, 4));
+    return h;
   }
 };
 
@@ -148,6 +158,45 @@ class InjRing {
   uint16_t size_;
   unsigned slot_;
   uint16_t tail_ = 0;
+};
+
+// The consumer's side of a reception FIFO: the NI writes each entry (entry header,
+// data) into the slot at its tail, slots of maxPayload bytes. An entry is there when
+// its header's byte count is not 0: the consumer zeroes it when it takes the entry,
+// so a slot the NI has not filled again reads empty. The caller writes head() to
+// RFIFO_HEAD to give the slots back.
+class RcvRing {
+ public:
+  using MemRead = std::function<Bytes(uint64_t addr, size_t n)>;
+  using MemWrite = InjRing::MemWrite;
+  struct Entry {
+    EntryHeader hdr;
+    Bytes data;
+    Bytes raw() const {  // as the NI wrote it: the send packet's payload
+      Bytes b = hdr.encode();
+      b.insert(b.end(), data.begin(), data.end());
+      return b;
+    }
+  };
+  RcvRing(uint64_t base, uint16_t slots, unsigned slotBytes) : base_(base), size_(slots), slot_(slotBytes) {}
+
+  uint16_t head() const { return head_; }
+  std::optional<Entry> take(const MemRead& read, const MemWrite& write) {
+    const uint64_t at = base_ + uint64_t{head_} * slot_;
+    const Bytes h = read(at, kEntryHdrBytes);
+    Entry e{EntryHeader::decode(h.data()), {}};
+    if (e.hdr.bytes == 0) return std::nullopt;
+    e.data = read(at + kEntryHdrBytes, e.hdr.bytes);
+    write(at, Bytes(kEntryHdrBytes, 0));
+    head_ = static_cast<uint16_t>((head_ + 1) % size_);
+    return e;
+  }
+
+ private:
+  uint64_t base_;
+  uint16_t size_;
+  unsigned slot_;
+  uint16_t head_ = 0;
 };
 
 }  // namespace ni

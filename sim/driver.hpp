@@ -85,4 +85,21 @@ inline void resetInjFifo(const CsrWrite& wr, unsigned f) {
   wr(regs::INJ_CTRL(f), regs::INJ_CTRL_ENABLE_MASK | regs::INJ_CTRL_RESET_MASK);
 }
 
+// Reception FIFO f: a ring of `slots` slots of MaxPayload bytes at `base` (slot-
+// aligned) in host memory, emptied (head = tail = 0) and enabled.
+inline void setRcvFifo(const CsrWrite& wr, unsigned f, uint64_t base, uint16_t slots) {
+  wr(regs::RFIFO_CTRL(f), 0);
+  wr(regs::RFIFO_BASE_LO(f), static_cast<uint32_t>(base));
+  wr(regs::RFIFO_BASE_HI(f), static_cast<uint32_t>(base >> 32));
+  wr(regs::RFIFO_SIZE(f), slots);
+  wr(regs::RFIFO_HEAD(f), 0);
+  wr(regs::RFIFO_CTRL(f), regs::RFIFO_CTRL_ENABLE_MASK | regs::RFIFO_CTRL_RESET_MASK);
+}
+// DMA byte counter i now expects `bytes` (its CNT_ZERO bit cleared): a descriptor
+// naming it as injection counter takes off each packet's data bytes as it leaves,
+// a packet naming it as reception counter (at its target) as it arrives.
+inline void loadCounter(const CsrWrite& wr, unsigned i, uint32_t bytes) { wr(regs::CNT_LOAD(i), bytes); }
+// The consumer took the entries before `head`: their slots are the NI's again.
+inline void releaseRcvSlots(const CsrWrite& wr, unsigned f, uint16_t head) { wr(regs::RFIFO_HEAD(f), head); }
+
 }  // namespace ni::driver

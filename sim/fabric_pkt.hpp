@@ -19,6 +19,7 @@ constexpr uint8_t kAethAck = 0x00;          // this PSN and all before it arrive
 constexpr uint8_t kAethNakPsnSeq = 0x60;    // this PSN is the one expected next
 constexpr uint8_t kAethNakInvReq = 0x61;    // invalid request: stomped by its sender
 constexpr uint8_t kAethNakRemAccess = 0x62; // remote access error: memory ID, permission, bounds
+constexpr uint8_t kAethRnr = 0x20;          // receiver not ready: its reception FIFO is full; resend later
 constexpr uint8_t kTehRxXlate = 0x01;    // TEH flag: receiver translates memory ID + offset
 constexpr uint8_t kTehSync = 0x02;       // TEH flag: the source's sequence restarts at this PSN
 constexpr uint8_t kTehConfNi = 0x04;     // TEH flag: a DMWr the receiving NI confirms (its ACK)

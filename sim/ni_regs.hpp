@@ -54,6 +54,8 @@ constexpr unsigned STATUS_MEM_FAIL_LSB = 11;
 constexpr uint32_t STATUS_MEM_FAIL_MASK = 0x00000800u;
 constexpr unsigned STATUS_DMA_ERR_LSB = 12;
 constexpr uint32_t STATUS_DMA_ERR_MASK = 0x00001000u;
+constexpr unsigned STATUS_CNT_ZERO_LSB = 13;
+constexpr uint32_t STATUS_CNT_ZERO_MASK = 0x00002000u;
 constexpr uint32_t TX_PKTS = 0x020;
 constexpr uint32_t RX_PKTS = 0x024;
 constexpr uint32_t WIN_MISS_CNT = 0x028;
@@ -179,7 +181,7 @@ constexpr unsigned INTR_DATA_DATA_LSB = 0;
 constexpr uint32_t INTR_DATA_DATA_MASK = 0xffffffffu;
 constexpr uint32_t INTR_MASK = 0x30c;
 constexpr unsigned INTR_MASK_MASK_LSB = 0;
-constexpr uint32_t INTR_MASK_MASK_MASK = 0x00001fffu;
+constexpr uint32_t INTR_MASK_MASK_MASK = 0x00003fffu;
 constexpr uint32_t MEMID_BASE_LO(unsigned i) { return 0x400 + i * 0x10; }
 constexpr unsigned MEMID_BASE_LO_COUNT = 16;
 constexpr unsigned MEMID_BASE_LO_ADDR_LSB = 12;
@@ -205,9 +207,22 @@ constexpr uint32_t MEMID_CTRL_PERM_A_MASK = 0x00000040u;
 constexpr uint32_t CAPS4 = 0x310;
 constexpr unsigned CAPS4_INJ_FIFOS_LSB = 0;
 constexpr uint32_t CAPS4_INJ_FIFOS_MASK = 0x000000ffu;
+constexpr unsigned CAPS4_RCV_FIFOS_LSB = 8;
+constexpr uint32_t CAPS4_RCV_FIFOS_MASK = 0x0000ff00u;
 constexpr unsigned CAPS4_SLOT_BYTES_LSB = 16;
 constexpr uint32_t CAPS4_SLOT_BYTES_MASK = 0xffff0000u;
 constexpr uint32_t DMA_ERR_CNT = 0x314;
+constexpr uint32_t RNR_TX_CNT = 0x318;
+constexpr uint32_t RNR_RX_CNT = 0x31c;
+constexpr uint32_t RNR_DELAY = 0x320;
+constexpr unsigned RNR_DELAY_CYCLES_LSB = 0;
+constexpr uint32_t RNR_DELAY_CYCLES_MASK = 0xffffffffu;
+constexpr uint32_t CNT_ZERO = 0x324;
+constexpr unsigned CNT_ZERO_HIT_LSB = 0;
+constexpr uint32_t CNT_ZERO_HIT_MASK = 0xffffffffu;
+constexpr uint32_t CAPS5 = 0x328;
+constexpr unsigned CAPS5_COUNTERS_LSB = 0;
+constexpr uint32_t CAPS5_COUNTERS_MASK = 0x000000ffu;
 constexpr uint32_t INJ_BASE_LO(unsigned i) { return 0x600 + i * 0x20; }
 constexpr unsigned INJ_BASE_LO_COUNT = 8;
 constexpr unsigned INJ_BASE_LO_ADDR_LSB = 0;
@@ -242,6 +257,40 @@ constexpr unsigned INJ_STATUS_CODE_LSB = 1;
 constexpr uint32_t INJ_STATUS_CODE_MASK = 0x0000001eu;
 constexpr unsigned INJ_STATUS_BUSY_LSB = 8;
 constexpr uint32_t INJ_STATUS_BUSY_MASK = 0x00000100u;
+constexpr uint32_t RFIFO_BASE_LO(unsigned i) { return 0x700 + i * 0x20; }
+constexpr unsigned RFIFO_BASE_LO_COUNT = 4;
+constexpr unsigned RFIFO_BASE_LO_ADDR_LSB = 0;
+constexpr uint32_t RFIFO_BASE_LO_ADDR_MASK = 0xffffffffu;
+constexpr uint32_t RFIFO_BASE_HI(unsigned i) { return 0x704 + i * 0x20; }
+constexpr unsigned RFIFO_BASE_HI_COUNT = 4;
+constexpr unsigned RFIFO_BASE_HI_ADDR_LSB = 0;
+constexpr uint32_t RFIFO_BASE_HI_ADDR_MASK = 0xffffffffu;
+constexpr uint32_t RFIFO_SIZE(unsigned i) { return 0x708 + i * 0x20; }
+constexpr unsigned RFIFO_SIZE_COUNT = 4;
+constexpr unsigned RFIFO_SIZE_SLOTS_LSB = 0;
+constexpr uint32_t RFIFO_SIZE_SLOTS_MASK = 0x0000ffffu;
+constexpr uint32_t RFIFO_HEAD(unsigned i) { return 0x70c + i * 0x20; }
+constexpr unsigned RFIFO_HEAD_COUNT = 4;
+constexpr unsigned RFIFO_HEAD_SLOT_LSB = 0;
+constexpr uint32_t RFIFO_HEAD_SLOT_MASK = 0x0000ffffu;
+constexpr uint32_t RFIFO_TAIL(unsigned i) { return 0x710 + i * 0x20; }
+constexpr unsigned RFIFO_TAIL_COUNT = 4;
+constexpr unsigned RFIFO_TAIL_SLOT_LSB = 0;
+constexpr uint32_t RFIFO_TAIL_SLOT_MASK = 0x0000ffffu;
+constexpr uint32_t RFIFO_CTRL(unsigned i) { return 0x714 + i * 0x20; }
+constexpr unsigned RFIFO_CTRL_COUNT = 4;
+constexpr unsigned RFIFO_CTRL_ENABLE_LSB = 0;
+constexpr uint32_t RFIFO_CTRL_ENABLE_MASK = 0x00000001u;
+constexpr unsigned RFIFO_CTRL_RESET_LSB = 1;
+constexpr uint32_t RFIFO_CTRL_RESET_MASK = 0x00000002u;
+constexpr uint32_t CNT_LOAD(unsigned i) { return 0x800 + i * 0x4; }
+constexpr unsigned CNT_LOAD_COUNT = 32;
+constexpr unsigned CNT_LOAD_VALUE_LSB = 0;
+constexpr uint32_t CNT_LOAD_VALUE_MASK = 0xffffffffu;
+constexpr uint32_t CNT_VALUE(unsigned i) { return 0x880 + i * 0x4; }
+constexpr unsigned CNT_VALUE_COUNT = 32;
+constexpr unsigned CNT_VALUE_VALUE_LSB = 0;
+constexpr uint32_t CNT_VALUE_VALUE_MASK = 0xffffffffu;
 
 enum class Access { Ro, Hw, Rw, W1c, Cnt };
 struct RegInfo {
@@ -258,7 +307,7 @@ constexpr RegInfo kRegisters[] = {
     {"CAPS", 0x004, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu, -1},
     {"CAPS2", 0x00c, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"NODE_ID", 0x008, 0x0, 1, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
-    {"STATUS", 0x010, 0x0, 1, Access::W1c, 0x00000000u, 0x00001fffu, -1},
+    {"STATUS", 0x010, 0x0, 1, Access::W1c, 0x00000000u, 0x00003fffu, -1},
     {"TX_PKTS", 0x020, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RX_PKTS", 0x024, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"WIN_MISS_CNT", 0x028, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
@@ -303,13 +352,18 @@ constexpr RegInfo kRegisters[] = {
     {"INTR_ADDR_LO", 0x300, 0x0, 1, Access::Rw, 0x00000000u, 0xfffffffcu, -1},
     {"INTR_ADDR_HI", 0x304, 0x0, 1, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INTR_DATA", 0x308, 0x0, 1, Access::Rw, 0x00000000u, 0xffffffffu, -1},
-    {"INTR_MASK", 0x30c, 0x0, 1, Access::Rw, 0x00000000u, 0x00001fffu, -1},
+    {"INTR_MASK", 0x30c, 0x0, 1, Access::Rw, 0x00000000u, 0x00003fffu, -1},
     {"MEMID_BASE_LO", 0x400, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 53},
     {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 53},
     {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 53},
     {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u, -1},
-    {"CAPS4", 0x310, 0x0, 1, Access::Hw, 0x00000000u, 0xffff00ffu, -1},
+    {"CAPS4", 0x310, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu, -1},
     {"DMA_ERR_CNT", 0x314, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"RNR_TX_CNT", 0x318, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"RNR_RX_CNT", 0x31c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"RNR_DELAY", 0x320, 0x0, 1, Access::Rw, 0x00000200u, 0xffffffffu, -1},
+    {"CNT_ZERO", 0x324, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu, -1},
+    {"CAPS5", 0x328, 0x0, 1, Access::Hw, 0x00000000u, 0x000000ffu, -1},
     {"INJ_BASE_LO", 0x600, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_HI", 0x604, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_SIZE", 0x608, 0x20, 8, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
@@ -317,6 +371,14 @@ constexpr RegInfo kRegisters[] = {
     {"INJ_HEAD", 0x610, 0x20, 8, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"INJ_CTRL", 0x614, 0x20, 8, Access::Rw, 0x00000000u, 0x00000003u, -1},
     {"INJ_STATUS", 0x618, 0x20, 8, Access::Hw, 0x00000000u, 0x0000011fu, -1},
+    {"RFIFO_BASE_LO", 0x700, 0x20, 4, Access::Rw, 0x00000000u, 0xffffffffu, -1},
+    {"RFIFO_BASE_HI", 0x704, 0x20, 4, Access::Rw, 0x00000000u, 0xffffffffu, -1},
+    {"RFIFO_SIZE", 0x708, 0x20, 4, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
+    {"RFIFO_HEAD", 0x70c, 0x20, 4, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
+    {"RFIFO_TAIL", 0x710, 0x20, 4, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
+    {"RFIFO_CTRL", 0x714, 0x20, 4, Access::Rw, 0x00000000u, 0x00000003u, -1},
+    {"CNT_LOAD", 0x800, 0x4, 32, Access::Rw, 0x00000000u, 0xffffffffu, -1},
+    {"CNT_VALUE", 0x880, 0x4, 32, Access::Hw, 0x00000000u, 0xffffffffu, -1},
 };
 
 }  // namespace ni::regs

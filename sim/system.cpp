@@ -108,6 +108,16 @@ driver::CsrWrite System::csrWriter(unsigned n) {
   return [nd](uint32_t off, uint32_t v) { nd->csrWrite(off, v); };
 }
 
+bool System::waitCounter(unsigned n, unsigned cnt, uint64_t maxCycles) {
+  const uint64_t end = cycle() + maxCycles;
+  while (cycle() < end) {
+    if (readCsr(n, regs::CNT_ZERO) >> cnt & 1) return true;
+    runUntil([] { return false; }, 200);
+    if (rtlError()) return false;
+  }
+  return false;
+}
+
 uint32_t System::readCsr(unsigned n, uint32_t off) {
   bool done = false, ok = false;
   uint32_t value = 0;

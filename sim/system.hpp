@@ -69,6 +69,9 @@ class System {
   // Synchronous CSR read (runs the system until the completion arrives).
   uint32_t readCsr(unsigned node, uint32_t off);
   driver::CsrWrite csrWriter(unsigned node);
+  // Waits, polling CNT_ZERO as the CPU would, until DMA byte counter `cnt` of the
+  // node has reached zero; false if it has not within maxCycles.
+  bool waitCounter(unsigned node, unsigned cnt, uint64_t maxCycles = 2'000'000);
 
  private:
   SystemConfig cfg_;

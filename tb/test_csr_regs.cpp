@@ -39,6 +39,7 @@ class CsrRegsTest : public tb::VerilatedTest {
     dut->m.caps3_retx_slots_i = 32;
     dut->m.caps3_peers_i = 64;
     dut->m.caps4_inj_fifos_i = 8;
+    dut->m.caps4_rcv_fifos_i = 4;
     dut->m.caps4_slot_bytes_i = 64;
     // Injection FIFO status inputs: a distinct value per FIFO.
     dut->m.inj_status_err_i = 0x05;
@@ -47,6 +48,10 @@ class CsrRegsTest : public tb::VerilatedTest {
       tb::setField(dut->m.inj_head_slot_i, 16 * i, 16, 0x10 + i);
       tb::setField(dut->m.inj_status_code_i, 4 * i, 4, i);
     }
+    for (unsigned i = 0; i < 4; ++i) tb::setField(dut->m.rfifo_tail_slot_i, 16 * i, 16, 0x20 + i);
+    dut->m.caps5_counters_i = 32;
+    dut->m.cnt_zero_hit_i = 0xA5C3'0F01u;
+    for (unsigned i = 0; i < 32; ++i) tb::setField(dut->m.cnt_value_value_i, 32 * i, 32, 0x1000'0000u * (i % 16) + i);
     reset();
     for (const auto& r : regs::kRegisters)
       for (unsigned i = 0; i < r.count; ++i) {
@@ -60,7 +65,11 @@ class CsrRegsTest : public tb::VerilatedTest {
     if (off == regs::CAPS) return 0x02111008u;
     if (off == regs::CAPS2) return 256u;
     if (off == regs::CAPS3) return 0x4020u;
-    if (off == regs::CAPS4) return 0x00400008u;
+    if (off == regs::CAPS4) return 0x00400408u;
+    if (off == regs::RFIFO_TAIL(0)) return 0x20 + i;
+    if (off == regs::CAPS5) return 32u;
+    if (off == regs::CNT_ZERO) return 0xA5C3'0F01u;
+    if (off == regs::CNT_VALUE(0)) return 0x1000'0000u * (i % 16) + i;
     if (off == regs::INJ_HEAD(0)) return 0x10 + i;
     if (off == regs::INJ_STATUS(0)) return (0x05u >> i & 1) | i << 1 | (0x12u >> i & 1) << 8;
     ADD_FAILURE() << "hw register at 0x" << std::hex << off << " has no value in this test";
@@ -103,7 +112,7 @@ class CsrRegsTest : public tb::VerilatedTest {
     return {&m.status_win_miss_set_i, &m.status_perm_set_i, &m.status_malformed_set_i, &m.status_unsupported_set_i,
             &m.status_crc_err_set_i, &m.status_memid_err_set_i, &m.status_bounds_err_set_i, &m.status_nak_rx_set_i,
             &m.status_bad_pkt_set_i, &m.status_cpl_unexp_set_i, &m.status_retx_fail_set_i,
-            &m.status_mem_fail_set_i, &m.status_dma_err_set_i};
+            &m.status_mem_fail_set_i, &m.status_dma_err_set_i, &m.status_cnt_zero_set_i};
   }
   std::vector<CData*> counterIncs() {
     auto& m = dut->m;
@@ -112,7 +121,8 @@ class CsrRegsTest : public tb::VerilatedTest {
             &m.nak_tx_cnt_inc_i, &m.nak_rx_cnt_inc_i, &m.bad_pkt_cnt_inc_i, &m.rd_served_cnt_inc_i,
             &m.cpl_unexp_cnt_inc_i, &m.wc_merged_cnt_inc_i, &m.dup_cnt_inc_i, &m.retx_cnt_inc_i,
             &m.oos_cnt_inc_i, &m.retx_fail_cnt_inc_i, &m.conf_cnt_inc_i, &m.intr_cnt_inc_i,
-            &m.mem_reissue_cnt_inc_i, &m.mem_fail_cnt_inc_i, &m.dma_err_cnt_inc_i};
+            &m.mem_reissue_cnt_inc_i, &m.mem_fail_cnt_inc_i, &m.dma_err_cnt_inc_i,
+            &m.rnr_tx_cnt_inc_i, &m.rnr_rx_cnt_inc_i};
   }
   std::vector<uint32_t> offsetsOf(Access a) {
     std::vector<uint32_t> v;

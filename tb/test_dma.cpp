@@ -2,10 +2,13 @@
 // The DMA engine in a multi-node system: descriptors produced into injection FIFOs
 // in host memory (sim/dma.hpp InjRing), doorbells through the registers, messages
 // moved by the NIs alone. Scoreboard: every put's bytes at its target, nothing
-// else written there, the host's own tunneled stores unharmed beside them.
+// else written there, the host's own tunneled stores unharmed beside them; every
+// send's entries in the target's reception FIFO, once each, in their FIFO's order.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <map>
+#include <tuple>
 
 #include "dma.hpp"
 #include "driver.hpp"
@@ -28,6 +31,8 @@ constexpr uint64_t kRingBase = 0x1000'0000;
 constexpr uint64_t kSrcBase = 0x2000'0000;
 constexpr uint16_t kRingSlots = 64;
 constexpr unsigned kFifos = 8;
+constexpr uint64_t kRcvBase = 0x3000'0000;
+constexpr unsigned kRcvFifos = 4;
 
 class DmaSystemTest : public ::testing::TestWithParam<Param> {
  protected:
@@ -56,6 +61,7 @@ class DmaSystemTest : public ::testing::TestWithParam<Param> {
     if (HasFailure()) std::cerr << "[ reproduce ] NI_SEED=" << seed << "\n";
   }
   static uint64_t ringBase(unsigned f) { return kRingBase + uint64_t{f} * 0x10000; }
+  static uint64_t rcvBase(unsigned q) { return kRcvBase + uint64_t{q} * 0x10'0000; }
   Bytes randomBytes(size_t n) {
     Bytes b(n);
     for (auto& x : b) x = static_cast<uint8_t>(rng());
@@ -68,19 +74,31 @@ class DmaSystemTest : public ::testing::TestWithParam<Param> {
     uint64_t dst;
     Bytes data;
   };
-  // Posts a put from node n's FIFO f; the caller rings the doorbell.
+  // Posts a message from node n's FIFO f (data inline, or written at d.src); the
+  // caller rings the doorbell.
+  bool post(unsigned n, unsigned f, DmaDescriptor d, const Bytes& data) {
+    d.len = static_cast<uint32_t>(data.size());
+    if (!d.isInline()) sys->node(n).memory().write(d.src, data);
+    auto write = [this, n](uint64_t a, const Bytes& b) { sys->node(n).memory().write(a, b); };
+    return rings[n][f].post(d, data, head(n, f), write);
+  }
   bool post(unsigned n, unsigned f, const Put& p, bool inl, uint64_t src) {
     DmaDescriptor d;
     d.op = static_cast<uint8_t>(DmaOp::Put);
     d.flags = inl ? kDescInline : 0;
     d.dest = lidOf(p.target);
     d.qid = 1;
-    d.len = static_cast<uint32_t>(p.data.size());
     d.dst = p.dst;
     d.src = src;
-    if (!inl) sys->node(n).memory().write(src, p.data);
-    auto write = [this, n](uint64_t a, const Bytes& b) { sys->node(n).memory().write(a, b); };
-    return rings[n][f].post(d, p.data, head(n, f), write);
+    return post(n, f, d, p.data);
+  }
+  // The reception-FIFO entries a send leaves at its target (the payloads of its packets).
+  std::vector<Bytes> entriesOf(DmaDescriptor d, const Bytes& data, unsigned from) {
+    d.len = static_cast<uint32_t>(data.size());
+    std::vector<Bytes> out;
+    for (const FabricPacket& p : dmaPackets(d, data, lidOf(from), 0, sys->config().maxPayload))
+      out.push_back(decodeTlp(p.payload)->data);
+    return out;
   }
   // Runs until every FIFO of every node is empty, then until the system is at rest.
   bool runUntilFifosEmpty(uint64_t limit = 3'000'000) {
@@ -201,6 +219,222 @@ TEST_P(DmaSystemTest, BadDescriptorStopsOnlyItsFifoUntilReset) {
   driver::ringDoorbell(wr, 0, rings[0][0].tail());
   ASSERT_TRUE(runUntilFifosEmpty());
   EXPECT_EQ(sys->node(after.target).memory().read(kRegion + after.dst, after.data.size()), after.data);
+}
+
+// Sends from four FIFOs of every node to random reception FIFOs of random peers:
+// FIFOs of 8 slots that a slow consumer empties two entries at a time, so senders
+// meet full FIFOs (RNR NAK) and wait. Every entry arrives once, byte for byte, in
+// its source FIFO's order; nothing is refused or given up; each RNR NAK sent is
+// received; the NI's tail ends where the consumer's head is.
+TEST_P(DmaSystemTest, SendsWaitForFullReceptionFifosAndArriveInOrder) {
+  const unsigned n = sys->size();
+  constexpr uint16_t kRcvSlots = 8;
+  constexpr unsigned kSendFifos = 4, kPerFifo = 8;
+  std::vector<std::vector<RcvRing>> rcv(n);
+  for (unsigned t = 0; t < n; ++t) {
+    for (unsigned q = 0; q < kRcvFifos; ++q) {
+      driver::setRcvFifo(sys->csrWriter(t), q, rcvBase(q), kRcvSlots);
+      rcv[t].emplace_back(rcvBase(q), kRcvSlots, sys->config().maxPayload);
+    }
+  }
+  // {target, reception FIFO, source LID, source FIFO} -> entries in order.
+  std::map<std::tuple<unsigned, unsigned, unsigned, unsigned>, std::deque<Bytes>> expect;
+  size_t total = 0;
+  for (unsigned s = 0; s < n; ++s) {
+    for (unsigned f = 0; f < kSendFifos; ++f) {
+      for (unsigned k = 0; k < kPerFifo; ++k) {
+        DmaDescriptor d;
+        d.op = static_cast<uint8_t>(DmaOp::Send);
+        const unsigned t = (s + 1 + rng() % (n - 1)) % n;
+        d.dest = lidOf(t);
+        d.qid = static_cast<uint16_t>(rng() % kRcvFifos);
+        d.tag = (f << 16) | k;
+        const Bytes data = randomBytes(rng() % 3 == 0 ? 8 : 4 * (1 + rng() % 200));
+        d.flags = data.size() <= 7 * 64 && rng() % 2 ? kDescInline : 0;
+        d.src = kSrcBase + (uint64_t{f * kPerFifo + k} << 13) + 64 * (rng() % 64);
+        ASSERT_TRUE(post(s, f, d, data));
+        for (Bytes& e : entriesOf(d, data, s)) {
+          expect[{t, d.qid, lidOf(s), f}].push_back(std::move(e));
+          ++total;
+        }
+      }
+      driver::ringDoorbell(sys->csrWriter(s), f, rings[s][f].tail());
+    }
+  }
+  size_t got = 0;
+  const uint64_t end = sys->cycle() + 5'000'000;
+  while (got < total && sys->cycle() < end && !HasFailure()) {
+    sys->runUntil([] { return false; }, 1000);
+    for (unsigned t = 0; t < n; ++t) {
+      Memory& mem = sys->node(t).memory();
+      auto read = [&mem](uint64_t a, size_t len) { return mem.read(a, len); };
+      auto write = [&mem](uint64_t a, const Bytes& b) { mem.write(a, b); };
+      for (unsigned q = 0; q < kRcvFifos; ++q) {
+        unsigned taken = 0;
+        while (taken < 2) {
+          const auto e = rcv[t][q].take(read, write);
+          if (!e) break;
+          ++taken;
+          ++got;
+          auto& queue = expect[{t, q, e->hdr.srcLid, e->hdr.tag >> 16}];
+          ASSERT_FALSE(queue.empty()) << "unexpected entry at node " << t << " FIFO " << q << " from LID "
+                                      << e->hdr.srcLid << " tag 0x" << std::hex << e->hdr.tag;
+          EXPECT_EQ(e->raw(), queue.front()) << "entry at node " << t << " FIFO " << q << " tag 0x" << std::hex
+                                             << e->hdr.tag << " offset " << std::dec << e->hdr.offset;
+          queue.pop_front();
+        }
+        if (taken) driver::releaseRcvSlots(sys->csrWriter(t), q, rcv[t][q].head());
+      }
+    }
+  }
+  ASSERT_EQ(got, total) << "entries consumed";
+  ASSERT_TRUE(runUntilFifosEmpty());
+  uint64_t rnrTx = 0, rnrRx = 0;
+  for (unsigned t = 0; t < n; ++t) {
+    for (unsigned q = 0; q < kRcvFifos; ++q)
+      EXPECT_EQ(sys->readCsr(t, regs::RFIFO_TAIL(q)), rcv[t][q].head()) << "node " << t << " FIFO " << q;
+    rnrTx += sys->readCsr(t, regs::RNR_TX_CNT);
+    rnrRx += sys->readCsr(t, regs::RNR_RX_CNT);
+    EXPECT_EQ(sys->readCsr(t, regs::RETX_FAIL_CNT), 0u);
+    EXPECT_EQ(sys->readCsr(t, regs::MEMID_ERR_CNT), 0u);
+    EXPECT_EQ(sys->readCsr(t, regs::DMA_ERR_CNT), 0u);
+  }
+  EXPECT_GT(rnrTx, 0u) << "the FIFOs must have filled up";
+  EXPECT_EQ(rnrTx, rnrRx);
+  std::cout << "entries " << total << ", RNR NAKs " << rnrTx << "\n";
+}
+
+// A send to a reception FIFO that is disabled or does not exist is refused at the
+// target (NAK 0x62, MEMID_ERR_CNT) and nothing is written; the sends after it from
+// the same FIFO arrive.
+TEST_P(DmaSystemTest, SendToDisabledOrMissingReceptionFifoIsRefused) {
+  const unsigned mp = sys->config().maxPayload;
+  driver::setRcvFifo(sys->csrWriter(1), 0, rcvBase(0), 16);
+  RcvRing ring(rcvBase(0), 16, mp);
+  std::vector<Bytes> want;
+  for (uint16_t q : {uint16_t{0}, uint16_t{2}, uint16_t{9}, uint16_t{0}}) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Send);
+    d.flags = kDescInline;
+    d.dest = lidOf(1);
+    d.qid = q;
+    d.tag = q;
+    const Bytes data = randomBytes(64);
+    ASSERT_TRUE(post(0, 0, d, data));
+    if (q == 0) want.push_back(entriesOf(d, data, 0).at(0));
+  }
+  driver::ringDoorbell(sys->csrWriter(0), 0, rings[0][0].tail());
+  ASSERT_TRUE(runUntilFifosEmpty());
+  Memory& mem = sys->node(1).memory();
+  auto read = [&mem](uint64_t a, size_t len) { return mem.read(a, len); };
+  auto write = [&mem](uint64_t a, const Bytes& b) { mem.write(a, b); };
+  for (const Bytes& w : want) {
+    const auto e = ring.take(read, write);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->raw(), w);
+  }
+  EXPECT_FALSE(ring.take(read, write).has_value());
+  EXPECT_EQ(mem.read(rcvBase(2), mp), Bytes(mp, 0)) << "the disabled FIFO's memory";
+  EXPECT_EQ(sys->readCsr(1, regs::MEMID_ERR_CNT), 2u);
+  EXPECT_EQ(sys->readCsr(1, regs::RFIFO_TAIL(0)), 2u);
+  EXPECT_EQ(sys->readCsr(0, regs::NAK_RX_CNT), 2u);
+  EXPECT_EQ(sys->readCsr(0, regs::RETX_FAIL_CNT), 0u);
+}
+
+// Byte counters: node s's FIFO 0 sends puts and sends to node s + 1 that name
+// injection counter 3 at s and reception counter 5 at s + 1, both loaded with the
+// message bytes. With the last message held back, each counter stands at that
+// message's length; once it is sent, each reaches zero (CNT_ZERO, STATUS, an
+// interrupt write), and when the CPU sees the reception counter at zero, every
+// byte is already in memory (the check runs at once, without letting the system
+// settle). Loading a counter again clears its hit-zero bit.
+TEST_P(DmaSystemTest, CountersReachZeroWhenAllBytesHaveLeftAndArrived) {
+  const unsigned n = sys->size();
+  constexpr unsigned kInjCnt = 3, kRcvCnt = 5, kMsgs = 6;
+  constexpr uint64_t kIrqAddr = 0x7000'0000;
+  struct Msg {
+    DmaDescriptor d;
+    Bytes data;
+  };
+  std::vector<std::vector<Msg>> msgs(n);
+  std::vector<RcvRing> rcv;
+  for (unsigned s = 0; s < n; ++s) {
+    auto wr = sys->csrWriter(s);
+    driver::setRcvFifo(wr, 0, rcvBase(0), 64);
+    rcv.emplace_back(rcvBase(0), 64, sys->config().maxPayload);
+    wr(regs::INTR_ADDR_LO, static_cast<uint32_t>(kIrqAddr));
+    wr(regs::INTR_ADDR_HI, 0);
+    wr(regs::INTR_DATA, 0xC000 + s);
+    wr(regs::INTR_MASK, regs::STATUS_CNT_ZERO_MASK);
+    uint32_t total = 0;
+    for (unsigned k = 0; k < kMsgs; ++k) {
+      Msg m;
+      const bool put = k == kMsgs - 1 || rng() % 2;  // the last one a put of 1 KiB or more
+      m.d.op = static_cast<uint8_t>(put ? DmaOp::Put : DmaOp::Send);
+      m.d.flags = kDescInjCnt | kDescRcvCnt;
+      m.d.injCnt = kInjCnt;
+      m.d.rcvCnt = kRcvCnt;
+      m.d.dest = lidOf((s + 1) % n);
+      m.d.qid = put ? 1 : 0;
+      m.d.dst = uint64_t{k} << 12;
+      m.d.tag = k;
+      m.data = randomBytes(k == kMsgs - 1 ? 1024 + 4 * (rng() % 256) : 4 * (1 + rng() % 256));
+      if (m.data.size() <= 7 * 64 && rng() % 2) m.d.flags |= kDescInline;
+      m.d.src = kSrcBase + (uint64_t{k} << 13);
+      total += static_cast<uint32_t>(m.data.size());
+      msgs[s].push_back(m);
+    }
+    driver::loadCounter(wr, kInjCnt, total);
+    driver::loadCounter(sys->csrWriter((s + 1) % n), kRcvCnt, total);
+  }
+  ASSERT_TRUE(sys->drain());
+  for (unsigned s = 0; s < n; ++s) {
+    for (unsigned k = 0; k + 1 < kMsgs; ++k) ASSERT_TRUE(post(s, 0, msgs[s][k].d, msgs[s][k].data));
+    driver::ringDoorbell(sys->csrWriter(s), 0, rings[s][0].tail());
+  }
+  ASSERT_TRUE(runUntilFifosEmpty());
+  for (unsigned s = 0; s < n; ++s) {
+    const uint32_t last = static_cast<uint32_t>(msgs[(s + n - 1) % n].back().data.size());
+    EXPECT_EQ(sys->readCsr(s, regs::CNT_VALUE(kRcvCnt)), last) << "reception counter at " << s;
+    EXPECT_EQ(sys->readCsr(s, regs::CNT_VALUE(kInjCnt)), msgs[s].back().data.size()) << "injection counter at " << s;
+    EXPECT_EQ(sys->readCsr(s, regs::CNT_ZERO), 0u);
+    EXPECT_EQ(sys->readCsr(s, regs::STATUS) & regs::STATUS_CNT_ZERO_MASK, 0u);
+  }
+  for (unsigned s = 0; s < n; ++s) {
+    ASSERT_TRUE(post(s, 0, msgs[s].back().d, msgs[s].back().data));
+    driver::ringDoorbell(sys->csrWriter(s), 0, rings[s][0].tail());
+  }
+  for (unsigned t = 0; t < n; ++t) {
+    ASSERT_TRUE(sys->waitCounter(t, kRcvCnt)) << "reception counter at " << t;
+    // Seen at zero: every byte sent to t is in its memory now.
+    Memory& mem = sys->node(t).memory();
+    auto read = [&mem](uint64_t a, size_t len) { return mem.read(a, len); };
+    auto write = [&mem](uint64_t a, const Bytes& b) { mem.write(a, b); };
+    const unsigned from = (t + n - 1) % n;
+    for (const Msg& m : msgs[from]) {
+      if (m.d.isPut()) {
+        EXPECT_EQ(mem.read(kRegion + m.d.dst, m.data.size()), m.data) << "put " << m.d.tag << " at " << t;
+        continue;
+      }
+      for (const Bytes& want : entriesOf(m.d, m.data, from)) {
+        const auto e = rcv[t].take(read, write);
+        ASSERT_TRUE(e.has_value()) << "send " << m.d.tag << " at " << t;
+        EXPECT_EQ(e->raw(), want);
+      }
+    }
+  }
+  for (unsigned s = 0; s < n; ++s) ASSERT_TRUE(sys->waitCounter(s, kInjCnt)) << "injection counter at " << s;
+  ASSERT_TRUE(sys->drain());
+  for (unsigned s = 0; s < n; ++s) {
+    EXPECT_EQ(sys->readCsr(s, regs::CNT_ZERO), (1u << kInjCnt) | (1u << kRcvCnt));
+    EXPECT_EQ(sys->readCsr(s, regs::CNT_VALUE(kRcvCnt)), 0u);
+    EXPECT_NE(sys->readCsr(s, regs::STATUS) & regs::STATUS_CNT_ZERO_MASK, 0u);
+    const uint32_t irq = 0xC000 + s;
+    EXPECT_EQ(sys->node(s).memory().read(kIrqAddr, 4), (Bytes{static_cast<uint8_t>(irq), static_cast<uint8_t>(irq >> 8), 0, 0}));
+    driver::loadCounter(sys->csrWriter(s), kRcvCnt, 100);
+    EXPECT_EQ(sys->readCsr(s, regs::CNT_ZERO), 1u << kInjCnt) << "a load clears the hit-zero bit";
+    EXPECT_EQ(sys->readCsr(s, regs::CNT_VALUE(kRcvCnt)), 100u);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, DmaSystemTest,

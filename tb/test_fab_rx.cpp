@@ -17,6 +17,9 @@
 // Continuations (LRH + CTH + data) continue the last write their source placed in
 // its sequence: delivered as that MWr's next part, refused (NAK 0x62, MEMID_ERR)
 // when the request before them was not an accepted write, ACKed again as duplicates.
+// Sends to reception FIFOs (TEH RFIFO) land in their FIFO's tail slot; a full FIFO
+// answers with an RNR NAK (the send is not taken, its source's later requests are
+// dropped unNAKed until it comes again); a disabled or missing FIFO refuses (NAK 0x62).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,6 +32,7 @@
 #include "Vni_fab_rx512.h"
 #include "address_map.hpp"
 #include "axis_bfm.hpp"
+#include "dma.hpp"
 #include "pkg_structs.hpp"
 #include "ref_ni.hpp"
 #include "verilated_bits.hpp"
@@ -46,9 +50,17 @@ constexpr uint16_t kLid = 0x0007, kNiReqId = 0x0100, kGroup = 0xC005;
 
 enum EvBit : unsigned {
   kRx = 1, kCrc = 2, kMemId = 4, kBounds = 8, kNakTx = 16, kNakRx = 32, kBad = 64, kRdServed = 128,
-  kDup = 256, kOos = 512,
-  kRelAck = 1024, kRelNakSeq = 2048, kRelRsp = 4096, kRelRefused = 8192  // answers reported to ni_retx
+  kDup = 256, kOos = 512, kRnrTx = 1024, kRnrRx = 2048,
+  // Answers reported to ni_retx: kRelAck << REL kind.
+  kRelAck = 4096, kRelNakSeq = 8192, kRelRsp = 16384, kRelRefused = 32768, kRelRnr = 65536
 };
+// Reception FIFOs of the unit under test: FIFO 2 disabled; heads stay at 0, so 0 and
+// 1 fill up (size - 1 entries) and then answer RNR.
+constexpr unsigned kRfifos = 4, kMaxPayload = 256;
+constexpr bool kRfOn[kRfifos] = {true, true, false, true};
+constexpr uint16_t kRfSize[kRfifos] = {6, 3, 8, 1024};
+constexpr uint64_t kRfBase[kRfifos] = {0x0000'0060'0000'0000ull, 0x0000'0060'0010'0100ull, 0x0000'0060'0020'0000ull,
+                                       0x0000'0060'0030'0000ull};
 enum class Seq { Next, Dup, Ahead };
 
 struct Expect {
@@ -63,6 +75,8 @@ struct Expect {
   unsigned events = kRx;
   uint32_t psn = 0;
   uint8_t vc = 0;
+  int rcntId = -1;         // reception counter the delivered TLP takes rcntBytes off (-1: none)
+  unsigned rcntBytes = 0;
 };
 
 class FabRxTest : public tb::VerilatedTest {
@@ -88,6 +102,13 @@ class FabRxTest : public tb::VerilatedTest {
       m.mem_perm_a_i |= uint32_t{r.atomic} << i;
       setField(m.mem_base_i, 52 * i, 52, r.base >> 12);
       setField(m.mem_pages_i, 20 * i, 20, r.size >> 12);
+    }
+    m.rf_enable_i = 0;
+    for (unsigned q = 0; q < kRfifos; ++q) {
+      m.rf_enable_i |= uint32_t{kRfOn[q]} << q;
+      setField(m.rf_base_i, 64 * q, 64, kRfBase[q]);
+      setField(m.rf_size_i, 16 * q, 16, kRfSize[q]);
+      setField(m.rf_head_i, 16 * q, 16, 0);
     }
   }
 
@@ -118,8 +139,8 @@ class FabRxTest : public tb::VerilatedTest {
         if (write && !e.nullified) e.gen = ack(p, kAethAck, p.psn);
         ++x;
         naked[p.slid] = false;
-        // What a continuation from this source continues next.
-        runOf[p.slid] = Run{t.kind == TlpKind::MWr && !e.nullified, t.addr + t.data.size(), p.memid,
+        // What a continuation from this source continues next (a DMA packet leaves it).
+        if (!(p.tehFlags & kTehDma)) runOf[p.slid] = Run{t.kind == TlpKind::MWr && !e.nullified, t.addr + t.data.size(), p.memid,
                             (p.tehFlags & kTehRxXlate) != 0, t.requester};
       } else {
         e.gen = ack(p, kAethNakPsnSeq, x);
@@ -192,8 +213,8 @@ class FabRxTest : public tb::VerilatedTest {
     p.psn = rng()() & 0xFFFFFF;
     Expect e;
     e.slid = p.slid;
-    const unsigned kind = rng()() % 20;
-    if (kind >= 17 && lastWriter) p.slid = lastWriter;  // continuations mostly follow a write
+    const unsigned kind = rng()() % 22;
+    if (kind >= 17 && kind <= 19 && lastWriter) p.slid = lastWriter;  // continuations mostly follow a write
     const bool unicastReq = kind <= 5 || kind == 7 || (kind >= 10 && kind != 13 && kind != 16);
     const Seq seq = unicastReq ? pickSeq(p, kind == 12 || kind >= 14 ? 30 : 8) : Seq::Next;  // duplicates often
     Tlp reqTlp;  // the request, for its sequence outcome
@@ -350,13 +371,13 @@ class FabRxTest : public tb::VerilatedTest {
         break;
       }
       case 9: {  // ACK or NAK from a peer: reported to ni_retx
-        static const uint8_t syn[] = {kAethAck, kAethNakPsnSeq, kAethNakInvReq, kAethNakRemAccess};
-        static const unsigned rel[] = {kRelAck, kRelNakSeq, kRelRefused, kRelRefused};
-        const unsigned k = rng()() % 4;
+        static const uint8_t syn[] = {kAethAck, kAethNakPsnSeq, kAethNakInvReq, kAethNakRemAccess, kAethRnr};
+        static const unsigned rel[] = {kRelAck, kRelNakSeq, kRelRefused, kRelRefused, kRelRnr};
+        const unsigned k = rng()() % 5;
         p.vl = p.sl = 1;
         p.opcode = kOpRcAck;
         p.syndrome = syn[k];
-        e.events |= rel[k] | (k ? kNakRx : 0);
+        e.events |= rel[k] | (k == 4 ? kRnrRx : k ? kNakRx : 0);
         break;
       }
       case 10: {  // cut short: length field disagrees with the bytes (by up to 8 beats at 64 bits)
@@ -433,6 +454,46 @@ class FabRxTest : public tb::VerilatedTest {
         sequence(p, e, Seq::Next, true, t);
         break;
       }
+      case 20: case 21: {  // send to a reception FIFO (1 in 8 to one that does not exist)
+        const uint16_t q = static_cast<uint16_t>(rng()() % 8 ? rng()() % kRfifos : kRfifos + rng()() % 12);
+        const Tlp t = makeMWr(req, tag, 0, randomData(kEntryHdrBytes + 4 * (1 + rng()() % 40)));
+        p.tehFlags = kTehDma | kTehRfifo;
+        if (rng()() % 2) {  // and a reception counter: the data bytes, once the TLP has left
+          p.tehFlags |= kTehRcnt;
+          p.counter = static_cast<uint8_t>(rng()() % 32);
+        }
+        p.memid = q;
+        p.payload = encodeTlp(t);
+        reqTlp = t;
+        e.toHost = true;
+        e.tlp = t;
+        if (q >= kRfifos || !kRfOn[q]) {  // refused, also as a duplicate
+          e.nullified = true;
+          e.events |= kMemId | kNakTx;
+          e.gen = nak(p, kAethNakRemAccess);
+          break;
+        }
+        if (seq != Seq::Next) break;  // a duplicate is ACKed again, one ahead dropped (sequence())
+        uint16_t& tail = rfTail[q];
+        if ((tail + 1) % kRfSize[q] == 0) {  // full: not taken, its source resends it later
+          e = Expect{};
+          e.slid = p.slid;
+          e.events |= kNakTx | kRnrTx;
+          e.gen = ack(p, kAethRnr, p.psn);
+          naked[p.slid] = true;
+          ++rnrs;
+          push(encodeFabric(p), p.vl, e);
+          return;
+        }
+        e.tlp.addr = kRfBase[q] + uint64_t{tail} * kMaxPayload;
+        if (p.tehFlags & kTehRcnt) {
+          e.rcntId = p.counter;
+          e.rcntBytes = static_cast<unsigned>(t.data.size() - kEntryHdrBytes);
+        }
+        tail = static_cast<uint16_t>((tail + 1) % kRfSize[q]);
+        ++fifoEntries;
+        break;
+      }
       default: {  // sender-translated read: forwarded under a tracker tag
         const uint16_t len = static_cast<uint16_t>(4 * (1 + rng()() % 64));
         const unsigned memid = rng()() % 3;
@@ -470,6 +531,8 @@ class FabRxTest : public tb::VerilatedTest {
   std::map<std::pair<uint16_t, uint32_t>, uint64_t> confBack;  // awaited confirmations: sender's window offset (pages)
   std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes (0: evicted)
   uint32_t nextRspPsn = 0x100;
+  uint16_t rfTail[kRfifos] = {};
+  unsigned rnrs = 0, fifoEntries = 0;
   std::vector<std::pair<Bytes, uint8_t>> packets;
   std::deque<Expect> expect;
   unsigned credits[2] = {0, 0};
@@ -495,6 +558,7 @@ void FabRxTest::run() {
   std::vector<int> cniFlags;  // per TLP on the host port: m_axis_tcni (-1: it changed within the TLP)
   bool cniFirst = true;
   std::vector<Bytes> gens;
+  std::vector<std::pair<unsigned, unsigned>> rcnts;  // reception counter decrements: {counter, bytes}
   unsigned replays = 0;
   // A packet's credit comes back on its VC the cycle after its last beat: that tells
   // which VC each finished packet was on (responses may overtake requests).
@@ -539,6 +603,10 @@ void FabRxTest::run() {
     dut->eval();
     const Beat ob = tb::offeredBeat(m, kBpb);
     const bool ov = m.m_axis_tvalid;
+    if (m.rcnt_valid_o) {
+      EXPECT_TRUE(ov && m.m_axis_tready && m.m_axis_tlast) << "a counter drops as its TLP's last beat leaves";
+      rcnts.push_back({m.rcnt_id_o, m.rcnt_bytes_o});
+    }
     if (ov && m.m_axis_tready) {
       if (cniFirst) cniFlags.push_back(m.m_axis_tcni);
       else if (cniFlags.back() != int(m.m_axis_tcni)) cniFlags.back() = -1;
@@ -574,6 +642,8 @@ void FabRxTest::run() {
     ev |= m.ev_rd_served_o ? kRdServed : 0;
     ev |= m.ev_dup_o ? kDup : 0;
     ev |= m.ev_oos_o ? kOos : 0;
+    ev |= m.ev_rnr_tx_o ? kRnrTx : 0;
+    ev |= m.ev_rnr_rx_o ? kRnrRx : 0;
     if (m.rel_valid_o) {
       ev |= kRelAck << m.rel_kind_o;
       rels.push_back({static_cast<uint16_t>(m.rel_lid_o), m.rel_psn_o});
@@ -616,7 +686,7 @@ void FabRxTest::run() {
     overtaken += order.size() <= expect.size() && order.back().vc != expect[order.size() - 1].vc;
   }
   auto& host = sink.packets();
-  size_t hostIdx = 0, genIdx = 0, commitIdx = 0, relIdx = 0;
+  size_t hostIdx = 0, genIdx = 0, commitIdx = 0, relIdx = 0, rcntIdx = 0;
   unsigned delivered = 0, nullified = 0, reads = 0, confirmedWrites[2] = {0, 0};
   for (size_t i = 0; i < order.size(); ++i) {
     const Expect& e = order[i];
@@ -636,6 +706,11 @@ void FabRxTest::run() {
     const tb::Packet& h = host[hostIdx++];
     EXPECT_EQ(h.user, e.nullified) << "nullify flag of packet " << i << " seed " << seed();
     if (e.nullified) { ++nullified; continue; }
+    if (e.rcntId >= 0) {
+      ASSERT_LT(rcntIdx, rcnts.size()) << "counter decrement of packet " << i << " seed " << seed();
+      EXPECT_EQ(rcnts[rcntIdx], std::make_pair(unsigned(e.rcntId), e.rcntBytes)) << "packet " << i << " seed " << seed();
+      ++rcntIdx;
+    }
     // ni_mem_keep keeps exactly the writes this NI confirmed.
     EXPECT_EQ(cniFlags[hostIdx - 1], e.read && e.trkKind == tb::kTrkConfNi ? 1 : 0)
         << "m_axis_tcni of packet " << i << " seed " << seed();
@@ -658,6 +733,8 @@ void FabRxTest::run() {
     ++delivered;
   }
   EXPECT_EQ(hostIdx, host.size()) << "extra TLPs on the host port";
+  EXPECT_EQ(rcntIdx, rcnts.size()) << "extra counter decrements";
+  EXPECT_GT(rcntIdx, 3u);
   EXPECT_EQ(genIdx, gens.size()) << "extra NAK/UR headers";
   EXPECT_EQ(commitIdx, commits.size()) << "extra tracker commits";
   EXPECT_GT(delivered, 200u);
@@ -668,6 +745,10 @@ void FabRxTest::run() {
   EXPECT_GT(confBack.size(), 5u) << "memory confirmations translated back";
   EXPECT_GT(overtaken, 5u) << "responses must sometimes overtake requests";
   EXPECT_GT(replays, 3u) << "duplicate atomics whose result is kept";
+  EXPECT_GT(rnrs, 3u) << "sends to a full reception FIFO";
+  EXPECT_GT(fifoEntries, 5u) << "sends taken into a reception FIFO";
+  for (unsigned q = 0; q < kRfifos; ++q)
+    EXPECT_EQ(getField(m.rf_tail_o, 16 * q, 16), rfTail[q]) << "tail of reception FIFO " << q;
   EXPECT_EQ(replays, std::count_if(gens.begin(), gens.end(), [](const Bytes& g) { return g.size() == 32; }));
 }
 

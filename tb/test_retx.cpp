@@ -14,7 +14,12 @@
 // requester's address (tunneled address + its window's page offset) or UR if the
 // receiver refused it; an atomic or memory-confirmed write is sent only when no
 // other one to its destination awaits its response; multicast passes unsequenced
-// and unretained; no more than 4 requests are ever held.
+// and unretained; no more than 4 requests are ever held. Destination 2 is now and
+// then not ready (a full reception FIFO): it answers the PSN it expects with RNR
+// NAKs, 12 times in a row (more than the resend limit), then takes it (episodes 8
+// PSNs apart or more); the sender
+// resends that PSN and the ones after it no sooner than RNR_DELAY after the NAK and
+// never fails the destination for it.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -42,7 +47,8 @@ constexpr uint16_t kSilent = 3;
 constexpr uint16_t kGroup = 0xC001;
 constexpr uint32_t kTimeout = 300;
 constexpr unsigned kLimit = 8;
-enum Rel : unsigned { kAck = 0, kNakSeq = 1, kRsp = 2, kRefused = 3 };
+constexpr uint32_t kRnrDelay = 100;
+enum Rel : unsigned { kAck = 0, kNakSeq = 1, kRsp = 2, kRefused = 3, kRnr = 4 };
 
 struct Req {
   uint16_t dlid = 0;
@@ -56,6 +62,7 @@ struct Pkt {
   Bytes hdr;
   Bytes tlp;
   bool stamp = false;
+  uint64_t offered = 0;  // cycle its header was first offered (an offer stands until taken)
   bool cni() const { return tlp[0] == 0x7B && (hdr[20] & 0x04); }  // confirmed by the receiving NI's ACK
   bool cmem() const { return tlp[0] == 0x7B && !cni(); }            // confirmed by the receiving memory
   // Answered by a response: a read, an atomic, a memory-confirmed write.
@@ -118,6 +125,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   attach(dut.get());
   dut->m.timeout_i = kTimeout;
   dut->m.limit_i = kLimit;
+  dut->m.rnr_delay_i = kRnrDelay;
   reset();
   auto& r = rng();
 
@@ -146,7 +154,13 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   };
   std::map<std::pair<uint16_t, uint32_t>, uint64_t> backOf;
   std::deque<uint64_t> reqOfBack;  // back_page of each sequenced request, in the order they were taken
-  unsigned confs = 0;
+  unsigned confs = 0, rnrs = 0;
+  std::map<uint16_t, unsigned> notReady;  // RNR NAKs a destination still gives the PSN it expects
+  uint32_t nextEpisode = 0;
+  // Last RNR NAK delivered per destination: {cycle, PSN} (cleared by a NAK asking for a resend now).
+  std::map<uint16_t, std::pair<uint64_t, uint32_t>> rnrSince;
+  uint64_t offerStart = 0;  // since when the header now offered has been offered
+  bool offering = false;
   std::deque<Answer> answers;
   std::optional<Req> inHdr;        // request whose header is offered
   std::deque<Req> inBeats;         // beat queue: its head's beats are offered (like ni_wc's queue, before its header is taken)
@@ -213,6 +227,8 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     const bool hdrIn = dut->m.in_hdr_valid_i && dut->m.in_hdr_ready_o;
     const bool beatIn = dut->m.in_beat_valid_i && dut->m.in_beat_ready_o;
     const bool hdrOut = dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i;
+    if (dut->m.out_hdr_valid_o && !offering) offerStart = c;
+    offering = dut->m.out_hdr_valid_o && !hdrOut;
     const bool beatOut = dut->m.out_beat_valid_o && dut->m.out_beat_ready_i;
     const bool failOut = dut->m.fail_valid_o && dut->m.fail_ready_i;
     const tb::OwnCpl failWord = tb::unpackOwnCpl(dut->m.fail_o);
@@ -232,6 +248,8 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       obLast = getField(dut->m.out_beat_o, 9 * kBpb, 1);
     }
     if (dut->m.ev_valid_i && ans->kind == kRsp) awaited.erase({ans->lid, ans->psn});
+    if (dut->m.ev_valid_i && ans->kind == kRnr) rnrSince[ans->lid] = {c, ans->psn};
+    if (dut->m.ev_valid_i && ans->kind == kNakSeq) rnrSince.erase(ans->lid);
     maxUsed = std::max<unsigned>(maxUsed, dut->m.used_o);
     cycle();
 
@@ -256,7 +274,10 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       failWords.erase(it);
     }
     if (failEv) ++fails;
-    if (hdrOut) cur = h;
+    if (hdrOut) {
+      cur = h;
+      cur->offered = offerStart;
+    }
     if (beatOut) {
       ASSERT_TRUE(cur) << "beat before header";
       cur->tlp.insert(cur->tlp.end(), ob.begin(), ob.end());
@@ -298,6 +319,10 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
         ASSERT_EQ(p.hdr, o->second.hdr) << "a resend differs from its original, seed " << seed();
         ASSERT_EQ(p.tlp, o->second.tlp) << "a resend differs from its original, seed " << seed();
         ++resends;
+        const auto w = rnrSince.find(p.dlid());
+        if (w != rnrSince.end() && p.offered > w->second.first && p.psn() >= w->second.second)
+          EXPECT_GE(p.offered - w->second.first, kRnrDelay)
+              << "resend of " << p.dlid() << "/" << p.psn() << " before RNR_DELAY, seed " << seed();
       }
       if (p.dlid() == kSilent) {
         if ((p.np() || p.cni()) && o == original.end()) failWords.insert(reportOf(p, 4, backOf[key]));  // CA
@@ -311,7 +336,18 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       auto answer = [&](uint32_t psn, Rel k) {
         if (r() % 100 >= 5) answers.push_back({at, d, psn, k});
       };
-      if (p.psn() == expect[d]) {
+      // Episodes 8 PSNs apart or more: a slot then waits out one of them (lost packets
+      // and answers still cost it tries: its timer resends it).
+      if (p.psn() == expect[d] && d == 2 && !notReady[d] && p.psn() >= nextEpisode && r() % 100 < 6) {
+        notReady[d] = 12;
+        nextEpisode = p.psn() + 8;
+      }
+      if (p.psn() == expect[d] && notReady[d]) {
+        --notReady[d];
+        naked[d] = true;  // what follows is dropped unNAKed until this PSN comes again
+        ++rnrs;
+        answer(p.psn(), kRnr);
+      } else if (p.psn() == expect[d]) {
         ASSERT_TRUE(taken.insert(key).second) << "taken twice, seed " << seed();
         ++expect[d];
         naked[d] = false;
@@ -355,6 +391,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   EXPECT_GT(confs, 20u) << "receiving-NI confirmations reported";
   EXPECT_TRUE(silentSyncSeen);
   EXPECT_GT(resends, 50u) << "the stimulus must exercise resends";
+  EXPECT_GE(rnrs, 24u) << "RNR NAKs given (two episodes or more)";
   EXPECT_GT(groupSent, 10u);
   EXPECT_GT(atomics, 20u);
   EXPECT_EQ(maxUsed, kSlots) << "the slots must fill (back-pressure)";

@@ -34,5 +34,9 @@ void setField(T& p, unsigned lsb, unsigned width, uint64_t v) {
   const uint64_t mask = (width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1) << lsb;
   p = static_cast<T>((uint64_t{p} & ~mask) | (v << lsb & mask));
 }
+template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+uint64_t getField(T p, unsigned lsb, unsigned width) {
+  return (uint64_t{p} >> lsb) & (width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1);
+}
 
 }  // namespace ni::tb
