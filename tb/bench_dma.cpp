@@ -7,7 +7,10 @@
 //    the two bounds: the fabric link (beats of one packet) and the host port (beats
 //    of the two 64-byte slots read per message);
 //  - throughput of a 256 KiB put from memory: payload bytes per cycle on the fabric
-//    against the link's payload bandwidth (packets of MaxPayload back to back).
+//    against the link's payload bandwidth (packets of MaxPayload back to back);
+//  - throughput of a 256 KiB memory-FIFO send into a reception FIFO at node 1: message
+//    bytes per cycle on the fabric against the link's bandwidth for send packets
+//    (MaxPayload - 64 data bytes behind a 16-byte entry header).
 // Writes JSON and a Markdown table; fails when a put falls below 95 % of the link or
 // inline data does not save a memory round trip.   usage: bench_dma [out.json] [out.md]
 #include <cmath>
@@ -25,7 +28,7 @@ using namespace ni;
 
 namespace {
 
-constexpr uint64_t kRegion = 0x4000'0000, kRing = 0x1000'0000, kSrc = 0x2000'0000;
+constexpr uint64_t kRegion = 0x4000'0000, kRing = 0x1000'0000, kSrc = 0x2000'0000, kRcv = 0x3000'0000;
 constexpr uint16_t kSlots = 1024;
 constexpr unsigned kMemLatency = 20;  // the node model's memory (sim/node.hpp)
 
@@ -33,7 +36,7 @@ struct Figures {
   unsigned width = 0;
   uint64_t latInline = 0, latMemory = 0, roundTrip = 0;
   double rateOne = 0, rateAll = 0, rateLink = 0, rateHost = 0;
-  double putBpc = 0, linkBpc = 0;
+  double putBpc = 0, linkBpc = 0, sendBpc = 0, linkSendBpc = 0;
   bool ok = true;
 };
 
@@ -124,6 +127,25 @@ class Bench {
     return double(bytes) / double(sendSpan(packets));
   }
 
+  // One message sent into reception FIFO 0 of node 1, which holds it whole.
+  double sendThroughput(uint32_t bytes, unsigned maxPayload) {
+    driver::setRcvFifo(sys_->csrWriter(1), 0, kRcv, 4096);
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Send);
+    d.dest = lidOf(1);
+    d.len = bytes;
+    d.src = kSrc;
+    const Bytes data(bytes, 0x5A);
+    sys_->node(0).memory().write(kSrc, data);
+    auto write = [this](uint64_t a, const Bytes& b) { sys_->node(0).memory().write(a, b); };
+    ok_ &= sys_->drain() && rings_[0].post(d, data, head(0), write);
+    ring(0);
+    const size_t packets = dmaPackets(d, data, lidOf(0), 0, maxPayload).size();
+    const uint64_t span = sendSpan(static_cast<unsigned>(packets));
+    ok_ &= sys_->readCsr(1, regs::RFIFO_TAIL(0)) == packets;  // every entry taken
+    return double(bytes) / double(span);
+  }
+
  private:
   std::unique_ptr<System> sys_;
   std::vector<InjRing> rings_;
@@ -164,12 +186,18 @@ int main(int argc, char** argv) {
       f.putBpc = b.putThroughput(256 * 1024, 256);
       f.ok &= b.ok();
     }
+    {
+      Bench b(w);
+      f.sendBpc = b.sendThroughput(256 * 1024, 256);
+      f.ok &= b.ok();
+    }
     // Bounds. Fabric: an 8-byte put is LRH/BTH/TEH 32 + TLP header 16 + 8 + CRCs 6 = 62 bytes.
     f.rateLink = 1.0 / beatsOf(62, bpb);
     // Host port: two 64-byte slots per message, read 256 bytes (four slots) per completion
     // of 12 header bytes.
     f.rateHost = 1.0 / (double(128 + 6) / bpb);
     f.linkBpc = 256.0 / beatsOf(32 + 16 + 256 + 6, bpb);
+    f.linkSendBpc = 192.0 / beatsOf(32 + 16 + 16 + 192 + 6, bpb);
     // The figures, checked (bench_dma_completes in ctest): a put at 95 % of the
     // link's payload bandwidth, and inline data saving at least a memory round trip.
     if (f.putBpc < 0.95 * f.linkBpc) f.ok = false, std::printf("W%u: put below 95 %% of the link\n", w);
@@ -177,9 +205,10 @@ int main(int argc, char** argv) {
     ok &= f.ok;
     all.push_back(f);
     std::printf("W%u: latency inline %lu, from memory %lu (round trip %lu); rate one FIFO %.4f, all %.4f "
-                "(link %.4f, host %.4f msg/cycle); put %.2f B/cycle of %.2f (%.3f)%s\n",
+                "(link %.4f, host %.4f msg/cycle); put %.2f B/cycle of %.2f (%.3f); send %.2f of %.2f (%.3f)%s\n",
                 w, (unsigned long)f.latInline, (unsigned long)f.latMemory, (unsigned long)f.roundTrip, f.rateOne,
-                f.rateAll, f.rateLink, f.rateHost, f.putBpc, f.linkBpc, f.putBpc / f.linkBpc, f.ok ? "" : " FAILED");
+                f.rateAll, f.rateLink, f.rateHost, f.putBpc, f.linkBpc, f.putBpc / f.linkBpc, f.sendBpc, f.linkSendBpc,
+                f.sendBpc / f.linkSendBpc, f.ok ? "" : " FAILED");
   }
   std::ofstream js(jsonPath), md(mdPath);
   js << "[\n";
@@ -188,18 +217,21 @@ int main(int argc, char** argv) {
     js << "  {\"width\": " << f.width << ", \"latency_inline\": " << f.latInline << ", \"latency_memory\": " << f.latMemory
        << ", \"mem_round_trip\": " << f.roundTrip << ", \"rate_one_fifo\": " << f.rateOne << ", \"rate_all_fifos\": "
        << f.rateAll << ", \"rate_link_bound\": " << f.rateLink << ", \"rate_host_bound\": " << f.rateHost
-       << ", \"put_bytes_per_cycle\": " << f.putBpc << ", \"link_payload_bytes_per_cycle\": " << f.linkBpc << "}"
+       << ", \"put_bytes_per_cycle\": " << f.putBpc << ", \"link_payload_bytes_per_cycle\": " << f.linkBpc
+       << ", \"send_bytes_per_cycle\": " << f.sendBpc << ", \"link_send_bytes_per_cycle\": " << f.linkSendBpc << "}"
        << (i + 1 < all.size() ? "," : "") << "\n";
   }
   js << "]\n";
   md << "| data width | doorbell to first fabric beat, 8 B inline / from memory (cycles) | memory round trip seen by the NI "
         "(cycles) | 8 B inline puts, one FIFO / all FIFOs (msg/cycle) | bound: fabric link / host port (msg/cycle) | "
-        "256 KiB put (payload B/cycle) | of the link's payload bandwidth |\n|---|---|---|---|---|---|---|\n";
+        "256 KiB put (payload B/cycle) | of the link's payload bandwidth | 256 KiB send into a reception FIFO (B/cycle) | "
+        "of the link's send bandwidth |\n|---|---|---|---|---|---|---|---|---|\n";
   char buf[512];
   for (const Figures& f : all) {
-    std::snprintf(buf, sizeof buf, "| %u | %lu / %lu | %lu | %.4f / %.4f | %.4f / %.4f | %.2f | %.3f |\n", f.width,
-                  (unsigned long)f.latInline, (unsigned long)f.latMemory, (unsigned long)f.roundTrip, f.rateOne,
-                  f.rateAll, f.rateLink, f.rateHost, f.putBpc, f.putBpc / f.linkBpc);
+    std::snprintf(buf, sizeof buf, "| %u | %lu / %lu | %lu | %.4f / %.4f | %.4f / %.4f | %.2f | %.3f | %.2f | %.3f |\n",
+                  f.width, (unsigned long)f.latInline, (unsigned long)f.latMemory, (unsigned long)f.roundTrip,
+                  f.rateOne, f.rateAll, f.rateLink, f.rateHost, f.putBpc, f.putBpc / f.linkBpc, f.sendBpc,
+                  f.sendBpc / f.linkSendBpc);
     md << buf;
   }
   md << "\nMemory model: " << kMemLatency << " cycles from request to completion, one CplD per read.\n";
