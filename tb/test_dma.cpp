@@ -92,6 +92,12 @@ class DmaSystemTest : public ::testing::TestWithParam<Param> {
     d.src = src;
     return post(n, f, d, p.data);
   }
+  // The consumer at node t takes the next entry of its reception FIFO `r`, if there is one.
+  std::optional<RcvRing::Entry> take(unsigned t, RcvRing& r) {
+    Memory& mem = sys->node(t).memory();
+    return r.take([&mem](uint64_t a, size_t len) { return mem.read(a, len); },
+                  [&mem](uint64_t a, const Bytes& b) { mem.write(a, b); });
+  }
   // The reception-FIFO entries a send leaves at its target (the payloads of its packets).
   std::vector<Bytes> entriesOf(DmaDescriptor d, const Bytes& data, unsigned from) {
     d.len = static_cast<uint32_t>(data.size());
@@ -266,13 +272,10 @@ TEST_P(DmaSystemTest, SendsWaitForFullReceptionFifosAndArriveInOrder) {
   while (got < total && sys->cycle() < end && !HasFailure()) {
     sys->runUntil([] { return false; }, 1000);
     for (unsigned t = 0; t < n; ++t) {
-      Memory& mem = sys->node(t).memory();
-      auto read = [&mem](uint64_t a, size_t len) { return mem.read(a, len); };
-      auto write = [&mem](uint64_t a, const Bytes& b) { mem.write(a, b); };
       for (unsigned q = 0; q < kRcvFifos; ++q) {
         unsigned taken = 0;
         while (taken < 2) {
-          const auto e = rcv[t][q].take(read, write);
+          const auto e = take(t, rcv[t][q]);
           if (!e) break;
           ++taken;
           ++got;
@@ -325,16 +328,13 @@ TEST_P(DmaSystemTest, SendToDisabledOrMissingReceptionFifoIsRefused) {
   }
   driver::ringDoorbell(sys->csrWriter(0), 0, rings[0][0].tail());
   ASSERT_TRUE(runUntilFifosEmpty());
-  Memory& mem = sys->node(1).memory();
-  auto read = [&mem](uint64_t a, size_t len) { return mem.read(a, len); };
-  auto write = [&mem](uint64_t a, const Bytes& b) { mem.write(a, b); };
   for (const Bytes& w : want) {
-    const auto e = ring.take(read, write);
+    const auto e = take(1, ring);
     ASSERT_TRUE(e.has_value());
     EXPECT_EQ(e->raw(), w);
   }
-  EXPECT_FALSE(ring.take(read, write).has_value());
-  EXPECT_EQ(mem.read(rcvBase(2), mp), Bytes(mp, 0)) << "the disabled FIFO's memory";
+  EXPECT_FALSE(take(1, ring).has_value());
+  EXPECT_EQ(sys->node(1).memory().read(rcvBase(2), mp), Bytes(mp, 0)) << "the disabled FIFO's memory";
   EXPECT_EQ(sys->readCsr(1, regs::MEMID_ERR_CNT), 2u);
   EXPECT_EQ(sys->readCsr(1, regs::RFIFO_TAIL(0)), 2u);
   EXPECT_EQ(sys->readCsr(0, regs::NAK_RX_CNT), 2u);
@@ -408,8 +408,6 @@ TEST_P(DmaSystemTest, CountersReachZeroWhenAllBytesHaveLeftAndArrived) {
     ASSERT_TRUE(sys->waitCounter(t, kRcvCnt)) << "reception counter at " << t;
     // Seen at zero: every byte sent to t is in its memory now.
     Memory& mem = sys->node(t).memory();
-    auto read = [&mem](uint64_t a, size_t len) { return mem.read(a, len); };
-    auto write = [&mem](uint64_t a, const Bytes& b) { mem.write(a, b); };
     const unsigned from = (t + n - 1) % n;
     for (const Msg& m : msgs[from]) {
       if (m.d.isPut()) {
@@ -417,7 +415,7 @@ TEST_P(DmaSystemTest, CountersReachZeroWhenAllBytesHaveLeftAndArrived) {
         continue;
       }
       for (const Bytes& want : entriesOf(m.d, m.data, from)) {
-        const auto e = rcv[t].take(read, write);
+        const auto e = take(t, rcv[t]);
         ASSERT_TRUE(e.has_value()) << "send " << m.d.tag << " at " << t;
         EXPECT_EQ(e->raw(), want);
       }
