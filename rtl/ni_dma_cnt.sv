@@ -2,11 +2,13 @@
 // DMA byte counters (seed 003): software loads a counter with the bytes it expects;
 // the injection engine takes off the data bytes of each packet that leaves for a
 // descriptor naming it (injection counter), the fabric receiver those of each DMA
-// packet taken that names it in its TEH (reception counter). A counter stops at 0;
+// packet taken that names it in its TEH (reception counter), and the injection
+// engine those of each local-copy TLP written (a reception counter of this node). A
+// counter stops at 0;
 // the decrement that brings it there sets its hit-zero bit and raises ev_zero_o
 // (STATUS.cnt_zero, which can interrupt); a counter at 0 stays there without a new
 // hit. Loading a counter clears its hit-zero bit. NumCnt is a power of two.
-// Both decrements may come in one cycle, also for the same counter.
+// All three decrements may come in one cycle, also for the same counter.
 `default_nettype none
 
 module ni_dma_cnt #(
@@ -18,20 +20,23 @@ module ni_dma_cnt #(
   // Software: load counter i (value in load_value_i[i]).
   input  logic [NumCnt-1:0] load_i,
   input  logic [NumCnt-1:0][31:0] load_value_i,
-  // Decrements: injection side, reception side.
+  // Decrements: injection side, reception side, local copy.
   input  logic inj_valid_i,
   input  logic [IdW-1:0] inj_id_i,
   input  logic [12:0] inj_bytes_i,
   input  logic rcv_valid_i,
   input  logic [IdW-1:0] rcv_id_i,
   input  logic [12:0] rcv_bytes_i,
+  input  logic loc_valid_i,
+  input  logic [IdW-1:0] loc_id_i,
+  input  logic [12:0] loc_bytes_i,
   output logic [NumCnt-1:0][31:0] value_o,
   output logic [NumCnt-1:0] zero_o,  // hit zero since last loaded
   output logic ev_zero_o             // a counter reached zero this cycle
 );
   logic [NumCnt-1:0][31:0] val_q, val_d;
   logic [NumCnt-1:0] zero_q, zero_d;
-  logic [13:0] dec;
+  logic [14:0] dec;
   logic [NumCnt-1:0] hit;
 
   always_comb begin
@@ -40,9 +45,10 @@ module ni_dma_cnt #(
     hit = '0;
     for (int i = 0; i < NumCnt; i++) begin
       dec = '0;
-      if (inj_valid_i && inj_id_i == IdW'(i)) dec = dec + {1'b0, inj_bytes_i};
-      if (rcv_valid_i && rcv_id_i == IdW'(i)) dec = dec + {1'b0, rcv_bytes_i};
-      if (dec != 14'd0 && val_q[i] != 32'd0) begin
+      if (inj_valid_i && inj_id_i == IdW'(i)) dec = dec + {2'b0, inj_bytes_i};
+      if (rcv_valid_i && rcv_id_i == IdW'(i)) dec = dec + {2'b0, rcv_bytes_i};
+      if (loc_valid_i && loc_id_i == IdW'(i)) dec = dec + {2'b0, loc_bytes_i};
+      if (dec != 15'd0 && val_q[i] != 32'd0) begin
         val_d[i] = (val_q[i] > 32'(dec)) ? val_q[i] - 32'(dec) : 32'd0;
         hit[i] = val_d[i] == 32'd0 && !load_i[i];  // a load in the same cycle wins
       end

@@ -2,7 +2,8 @@
 // DMA injection engine: descriptor-slot rings (injection FIFOs) in host memory.
 // Reads descriptors and the message data written inline in the slots after them
 // in the same reads, and turns each message into tunneled MWr packets (memory-FIFO
-// sends and direct puts) for the request path. Design: docs/architecture.md#dma-engine,
+// sends and direct puts) for the request path, or, for a local copy, into MWr TLPs
+// for this node's own memory through the host port. Design: docs/architecture.md#dma-engine,
 // formats: docs/formats.md#dma-descriptors.
 `default_nettype none
 `include "ni_assert.svh"
@@ -13,11 +14,13 @@ module ni_dma_inj #(
   parameter int unsigned NumFifos = 8,
   parameter int unsigned SlotBytes = 64,    // power of two, 64 .. MaxPayload
   parameter int unsigned BatchSlots = 32,   // slots served from one FIFO before the next gets a turn
+  parameter int unsigned NumMemId = 16,
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned BeatW = DataW + KeepW + 2,  // {bad, last, keep, data}
-  localparam int unsigned FifoW = $clog2(NumFifos)
+  localparam int unsigned FifoW = $clog2(NumFifos),
+  localparam int unsigned MiW = $clog2(NumMemId)
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -52,18 +55,34 @@ module ni_dma_inj #(
   output logic [BeatW-1:0] out_beat_o,
   output logic out_beat_valid_o,
   input  logic out_beat_ready_i,
+  // This node's memory IDs (MEMID_*): a local copy lands in one, as a put to this node would.
+  input  logic [NumMemId-1:0] mem_valid_i,
+  input  logic [NumMemId-1:0] mem_perm_w_i,
+  input  logic [NumMemId-1:0][51:0] mem_base_i,   // page
+  input  logic [NumMemId-1:0][19:0] mem_pages_i,
+  // A local copy's MWr TLPs toward the host port (beats as out_beat_o).
+  output logic [BeatW-1:0] loc_beat_o,
+  output logic loc_beat_valid_o,
+  input  logic loc_beat_ready_i,
   // Injection counter: decrement by the data bytes of a packet that left.
   output logic inj_cnt_valid_o,
   output logic [4:0] inj_cnt_id_o,
   output logic [12:0] inj_cnt_bytes_o,
+  // Reception counter of a local copy: decrement by the data bytes of a TLP the host
+  // port took whole.
+  output logic loc_cnt_valid_o,
+  output logic [4:0] loc_cnt_id_o,
+  output logic [12:0] loc_cnt_bytes_o,
   output logic ev_err_o   // a FIFO stopped in error
 );
   // ------------------------------------------------------------ sizes
-  localparam int unsigned NumSReg = 4;           // regions for ring slots
+  localparam int unsigned NumSReg = 8;           // regions for ring slots: reads in flight
+                                                 // enough for a 2-slot message per 2 cycles
   localparam int unsigned NumDReg = 8;           // regions for data read from memory: reads in flight
                                                  // enough to cover memory's latency at 512 bits
   localparam int unsigned NumReg = NumSReg + NumDReg;  // at most 16: tags 0x80-0x8F
   localparam int unsigned DW = $clog2(NumDReg);
+  localparam int unsigned SW = $clog2(NumSReg);
   localparam int unsigned RegBeats = MaxPayload / Bpb;
   localparam int unsigned RegSlots = MaxPayload / SlotBytes;
   localparam int unsigned SlotBeats = SlotBytes / Bpb;
@@ -78,8 +97,9 @@ module ni_dma_inj #(
 
   localparam logic [7:0] OpSend = 8'd1;   // memory-FIFO send
   localparam logic [7:0] OpPut = 8'd2;    // direct put
+  localparam logic [7:0] OpCopy = 8'd3;   // local copy
   localparam logic [3:0] ErrOp = 4'd1, ErrCount = 4'd2, ErrLen = 4'd3, ErrAlign = 4'd4,
-                         ErrMem = 4'd5, ErrTail = 4'd6;
+                         ErrMem = 4'd5, ErrTail = 4'd6, ErrRange = 4'd7;
 
   // ------------------------------------------------------------ ring state
   logic [NumFifos-1:0][15:0] head_q, head_d, tail_q, tail_d;
@@ -126,8 +146,8 @@ module ni_dma_inj #(
   function automatic logic [3:0] d_reg_of(input logic [DW-1:0] i);
     d_reg_of = 4'(NumSReg) + 4'(i);
   endfunction
-  logic [1:0] s_alloc_q, s_alloc_d, s_head_q, s_head_d;
-  logic [2:0] s_cnt_q, s_cnt_d;
+  logic [SW-1:0] s_alloc_q, s_alloc_d, s_head_q, s_head_d;
+  logic [SW:0] s_cnt_q, s_cnt_d;
   logic [DW-1:0] d_alloc_q, d_alloc_d, d_head_q, d_head_d;
   logic [DW:0] d_cnt_q, d_cnt_d;
 
@@ -156,7 +176,7 @@ module ni_dma_inj #(
 
   // ------------------------------------------------------------ parser state
   typedef enum logic [3:0] {
-    PIdle, PDesc, PCheck, PHdr, PBeats, PEnd, PNext, PErr, PDrain
+    PIdle, PDesc, PCheck, PHdr, PBeats, PEnd, PErr, PDrain
   } pstate_e;
   pstate_e ps_q, ps_d;
   logic [FifoW-1:0] act_q, act_d, rr_q, rr_d;
@@ -176,39 +196,45 @@ module ni_dma_inj #(
   logic stomp_q, stomp_d;               // a read failed under a packet under way: end it stomped
   logic hdr_pend_q, hdr_pend_d;         // the packet's header is offered (with its first beats)
 
-  // Descriptor fields (docs/formats.md#dma-descriptors), little-endian.
+  // Descriptor fields (docs/formats.md#dma-descriptors), little-endian, from the
+  // descriptor with the beat read in this cycle: it is checked as its last beat arrives.
+  logic [511:0] desc_n;
   logic [7:0] d_op, d_flags, d_slots, d_icnt, d_rcnt;
   logic [15:0] d_dest, d_qid;
   logic [31:0] d_len, d_tag;
   logic [63:0] d_src, d_dst;
   logic d_inline, d_use_icnt, d_use_rcnt;
-  assign d_op = desc_q[0 +: 8];
-  assign d_flags = desc_q[8 +: 8];
-  assign d_slots = desc_q[16 +: 8];
-  assign d_icnt = desc_q[24 +: 8];
-  assign d_dest = desc_q[32 +: 16];
-  assign d_qid = desc_q[48 +: 16];
-  assign d_len = desc_q[64 +: 32];
-  assign d_rcnt = desc_q[96 +: 8];
-  assign d_src = desc_q[128 +: 64];
-  assign d_dst = desc_q[192 +: 64];
-  assign d_tag = desc_q[256 +: 32];
+  assign d_op = desc_n[0 +: 8];
+  assign d_flags = desc_n[8 +: 8];
+  assign d_slots = desc_n[16 +: 8];
+  assign d_icnt = desc_n[24 +: 8];
+  assign d_dest = desc_n[32 +: 16];
+  assign d_qid = desc_n[48 +: 16];
+  assign d_len = desc_n[64 +: 32];
+  assign d_rcnt = desc_n[96 +: 8];
+  assign d_src = desc_n[128 +: 64];
+  assign d_dst = desc_n[192 +: 64];
+  assign d_tag = desc_n[256 +: 32];
   assign d_inline = d_flags[0];
   assign d_use_icnt = d_flags[1];
   assign d_use_rcnt = d_flags[2];
+  always_comb begin
+    desc_n = desc_q;
+    if (ps_q == PDesc) desc_n[32'(dbeat_q) * DataW +: DataW] = ram_rdata;
+  end
 
   // Bytes of the packet (or read) at message offset off: up to MaxPayload, never
   // across a 4 KiB page of the destination or of the source read; a memory-FIFO
   // packet carries 64 bytes less than MaxPayload (its 16-byte entry header rides in
   // the payload, and every packet's data starts on a 64-byte boundary of the message).
-  function automatic logic [12:0] chunk_at(input logic [31:0] off, input logic is_put,
+  function automatic logic [12:0] chunk_at(input logic [31:0] off, input logic at_dst,
                                            input logic inl, input logic [11:0] src,
                                            input logic [11:0] dst, input logic [31:0] len);
     logic [12:0] lim, pg;
     logic [31:0] rest;
     logic [11:0] a;
-    lim = is_put ? 13'(MaxPayload) : 13'(MaxPayload - 64);
-    if (is_put) begin
+    lim = at_dst ? 13'(MaxPayload) : 13'(MaxPayload - 64);
+    if (at_dst) begin
       a = dst + off[11:0];
       pg = 13'd4096 - {1'b0, a};
       if (pg < lim) lim = pg;
@@ -222,12 +248,38 @@ module ni_dma_inj #(
     chunk_at = (rest < 32'(lim)) ? rest[12:0] : lim;
   endfunction
 
-  logic is_put, is_send;
+  logic is_put, is_send, is_copy, at_dst;
   logic [12:0] chunk, dchunk;
   assign is_put = d_op == OpPut;
   assign is_send = d_op == OpSend;
-  assign chunk = chunk_at(po_q, is_put, d_inline, d_src[11:0], d_dst[11:0], d_len);
-  assign dchunk = chunk_at(dfo_q, is_put, d_inline, d_src[11:0], d_dst[11:0], d_len);
+  assign is_copy = d_op == OpCopy;
+  assign at_dst = is_put || is_copy;  // data lands at dst + offset
+  assign chunk = chunk_at(po_q, at_dst, d_inline, d_src[11:0], d_dst[11:0], d_len);
+  assign dchunk = chunk_at(dfo_q, at_dst, d_inline, d_src[11:0], d_dst[11:0], d_len);
+
+  // Why a descriptor is refused (docs/formats.md#dma-descriptors); 0: it is good. A
+  // local copy must fall inside a valid, writable memory ID of this node.
+  logic [3:0] chk;
+  logic [MiW-1:0] mi;
+  logic [64:0] cp_last;  // last byte of a copy, as an offset into its memory ID
+  assign mi = d_qid[MiW-1:0];
+  assign cp_last = {1'b0, d_dst} + 65'(d_len) - 65'd1;
+  always_comb begin
+    chk = 4'd0;
+    if (!is_put && !is_send && !is_copy) begin
+      chk = ErrOp;
+    end else if (d_slots == 8'd0 || 16'(d_slots) > filled) begin
+      chk = ErrCount;
+    end else if (d_len == 32'd0 || d_len[1:0] != 2'b00 ||
+                 (d_inline ? d_len > (32'(d_slots) - 32'd1) * SlotBytes : d_slots != 8'd1)) begin
+      chk = ErrLen;
+    end else if ((!d_inline && d_src[5:0] != 6'd0) || (at_dst && d_dst[5:0] != 6'd0)) begin
+      chk = ErrAlign;
+    end else if (is_copy && (d_qid >= 16'(NumMemId) || !mem_valid_i[mi] || !mem_perm_w_i[mi] ||
+                             cp_last[64:12] >= 53'(mem_pages_i[mi]))) begin
+      chk = ErrRange;
+    end
+  end
 
   // ------------------------------------------------------------ fetch (reads)
   logic [15:0] a_size, a_tail, a_head, filled, to_tail, to_end, fetched;
@@ -243,7 +295,7 @@ module ni_dma_inj #(
   assign to_end = a_size - fptr_q;
   assign fetched = ring_dist(fptr_q, bstart_q, a_size);
   assign serving = ps_q == PDesc || ps_q == PCheck || ps_q == PHdr || ps_q == PBeats ||
-                   ps_q == PEnd || ps_q == PNext;
+                   ps_q == PEnd;
   // Slots of the next read: up to the tail, the ring's end, a region, a 4 KiB page.
   logic [63:0] s_addr;
   logic [12:0] to_page;
@@ -258,8 +310,8 @@ module ni_dma_inj #(
     s_nslots = RsW'(n);
   end
   // Read ahead within this FIFO's turn; past it only when the parser has nothing left.
-  assign s_want = serving && to_tail != 16'd0 && s_cnt_q < 3'(NumSReg) &&
-                  (fetched < 16'(BatchSlots) || s_cnt_q == 3'd0);
+  assign s_want = serving && to_tail != 16'd0 && s_cnt_q < (SW+1)'(NumSReg) &&
+                  (fetched < 16'(BatchSlots) || s_cnt_q == '0);
   logic dmsg_q, dmsg_d;                 // the message's data is read from memory
   assign d_want = dmsg_q && dfo_q != d_len && d_cnt_q < (DW+1)'(NumDReg);
   // A read takes its region when it enters the request register; it leaves from there
@@ -273,7 +325,7 @@ module ni_dma_inj #(
   assign s_issue = s_want && !d_want && rd_load;
   assign rd_addr_d = d_want ? d_src + 64'(dfo_q) : s_addr;
   assign rd_bytes_d = d_want ? dchunk : 13'(s_nslots) * 13'(SlotBytes);
-  assign rd_tag_d = d_want ? {4'h8, d_reg_of(d_alloc_q)} : {4'h8, 2'b00, s_alloc_q};
+  assign rd_tag_d = d_want ? {4'h8, d_reg_of(d_alloc_q)} : {4'h8, 4'(s_alloc_q)};
   assign rd_valid_o = rd_valid_q;
   assign rd_addr_o = rd_addr_q;
   assign rd_bytes_o = rd_bytes_q;
@@ -296,14 +348,14 @@ module ni_dma_inj #(
   logic [3:0] s_reg, d_reg;
   logic [RbW-1:0] s_rbeat;
   logic s_avail, s_bad, d_avail, d_bad, s_slot_ok;
-  assign s_reg = {2'b00, s_head_q};
+  assign s_reg = 4'(s_head_q);
   assign d_reg = d_reg_of(d_head_q);
   assign s_rbeat = RbW'(ps_slot_q) * RbW'(SlotBeats) + RbW'(ps_beat_q);
-  assign s_avail = s_cnt_q != 3'd0 && s_rbeat < wbeats_q[s_reg];
-  assign s_bad = s_cnt_q != 3'd0 && rerr_q[s_reg];
+  assign s_avail = s_cnt_q != '0 && s_rbeat < wbeats_q[s_reg];
+  assign s_bad = s_cnt_q != '0 && rerr_q[s_reg];
   // The parse position may move to the next slot: a region is left only once its
   // reads have all arrived (its slots may be skipped before they are written).
-  assign s_slot_ok = s_cnt_q != 3'd0 && (ps_slot_q + RsW'(1) != nslots_q[s_head_q] || rdone[s_reg]);
+  assign s_slot_ok = s_cnt_q != '0 && (ps_slot_q + RsW'(1) != nslots_q[s_head_q] || rdone[s_reg]);
   assign d_avail = d_cnt_q != '0 && db_q < wbeats_q[d_reg];
   assign d_bad = d_cnt_q != '0 && rerr_q[d_reg];
 
@@ -320,7 +372,10 @@ module ni_dma_inj #(
   assign src_beats = 10'((14'(chunk) + 14'(Bpb - 1)) / 14'(Bpb));
   assign q_beats = is_send ? 10'(32 / Bpb) : 10'(16 / Bpb);  // header-only beats
   assign len_dw = 10'((14'(chunk) + (is_send ? 14'd16 : 14'd0)) >> 2);
-  assign tlp_addr = is_put ? d_dst + 64'(po_q) : 64'h0;
+  // A copy's address: its memory ID's base plus the offset (inside the region: checked).
+  logic [63:0] wr_off;
+  assign wr_off = d_dst + 64'(po_q);
+  assign tlp_addr = is_put ? wr_off : is_copy ? {mem_base_i[mi] + wr_off[63:12], wr_off[11:0]} : 64'h0;
   always_comb begin
     hb = '0;
     hb[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, len_dw, NiReqId, 8'h00, tlp_addr);
@@ -347,7 +402,7 @@ module ni_dma_inj #(
     out_hdr_o.vc = 1'b0;
     out_hdr_o.stamp_psn = 1'b1;
   end
-  assign out_hdr_valid_o = ps_q == PBeats && hdr_pend_q;
+  assign out_hdr_valid_o = ps_q == PBeats && hdr_pend_q && !is_copy;
 
   // Output beat ob_q: header bytes, then data shifted up by hdr_bytes % Bpb lanes.
   logic need_src, src_avail, src_bad, last_beat;
@@ -383,16 +438,24 @@ module ni_dma_inj #(
       for (int l = 0; l < Bpb; l++) okeep[l] = 14'(l) < pkt_bytes % 14'(Bpb);
     end
   end
+  // A local copy's beats go to the host port, the others toward the fabric.
+  logic beat_valid, beat_take;
+  assign beat_valid = ps_q == PBeats && (stomp_q || !need_src || src_avail);
+  assign beat_take = beat_valid && (is_copy ? loc_beat_ready_i : out_beat_ready_i);
   assign out_beat_o = {stomp_q && last_beat, last_beat, okeep, obeat};
-  assign out_beat_valid_o = ps_q == PBeats && (stomp_q || !need_src || src_avail);
+  assign out_beat_valid_o = beat_valid && !is_copy;
+  assign loc_beat_o = out_beat_o;
+  assign loc_beat_valid_o = beat_valid && is_copy;
 
+  // (desc_q's inline flag: the descriptor being read comes through this port.)
   always_comb begin
     ram_raddr = RamW'(s_reg) * RamW'(RegBeats) + RamW'(s_rbeat);
-    if (ps_q == PBeats && !d_inline) ram_raddr = RamW'(d_reg) * RamW'(RegBeats) + RamW'(db_q);
+    if (ps_q == PBeats && !desc_q[8]) ram_raddr = RamW'(d_reg) * RamW'(RegBeats) + RamW'(db_q);
   end
 
   // ------------------------------------------------------------ next state
   logic s_adv_slot, s_adv_beat;   // parse position: next slot / next beat
+  logic msg_start, msg_done;      // a checked descriptor's message starts; a message ends
   logic ev_err;
   logic [15:0] desc_end;
 
@@ -438,10 +501,15 @@ module ni_dma_inj #(
     d_cnt_d = d_cnt_q;
     s_adv_slot = 1'b0;
     s_adv_beat = 1'b0;
+    msg_start = 1'b0;
+    msg_done = 1'b0;
     ev_err = 1'b0;
     inj_cnt_valid_o = 1'b0;
     inj_cnt_id_o = d_icnt[4:0];
     inj_cnt_bytes_o = chunk;
+    loc_cnt_valid_o = 1'b0;
+    loc_cnt_id_o = d_rcnt[4:0];
+    loc_cnt_bytes_o = chunk;
     desc_end = ring_add(a_head, 16'(d_slots), a_size);
 
     // Doorbells: a tail outside the ring stops the FIFO and is not taken.
@@ -468,12 +536,12 @@ module ni_dma_inj #(
 
     // Reads issued.
     if (s_issue) begin
-      rq_bytes_d[{2'b00, s_alloc_q}] = rd_bytes_d;
-      got_bytes_d[{2'b00, s_alloc_q}] = '0;
-      wbeats_d[{2'b00, s_alloc_q}] = '0;
-      rerr_d[{2'b00, s_alloc_q}] = 1'b0;
+      rq_bytes_d[4'(s_alloc_q)] = rd_bytes_d;
+      got_bytes_d[4'(s_alloc_q)] = '0;
+      wbeats_d[4'(s_alloc_q)] = '0;
+      rerr_d[4'(s_alloc_q)] = 1'b0;
       nslots_d[s_alloc_q] = s_nslots;
-      s_alloc_d = s_alloc_q + 2'd1;
+      s_alloc_d = s_alloc_q + SW'(1);
       fptr_d = ring_add(fptr_q, 16'(s_nslots), a_size);
     end
     if (d_issue) begin
@@ -525,36 +593,33 @@ module ni_dma_inj #(
           perr_d = ErrMem;
           ps_d = PErr;
         end else if (s_avail) begin
-          desc_d[32'(dbeat_q) * DataW +: DataW] = ram_rdata;
+          desc_d = desc_n;
           dbeat_d = dbeat_q + 4'd1;
           s_adv_beat = 1'b1;
-          if (32'(dbeat_q) == DescBeats - 1) ps_d = PCheck;
+          // The last beat: checked at once; the message starts in this cycle when the
+          // descriptor fills its slot (the advance below counts the slot).
+          if (32'(dbeat_q) == DescBeats - 1) begin
+            if (chk != 4'd0) begin
+              perr_d = chk;
+              ps_d = PErr;
+            end else if (SlotBeats == DescBeats) begin
+              dslots_d = 8'd0;
+              msg_start = 1'b1;
+            end else begin
+              ps_d = PCheck;
+            end
+          end
         end
       end
       PCheck: begin
-        // The descriptor's slot is passed; inline data starts at the next one.
+        // Slots larger than a descriptor: pass the rest of its slot first.
         dslots_d = 8'd1;
-        po_d = '0;
-        dfo_d = '0;
-        db_d = '0;
-        ob_d = '0;
-        if (!is_put && !is_send) begin
-          perr_d = ErrOp;
-          ps_d = PErr;
-        end else if (d_slots == 8'd0 || 16'(d_slots) > filled) begin
-          perr_d = ErrCount;
-          ps_d = PErr;
-        end else if (d_len == 32'd0 || d_len[1:0] != 2'b00 ||
-                     (d_inline ? d_len > (32'(d_slots) - 32'd1) * SlotBytes : d_slots != 8'd1)) begin
-          perr_d = ErrLen;
-          ps_d = PErr;
-        end else if ((!d_inline && d_src[5:0] != 6'd0) || (is_put && d_dst[5:0] != 6'd0)) begin
-          perr_d = ErrAlign;
+        if (chk != 4'd0) begin
+          perr_d = chk;
           ps_d = PErr;
         end else if (ps_beat_q == '0 || s_slot_ok) begin
           s_adv_slot = ps_beat_q != '0;
-          dmsg_d = !d_inline;
-          ps_d = PHdr;
+          msg_start = 1'b1;
         end
       end
       PHdr: begin
@@ -565,7 +630,7 @@ module ni_dma_inj #(
           ps_d = PErr;
         end else if (d_inline || (d_avail && !d_bad)) begin
           ob_d = '0;
-          hdr_pend_d = 1'b1;
+          hdr_pend_d = !is_copy;
           ps_d = PBeats;
         end
       end
@@ -575,7 +640,7 @@ module ni_dma_inj #(
         if (out_hdr_valid_o && out_hdr_ready_i) hdr_pend_d = 1'b0;
         if (!stomp_q && need_src && src_bad && (d_inline ? rdone[s_reg] : rdone[d_reg])) begin
           stomp_d = 1'b1;  // the rest of the packet goes out as filler, its ICRC stomped
-        end else if (out_beat_valid_o && out_beat_ready_i) begin
+        end else if (beat_take) begin
           ob_d = ob_q + 10'd1;
           if (stomp_q) begin
             if (last_beat) begin
@@ -590,6 +655,7 @@ module ni_dma_inj #(
           end
           if (last_beat && !stomp_q) begin
             inj_cnt_valid_o = d_use_icnt;
+            loc_cnt_valid_o = is_copy && d_use_rcnt;
             po_d = po_q + 32'(chunk);
             if (!d_inline) begin
               // The packet's data region is used up.
@@ -600,10 +666,22 @@ module ni_dma_inj #(
             // The next packet starts at once when its data is at hand (no bubble
             // between packets of a message); PHdr waits for it otherwise.
             if (po_q + 32'(chunk) == d_len) begin
-              ps_d = PEnd;
+              // The message ends here when its last slot is passed with this beat
+              // (the rest of a slot skipped at once); PEnd skips what is left.
+              if (d_inline && dslots_q == d_slots) begin
+                msg_done = 1'b1;
+              end else if (d_inline && dslots_q + 8'd1 == d_slots && s_slot_ok) begin
+                s_adv_beat = 1'b0;
+                s_adv_slot = 1'b1;
+                msg_done = 1'b1;
+              end else if (!d_inline && ps_beat_q == '0) begin
+                msg_done = 1'b1;
+              end else begin
+                ps_d = PEnd;
+              end
             end else if (next_ready) begin
               ob_d = '0;
-              hdr_pend_d = 1'b1;
+              hdr_pend_d = !is_copy;
             end else begin
               ps_d = PHdr;
             end
@@ -612,26 +690,14 @@ module ni_dma_inj #(
       end
       PEnd: begin
         // Skip to the slot after the descriptor's last one, a slot per cycle.
-        dmsg_d = 1'b0;
         if (ps_beat_q != '0 || dslots_q != d_slots) begin
           if (s_slot_ok) begin
             s_adv_slot = 1'b1;
             dslots_d = dslots_q + 8'd1;
+            msg_done = dslots_q + 8'd1 == d_slots;
           end
         end else begin
-          head_d[act_q] = desc_end;
-          ps_d = PNext;
-        end
-      end
-      PNext: begin
-        if (err_q[act_q] || !enable_i[act_q] || rst_pend_q[act_q] || head_q[act_q] == tail_q[act_q]) begin
-          ps_d = PDrain;
-        end else if (fetched >= 16'(BatchSlots) && |(has_work & ~(NumFifos'(1) << act_q))) begin
-          ps_d = PDrain;   // another FIFO's turn
-        end else begin
-          if (fetched >= 16'(BatchSlots)) bstart_d = head_q[act_q];
-          dbeat_d = '0;
-          ps_d = PDesc;
+          msg_done = 1'b1;
         end
       end
       PErr: begin
@@ -643,18 +709,42 @@ module ni_dma_inj #(
       end
       PDrain: begin
         // Free every region once its reads have arrived; then the next FIFO.
-        if (s_cnt_q != 3'd0 && rdone[s_reg]) begin
-          s_head_d = s_head_q + 2'd1;
-          s_cnt_d = s_cnt_d - 3'd1;
+        if (s_cnt_q != '0 && rdone[s_reg]) begin
+          s_head_d = s_head_q + SW'(1);
+          s_cnt_d = s_cnt_d - (SW+1)'(1);
         end
         if (d_cnt_q != '0 && rdone[d_reg]) begin
           d_head_d = d_head_q + DW'(1);
           d_cnt_d = d_cnt_d - (DW+1)'(1);
         end
-        if (s_cnt_q == 3'd0 && d_cnt_q == '0) ps_d = PIdle;
+        if (s_cnt_q == '0 && d_cnt_q == '0) ps_d = PIdle;
       end
       default: ps_d = PIdle;
     endcase
+
+    if (msg_start) begin
+      po_d = '0;
+      dfo_d = '0;
+      db_d = '0;
+      ob_d = '0;
+      dmsg_d = !d_inline;
+      hdr_pend_d = !is_copy;
+      ps_d = d_inline ? PBeats : PHdr;
+    end
+    // A message done: the head passes it, and in the same cycle the next descriptor
+    // of this FIFO is begun, unless the FIFO is empty, stopped or its turn is over.
+    if (msg_done) begin
+      head_d[act_q] = desc_end;
+      dmsg_d = 1'b0;
+      if (err_q[act_q] || !enable_i[act_q] || rst_pend_q[act_q] || desc_end == tail_q[act_q] ||
+          (fetched >= 16'(BatchSlots) && |(has_work & ~(NumFifos'(1) << act_q)))) begin
+        ps_d = PDrain;
+      end else begin
+        if (fetched >= 16'(BatchSlots)) bstart_d = desc_end;
+        dbeat_d = '0;
+        ps_d = PDesc;
+      end
+    end
 
     // Parse position: the next beat, or the start of the next slot; leaving a
     // region frees it.
@@ -663,8 +753,8 @@ module ni_dma_inj #(
         ps_beat_d = '0;
         if (ps_slot_q + RsW'(1) == nslots_q[s_head_q]) begin
           ps_slot_d = '0;
-          s_head_d = s_head_q + 2'd1;
-          s_cnt_d = s_cnt_d - 3'd1;
+          s_head_d = s_head_q + SW'(1);
+          s_cnt_d = s_cnt_d - (SW+1)'(1);
         end else begin
           ps_slot_d = ps_slot_q + RsW'(1);
         end
@@ -673,7 +763,7 @@ module ni_dma_inj #(
         ps_beat_d = ps_beat_q + SbW'(1);
       end
     end
-    if (s_issue) s_cnt_d = s_cnt_d + 3'd1;
+    if (s_issue) s_cnt_d = s_cnt_d + (SW+1)'(1);
     if (d_issue) d_cnt_d = d_cnt_d + (DW+1)'(1);
   end
 
@@ -814,16 +904,17 @@ module ni_dma_inj #(
   end
   assign ev_err_o = ev_err;
   logic unused;
-  assign unused = ^{s_cpl_tkeep, d_flags[7:3], d_icnt[7:5]};
+  assign unused = ^{s_cpl_tkeep, d_flags[7:3], d_icnt[7:5], d_rcnt[7:5], cp_last[11:0]};
 
   `NI_ASSERT_AXIS_STABLE(DmaHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(DmaBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
+  `NI_ASSERT_AXIS_STABLE(DmaLocStable_A, loc_beat_valid_o, loc_beat_ready_i, loc_beat_o)
   `NI_ASSERT(DmaBeatAfterHdr_A, out_beat_valid_o && out_beat_ready_i |->
                                  !hdr_pend_q || (out_hdr_valid_o && out_hdr_ready_i))
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
   // Completions only for regions with a read outstanding, and never more than asked.
   `NI_ASSERT(DmaCplTag_A, c_take && c_beat_q == 8'(TagBeat) |->
-                          c_tag[7:4] == 4'h8 && c_tag[3:0] < 4'(NumReg) && !rdone[c_tag[3:0]])
+                          c_tag[7:4] == 4'h8 && 32'(c_tag[3:0]) < NumReg && !rdone[c_tag[3:0]])
   `NI_ASSERT(DmaCplFits_A, c_take && s_cpl_tlast |-> got_bytes_q[c_reg] + c_len <= rq_bytes_q[c_reg])
 endmodule
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host transmit: merges decapsulated TLPs and the NI's own TLPs (CSR read data;
 // UR and CA completions, write confirmations, interrupts; the DMA engine's memory
-// reads) onto the host port, round robin at TLP boundaries.
+// reads and its local-copy writes) onto the host port, round robin at TLP boundaries.
 // No register on the way: every source holds its beat until taken, and the choice
 // of source is held from the cycle it is first offered, so the output obeys AXI4-
 // Stream; decapsulated TLPs reach the host port in the cycle they leave ni_fab_rx.
@@ -37,6 +37,10 @@ module ni_host_tx #(
   input  logic [7:0] dma_rd_tag_i,
   input  logic dma_rd_valid_i,
   output logic dma_rd_ready_o,
+  // The DMA engine's local-copy MWr TLPs, beats {bad, last, keep, data} (bad: nullified).
+  input  logic [DataW+KeepW+1:0] copy_beat_i,
+  input  logic copy_valid_i,
+  output logic copy_ready_o,
   // Host port out.
   output logic [DataW-1:0] m_axis_tdata,
   output logic [KeepW-1:0] m_axis_tkeep,
@@ -45,19 +49,20 @@ module ni_host_tx #(
   output logic m_axis_tvalid,
   input  logic m_axis_tready
 );
-  typedef enum logic [2:0] {SrcFab, SrcUr, SrcRd, SrcDma, SrcNone} src_e;
+  typedef enum logic [2:0] {SrcFab, SrcUr, SrcRd, SrcDma, SrcCopy, SrcNone} src_e;
+  localparam int unsigned NumSrc = 5;
   src_e cur_q, cur_d, pick, sel;
   logic [1:0] lbeat;
-  logic [1:0] rr_q, rr_d;
+  logic [2:0] rr_q, rr_d;
   logic [1:0] lbeat_q, lbeat_d;
 
   // Round robin among waiting sources, starting after the last one served.
-  logic [3:0] want;
-  assign want = {dma_rd_valid_i, rd_valid_i, ur_valid_i, s_axis_tvalid};
+  logic [NumSrc-1:0] want;
+  assign want = {copy_valid_i, dma_rd_valid_i, rd_valid_i, ur_valid_i, s_axis_tvalid};
   always_comb begin
     pick = SrcNone;
-    for (int k = 3; k >= 0; k--) begin
-      if (want[2'(32'(rr_q) + k)]) pick = src_e'(2'(32'(rr_q) + k));
+    for (int k = NumSrc - 1; k >= 0; k--) begin
+      if (want[(32'(rr_q) + k) % NumSrc]) pick = src_e'(3'((32'(rr_q) + k) % NumSrc));
     end
   end
 
@@ -127,6 +132,9 @@ module ni_host_tx #(
       m_axis_tlast = s_axis_tlast;
       m_axis_tuser = s_axis_tuser;
       m_axis_tvalid = s_axis_tvalid;
+    end else if (sel == SrcCopy) begin
+      {m_axis_tuser, m_axis_tlast, m_axis_tkeep, m_axis_tdata} = copy_beat_i;
+      m_axis_tvalid = copy_valid_i;
     end
   end
 
@@ -135,6 +143,7 @@ module ni_host_tx #(
   assign ur_ready_o = sel == SrcUr && load && m_axis_tlast;
   assign rd_ready_o = sel == SrcRd && load && m_axis_tlast;
   assign dma_rd_ready_o = sel == SrcDma && load && m_axis_tlast;
+  assign copy_ready_o = sel == SrcCopy && m_axis_tready;
 
   always_comb begin
     cur_d = cur_q;
@@ -142,7 +151,7 @@ module ni_host_tx #(
     lbeat_d = lbeat_q;
     if (cur_q == SrcNone && pick != SrcNone) begin
       cur_d = pick;
-      rr_d = 2'(pick) + 2'd1;
+      rr_d = (pick == SrcCopy) ? 3'd0 : 3'(pick) + 3'd1;
     end
     if (load) begin
       lbeat_d = lbeat + 2'd1;

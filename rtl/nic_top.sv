@@ -391,11 +391,14 @@ module nic_top #(
   logic [12:0] dma_rd_bytes;
   logic [7:0] dma_rd_tag;
   logic dma_rd_valid, dma_rd_ready;
-  logic inj_cnt_valid;
-  logic [4:0] inj_cnt_id;
-  logic [12:0] inj_cnt_bytes;
+  logic inj_cnt_valid, loc_cnt_valid;
+  logic [4:0] inj_cnt_id, loc_cnt_id;
+  logic [12:0] inj_cnt_bytes, loc_cnt_bytes;
+  // Local copies: the engine's MWr TLPs straight to the host port.
+  logic [BeatW-1:0] copy_beat;
+  logic copy_valid, copy_ready;
   ni_dma_inj #(.DataW(DataW), .MaxPayload(MaxPayload), .NumFifos(NumInj), .SlotBytes(SlotBytes),
-               .NiReqId(NiReqId)) u_dma_inj (
+               .NumMemId(NumMemId), .NiReqId(NiReqId)) u_dma_inj (
     .clk_i, .rst_ni, .node_id_i(node_id),
     .base_i(inj_base), .size_i(inj_size), .enable_i(inj_enable), .tail_i(inj_tail),
     .tail_we_i(inj_tail_we_q), .reset_i(inj_ctrl_we_q & inj_reset_bit),
@@ -406,7 +409,10 @@ module nic_top #(
     .s_cpl_tvalid(dma_cpl_tvalid), .s_cpl_tready(dma_cpl_tready),
     .out_hdr_o(dma_hdr), .out_hdr_valid_o(dma_hdr_valid), .out_hdr_ready_i(dma_hdr_ready),
     .out_beat_o(dma_beat), .out_beat_valid_o(dma_beat_valid), .out_beat_ready_i(dma_beat_ready),
+    .mem_valid_i(mem_valid), .mem_perm_w_i(mem_perm_w), .mem_base_i(mem_base), .mem_pages_i(mem_pages),
+    .loc_beat_o(copy_beat), .loc_beat_valid_o(copy_valid), .loc_beat_ready_i(copy_ready),
     .inj_cnt_valid_o(inj_cnt_valid), .inj_cnt_id_o(inj_cnt_id), .inj_cnt_bytes_o(inj_cnt_bytes),
+    .loc_cnt_valid_o(loc_cnt_valid), .loc_cnt_id_o(loc_cnt_id), .loc_cnt_bytes_o(loc_cnt_bytes),
     .ev_err_o(ev_dma_err)
   );
   ni_req_merge #(.DataW(DataW)) u_req_merge (
@@ -488,6 +494,7 @@ module nic_top #(
     .clk_i, .rst_ni, .load_i(cnt_load_we_q), .load_value_i(cnt_load_value),
     .inj_valid_i(inj_cnt_valid), .inj_id_i(inj_cnt_id), .inj_bytes_i(inj_cnt_bytes),
     .rcv_valid_i(rcnt_valid), .rcv_id_i(rcnt_id), .rcv_bytes_i(rcnt_bytes),
+    .loc_valid_i(loc_cnt_valid), .loc_id_i(loc_cnt_id), .loc_bytes_i(loc_cnt_bytes),
     .value_o(cnt_value), .zero_o(cnt_zero), .ev_zero_o(ev_cnt_zero)
   );
 
@@ -559,6 +566,7 @@ module nic_top #(
     .rd_i(rdc), .rd_valid_i(rdc_valid), .rd_ready_o(rdc_rd_ready),
     .dma_rd_addr_i(dma_rd_addr), .dma_rd_bytes_i(dma_rd_bytes), .dma_rd_tag_i(dma_rd_tag),
     .dma_rd_valid_i(dma_rd_valid), .dma_rd_ready_o(dma_rd_ready),
+    .copy_beat_i(copy_beat), .copy_valid_i(copy_valid), .copy_ready_o(copy_ready),
     .m_axis_tdata(m_host_axis_tdata), .m_axis_tkeep(m_host_axis_tkeep),
     .m_axis_tlast(m_host_axis_tlast), .m_axis_tuser(m_host_axis_tuser),
     .m_axis_tvalid(m_host_axis_tvalid), .m_axis_tready(m_host_axis_tready)

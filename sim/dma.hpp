@@ -18,10 +18,10 @@ namespace ni {
 constexpr unsigned kDescBytes = 64;
 constexpr unsigned kEntryHdrBytes = 16;
 
-enum class DmaOp : uint8_t { Send = 1, Put = 2 };
+enum class DmaOp : uint8_t { Send = 1, Put = 2, Copy = 3 };
 enum : uint8_t { kDescInline = 0x01, kDescInjCnt = 0x02, kDescRcvCnt = 0x04 };
 // INJ_STATUS.code: why a FIFO stopped.
-enum class DmaErr : uint8_t { None = 0, Op = 1, Count = 2, Len = 3, Align = 4, Mem = 5, Tail = 6 };
+enum class DmaErr : uint8_t { None = 0, Op = 1, Count = 2, Len = 3, Align = 4, Mem = 5, Tail = 6, Range = 7 };
 
 struct DmaDescriptor {
   uint8_t op = static_cast<uint8_t>(DmaOp::Send);
@@ -29,15 +29,17 @@ struct DmaDescriptor {
   uint8_t slots = 1;      // slots the descriptor and its inline data take
   uint8_t injCnt = 0;     // injection counter (flag kDescInjCnt)
   uint16_t dest = 0;      // destination LID
-  uint16_t qid = 0;       // reception FIFO (send) or memory ID (put)
+  uint16_t qid = 0;       // reception FIFO (send) or memory ID (put; copy: of this node)
   uint32_t len = 0;       // message bytes
   uint8_t rcvCnt = 0;     // reception counter at the target (flag kDescRcvCnt)
   uint64_t src = 0;       // data address when not inline
-  uint64_t dst = 0;       // put: offset in the memory ID's region
+  uint64_t dst = 0;       // put, copy: offset in the memory ID's region
   uint32_t tag = 0;       // send: copied into every entry header
 
   bool isInline() const { return flags & kDescInline; }
   bool isPut() const { return op == static_cast<uint8_t>(DmaOp::Put); }
+  bool isCopy() const { return op == static_cast<uint8_t>(DmaOp::Copy); }
+  bool atDst() const { return isPut() || isCopy(); }  // data lands at dst + offset
 
   Bytes encode() const {
     Bytes b(kDescBytes, 0);
@@ -85,11 +87,11 @@ struct EntryHeader {
   }
 };
 
-// Data bytes of the packet at message offset `off`: at most maxPayload (a send 64
-// less), never across a 4 KiB page of the put's destination or of the source read.
+// Data bytes of the packet (a copy: TLP) at message offset `off`: at most maxPayload
+// (a send 64 less), never across a 4 KiB page of the destination or of the source read.
 inline uint32_t dmaChunk(const DmaDescriptor& d, uint32_t off, unsigned maxPayload) {
-  uint32_t lim = d.isPut() ? maxPayload : maxPayload - 64;
-  if (d.isPut()) lim = std::min<uint32_t>(lim, 4096 - ((d.dst + off) & 0xFFF));
+  uint32_t lim = d.atDst() ? maxPayload : maxPayload - 64;
+  if (d.atDst()) lim = std::min<uint32_t>(lim, 4096 - ((d.dst + off) & 0xFFF));
   if (!d.isInline()) lim = std::min<uint32_t>(lim, 4096 - ((d.src + off) & 0xFFF));
   return std::min<uint32_t>(lim, d.len - off);
 }
@@ -113,6 +115,19 @@ inline std::vector<FabricPacket> dmaPackets(const DmaDescriptor& d, const Bytes&
     payload.insert(payload.end(), data.begin() + off, data.begin() + off + n);
     p.payload = encodeTlp(makeMWr(niReqId, 0, d.isPut() ? d.dst + off : 0, payload));
     out.push_back(std::move(p));
+    off += n;
+  }
+  return out;
+}
+
+// The MWr TLPs of a local copy as the engine hands them to the host port: the data at
+// the memory ID's region (byte address memBase) + dst + offset.
+inline std::vector<Bytes> dmaCopyTlps(const DmaDescriptor& d, const Bytes& data, uint16_t niReqId,
+                                      unsigned maxPayload, uint64_t memBase) {
+  std::vector<Bytes> out;
+  for (uint32_t off = 0; off < d.len;) {
+    const uint32_t n = dmaChunk(d, off, maxPayload);
+    out.push_back(encodeTlp(makeMWr(niReqId, 0, memBase + d.dst + off, Bytes(data.begin() + off, data.begin() + off + n))));
     off += n;
   }
   return out;

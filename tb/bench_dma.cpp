@@ -10,7 +10,10 @@
 //    against the link's payload bandwidth (packets of MaxPayload back to back);
 //  - throughput of a 256 KiB memory-FIFO send into a reception FIFO at node 1: message
 //    bytes per cycle on the fabric against the link's bandwidth for send packets
-//    (MaxPayload - 64 data bytes behind a 16-byte entry header).
+//    (MaxPayload - 64 data bytes behind a 16-byte entry header);
+//  - throughput of a 256 KiB local copy from memory to memory at node 0: bytes per
+//    cycle of its MWr TLPs on the host port, against what the port carries when each
+//    MaxPayload bytes cost one MWr and one MRd on it.
 // Writes JSON and a Markdown table; fails when a put falls below 95 % of the link or
 // inline data does not save a memory round trip.   usage: bench_dma [out.json] [out.md]
 #include <cmath>
@@ -36,7 +39,7 @@ struct Figures {
   unsigned width = 0;
   uint64_t latInline = 0, latMemory = 0, roundTrip = 0;
   double rateOne = 0, rateAll = 0, rateLink = 0, rateHost = 0;
-  double putBpc = 0, linkBpc = 0, sendBpc = 0, linkSendBpc = 0;
+  double putBpc = 0, linkBpc = 0, sendBpc = 0, linkSendBpc = 0, copyBpc = 0, hostCopyBpc = 0;
   bool ok = true;
 };
 
@@ -49,6 +52,7 @@ class Bench {
     sys_ = std::make_unique<System>(c);
     sys_->reset();
     sys_->setMemId(1, 1, MemRegion{true, kRegion, 1 << 24, true, true});
+    sys_->setMemId(0, 1, MemRegion{true, kRegion, 1 << 24, true, true});  // local copies
     for (unsigned f = 0; f < 8; ++f) {
       driver::setInjFifo(sys_->csrWriter(0), f, kRing + f * 0x10'0000, kSlots);
       rings_.emplace_back(kRing + f * 0x10'0000, kSlots);
@@ -146,6 +150,38 @@ class Bench {
     return double(bytes) / double(span);
   }
 
+  // One local copy from memory at node 0: host-port cycles from its first MWr beat to
+  // the last beat of its last MWr; the data is checked in memory.
+  double copyThroughput(uint32_t bytes, unsigned maxPayload) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Copy);
+    d.qid = 1;
+    d.len = bytes;
+    d.src = kSrc;
+    Bytes data(bytes);
+    for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<uint8_t>(i * 7 + i / 256);
+    sys_->node(0).memory().write(kSrc, data);
+    auto write = [this](uint64_t a, const Bytes& b) { sys_->node(0).memory().write(a, b); };
+    ok_ &= rings_[0].post(d, data, head(0), write);
+    ring(0);
+    const unsigned tlps = bytes / maxPayload;
+    uint64_t first = 0, last = 0;
+    unsigned seen = 0;
+    bool start = true, isCopy = false;  // at a TLP's first beat; the TLP is a copy's MWr
+    for (uint64_t c = 0; c < 5'000'000 && seen < tlps; ++c) {
+      sys_->tick();
+      const NicIn& in = sys_->nicIn(0);
+      const NicOut& out = sys_->nicOut(0);
+      if (!out.hostOutValid || !in.hostOutReady) continue;
+      if (start) isCopy = out.hostOut.data[0] == 0x60 && out.hostOut.data.size() > 6 && out.hostOut.data[4] == 0x01;
+      if (isCopy && !first) first = sys_->cycle();
+      start = out.hostOut.last;
+      if (isCopy && out.hostOut.last) ++seen, last = sys_->cycle();
+    }
+    ok_ &= seen == tlps && sys_->drain() && sys_->node(0).memory().read(kRegion, bytes) == data;
+    return double(bytes) / double(last - first + 1);
+  }
+
  private:
   std::unique_ptr<System> sys_;
   std::vector<InjRing> rings_;
@@ -191,6 +227,11 @@ int main(int argc, char** argv) {
       f.sendBpc = b.sendThroughput(256 * 1024, 256);
       f.ok &= b.ok();
     }
+    {
+      Bench b(w);
+      f.copyBpc = b.copyThroughput(256 * 1024, 256);
+      f.ok &= b.ok();
+    }
     // Bounds. Fabric: an 8-byte put is LRH/BTH/TEH 32 + TLP header 16 + 8 + CRCs 6 = 62 bytes.
     f.rateLink = 1.0 / beatsOf(62, bpb);
     // Host port: two 64-byte slots per message, read 256 bytes (four slots) per completion
@@ -198,6 +239,8 @@ int main(int argc, char** argv) {
     f.rateHost = 1.0 / (double(128 + 6) / bpb);
     f.linkBpc = 256.0 / beatsOf(32 + 16 + 256 + 6, bpb);
     f.linkSendBpc = 192.0 / beatsOf(32 + 16 + 16 + 192 + 6, bpb);
+    // Host port out, per 256 bytes copied: the MWr (16 + 256 bytes) and the MRd (16).
+    f.hostCopyBpc = 256.0 / (beatsOf(16 + 256, bpb) + beatsOf(16, bpb));
     // The figures, checked (bench_dma_completes in ctest): a put at 95 % of the
     // link's payload bandwidth, and inline data saving at least a memory round trip.
     if (f.putBpc < 0.95 * f.linkBpc) f.ok = false, std::printf("W%u: put below 95 %% of the link\n", w);
@@ -205,10 +248,11 @@ int main(int argc, char** argv) {
     ok &= f.ok;
     all.push_back(f);
     std::printf("W%u: latency inline %lu, from memory %lu (round trip %lu); rate one FIFO %.4f, all %.4f "
-                "(link %.4f, host %.4f msg/cycle); put %.2f B/cycle of %.2f (%.3f); send %.2f of %.2f (%.3f)%s\n",
+                "(link %.4f, host %.4f msg/cycle); put %.2f B/cycle of %.2f (%.3f); send %.2f of %.2f (%.3f); "
+                "copy %.2f of %.2f (%.3f)%s\n",
                 w, (unsigned long)f.latInline, (unsigned long)f.latMemory, (unsigned long)f.roundTrip, f.rateOne,
                 f.rateAll, f.rateLink, f.rateHost, f.putBpc, f.linkBpc, f.putBpc / f.linkBpc, f.sendBpc, f.linkSendBpc,
-                f.sendBpc / f.linkSendBpc, f.ok ? "" : " FAILED");
+                f.sendBpc / f.linkSendBpc, f.copyBpc, f.hostCopyBpc, f.copyBpc / f.hostCopyBpc, f.ok ? "" : " FAILED");
   }
   std::ofstream js(jsonPath), md(mdPath);
   js << "[\n";
@@ -218,20 +262,22 @@ int main(int argc, char** argv) {
        << ", \"mem_round_trip\": " << f.roundTrip << ", \"rate_one_fifo\": " << f.rateOne << ", \"rate_all_fifos\": "
        << f.rateAll << ", \"rate_link_bound\": " << f.rateLink << ", \"rate_host_bound\": " << f.rateHost
        << ", \"put_bytes_per_cycle\": " << f.putBpc << ", \"link_payload_bytes_per_cycle\": " << f.linkBpc
-       << ", \"send_bytes_per_cycle\": " << f.sendBpc << ", \"link_send_bytes_per_cycle\": " << f.linkSendBpc << "}"
+       << ", \"send_bytes_per_cycle\": " << f.sendBpc << ", \"link_send_bytes_per_cycle\": " << f.linkSendBpc
+       << ", \"copy_bytes_per_cycle\": " << f.copyBpc << ", \"host_copy_bytes_per_cycle\": " << f.hostCopyBpc << "}"
        << (i + 1 < all.size() ? "," : "") << "\n";
   }
   js << "]\n";
   md << "| data width | doorbell to first fabric beat, 8 B inline / from memory (cycles) | memory round trip seen by the NI "
         "(cycles) | 8 B inline puts, one FIFO / all FIFOs (msg/cycle) | bound: fabric link / host port (msg/cycle) | "
         "256 KiB put (payload B/cycle) | of the link's payload bandwidth | 256 KiB send into a reception FIFO (B/cycle) | "
-        "of the link's send bandwidth |\n|---|---|---|---|---|---|---|---|---|\n";
+        "of the link's send bandwidth | 256 KiB local copy (B/cycle) | of the host port's bandwidth for it |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n";
   char buf[512];
   for (const Figures& f : all) {
-    std::snprintf(buf, sizeof buf, "| %u | %lu / %lu | %lu | %.4f / %.4f | %.4f / %.4f | %.2f | %.3f | %.2f | %.3f |\n",
+    std::snprintf(buf, sizeof buf, "| %u | %lu / %lu | %lu | %.4f / %.4f | %.4f / %.4f | %.2f | %.3f | %.2f | %.3f | %.2f | %.3f |\n",
                   f.width, (unsigned long)f.latInline, (unsigned long)f.latMemory, (unsigned long)f.roundTrip,
                   f.rateOne, f.rateAll, f.rateLink, f.rateHost, f.putBpc, f.putBpc / f.linkBpc, f.sendBpc,
-                  f.sendBpc / f.linkSendBpc);
+                  f.sendBpc / f.linkSendBpc, f.copyBpc, f.copyBpc / f.hostCopyBpc);
     md << buf;
   }
   md << "\nMemory model: " << kMemLatency << " cycles from request to completion, one CplD per read.\n";

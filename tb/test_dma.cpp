@@ -27,6 +27,8 @@ struct Param {
 
 constexpr uint64_t kRegion = 0x4000'0000;   // memory ID 1 at every node: puts land here
 constexpr uint64_t kStoreRegion = 0x5000'0000;  // memory ID 2: the CPUs' stores
+constexpr uint64_t kCopyRegion = 0x6000'0000;   // memory ID 3: local copies land here
+constexpr uint64_t kCopyRegionBytes = 0x4'0000;
 constexpr uint64_t kRingBase = 0x1000'0000;
 constexpr uint64_t kSrcBase = 0x2000'0000;
 constexpr uint16_t kRingSlots = 64;
@@ -49,6 +51,7 @@ class DmaSystemTest : public ::testing::TestWithParam<Param> {
     for (unsigned n = 0; n < sys->size(); ++n) {
       sys->setMemId(n, 1, MemRegion{true, kRegion, 0x80'0000, true, true});
       sys->setMemId(n, 2, MemRegion{true, kStoreRegion, 0x10000, true, true});
+      sys->setMemId(n, 3, MemRegion{true, kCopyRegion, kCopyRegionBytes, true, true});
       for (unsigned f = 0; f < kFifos; ++f) {
         driver::setInjFifo(sys->csrWriter(n), f, ringBase(f), kRingSlots);
         rings[n].emplace_back(ringBase(f), kRingSlots);
@@ -433,6 +436,89 @@ TEST_P(DmaSystemTest, CountersReachZeroWhenAllBytesHaveLeftAndArrived) {
     EXPECT_EQ(sys->readCsr(s, regs::CNT_ZERO), 1u << kInjCnt) << "a load clears the hit-zero bit";
     EXPECT_EQ(sys->readCsr(s, regs::CNT_VALUE(kRcvCnt)), 100u);
   }
+}
+
+// Local copies: FIFO 2 of every node copies messages (inline and from memory, 4 bytes
+// to 2 KiB, across pages) into its own memory ID 3, naming injection counter 7 and
+// reception counter 9 of the same node, both loaded with the bytes. No packet enters
+// the fabric; when the CPU sees the reception counter at zero every byte is in place
+// (checked at once). A copy past the end of its memory ID, or to a memory ID that
+// does not allow writes, stops FIFO 3 (ERR_RANGE) and writes nothing.
+TEST_P(DmaSystemTest, LocalCopiesLandInOwnMemoryWithoutTheFabric) {
+  const unsigned n = sys->size();
+  constexpr unsigned kInjCnt = 7, kRcvCnt = 9, kMsgs = 12;
+  struct Copy {
+    DmaDescriptor d;
+    Bytes data;
+  };
+  std::vector<std::vector<Copy>> copies(n);
+  for (unsigned s = 0; s < n; ++s) {
+    uint32_t total = 0;
+    for (unsigned k = 0; k < kMsgs; ++k) {
+      Copy c;
+      c.d.op = static_cast<uint8_t>(DmaOp::Copy);
+      c.d.flags = kDescInjCnt | kDescRcvCnt;
+      c.d.injCnt = kInjCnt;
+      c.d.rcvCnt = kRcvCnt;
+      c.d.qid = 3;
+      c.d.dst = (uint64_t{k} << 13) + 64 * (rng() % 64);
+      c.data = randomBytes(rng() % 4 == 0 ? 8 : 4 * (1 + rng() % 512));
+      if (c.data.size() <= 7 * 64 && rng() % 2) c.d.flags |= kDescInline;
+      c.d.src = kSrcBase + (uint64_t{k} << 13) + 64 * (rng() % 64);
+      total += static_cast<uint32_t>(c.data.size());
+      copies[s].push_back(c);
+    }
+    driver::loadCounter(sys->csrWriter(s), kInjCnt, total);
+    driver::loadCounter(sys->csrWriter(s), kRcvCnt, total);
+  }
+  ASSERT_TRUE(sys->drain());
+  const uint64_t fabricPackets = sys->fabric().stats().packets;
+  for (unsigned s = 0; s < n; ++s) {
+    for (const Copy& c : copies[s]) ASSERT_TRUE(post(s, 2, c.d, c.data));
+    driver::ringDoorbell(sys->csrWriter(s), 2, rings[s][2].tail());
+  }
+  for (unsigned s = 0; s < n; ++s) {
+    ASSERT_TRUE(sys->waitCounter(s, kRcvCnt)) << "reception counter at " << s;
+    for (const Copy& c : copies[s])
+      EXPECT_EQ(sys->node(s).memory().read(kCopyRegion + c.d.dst, c.data.size()), c.data)
+          << "copy of " << c.data.size() << " bytes at node " << s << " offset 0x" << std::hex << c.d.dst;
+  }
+  ASSERT_TRUE(runUntilFifosEmpty());
+  EXPECT_EQ(sys->fabric().stats().packets, fabricPackets) << "a local copy must not use the fabric";
+  for (unsigned s = 0; s < n; ++s) {
+    EXPECT_EQ(sys->readCsr(s, regs::CNT_ZERO), (1u << kInjCnt) | (1u << kRcvCnt));
+    EXPECT_EQ(sys->readCsr(s, regs::INJ_STATUS(2)), 0u);
+  }
+  // Bad copies on FIFO 3 of node 0; FIFO 2 goes on with a good one.
+  Memory& mem = sys->node(0).memory();
+  for (const auto& [memid, dst] : {std::pair<uint16_t, uint64_t>{3, kCopyRegionBytes - 64},
+                                   std::pair<uint16_t, uint64_t>{4, 0}}) {
+    SCOPED_TRACE("memory ID " + std::to_string(memid));
+    if (memid == 4) sys->setMemId(0, 4, MemRegion{true, 0x6800'0000, 0x1000, true, false});  // read-only
+    DmaDescriptor bad;
+    bad.op = static_cast<uint8_t>(DmaOp::Copy);
+    bad.flags = kDescInline;
+    bad.qid = memid;
+    bad.dst = dst;
+    const uint16_t badSlot = rings[0][3].tail();
+    ASSERT_TRUE(post(0, 3, bad, randomBytes(128)));
+    driver::ringDoorbell(sys->csrWriter(0), 3, rings[0][3].tail());
+    Copy good{copies[0][0].d, randomBytes(256)};
+    good.d.flags = kDescInline;
+    ASSERT_TRUE(post(0, 2, good.d, good.data));
+    driver::ringDoorbell(sys->csrWriter(0), 2, rings[0][2].tail());
+    sys->runUntil([] { return false; }, 5000);
+    ASSERT_TRUE(sys->drain());
+    const uint32_t st = sys->readCsr(0, regs::INJ_STATUS(3));
+    EXPECT_EQ((st & regs::INJ_STATUS_CODE_MASK) >> regs::INJ_STATUS_CODE_LSB, uint32_t(DmaErr::Range));
+    EXPECT_EQ(head(0, 3), badSlot);
+    EXPECT_EQ(mem.read(kCopyRegion + kCopyRegionBytes - 64, 64), Bytes(64, 0)) << "nothing of the bad copy written";
+    EXPECT_EQ(mem.read(0x6800'0000, 128), Bytes(128, 0)) << "nothing of the bad copy written";
+    EXPECT_EQ(mem.read(kCopyRegion + good.d.dst, 256), good.data);
+    driver::resetInjFifo(sys->csrWriter(0), 3);  // head := tail, where the producer goes on
+    ASSERT_TRUE(sys->drain());
+  }
+  EXPECT_EQ(sys->readCsr(0, regs::DMA_ERR_CNT), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, DmaSystemTest,

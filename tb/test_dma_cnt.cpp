@@ -41,21 +41,26 @@ TEST_F(DmaCntTest, CountersFollowLoadsAndDecrements) {
       m.load_i = 1u << li;
       setField(m.load_value_i, 32 * li, 32, lv);
     }
-    const bool inj = r() % 100 < 40, rcv = r() % 100 < 40;
-    const unsigned ii = pick(), ri = r() % 3 == 0 ? ii : pick();
-    const unsigned ib = 1 + static_cast<unsigned>(r() % 4096), rb = 1 + static_cast<unsigned>(r() % 4096);
+    const bool inj = r() % 100 < 40, rcv = r() % 100 < 40, loc = r() % 100 < 30;
+    const unsigned ii = pick(), ri = r() % 3 == 0 ? ii : pick(), oi = r() % 3 == 0 ? ri : pick();
+    const unsigned ib = 1 + static_cast<unsigned>(r() % 4096), rb = 1 + static_cast<unsigned>(r() % 4096),
+                   ob = 1 + static_cast<unsigned>(r() % 4096);
     m.inj_valid_i = inj;
     m.inj_id_i = ii;
     m.inj_bytes_i = ib;
     m.rcv_valid_i = rcv;
     m.rcv_id_i = ri;
     m.rcv_bytes_i = rb;
+    m.loc_valid_i = loc;
+    m.loc_id_i = oi;
+    m.loc_bytes_i = ob;
     dut.eval();
     // Model: the decrements of this cycle, then the load (which wins).
     std::array<uint64_t, kCnt> dec{};
     if (inj) dec[ii] += ib;
     if (rcv) dec[ri] += rb;
-    both += inj && rcv && ii == ri;
+    if (loc) dec[oi] += ob;
+    both += (inj && rcv && ii == ri) + (rcv && loc && ri == oi);
     bool hit = false;
     for (unsigned i = 0; i < kCnt; ++i) {
       if (dec[i] && val[i]) {

@@ -5,7 +5,8 @@
 // one; a producer per injection FIFO writes descriptors, with their data inline or
 // in memory, rings doorbells at random moments, and the packets the engine hands on
 // are checked byte for byte against the golden packetization (sim/dma.hpp), a
-// message's packets back to back and in ring order per FIFO. Counters, heads, the
+// message's packets back to back and in ring order per FIFO; local copies come out
+// of the host-port output as MWr TLPs to the memory ID's region. Counters, heads, the
 // stop of a FIFO on each kind of bad descriptor and its reset are checked too.
 #include <gtest/gtest.h>
 
@@ -31,10 +32,18 @@ namespace {
 
 constexpr unsigned kFifos = 8, kMaxPayload = 256, kSlot = 64;
 constexpr uint16_t kLid = 0x0007, kReqId = 0x0100;
+// Memory IDs for local copies: 0..12 valid and writable, 13 not valid, 14 not writable,
+// 15 valid and writable; each 32 pages at page 0x40000 + 0x100 * id.
+constexpr unsigned kMemIds = 16, kMemPages = 32, kCopyIds = 13;
+constexpr uint64_t memBase(unsigned id) { return (0x40000ull + 0x100ull * id) << 12; }
 
 struct Expected {
+  struct Out {
+    bool local = false;  // a local copy's TLP (host-port output), else a fabric packet
+    Bytes bytes;
+  };
   unsigned fifo = 0;
-  std::deque<FabricPacket> pkts;
+  std::deque<Out> pkts;
 };
 
 template <class M, unsigned kBpb>
@@ -56,6 +65,7 @@ class Bench {
   std::deque<Expected> expect[kFifos];
   std::map<unsigned, uint64_t> injCnt;   // bytes the engine reported per counter
   std::map<unsigned, uint64_t> wantCnt;  // bytes the descriptors asked to count
+  std::map<unsigned, uint64_t> locCnt, wantLoc;  // local copies' reception counters
   unsigned errEvents = 0, packets = 0, stomped = 0;
   double outStall = 0.3, rdStall = 0.2;
   unsigned minLat = 8, maxLat = 60;
@@ -77,6 +87,15 @@ class Bench {
     setField(dut_.m.base_i, 64 * f, 64, base);
     setField(dut_.m.size_i, 16 * f, 16, size);
     dut_.m.enable_i |= 1u << f;
+  }
+  void setMemIds() {
+    auto& m = dut_.m;
+    for (unsigned id = 0; id < kMemIds; ++id) {
+      setField(m.mem_base_i, 52 * id, 52, memBase(id) >> 12);
+      setField(m.mem_pages_i, 20 * id, 20, kMemPages);
+    }
+    m.mem_valid_i = 0xFFFF & ~(1u << 13);
+    m.mem_perm_w_i = 0xFFFF & ~(1u << 14);
   }
   uint16_t head(unsigned f) const { return static_cast<uint16_t>(getField(dut_.m.head_o, 16 * f, 16)); }
   bool err(unsigned f) const { return dut_.m.err_o >> f & 1; }
@@ -107,7 +126,12 @@ class Bench {
     if (!expectPackets) return;
     Expected e;
     e.fifo = f;
-    for (auto& p : dmaPackets(d, data, kLid, kReqId, kMaxPayload)) e.pkts.push_back(p);
+    if (d.isCopy()) {
+      for (auto& t : dmaCopyTlps(d, data, kReqId, kMaxPayload, memBase(d.qid))) e.pkts.push_back({true, t});
+      if (d.flags & kDescRcvCnt) wantLoc[d.rcvCnt] += d.len;
+    } else {
+      for (auto& p : dmaPackets(d, data, kLid, kReqId, kMaxPayload)) e.pkts.push_back({false, expectedBytes(p)});
+    }
     expect[f].push_back(std::move(e));
     if (d.flags & kDescInjCnt) wantCnt[d.injCnt] += d.len;
   }
@@ -120,7 +144,7 @@ class Bench {
   void resetFifo(unsigned f) { dut_.m.reset_i |= 1u << f; }
 
   bool idle() const {
-    if (!pendingCpl_.empty() || !cplInFlight_.empty() || !cur_.bytes.empty()) return false;
+    if (!pendingCpl_.empty() || !cplInFlight_.empty() || !cur_.bytes.empty() || !loc_.empty()) return false;
     for (unsigned f = 0; f < kFifos; ++f) if (!expect[f].empty()) return false;
     return true;
   }
@@ -151,6 +175,7 @@ class Bench {
     // As ni_retx: a packet's first beat is taken with its header or after it.
     m.out_hdr_ready_i = !chance(outStall);
     m.out_beat_ready_i = !chance(outStall) && (hdrTaken_ || m.out_hdr_ready_i);
+    m.loc_beat_ready_i = !chance(outStall);
     dut_.eval();
 
     if (m.rd_valid_o && m.rd_ready_i) {
@@ -192,11 +217,23 @@ class Bench {
       if (getField(m.out_beat_o, 9 * kBpb, 1)) {
         // A stomped packet (a read failed under it) is dropped by the receiver.
         if (getField(m.out_beat_o, 9 * kBpb + 1, 1)) ++stomped;
-        else checkPacket();
+        else checkOut(false, got());
         cur_ = tb::Packet{};
         hdrTaken_ = false;
       }
     }
+    if (m.loc_beat_valid_o && m.loc_beat_ready_i) {
+      EXPECT_TRUE(cur_.bytes.empty() && !hdrTaken_) << "a copy's TLP inside a fabric packet";
+      for (unsigned j = 0; j < kBpb; ++j) {
+        if (getField(m.loc_beat_o, 8 * kBpb + j, 1)) loc_.push_back(static_cast<uint8_t>(getField(m.loc_beat_o, 8 * j, 8)));
+      }
+      if (getField(m.loc_beat_o, 9 * kBpb, 1)) {
+        if (getField(m.loc_beat_o, 9 * kBpb + 1, 1)) ++stomped;
+        else checkOut(true, loc_);
+        loc_.clear();
+      }
+    }
+    if (m.loc_cnt_valid_o) locCnt[m.loc_cnt_id_o] += m.loc_cnt_bytes_o;
     if (m.inj_cnt_valid_o) injCnt[m.inj_cnt_id_o] += m.inj_cnt_bytes_o;
     if (m.ev_err_o) ++errEvents;
   }
@@ -212,7 +249,8 @@ class Bench {
  private:
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(*rng_) < p; }
 
-  void checkPacket() {
+  // A packet (or a copy's TLP) that came out whole.
+  void checkOut(bool local, const Bytes& bytes) {
     ++packets;
     // The packet continues the message in progress, or starts one at the front of a FIFO.
     int from = -1;
@@ -220,14 +258,15 @@ class Bench {
       from = inMsg_;
     } else {
       for (unsigned f = 0; f < kFifos; ++f) {
-        if (!expect[f].empty() && expectedBytes(expect[f].front().pkts.front()) == got()) from = static_cast<int>(f);
+        if (!expect[f].empty() && expect[f].front().pkts.front().bytes == bytes) from = static_cast<int>(f);
       }
     }
-    ASSERT_GE(from, 0) << "packet #" << packets << " matches no FIFO's next message\n" << dump();
+    ASSERT_GE(from, 0) << "packet #" << packets << " matches no FIFO's next message\n" << dump(bytes);
     Expected& e = expect[from].front();
     ASSERT_FALSE(e.pkts.empty());
-    EXPECT_EQ(got(), expectedBytes(e.pkts.front()))
-        << "FIFO " << from << " packet #" << packets << " differs\n" << dump();
+    EXPECT_EQ(local, e.pkts.front().local) << "packet #" << packets << " left by the wrong port";
+    EXPECT_EQ(bytes, e.pkts.front().bytes)
+        << "FIFO " << from << " packet #" << packets << " differs\n" << dump(bytes);
     e.pkts.pop_front();
     if (e.pkts.empty()) {
       expect[from].pop_front();
@@ -247,10 +286,10 @@ class Bench {
     b.resize(b.size() - kTrailerBytes);
     return b;
   }
-  std::string dump() const {
+  static std::string dump(const Bytes& bytes) {
     std::string s = "got: ";
     char buf[4];
-    for (uint8_t c : got()) {
+    for (uint8_t c : bytes) {
       snprintf(buf, sizeof buf, "%02x", c);
       s += buf;
     }
@@ -265,7 +304,7 @@ class Bench {
   std::deque<Bytes> cplInFlight_;
   std::set<uint8_t> outstanding_;
   tb::Packet cur_;
-  Bytes hdr_;
+  Bytes hdr_, loc_;
   bool hdrTaken_ = false;
   int inMsg_ = -1;
 
@@ -279,6 +318,7 @@ class DmaInjTest : public tb::VerilatedTest {
     auto b = std::make_unique<Bench<M, kBpb>>(this, ctx(), &rng());
     b->t_cycles = [this] { return cycles(); };
     b->dut().m.node_id_i = kLid;
+    b->setMemIds();
     attach(&b->dut());
     reset();
     return b;
@@ -307,7 +347,8 @@ class DmaInjTest : public tb::VerilatedTest {
   DmaDescriptor randomDesc(unsigned f, unsigned seq, unsigned maxSlots, Bytes* data) {
     auto r = [this](uint64_t n) { return rng()() % n; };
     DmaDescriptor d;
-    d.op = static_cast<uint8_t>(r(2) ? DmaOp::Put : DmaOp::Send);
+    static const DmaOp kOps[] = {DmaOp::Put, DmaOp::Send, DmaOp::Copy};
+    d.op = static_cast<uint8_t>(kOps[r(3)]);
     const bool inl = maxSlots > 1 && r(3) != 0;
     const unsigned maxLen = inl ? (maxSlots - 1) * kSlot : 1200;
     unsigned len = r(4) == 0 ? 8 : 4 * (1 + r(maxLen / 4));
@@ -319,7 +360,7 @@ class DmaInjTest : public tb::VerilatedTest {
     d.injCnt = static_cast<uint8_t>(r(32));
     d.rcvCnt = static_cast<uint8_t>(r(32));
     d.dest = static_cast<uint16_t>(1 + r(60));
-    d.qid = static_cast<uint16_t>(r(16));
+    d.qid = static_cast<uint16_t>(d.isCopy() ? r(kCopyIds) : r(16));
     d.tag = (f << 24) | seq;
     // Source buffers: one 8 KiB area per message (512 per FIFO), 64-byte aligned, may cross pages.
     d.src = 0x1000'0000 + (uint64_t{f} << 22) + (uint64_t{seq % 512} << 13) + 64 * r(64);
@@ -363,6 +404,7 @@ class DmaInjTest : public tb::VerilatedTest {
       EXPECT_FALSE(b->err(f)) << "FIFO " << f << " code " << int(b->code(f));
     }
     EXPECT_EQ(b->injCnt, b->wantCnt);
+    EXPECT_EQ(b->locCnt, b->wantLoc);
     EXPECT_EQ(b->errEvents, 0u);
     EXPECT_EQ(b->stomped, 0u);
     std::cout << "packets " << b->packets << ", reads " << b->reads << ", cycles " << cycles() << "\n";
@@ -449,11 +491,27 @@ class DmaInjTest : public tb::VerilatedTest {
       d.src = kBadPage - 256;
       cases.push_back({"memory refuses the second packet's read", DmaErr::Mem, d, 1, 1});
     }
+    auto copy = [&](uint16_t id, uint64_t dst, uint32_t len) {
+      DmaDescriptor d = put(len, true);
+      d.op = static_cast<uint8_t>(DmaOp::Copy);
+      d.qid = id;
+      d.dst = dst;
+      return d;
+    };
+    cases.push_back({"copy to a memory ID that is not valid", DmaErr::Range, copy(13, 0, 64), 2});
+    cases.push_back({"copy to a memory ID without write permission", DmaErr::Range, copy(14, 0, 64), 2});
+    cases.push_back({"copy to a memory ID past the table", DmaErr::Range, copy(kMemIds, 0, 64), 2});
+    cases.push_back({"copy past the end of its region", DmaErr::Range, copy(15, kMemPages * 4096 - 64, 128), 3});
+    {
+      DmaDescriptor d = copy(15, 0, 64);
+      d.dst += 8;
+      cases.push_back({"copy destination not 64-byte aligned", DmaErr::Align, d, 2});
+    }
     cases.push_back({"tail outside the ring", DmaErr::Tail, put(8, true), -1});
     unsigned seq = 0, stopped = 0;
     for (const Case& c : cases) {
       SCOPED_TRACE(c.what);
-      for (unsigned k = 0; k < 5; ++k) {
+      for (unsigned k = 0; k < 5 && b->freeSlots(1) > 0; ++k) {  // a full ring takes no more
         Bytes data;
         const DmaDescriptor d = randomDesc(1, seq++, std::min(b->freeSlots(1), 8u), &data);
         b->produce(1, d, data);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit test of ni_host_tx alone at 64 bits: decapsulated TLPs (with nullify
-// flags), the NI's own TLPs (UR/CA completions, write confirmations, interrupts)
-// and CSR read completions merged onto
+// flags), the NI's own TLPs (UR/CA completions, write confirmations, interrupts),
+// CSR read completions and the DMA engine's local-copy writes (with nullify flags)
+// merged onto
 // the host port under random idles and back-pressure. Every TLP must come out
 // whole, in its source's order, byte-equal to the golden codec; the sources take
 // turns when all of them wait; a decapsulated beat passes in the cycle it is
-// offered (no register on the way).
+// offered (no register on the way), and so does a local-copy beat.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -18,6 +19,7 @@
 #include "verilated_ports.hpp"
 
 using namespace ni;
+using tb::setField;
 
 namespace {
 
@@ -26,7 +28,8 @@ constexpr uint16_t kNiReqId = 0x0100;
 
 struct RdCpl { uint32_t data; uint16_t reqid; uint8_t tag, laddr; };
 
-enum Src { kFab = 0, kUr = 1, kRd = 2 };
+enum Src { kFab = 0, kUr = 1, kRd = 2, kCopy = 3 };
+constexpr uint8_t kCopyTag = 0xC0;  // marks the test's local-copy TLPs
 
 class HostTxTest : public tb::VerilatedTest {
  protected:
@@ -39,7 +42,7 @@ class HostTxTest : public tb::VerilatedTest {
 
   // Fabric-side TLPs: MWr or CplD with at least 12 bytes of data, so never mistaken for the NI's own TLPs.
   void addFab(bool nullified) {
-    Tlp t = rng()() & 1 ? makeMWr(static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()), (rng()() & ~3ull) >> 8,
+    Tlp t = rng()() & 1 ? makeMWr(static_cast<uint16_t>(rng()() | 0x8000), static_cast<uint8_t>(rng()()), (rng()() & ~3ull) >> 8,
                                   Bytes(4 * (3 + rng()() % 40), 0))
                         : makeCplD(0, static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()), rng()() & 0x7C,
                                    Bytes(4 * (3 + rng()() % 40), 0));
@@ -47,6 +50,15 @@ class HostTxTest : public tb::VerilatedTest {
     fabExpect.push_back(encodeTlp(t));
     fabUser.push_back(nullified);
     fabSrc.push(fabExpect.back());
+  }
+  // A local-copy write of the DMA engine: an MWr of the NI with 8 to 256 bytes.
+  void addCopy(bool nullified) {
+    Bytes data(4 * (2 + rng()() % 63));
+    for (auto& b : data) b = static_cast<uint8_t>(rng()());
+    copyExpect.push_back(encodeTlp(makeMWr(kNiReqId, kCopyTag, (rng()() & ~63ull) >> 16, data)));
+    copyUser.push_back(nullified);
+    copyUserExpect.push_back(nullified);
+    copySrc.push(copyExpect.back());
   }
   // One of the NI's own TLPs: UR or CA completion, write confirmation, interrupt.
   void addUr() {
@@ -79,8 +91,8 @@ class HostTxTest : public tb::VerilatedTest {
   // Runs until every queued TLP came out; `order` gets the sources in output order.
   void run(double localOfferProb) {
     bool urHeld = false, rdHeld = false;
-    const size_t total = fabExpect.size() + urExpect.size() + rdExpect.size();
-    size_t fabIdx = 0, urIdx = 0, rdIdx = 0;
+    const size_t total = fabExpect.size() + urExpect.size() + rdExpect.size() + copyExpect.size();
+    size_t fabIdx = 0, urIdx = 0, rdIdx = 0, copyIdx = 0;
     for (uint64_t c = 0; order.size() < total; ++c) {
       if (c > 200000) { ADD_FAILURE() << "stuck, seed " << seed(); break; }
       Beat fb;
@@ -92,6 +104,15 @@ class HostTxTest : public tb::VerilatedTest {
         m.s_axis_tkeep = static_cast<uint8_t>(fb.keep);
         m.s_axis_tlast = fb.last;
         m.s_axis_tuser = fb.last && fabUser.front();
+      }
+      Beat cb;
+      const bool cv = copySrc.offer(&cb);
+      m.copy_valid_i = cv;
+      if (cv) {  // {bad, last, keep, data}
+        for (unsigned j = 0; j < kBpb; ++j) setField(m.copy_beat_i, 8 * j, 8, cb.data[j]);
+        setField(m.copy_beat_i, 8 * kBpb, kBpb, cb.keep);
+        setField(m.copy_beat_i, 9 * kBpb, 1, cb.last);
+        setField(m.copy_beat_i, 9 * kBpb + 1, 1, cb.last && copyUser.front());
       }
       urHeld = urHeld || (!ur.empty() && std::uniform_real_distribution<>(0, 1)(rng()) < localOfferProb);
       rdHeld = rdHeld || (!rd.empty() && std::uniform_real_distribution<>(0, 1)(rng()) < localOfferProb);
@@ -109,11 +130,19 @@ class HostTxTest : public tb::VerilatedTest {
         // Pass-through: the offered beat is the beat on the host port.
         EXPECT_TRUE(ov && m.m_axis_tready && ob.data == fb.data && ob.keep == fb.keep) << "cycle " << c;
       }
+      if (cv && m.copy_ready_o) {
+        EXPECT_TRUE(ov && m.m_axis_tready && ob.data == cb.data && ob.keep == cb.keep) << "cycle " << c;
+      }
+      const bool copyTaken = cv && m.copy_ready_o;
       const bool fabTaken = fv && m.s_axis_tready, urTaken = urHeld && m.ur_ready_o, rdTaken = rdHeld && m.rd_ready_o;
       cycle();
       if (fabTaken) {
         if (fb.last) fabUser.pop_front();
         fabSrc.accepted();
+      }
+      if (copyTaken) {
+        if (cb.last) copyUser.pop_front();
+        copySrc.accepted();
       }
       if (urTaken) { ur.pop_front(); urHeld = false; }
       if (rdTaken) { rd.pop_front(); rdHeld = false; }
@@ -131,6 +160,13 @@ class HostTxTest : public tb::VerilatedTest {
         EXPECT_EQ(p.bytes, encodeTlp(makeCplD(kNiReqId, r.reqid, r.tag, r.laddr, le32(r.data)))) << "CSR cpl " << rdIdx - 1;
         EXPECT_FALSE(p.user);
         order.push_back(kRd);
+      } else if (p.bytes.size() > 20 && p.bytes[0] == 0x60 && getBe(&p.bytes[4], 2) == kNiReqId &&
+                 p.bytes[6] == kCopyTag) {
+        ASSERT_LT(copyIdx, copyExpect.size());
+        EXPECT_EQ(p.bytes, copyExpect[copyIdx]) << "local-copy TLP " << copyIdx << " seed " << seed();
+        EXPECT_EQ(p.user, copyUserExpect[copyIdx]) << "nullify flag of local-copy TLP " << copyIdx;
+        ++copyIdx;
+        order.push_back(kCopy);
       } else {
         ASSERT_LT(fabIdx, fabExpect.size());
         EXPECT_EQ(p.bytes, fabExpect[fabIdx]) << "decapsulated TLP " << fabIdx << " seed " << seed();
@@ -143,6 +179,9 @@ class HostTxTest : public tb::VerilatedTest {
 
   std::unique_ptr<tb::VlClocked<Vni_host_tx>> dut;
   tb::AxisSource fabSrc{kBpb, &rng()};
+  tb::AxisSource copySrc{kBpb, &rng()};
+  std::deque<Bytes> copyExpect;
+  std::deque<bool> copyUser, copyUserExpect;
   tb::AxisSink sink{kBpb, &rng()};
   std::deque<Bytes> fabExpect;
   std::deque<bool> fabUser, fabUserExpect;
@@ -153,6 +192,7 @@ class HostTxTest : public tb::VerilatedTest {
 
 TEST_F(HostTxTest, MergesAllSourcesWholeAndInOrderUnderStalls) {
   fabSrc.setIdle(0.3);
+  copySrc.setIdle(0.5);
   sink.setStall(0.3);
   for (int i = 0; i < 300; ++i) {
     const bool nul = rng()() % 5 == 0;
@@ -160,9 +200,10 @@ TEST_F(HostTxTest, MergesAllSourcesWholeAndInOrderUnderStalls) {
     fabUserExpect.push_back(nul);
     if (i % 2) addUr();
     if (i % 3) addRd();
+    if (i % 4 == 0) addCopy(rng()() % 6 == 0);
   }
   run(0.2);
-  EXPECT_EQ(order.size(), 300u + 150u + 200u);
+  EXPECT_EQ(order.size(), 300u + 150u + 200u + 75u);
 }
 
 TEST_F(HostTxTest, SourcesTakeTurnsWhenAllWait) {
@@ -171,10 +212,11 @@ TEST_F(HostTxTest, SourcesTakeTurnsWhenAllWait) {
     fabUserExpect.push_back(false);
     addUr();
     addRd();
+    addCopy(false);
   }
   run(1.0);
-  ASSERT_EQ(order.size(), 180u);
-  for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], Src(i % 3)) << "position " << i;
+  ASSERT_EQ(order.size(), 240u);
+  for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], Src(i % 4)) << "position " << i;
 }
 
 }  // namespace
