@@ -176,12 +176,13 @@ module ni_dma_inj #(
 
   // ------------------------------------------------------------ parser state
   typedef enum logic [3:0] {
-    PIdle, PDesc, PCheck, PHdr, PBeats, PEnd, PErr, PDrain
+    PIdle, PDesc, PCheck, PHdr, PBeats, PEnd, PSkip, PErr, PDrain
   } pstate_e;
   pstate_e ps_q, ps_d;
   logic [FifoW-1:0] act_q, act_d, rr_q, rr_d;
   logic [15:0] fptr_q, fptr_d;          // next slot of the active FIFO to read
   logic [15:0] bstart_q, bstart_d;      // slot where this FIFO's turn started
+  logic [SW:0] skip_q, skip_d;          // slot regions of the last turn to drop (PSkip)
   logic [RsW-1:0] ps_slot_q, ps_slot_d; // parse position in the head slot region
   logic [SbW-1:0] ps_beat_q, ps_beat_d;
   logic [511:0] desc_q, desc_d;
@@ -295,7 +296,7 @@ module ni_dma_inj #(
   assign to_end = a_size - fptr_q;
   assign fetched = ring_dist(fptr_q, bstart_q, a_size);
   assign serving = ps_q == PDesc || ps_q == PCheck || ps_q == PHdr || ps_q == PBeats ||
-                   ps_q == PEnd;
+                   ps_q == PEnd || ps_q == PSkip;
   // Slots of the next read: up to the tail, the ring's end, a region, a 4 KiB page.
   logic [63:0] s_addr;
   logic [12:0] to_page;
@@ -454,16 +455,25 @@ module ni_dma_inj #(
   end
 
   // ------------------------------------------------------------ next state
+  // Round robin: the first FIFO in w at or after `from`; bit FifoW says one was found.
+  function automatic logic [FifoW:0] rr_pick(input logic [NumFifos-1:0] w, input logic [FifoW-1:0] from);
+    rr_pick = '0;
+    for (int k = NumFifos - 1; k >= 0; k--) begin
+      if (w[FifoW'(32'(from) + k)]) rr_pick = {1'b1, FifoW'(32'(from) + k)};
+    end
+  endfunction
+  logic [FifoW:0] pick_any, pick_other;  // a FIFO with work; one other than the active one
+  assign pick_any = rr_pick(has_work, rr_q);
+  assign pick_other = rr_pick(has_work & ~(NumFifos'(1) << act_q), rr_q);
   logic s_adv_slot, s_adv_beat;   // parse position: next slot / next beat
   logic msg_start, msg_done;      // a checked descriptor's message starts; a message ends
   logic ev_err;
   logic [15:0] desc_end;
 
+  logic [FifoW:0] turn_to;  // a FIFO's turn starts (bit FifoW); its slot reads start at once
   always_comb begin
-    logic [FifoW-1:0] f;
-    logic found;
-    found = 1'b0;
-    f = rr_q;
+    turn_to = '0;
+    skip_d = skip_q;
     head_d = head_q;
     tail_d = tail_q;
     err_d = err_q;
@@ -570,23 +580,7 @@ module ni_dma_inj #(
     // Parser.
     unique case (ps_q)
       PIdle: begin
-        // Round robin from the FIFO after the last one served.
-        for (int k = 0; k < NumFifos; k++) begin
-          if (!found && has_work[FifoW'(32'(rr_q) + k)]) begin
-            found = 1'b1;
-            f = FifoW'(32'(rr_q) + k);
-          end
-        end
-        if (found) begin
-          act_d = f;
-          rr_d = f + FifoW'(1);
-          fptr_d = head_q[f];
-          bstart_d = head_q[f];
-          ps_slot_d = '0;
-          ps_beat_d = '0;
-          dbeat_d = '0;
-          ps_d = PDesc;
-        end
+        turn_to = pick_any;
       end
       PDesc: begin
         if (s_bad && rdone[s_reg]) begin
@@ -700,6 +694,17 @@ module ni_dma_inj #(
           msg_done = 1'b1;
         end
       end
+      PSkip: begin
+        // Drop the slot regions read for the last turn as they arrive; the new FIFO's
+        // regions come after them.
+        if (skip_q == '0) begin
+          ps_d = PDesc;
+        end else if (rdone[s_reg]) begin
+          s_head_d = s_head_q + SW'(1);
+          s_cnt_d = s_cnt_d - (SW+1)'(1);
+          skip_d = skip_q - (SW+1)'(1);
+        end
+      end
       PErr: begin
         err_d[act_q] = 1'b1;
         code_d[act_q] = perr_q;
@@ -732,15 +737,19 @@ module ni_dma_inj #(
       ps_d = d_inline ? PBeats : PHdr;
     end
     // A message done: the head passes it, and in the same cycle the next descriptor
-    // of this FIFO is begun, unless the FIFO is empty, stopped or its turn is over.
+    // of this FIFO is begun, unless the FIFO is empty, stopped or its turn is over;
+    // then the next FIFO with work takes the turn at once (PSkip), or none has work.
     if (msg_done) begin
       head_d[act_q] = desc_end;
       dmsg_d = 1'b0;
+      // A turn is BatchSlots slots served; alone, a FIFO's turn goes on (its start
+      // moves along, so the reads keep BatchSlots slots ahead of the head).
       if (err_q[act_q] || !enable_i[act_q] || rst_pend_q[act_q] || desc_end == tail_q[act_q] ||
-          (fetched >= 16'(BatchSlots) && |(has_work & ~(NumFifos'(1) << act_q)))) begin
-        ps_d = PDrain;
+          (ring_dist(desc_end, bstart_q, a_size) >= 16'(BatchSlots) && pick_other[FifoW])) begin
+        if (pick_other[FifoW]) turn_to = pick_other;
+        else ps_d = PDrain;
       end else begin
-        if (fetched >= 16'(BatchSlots)) bstart_d = desc_end;
+        if (!pick_other[FifoW]) bstart_d = desc_end;
         dbeat_d = '0;
         ps_d = PDesc;
       end
@@ -765,6 +774,19 @@ module ni_dma_inj #(
     end
     if (s_issue) s_cnt_d = s_cnt_d + (SW+1)'(1);
     if (d_issue) d_cnt_d = d_cnt_d + (DW+1)'(1);
+    // A turn starts (from idle, or passed on at a message's end): every slot region
+    // held now was read for the last turn and is dropped.
+    if (turn_to[FifoW]) begin
+      act_d = turn_to[FifoW-1:0];
+      rr_d = turn_to[FifoW-1:0] + FifoW'(1);
+      fptr_d = head_q[turn_to[FifoW-1:0]];
+      bstart_d = head_q[turn_to[FifoW-1:0]];
+      ps_slot_d = '0;
+      ps_beat_d = '0;
+      dbeat_d = '0;
+      skip_d = s_cnt_d;
+      ps_d = (s_cnt_d == '0) ? PDesc : PSkip;
+    end
   end
 
   for (genvar i = 0; i < NumFifos; i++) begin : gen_work
@@ -818,6 +840,7 @@ module ni_dma_inj #(
       rr_q <= '0;
       fptr_q <= '0;
       bstart_q <= '0;
+      skip_q <= '0;
       ps_slot_q <= '0;
       ps_beat_q <= '0;
       dbeat_q <= '0;
@@ -858,6 +881,7 @@ module ni_dma_inj #(
       rr_q <= rr_d;
       fptr_q <= fptr_d;
       bstart_q <= bstart_d;
+      skip_q <= skip_d;
       ps_slot_q <= ps_slot_d;
       ps_beat_q <= ps_beat_d;
       dbeat_q <= dbeat_d;
