@@ -72,8 +72,11 @@ class Bench {
     d.src = kSrc;
     Bytes data(len, static_cast<uint8_t>(f + 1));
     if (!inl) sys_->node(0).memory().write(kSrc, data);
-    auto write = [this](uint64_t a, const Bytes& b) { sys_->node(0).memory().write(a, b); };
-    ok_ &= rings_[f].post(d, data, head(f), write);
+    ok_ &= rings_[f].post(d, data, head(f), writeMem());
+  }
+  // Node 0's memory, where the producer writes descriptors and data.
+  InjRing::MemWrite writeMem() {
+    return [this](uint64_t a, const Bytes& b) { sys_->node(0).memory().write(a, b); };
   }
   uint16_t head(unsigned f) { return static_cast<uint16_t>(sys_->readCsr(0, regs::INJ_HEAD(f))); }
   void ring(unsigned f) { driver::ringDoorbell(sys_->csrWriter(0), f, rings_[f].tail()); }
@@ -141,8 +144,7 @@ class Bench {
     d.src = kSrc;
     const Bytes data(bytes, 0x5A);
     sys_->node(0).memory().write(kSrc, data);
-    auto write = [this](uint64_t a, const Bytes& b) { sys_->node(0).memory().write(a, b); };
-    ok_ &= sys_->drain() && rings_[0].post(d, data, head(0), write);
+    ok_ &= sys_->drain() && rings_[0].post(d, data, head(0), writeMem());
     ring(0);
     const size_t packets = dmaPackets(d, data, lidOf(0), 0, maxPayload).size();
     const uint64_t span = sendSpan(static_cast<unsigned>(packets));
@@ -161,8 +163,7 @@ class Bench {
     Bytes data(bytes);
     for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<uint8_t>(i * 7 + i / 256);
     sys_->node(0).memory().write(kSrc, data);
-    auto write = [this](uint64_t a, const Bytes& b) { sys_->node(0).memory().write(a, b); };
-    ok_ &= rings_[0].post(d, data, head(0), write);
+    ok_ &= rings_[0].post(d, data, head(0), writeMem());
     ring(0);
     const unsigned tlps = bytes / maxPayload;
     uint64_t first = 0, last = 0;
