@@ -109,6 +109,10 @@ module ni_csr_regs (
   output logic [31:0] rnr_delay_cycles_o,
   input  logic [31:0] cnt_zero_hit_i,
   input  logic [7:0] caps5_counters_i,
+  output logic raw_ctrl_enable_o,
+  output logic [7:0] raw_ctrl_fifo_o,
+  input  logic raw_rx_cnt_inc_i,
+  input  logic raw_drop_cnt_inc_i,
   output logic [7:0][31:0] inj_base_lo_addr_o,
   output logic [7:0][31:0] inj_base_hi_addr_o,
   output logic [7:0][15:0] inj_size_slots_o,
@@ -268,6 +272,12 @@ module ni_csr_regs (
   logic [31:0] rnr_rx_cnt_count_q, rnr_rx_cnt_count_d;
   logic [31:0] rnr_delay_cycles_q, rnr_delay_cycles_d;
   assign rnr_delay_cycles_o = rnr_delay_cycles_q;
+  logic raw_ctrl_enable_q, raw_ctrl_enable_d;
+  assign raw_ctrl_enable_o = raw_ctrl_enable_q;
+  logic [7:0] raw_ctrl_fifo_q, raw_ctrl_fifo_d;
+  assign raw_ctrl_fifo_o = raw_ctrl_fifo_q;
+  logic [31:0] raw_rx_cnt_count_q, raw_rx_cnt_count_d;
+  logic [31:0] raw_drop_cnt_count_q, raw_drop_cnt_count_d;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
   assign inj_base_lo_addr_o = inj_base_lo_addr_q;
   logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
@@ -685,6 +695,22 @@ module ni_csr_regs (
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h320)) rnr_delay_cycles_d[23:16] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h320)) rnr_delay_cycles_d[31:24] = req_wdata_i[31:24];
     end
+    raw_ctrl_enable_d = raw_ctrl_enable_q;
+    raw_ctrl_fifo_d = raw_ctrl_fifo_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h32c)) raw_ctrl_enable_d = req_wdata_i[0:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h32c)) raw_ctrl_fifo_d[7:0] = req_wdata_i[15:8];
+    end
+    raw_rx_cnt_count_d = raw_rx_cnt_count_q;
+    begin
+      if (raw_rx_cnt_inc_i) raw_rx_cnt_count_d = raw_rx_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h330)) raw_rx_cnt_count_d = '0;
+    end
+    raw_drop_cnt_count_d = raw_drop_cnt_count_q;
+    begin
+      if (raw_drop_cnt_inc_i) raw_drop_cnt_count_d = raw_drop_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h334)) raw_drop_cnt_count_d = '0;
+    end
     inj_base_lo_addr_d = inj_base_lo_addr_q;
     for (int i = 0; i < 8; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
@@ -986,6 +1012,16 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h328) rdata_o[7:0] = caps5_counters_i;
     end
+    begin
+      if (req_addr_i == 12'h32c) rdata_o[0:0] = raw_ctrl_enable_q;
+      if (req_addr_i == 12'h32c) rdata_o[15:8] = raw_ctrl_fifo_q;
+    end
+    begin
+      if (req_addr_i == 12'h330) rdata_o[31:0] = raw_rx_cnt_count_q;
+    end
+    begin
+      if (req_addr_i == 12'h334) rdata_o[31:0] = raw_drop_cnt_count_q;
+    end
     for (int i = 0; i < 8; i++) begin
       if (req_addr_i == 12'h600 + 12'(i * 32)) rdata_o[31:0] = inj_base_lo_addr_q[i];
     end
@@ -1222,6 +1258,15 @@ module ni_csr_regs (
     begin
       if (req_addr_i == 12'h328) req_hit_o = 1'b1;
     end
+    begin
+      if (req_addr_i == 12'h32c) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h330) req_hit_o = 1'b1;
+    end
+    begin
+      if (req_addr_i == 12'h334) req_hit_o = 1'b1;
+    end
     for (int i = 0; i < 8; i++) begin
       if (req_addr_i == 12'h600 + 12'(i * 32)) req_hit_o = 1'b1;
     end
@@ -1364,6 +1409,10 @@ module ni_csr_regs (
       rnr_tx_cnt_count_q <= 32'h0;
       rnr_rx_cnt_count_q <= 32'h0;
       rnr_delay_cycles_q <= 32'h200;
+      raw_ctrl_enable_q <= 1'h0;
+      raw_ctrl_fifo_q <= 8'h0;
+      raw_rx_cnt_count_q <= 32'h0;
+      raw_drop_cnt_count_q <= 32'h0;
       inj_base_lo_addr_q <= {8{32'h0}};
       inj_base_hi_addr_q <= {8{32'h0}};
       inj_size_slots_q <= {8{16'h0}};
@@ -1471,6 +1520,10 @@ module ni_csr_regs (
       rnr_tx_cnt_count_q <= rnr_tx_cnt_count_d;
       rnr_rx_cnt_count_q <= rnr_rx_cnt_count_d;
       rnr_delay_cycles_q <= rnr_delay_cycles_d;
+      raw_ctrl_enable_q <= raw_ctrl_enable_d;
+      raw_ctrl_fifo_q <= raw_ctrl_fifo_d;
+      raw_rx_cnt_count_q <= raw_rx_cnt_count_d;
+      raw_drop_cnt_count_q <= raw_drop_cnt_count_d;
       inj_base_lo_addr_q <= inj_base_lo_addr_d;
       inj_base_hi_addr_q <= inj_base_hi_addr_d;
       inj_size_slots_q <= inj_size_slots_d;

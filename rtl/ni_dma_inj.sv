@@ -2,8 +2,9 @@
 // DMA injection engine: descriptor-slot rings (injection FIFOs) in host memory.
 // Reads descriptors and the message data written inline in the slots after them
 // in the same reads, and turns each message into tunneled MWr packets (memory-FIFO
-// sends and direct puts) for the request path, or, for a local copy, into MWr TLPs
-// for this node's own memory through the host port. Design: docs/architecture.md#dma-engine,
+// sends and direct puts) for the request path, into one raw packet (LRH + RWH + an
+// Ethernet frame or IP datagram) straight for the framer, or, for a local copy, into
+// MWr TLPs for this node's own memory through the host port. Design: docs/architecture.md#dma-engine,
 // formats: docs/formats.md#dma-descriptors.
 `default_nettype none
 `include "ni_assert.svh"
@@ -55,6 +56,12 @@ module ni_dma_inj #(
   output logic [BeatW-1:0] out_beat_o,
   output logic out_beat_valid_o,
   input  logic out_beat_ready_i,
+  // Raw packets toward the framer (unsequenced): header record (out_hdr_o), then the
+  // whole packet's beats (out_beat_o) with their own handshakes.
+  output logic raw_hdr_valid_o,
+  input  logic raw_hdr_ready_i,
+  output logic raw_beat_valid_o,
+  input  logic raw_beat_ready_i,
   // This node's memory IDs (MEMID_*): a local copy lands in one, as a put to this node would.
   input  logic [NumMemId-1:0] mem_valid_i,
   input  logic [NumMemId-1:0] mem_perm_w_i,
@@ -98,6 +105,9 @@ module ni_dma_inj #(
   localparam logic [7:0] OpSend = 8'd1;   // memory-FIFO send
   localparam logic [7:0] OpPut = 8'd2;    // direct put
   localparam logic [7:0] OpCopy = 8'd3;   // local copy
+  localparam logic [7:0] OpRaw = 8'd4;    // raw datagram (EtherType in qid)
+  // A raw datagram is one packet that fits a reception FIFO slot with its entry header.
+  localparam int unsigned RawMaxBytes = MaxPayload - 16 - ni_pkg::RawHdrBytes;
   localparam logic [3:0] ErrOp = 4'd1, ErrCount = 4'd2, ErrLen = 4'd3, ErrAlign = 4'd4,
                          ErrMem = 4'd5, ErrTail = 4'd6, ErrRange = 4'd7;
 
@@ -249,14 +259,16 @@ module ni_dma_inj #(
     chunk_at = (rest < 32'(lim)) ? rest[12:0] : lim;
   endfunction
 
-  logic is_put, is_send, is_copy, at_dst;
+  logic is_put, is_send, is_copy, is_raw, at_dst;
   logic [12:0] chunk, dchunk;
   assign is_put = d_op == OpPut;
   assign is_send = d_op == OpSend;
   assign is_copy = d_op == OpCopy;
+  assign is_raw = d_op == OpRaw;
   assign at_dst = is_put || is_copy;  // data lands at dst + offset
-  assign chunk = chunk_at(po_q, at_dst, d_inline, d_src[11:0], d_dst[11:0], d_len);
-  assign dchunk = chunk_at(dfo_q, at_dst, d_inline, d_src[11:0], d_dst[11:0], d_len);
+  // A raw datagram is never split (its length and source page are checked).
+  assign chunk = is_raw ? d_len[12:0] : chunk_at(po_q, at_dst, d_inline, d_src[11:0], d_dst[11:0], d_len);
+  assign dchunk = is_raw ? d_len[12:0] : chunk_at(dfo_q, at_dst, d_inline, d_src[11:0], d_dst[11:0], d_len);
 
   // Why a descriptor is refused (docs/formats.md#dma-descriptors); 0: it is good. A
   // local copy must fall inside a valid, writable memory ID of this node.
@@ -267,14 +279,15 @@ module ni_dma_inj #(
   assign cp_last = {1'b0, d_dst} + 65'(d_len) - 65'd1;
   always_comb begin
     chk = 4'd0;
-    if (!is_put && !is_send && !is_copy) begin
+    if (!is_put && !is_send && !is_copy && !is_raw) begin
       chk = ErrOp;
     end else if (d_slots == 8'd0 || 16'(d_slots) > filled) begin
       chk = ErrCount;
-    end else if (d_len == 32'd0 || d_len[1:0] != 2'b00 ||
+    end else if (d_len == 32'd0 || d_len[1:0] != 2'b00 || (is_raw && d_len > 32'(RawMaxBytes)) ||
                  (d_inline ? d_len > (32'(d_slots) - 32'd1) * SlotBytes : d_slots != 8'd1)) begin
       chk = ErrLen;
-    end else if ((!d_inline && d_src[5:0] != 6'd0) || (at_dst && d_dst[5:0] != 6'd0)) begin
+    end else if ((!d_inline && d_src[5:0] != 6'd0) || (at_dst && d_dst[5:0] != 6'd0) ||
+                 (is_raw && !d_inline && 13'(d_src[11:0]) + 13'(d_len) > 13'd4096)) begin
       chk = ErrAlign;
     end else if (is_copy && (d_qid >= 16'(NumMemId) || !mem_valid_i[mi] || !mem_perm_w_i[mi] ||
                              cp_last[64:12] >= 53'(mem_pages_i[mi]))) begin
@@ -367,11 +380,13 @@ module ni_dma_inj #(
   logic [9:0] pkt_beats, src_beats, q_beats;
   logic [9:0] len_dw;
   logic [63:0] tlp_addr;
-  assign hdr_bytes = is_send ? 6'd32 : 6'd16;
+  logic [10:0] raw_words;  // a raw packet's PktLen: LRH, RWH and data, no ICRC
+  assign raw_words = 11'(pkt_bytes >> 2);
+  assign hdr_bytes = is_raw ? 6'(ni_pkg::RawHdrBytes) : is_send ? 6'd32 : 6'd16;
   assign pkt_bytes = 14'(hdr_bytes) + 14'(chunk);
   assign pkt_beats = 10'((pkt_bytes + 14'(Bpb - 1)) / 14'(Bpb));
   assign src_beats = 10'((14'(chunk) + 14'(Bpb - 1)) / 14'(Bpb));
-  assign q_beats = is_send ? 10'(32 / Bpb) : 10'(16 / Bpb);  // header-only beats
+  assign q_beats = 10'(32'(hdr_bytes) / Bpb);  // header-only beats
   assign len_dw = 10'((14'(chunk) + (is_send ? 14'd16 : 14'd0)) >> 2);
   // A copy's address: its memory ID's base plus the offset (inside the region: checked).
   logic [63:0] wr_off;
@@ -386,6 +401,18 @@ module ni_dma_inj #(
     hb[20 * 8 +: 32] = d_len;
     hb[24 * 8 +: 32] = po_q;
     hb[28 * 8 +: 32] = d_tag;
+    // A raw packet: LRH (next header raw, VL/SL 0, PktLen up to the VCRC) and RWH.
+    if (is_raw) begin
+      hb = '0;
+      hb[2 * 8 +: 8] = d_dest[15:8];
+      hb[3 * 8 +: 8] = d_dest[7:0];
+      hb[5 * 8 +: 8] = raw_words[7:0];
+      hb[4 * 8 +: 8] = {5'b0, raw_words[10:8]};
+      hb[6 * 8 +: 8] = node_id_i[15:8];
+      hb[7 * 8 +: 8] = node_id_i[7:0];
+      hb[10 * 8 +: 8] = d_qid[15:8];
+      hb[11 * 8 +: 8] = d_qid[7:0];
+    end
   end
 
   always_comb begin
@@ -402,8 +429,16 @@ module ni_dma_inj #(
     out_hdr_o.has_payload = 1'b1;
     out_hdr_o.vc = 1'b0;
     out_hdr_o.stamp_psn = 1'b1;
+    if (is_raw) begin
+      out_hdr_o.bytes = '0;
+      out_hdr_o.bytes[0 +: 8 * ni_pkg::RawHdrBytes] = hb[0 +: 8 * ni_pkg::RawHdrBytes];
+      out_hdr_o.len = 6'(ni_pkg::RawHdrBytes);
+      out_hdr_o.raw = 1'b1;
+      out_hdr_o.stamp_psn = 1'b0;
+    end
   end
-  assign out_hdr_valid_o = ps_q == PBeats && hdr_pend_q && !is_copy;
+  assign out_hdr_valid_o = ps_q == PBeats && hdr_pend_q && !is_copy && !is_raw;
+  assign raw_hdr_valid_o = ps_q == PBeats && hdr_pend_q && is_raw;
 
   // Output beat ob_q: header bytes, then data shifted up by hdr_bytes % Bpb lanes.
   logic need_src, src_avail, src_bad, last_beat;
@@ -417,7 +452,7 @@ module ni_dma_inj #(
   logic [KeepW-1:0] okeep;
   logic [9:0] sidx;
   logic [7:0] shift;  // lanes the data moves up
-  assign shift = is_send ? 8'(32 % Bpb) : 8'(16 % Bpb);
+  assign shift = 8'(32'(hdr_bytes) % Bpb);
   assign sidx = ob_q - q_beats;
   assign need_src = ob_q + 10'd1 > q_beats && sidx < src_beats;  // ob_q >= q_beats
   assign src_avail = d_inline ? s_avail : d_avail;
@@ -439,12 +474,14 @@ module ni_dma_inj #(
       for (int l = 0; l < Bpb; l++) okeep[l] = 14'(l) < pkt_bytes % 14'(Bpb);
     end
   end
-  // A local copy's beats go to the host port, the others toward the fabric.
+  // A local copy's beats go to the host port, a raw packet's to the framer, the others
+  // toward the request path.
   logic beat_valid, beat_take;
   assign beat_valid = ps_q == PBeats && (stomp_q || !need_src || src_avail);
-  assign beat_take = beat_valid && (is_copy ? loc_beat_ready_i : out_beat_ready_i);
+  assign beat_take = beat_valid && (is_copy ? loc_beat_ready_i : is_raw ? raw_beat_ready_i : out_beat_ready_i);
   assign out_beat_o = {stomp_q && last_beat, last_beat, okeep, obeat};
-  assign out_beat_valid_o = beat_valid && !is_copy;
+  assign out_beat_valid_o = beat_valid && !is_copy && !is_raw;
+  assign raw_beat_valid_o = beat_valid && is_raw;
   assign loc_beat_o = out_beat_o;
   assign loc_beat_valid_o = beat_valid && is_copy;
 
@@ -631,7 +668,7 @@ module ni_dma_inj #(
       PBeats: begin
         // The header and the first beats are offered together (ni_retx takes a packet's
         // header with its first beat); a beat never passes before its header.
-        if (out_hdr_valid_o && out_hdr_ready_i) hdr_pend_d = 1'b0;
+        if ((out_hdr_valid_o && out_hdr_ready_i) || (raw_hdr_valid_o && raw_hdr_ready_i)) hdr_pend_d = 1'b0;
         if (!stomp_q && need_src && src_bad && (d_inline ? rdone[s_reg] : rdone[d_reg])) begin
           stomp_d = 1'b1;  // the rest of the packet goes out as filler, its ICRC stomped
         end else if (beat_take) begin
@@ -933,6 +970,10 @@ module ni_dma_inj #(
   `NI_ASSERT_AXIS_STABLE(DmaHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(DmaBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
   `NI_ASSERT_AXIS_STABLE(DmaLocStable_A, loc_beat_valid_o, loc_beat_ready_i, loc_beat_o)
+  `NI_ASSERT_AXIS_STABLE(DmaRawHdrStable_A, raw_hdr_valid_o, raw_hdr_ready_i, out_hdr_o)
+  `NI_ASSERT_AXIS_STABLE(DmaRawBeatStable_A, raw_beat_valid_o, raw_beat_ready_i, out_beat_o)
+  `NI_ASSERT(DmaRawBeatAfterHdr_A, raw_beat_valid_o && raw_beat_ready_i |->
+                                    !hdr_pend_q || (raw_hdr_valid_o && raw_hdr_ready_i))
   `NI_ASSERT(DmaBeatAfterHdr_A, out_beat_valid_o && out_beat_ready_i |->
                                  !hdr_pend_q || (out_hdr_valid_o && out_hdr_ready_i))
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})

@@ -24,6 +24,11 @@
 // arrived whole. A send that finds its FIFO full is not taken: it is answered with
 // an RNR NAK and its source's later requests are dropped (unNAKed) until it comes
 // again (docs/architecture.md#reception-fifos).
+// A raw packet (LRH next header raw: LRH, RWH, an Ethernet frame or IP datagram, VCRC,
+// no ICRC) to this node is written whole, after an entry header, into the reception
+// FIFO RAW_CTRL names: its MWr header and entry header (32 bytes) are made from the
+// LRH and go out before the packet's beats (at 512 bits they ride in the carry). Raw
+// packets are not sequenced or answered: one that finds no room is dropped and counted.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -83,6 +88,9 @@ module ni_fab_rx #(
   input  logic [NumRfifo-1:0][15:0] rf_size_i,
   input  logic [NumRfifo-1:0][15:0] rf_head_i,
   input  logic [NumRfifo-1:0] rf_reset_i,  // tail := head
+  // Raw packets (RAW_CTRL): taken, and into which reception FIFO.
+  input  logic raw_enable_i,
+  input  logic [7:0] raw_fifo_i,
   output logic [NumRfifo-1:0][15:0] rf_tail_o,
   // Answers for the sender side (ni_retx), and its check of a response.
   output logic rel_valid_o,
@@ -130,7 +138,9 @@ module ni_fab_rx #(
   output logic [4:0] rcnt_id_o,
   output logic [12:0] rcnt_bytes_o,
   output logic ev_rnr_tx_o,  // a send refused for a full reception FIFO (RNR NAK sent)
-  output logic ev_rnr_rx_o   // an RNR NAK arrived
+  output logic ev_rnr_rx_o,  // an RNR NAK arrived
+  output logic ev_raw_rx_o,  // a raw packet written into its reception FIFO
+  output logic ev_raw_drop_o // a raw packet to this node dropped (no room, raw reception off)
 );
   localparam int unsigned EntryW = DataW + KeepW + 1;
   localparam int unsigned FifoDepth = RxCredits * MaxPktBeats;
@@ -216,8 +226,12 @@ module ni_fab_rx #(
   assign pkt_words = {view[4*8 +: 3], view[5*8 +: 8]};
   assign slid = {view[6*8 +: 8], view[7*8 +: 8]};
   assign opcode = view[8*8 +: 8];
-  assign is_cont = bs_q + 13'(Bpb) > 13'd8 && opcode == ni_pkg::OP_TUNNEL_CONT;
-  assign t_pos = {pkt_words, 2'b00} - 13'd4;
+  // A raw packet: LRH next header raw (known from the first beat). PktLen covers it up
+  // to its VCRC (there is no ICRC); its byte 8 is the RWH, not an opcode.
+  logic is_raw;
+  assign is_raw = lnh == ni_pkg::LnhRaw;
+  assign is_cont = !is_raw && bs_q + 13'(Bpb) > 13'd8 && opcode == ni_pkg::OP_TUNNEL_CONT;
+  assign t_pos = {pkt_words, 2'b00} - (is_raw ? 13'd0 : 13'd4);
   assign aeth = view[20*8 +: 8];
   assign ctx = ctx_mem_q[peer];
   assign {ctx_reqid, ctx_xlate, ctx_mi, ctx_addr} = ctx;
@@ -250,7 +264,8 @@ module ni_fab_rx #(
 
   // ------------------------------------------------------------ classification (D1: byte 31 seen)
   // ClDrop: a good packet that is not delivered (duplicate, out of sequence, unawaited response).
-  typedef enum logic [1:0] {ClTun, ClAck, ClBad, ClDrop} cl_e;
+  // ClRaw: a raw packet written into the raw reception FIFO.
+  typedef enum logic [2:0] {ClTun, ClAck, ClBad, ClDrop, ClRaw} cl_e;
   // Where a request stands in its source's sequence.
   typedef enum logic [1:0] {SeqIn, SeqDup, SeqAhead} seq_e;
   seq_e seq_q, seq_d, seq_new, seq_cur;
@@ -262,7 +277,8 @@ module ni_fab_rx #(
   logic is_req;
   // Classified once the transport header is in view: byte 31 (LRH, BTH, TEH), or
   // byte 15 for a continuation (LRH, CTH).
-  assign d1_now = !d1_q && in_valid && ((bs_q + 13'(Bpb) > (is_cont ? 13'd15 : 13'd31)) || in_last);
+  assign d1_now = !d1_q && in_valid &&
+                  ((bs_q + 13'(Bpb) > (is_raw ? 13'd7 : is_cont ? 13'd15 : 13'd31)) || in_last);
   // Addressed to us: our LID, or a multicast LID we are a member of (writes only).
   logic for_us, to_group;
   always_comb begin
@@ -282,15 +298,17 @@ module ni_fab_rx #(
   logic [15:0] rf_next;
   logic [63:0] rf_slot_addr;
   assign is_rfifo = is_req && !is_cont && (teh_flags & ni_pkg::TEH_RFIFO) != 8'h0;
-  assign rf = memid[RfW-1:0];
-  assign rf_ok = memid < 16'(NumRfifo) && rf_enable_i[rf] && rf_size_i[rf] != 16'd0;
+  // A raw packet's FIFO is RAW_CTRL's.
+  assign rf = is_raw ? raw_fifo_i[RfW-1:0] : memid[RfW-1:0];
+  assign rf_ok = (is_raw ? (raw_enable_i && 16'(raw_fifo_i) < 16'(NumRfifo)) : memid < 16'(NumRfifo)) &&
+                 rf_enable_i[rf] && rf_size_i[rf] != 16'd0;
   assign rf_next = (rf_tail_q[rf] + 16'd1 >= rf_size_i[rf]) ? 16'd0 : rf_tail_q[rf] + 16'd1;
   assign rf_full = rf_next == rf_head_i[rf];
   assign rf_slot_addr = rf_base_i[rf] + (64'(rf_tail_q[rf]) << SlotShift);
   assign rf_tail_o = rf_tail_q;
   assign sync = teh_flags[1];
   // Unicast requests are sequenced; a multicast group's writes are not.
-  assign is_req = opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_CONT;
+  assign is_req = !is_raw && (opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_CONT);
   assign sequenced = is_req && dlid == node_id_i;
   always_comb begin
     seq_new = SeqIn;
@@ -317,6 +335,10 @@ module ni_fab_rx #(
       end
       if (opcode == ni_pkg::OP_RC_ACK && t_pos == 13'(ni_pkg::NakHdrBytes)) cl_new = ClAck;
     end
+    // A raw packet to this node: RWH and at least one DW, and room for it, after its
+    // entry header, in a reception FIFO slot.
+    if (is_raw && dlid == node_id_i && t_pos >= 13'(ni_pkg::RawHdrBytes + 4) && t_pos <= 13'(MaxPayload - 16))
+      cl_new = (rf_ok && !rf_full) ? ClRaw : ClDrop;
   end
   assign cl_cur = d1_q ? cl_q : cl_new;
   assign seq_cur = d1_q ? seq_q : seq_new;
@@ -389,6 +411,8 @@ module ni_fab_rx #(
   logic [31:0] icrc_rx_q, icrc_rx;
   logic [15:0] vcrc_rx_q, vcrc_rx;
   logic overrun_q, overrun;
+  logic [31:0] icrc_n;  // ICRC bytes in the trailer (none in a raw packet)
+  assign icrc_n = is_raw ? 32'd0 : 32'd4;
   always_comb begin
     c32 = c32_q;
     c16 = c16_q;
@@ -400,11 +424,11 @@ module ni_fab_rx #(
         if (32'(bs_q) + j < 32'(t_pos)) begin
           c32 = ni_pkg::crc32_byte(c32, ni_pkg::icrc_mask(32'(bs_q) + j, in_data[j*8 +: 8]));
           c16 = ni_pkg::crc16_byte(c16, in_data[j*8 +: 8]);
-        end else if (32'(bs_q) + j < 32'(t_pos) + 4) begin
+        end else if (!is_raw && 32'(bs_q) + j < 32'(t_pos) + 4) begin
           c16 = ni_pkg::crc16_byte(c16, in_data[j*8 +: 8]);
           icrc_rx[(32'(bs_q) + j - 32'(t_pos))*8 +: 8] = in_data[j*8 +: 8];
-        end else if (32'(bs_q) + j < 32'(t_pos) + 6) begin
-          vcrc_rx[(32'(bs_q) + j - 32'(t_pos) - 4)*8 +: 8] = in_data[j*8 +: 8];
+        end else if (32'(bs_q) + j < 32'(t_pos) + icrc_n + 2) begin
+          vcrc_rx[(32'(bs_q) + j - 32'(t_pos) - icrc_n)*8 +: 8] = in_data[j*8 +: 8];
         end else begin
           overrun = 1'b1;
         end
@@ -413,12 +437,12 @@ module ni_fab_rx #(
   end
   // The packet is as long as PktLen says and its VCRC is right (valid with the last beat).
   logic framed;
-  assign framed = (~c16 == vcrc_rx) && !overrun && (bs_q + 13'(kcnt) == t_pos + 13'd6);
+  assign framed = (~c16 == vcrc_rx) && !overrun && (32'(bs_q) + 32'(kcnt) == 32'(t_pos) + icrc_n + 2);
   logic good;  // whole packet checks out
-  assign good = framed && (~c32 == icrc_rx);
+  assign good = framed && (is_raw || ~c32 == icrc_rx);
   // Stomped by its sender (ICRC sent inverted, VCRC right): refused, never resent.
   logic stomp;
-  assign stomp = framed && (c32 == icrc_rx);
+  assign stomp = framed && !is_raw && (c32 == icrc_rx);
 
   // ------------------------------------------------------------ output stage
   logic o_valid_q, o_hold_q, o_last_q, o_user_q, o_cni_q;
@@ -440,8 +464,29 @@ module ni_fab_rx #(
   // again). The TLP type is in view from the first beat that could leave.
   logic dup_drop, deliver;
   assign dup_drop = cl_cur == ClTun && is_req && seq_cur == SeqDup && !t_mrd;
-  assign deliver = cl_cur == ClTun && !dup_drop;
-  assign out_beat = is_cont ? (deliver && bs_q >= 13'(Bpb) && bs_q - 13'(Bpb) < t_pos)
+  assign deliver = (cl_cur == ClTun && !dup_drop) || cl_cur == ClRaw;
+  // A raw packet: the 32 bytes made in front of it (MWr header to the FIFO's tail
+  // slot, entry header) leave first, as RawGenBeats beats of their own before its
+  // first beat is taken, or (Off != 0) as the carry its first beat goes out with.
+  localparam int unsigned RawGenBeats = (Off == 0) ? 32 / Bpb : 0;
+  localparam int unsigned RgW = $clog2(RawGenBeats + 1) > 0 ? $clog2(RawGenBeats + 1) : 1;
+  logic raw_del, raw_gen, raw_gen_go;
+  logic [RgW-1:0] rg_q, rg_d;
+  localparam int unsigned MadeBits = (DataW > 256) ? DataW : 256;
+  logic [MadeBits-1:0] raw_made;
+  assign raw_del = cl_cur == ClRaw;
+  assign raw_gen = (Off == 0) && raw_del && in_valid && bs_q == '0 && 32'(rg_q) != RawGenBeats;
+  always_comb begin
+    raw_made = '0;
+    raw_made[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, 10'((t_pos + 13'd16) >> 2), NiReqId, 8'h00,
+                                                rf_slot_addr);
+    // Entry header (little-endian): source LID, bytes of the raw packet that follow;
+    // message length 0 marks a raw entry (a send's is never 0).
+    raw_made[16 * 8 +: 16] = slid;
+    raw_made[18 * 8 +: 16] = 16'(t_pos);
+  end
+  assign out_beat = raw_del ? ((Off == 0) ? (!raw_gen && bs_q < t_pos) : (bs_q == '0 || cy_valid_q))
+                   : is_cont ? (deliver && bs_q >= 13'(Bpb) && bs_q - 13'(Bpb) < t_pos)
                    : (Off == 0) ? (deliver && bs_q >= 13'd32 && bs_q < t_pos)
                                 : (deliver && cy_valid_q);
   assign out_free = !o_valid_q || (m_axis_tready && !o_hold_q);
@@ -511,8 +556,12 @@ module ni_fab_rx #(
   // A flush goes out in the same cycle as the next packet's first input beat (which
   // never emits: its lower lanes are header), so packets still arrive one beat a cycle.
   assign flush_go = flush_q && out_free;
-  assign pop = in_valid && tag_ok && gen_ok && (!out_beat || out_free) && (!flush_q || flush_go);
-  assign gen_valid_o = in_valid && need_gen && tag_ok && (!out_beat || out_free) && (!flush_q || flush_go);
+  assign raw_gen_go = raw_gen && out_free && !flush_q;
+  // (A raw packet's first beat emits at 512 bits: it waits for a flush to go first.)
+  assign pop = in_valid && !raw_gen && tag_ok && gen_ok && (!out_beat || out_free) &&
+               (!flush_q || (flush_go && !out_beat));
+  assign gen_valid_o = in_valid && !raw_gen && need_gen && tag_ok && (!out_beat || out_free) &&
+                       (!flush_q || (flush_go && !out_beat));
 
   always_comb begin
     gen_hdr_o = '0;
@@ -578,7 +627,7 @@ module ni_fab_rx #(
     end
     // A memory-confirmed write's confirmation: the address it names, as tunneled, goes
     // back to the requester's address space (least significant byte first).
-    if (!is_req && q_conf_i) begin
+    if (!is_req && !is_raw && q_conf_i) begin
       for (int j = 0; j < Bpb; j++) begin
         for (int k = 0; k < 8; k++) begin
           if (32'(bs_q) + j == 44 + k) ob_data[j*8 +: 8] = conf_orig[k*8 +: 8];
@@ -594,7 +643,7 @@ module ni_fab_rx #(
   // waiting for its answer, or its timer.
   logic rsp_gone, rsp_foreign;
   assign rsp_foreign = !t_cpl || t_malformed || t_addr[63:40] != q_cpl_i;
-  assign rsp_gone = !is_req && (!q_hit_i || rsp_foreign);
+  assign rsp_gone = !is_req && !is_raw && (!q_hit_i || rsp_foreign);
   assign nullify = !good || err_cur != ErrNone || rsp_gone;
 
   // A continuation's TLP header (MWr, 4 DW), made in place of its LRH and CTH.
@@ -616,9 +665,20 @@ module ni_fab_rx #(
   // The beat that leaves with this pop: the input beat itself (Off == 0), the
   // carried upper lanes of the previous input beat below the lower lanes of this
   // one (Off != 0), or the previous input beat (a continuation).
-  logic [DataW-1:0] e_data;
-  logic [KeepW-1:0] e_keep;
+  logic [DataW-1:0] e_data, cy_use;
+  logic [KeepW-1:0] e_keep, cy_keep_use;
   logic e_last;
+  // The carry a raw packet's first beat goes out with is the 32 bytes made for it.
+  always_comb begin
+    cy_use = cy_data_q;
+    cy_keep_use = cy_keep_q;
+    if (raw_del && bs_q == '0) begin
+      for (int j = 0; j < Bpb; j++) begin
+        if (j < 32) cy_use[j*8 +: 8] = raw_made[(j % 32)*8 +: 8];
+        cy_keep_use[j] = j < 32;
+      end
+    end
+  end
   always_comb begin
     e_data = ob_data;
     e_keep = ob_keep;
@@ -635,8 +695,8 @@ module ni_fab_rx #(
       flush_new = deliver && bs_q < t_pos;
     end else if (Off != 0) begin
       for (int j = 0; j < Bpb; j++) begin
-        e_data[j*8 +: 8] = (j < OffW) ? cy_data_q[j*8 +: 8] : ob_data[((j + Bpb - Off) % Bpb)*8 +: 8];
-        e_keep[j] = (j < OffW) ? cy_keep_q[j] : ob_keep[(j + Bpb - Off) % Bpb];
+        e_data[j*8 +: 8] = (j < OffW) ? cy_use[j*8 +: 8] : ob_data[((j + Bpb - Off) % Bpb)*8 +: 8];
+        e_keep[j] = (j < OffW) ? cy_keep_use[j] : ob_keep[(j + Bpb - Off) % Bpb];
       end
       for (int i = 0; i < Bpb; i++) begin
         cy_data_new[i*8 +: 8] = ob_data[((Off + i) % Bpb)*8 +: 8];
@@ -688,6 +748,19 @@ module ni_fab_rx #(
     seq_d = seq_q;
     exp_d = exp_q;
     naked_d = naked_q;
+    rg_d = rg_q;
+    // A raw packet's made beats leave before its first beat: its class and VC hold from
+    // the first (a response arriving meanwhile must not take the turn).
+    if (raw_gen_go) begin
+      rg_d = rg_q + RgW'(1);
+      busy_d = 1'b1;
+      vc_d = cur_vc;
+      if (!d1_q) begin
+        d1_d = 1'b1;
+        cl_d = cl_new;
+        seq_d = seq_new;
+      end
+    end
     if (pop) begin
       busy_d = 1'b1;
       vc_d = cur_vc;
@@ -715,6 +788,7 @@ module ni_fab_rx #(
       if (in_last) begin
         busy_d = 1'b0;
         bs_d = '0;
+        rg_d = '0;
         d1_d = 1'b0;
         d2_d = 1'b0;
         c32_d = 32'hFFFF_FFFF;
@@ -726,7 +800,7 @@ module ni_fab_rx #(
   // A reception FIFO's tail moves past an entry that arrived whole and was taken.
   always_comb begin
     rf_tail_d = rf_tail_q;
-    if (fin && in_seq && good && err_cur == ErrNone && is_rfifo) rf_tail_d[rf] = rf_next;
+    if (fin && ((in_seq && err_cur == ErrNone && is_rfifo) || cl_cur == ClRaw) && good) rf_tail_d[rf] = rf_next;
     for (int f = 0; f < NumRfifo; f++) begin
       if (rf_reset_i[f]) rf_tail_d[f] = rf_head_i[f];
     end
@@ -759,7 +833,10 @@ module ni_fab_rx #(
   assign ev_memid_err_o = fin && good && deliver && err_cur == ErrMemId;
   assign ev_bounds_err_o = fin && good && deliver && err_cur == ErrBounds;
   assign ev_nak_tx_o = fin && gen_ack && gen_syn != ni_pkg::AETH_ACK;
-  assign ev_dup_o = fin && good && (dup_drop || (cl_cur == ClDrop && !is_req) || (cl_cur == ClTun && rsp_gone));
+  assign ev_dup_o = fin && good && (dup_drop || (cl_cur == ClDrop && !is_req && !is_raw) ||
+                                     (cl_cur == ClTun && rsp_gone));
+  assign ev_raw_rx_o = fin && good && cl_cur == ClRaw;
+  assign ev_raw_drop_o = fin && good && is_raw && cl_cur == ClDrop;
   assign ev_oos_o = fin && good && cl_cur == ClDrop && is_req && seq_cur == SeqAhead;
   assign ev_rnr_tx_o = fin && good && rnr;
   // The reception counter drops when the packet's TLP has left whole for the host
@@ -812,6 +889,7 @@ module ni_fab_rx #(
       d1_q <= 1'b0;
       d2_q <= 1'b0;
       cl_q <= ClBad;
+      rg_q <= '0;
       seq_q <= SeqIn;
       exp_q <= '0;
       naked_q <= '0;
@@ -846,6 +924,7 @@ module ni_fab_rx #(
       d1_q <= d1_d;
       d2_q <= d2_d;
       cl_q <= cl_d;
+      rg_q <= rg_d;
       seq_q <= seq_d;
       exp_q <= exp_d;
       naked_q <= naked_d;
@@ -869,6 +948,12 @@ module ni_fab_rx #(
         o_hold_q <= 1'b0;
         o_user_q <= flush_user_q;
         o_rc_q <= flush_rc_q;
+      end else if (raw_gen_go) begin
+        o_valid_q <= 1'b1;
+        o_last_q <= 1'b0;
+        o_hold_q <= 1'b0;
+        o_user_q <= 1'b0;
+        o_rc_q <= 1'b0;
       end else begin
         if (pop && in_last && o_hold_q) begin
           o_hold_q <= 1'b0;
@@ -896,6 +981,10 @@ module ni_fab_rx #(
       o_data_q <= cy_data_q;
       o_keep_q <= cy_keep_q;
       o_cni_q <= cy_cni_q;
+    end else if (raw_gen_go) begin
+      o_data_q <= raw_made[32'(rg_q) * DataW % MadeBits +: DataW];
+      o_keep_q <= '1;
+      o_cni_q <= 1'b0;
     end
     if (pop && out_beat) o_rc_info_q <= rc_info;
     if (pop && in_last && o_hold_q && !out_beat) o_rc_info_q <= rc_info;

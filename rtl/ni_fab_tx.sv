@@ -6,6 +6,8 @@
 // payload lanes are shifted up by the remainder and the bytes that do not fit are
 // carried into the next beat. A continuation (tx_hdr_t.cont) has no header beats:
 // its 16 header bytes (LRH, CTH) replace the TLP header in the payload's own lanes.
+// A raw packet (tx_hdr_t.raw) is its beats, LRH included, followed by a VCRC alone
+// (IBA raw packets carry no ICRC); a stomped one gets its VCRC inverted.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -98,7 +100,7 @@ module ni_fab_tx #(
     end
   end
   assign hcur = starting ? hdr_new : hdr_q;
-  assign st = starting ? (hdr_new.cont ? StPay : StHdr) : state_q;
+  assign st = starting ? ((hdr_new.cont || hdr_new.raw) ? StPay : StHdr) : state_q;
   assign bs = starting ? '0 : bs_q;
   assign crc32_in = starting ? 32'hFFFF_FFFF : crc32_q;
   assign crc16_in = starting ? 16'hFFFF : crc16_q;
@@ -130,11 +132,13 @@ module ni_fab_tx #(
   logic [31:0] c32, icrc;
   logic [15:0] c16, vcrc;
   logic [$clog2(Bpb+1)-1:0] kcnt;
+  logic [31:0] icrc_n;   // ICRC bytes in the trailer
+  assign icrc_n = hcur.raw ? 32'd0 : 32'd4;
 
   always_comb begin
     kcnt = '0;
     for (int j = 0; j < Bpb; j++) kcnt = kcnt + $bits(kcnt)'(pay_keep[j]);
-    mix = (Off != 0) && !hcur.cont && ((st == StHdr && hcur.has_payload) || st == StPay);
+    mix = (Off != 0) && !hcur.cont && !hcur.raw && ((st == StHdr && hcur.has_payload) || st == StPay);
     pay_take = (st == StPay) || mix;
     case (st)
       StHdr: begin
@@ -170,28 +174,28 @@ module ni_fab_tx #(
       end
     end
     icrc = ~c32 ^ ((bad_in || (pay_take && pay_bad)) ? 32'hFFFF_FFFF : 32'h0);
-    // ICRC lanes, then the VCRC over everything before it.
+    // ICRC lanes (not in a raw packet), then the VCRC over everything before it.
     c16 = crc16_in;
     for (int j = 0; j < Bpb; j++) begin
       if (nb_keep[j]) c16 = ni_pkg::crc16_byte(c16, nb_data[j*8 +: 8]);
       for (int k = 0; k < 4; k++) begin
-        if (32'(j) - 32'(rel) == 32'(k)) begin
+        if (!hcur.raw && 32'(j) - 32'(rel) == 32'(k)) begin
           nb_data[j*8 +: 8] = icrc[k*8 +: 8];
           nb_keep[j] = 1'b1;
           c16 = ni_pkg::crc16_byte(c16, icrc[k*8 +: 8]);
         end
       end
     end
-    vcrc = ~c16;
+    vcrc = ~c16 ^ ((hcur.raw && (bad_in || (pay_take && pay_bad))) ? 16'hFFFF : 16'h0);
     for (int j = 0; j < Bpb; j++) begin
       for (int k = 0; k < 2; k++) begin
-        if (32'(j) - 32'(rel) == 32'(k + 4)) begin
+        if (32'(j) - 32'(rel) == 32'(k) + icrc_n) begin
           nb_data[j*8 +: 8] = vcrc[k*8 +: 8];
           nb_keep[j] = 1'b1;
         end
       end
     end
-    nb_last = (rel + 16'sd6) <= 16'(Bpb);
+    nb_last = (rel + 16'(icrc_n) + 16'sd2) <= 16'(Bpb);
   end
 
   // ------------------------------------------------------------ output register
@@ -302,9 +306,9 @@ module ni_fab_tx #(
   `NI_ASSERT_AXIS_STABLE(FabOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tdest})
   // A header followed by payload is exactly the fabric header: payload lanes start at Off.
-  `NI_ASSERT(PayloadHeaderLen_A, (starting && hdr_new.has_payload && !hdr_new.cont) |->
+  `NI_ASSERT(PayloadHeaderLen_A, (starting && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) |->
                                  (32'(hdr_new.len) == ni_pkg::FabHdrBytes))
-  `NI_ASSERT(ContHasPayload_A, (starting && hdr_new.cont) |-> hdr_new.has_payload)
+  `NI_ASSERT(ContHasPayload_A, (starting && (hdr_new.cont || hdr_new.raw)) |-> hdr_new.has_payload)
   // Credits never wrap: the fabric returns no more than it was owed.
   `NI_ASSERT(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
 endmodule

@@ -106,9 +106,15 @@ package ni_pkg;
   localparam logic [15:0] DefaultPKey = 16'hFFFF;
   localparam logic [23:0] TunnelQp = 24'h000010;
   localparam logic [1:0] LnhIbaLocal = 2'b10;  // LRH next header: BTH follows
+  localparam logic [1:0] LnhRaw = 2'b00;       // LRH next header: raw header (RWH) and a datagram
+  localparam int unsigned RawHdrBytes = 12;    // LRH 8 + RWH 4 (reserved 16 bits, EtherType)
+  localparam int unsigned RawTrailerBytes = 2; // VCRC only: a raw packet has no ICRC
 
   // Header handed to the fabric transmit framer by each source.
   typedef struct packed {
+    // A raw packet (LRH + RWH + datagram, from the DMA engine): its beats are the whole
+    // packet, sent as they are with a VCRC and no ICRC; never sequenced or kept.
+    logic raw;
     // ni_wc: this combined write continues the previous packet to its destination
     // (same memory ID and flags, next address). ni_retx keeps it only for a
     // sequenced destination without resync, and then rewrites the header bytes

@@ -140,7 +140,9 @@ module nic_top #(
   logic [NumRfifo-1:0][63:0] rf_base;
   logic [NumRfifo-1:0][15:0] rf_size, rf_head, rf_tail;
   logic [NumRfifo-1:0] rf_ctrl_written, rf_enable, rf_reset_bit, rf_ctrl_we_q;
-  logic ev_rnr_tx, ev_rnr_rx;
+  logic ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop;
+  logic raw_enable;
+  logic [7:0] raw_fifo;
   // DMA byte counters (32, as the register map has them).
   localparam int unsigned NumCnt = 32;
   logic [NumCnt-1:0][31:0] cnt_load_value, cnt_value;
@@ -188,6 +190,8 @@ module nic_top #(
     .cnt_load_written_o(cnt_load_written), .cnt_load_value_o(cnt_load_value), .cnt_value_value_i(cnt_value),
     .cnt_zero_hit_i(cnt_zero), .caps5_counters_i(8'(NumCnt)), .status_cnt_zero_set_i(ev_cnt_zero),
     .rnr_tx_cnt_inc_i(ev_rnr_tx), .rnr_rx_cnt_inc_i(ev_rnr_rx), .rnr_delay_cycles_o(rnr_delay),
+    .raw_ctrl_enable_o(raw_enable), .raw_ctrl_fifo_o(raw_fifo),
+    .raw_rx_cnt_inc_i(ev_raw_rx), .raw_drop_cnt_inc_i(ev_raw_drop),
     .rfifo_base_lo_addr_o(rf_base_lo), .rfifo_base_hi_addr_o(rf_base_hi), .rfifo_size_slots_o(rf_size),
     .rfifo_head_slot_o(rf_head), .rfifo_tail_slot_i(rf_tail), .rfifo_ctrl_written_o(rf_ctrl_written),
     .rfifo_ctrl_enable_o(rf_enable), .rfifo_ctrl_reset_o(rf_reset_bit),
@@ -339,10 +343,11 @@ module nic_top #(
 
   // ------------------------------------------------------------ queues toward the framer
   // Sources of the framer: 0 = tunneled completions (VC1), 1 = generated ACK/NAK/UR and
-  // replayed atomic results (VC1, beats from ni_amo_cache), 2 = tunneled requests (VC0).
-  ni_pkg::tx_hdr_t [2:0] src_hdr;
-  logic [2:0] src_hdr_valid, src_hdr_ready, src_beat_valid, src_beat_ready;
-  logic [2:0][BeatW-1:0] src_beat;
+  // replayed atomic results (VC1, beats from ni_amo_cache), 2 = tunneled requests (VC0),
+  // 3 = the DMA engine's raw packets (VC0, unsequenced: they bypass ni_retx).
+  ni_pkg::tx_hdr_t [3:0] src_hdr;
+  logic [3:0] src_hdr_valid, src_hdr_ready, src_beat_valid, src_beat_ready;
+  logic [3:0][BeatW-1:0] src_beat;
   logic gen_valid, gen_ready;
   ni_pkg::tx_hdr_t wc_hdr;
   logic wc_hdr_valid, wc_hdr_ready, wc_beat_valid, wc_beat_ready;
@@ -409,12 +414,16 @@ module nic_top #(
     .s_cpl_tvalid(dma_cpl_tvalid), .s_cpl_tready(dma_cpl_tready),
     .out_hdr_o(dma_hdr), .out_hdr_valid_o(dma_hdr_valid), .out_hdr_ready_i(dma_hdr_ready),
     .out_beat_o(dma_beat), .out_beat_valid_o(dma_beat_valid), .out_beat_ready_i(dma_beat_ready),
+    .raw_hdr_valid_o(src_hdr_valid[3]), .raw_hdr_ready_i(src_hdr_ready[3]),
+    .raw_beat_valid_o(src_beat_valid[3]), .raw_beat_ready_i(src_beat_ready[3]),
     .mem_valid_i(mem_valid), .mem_perm_w_i(mem_perm_w), .mem_base_i(mem_base), .mem_pages_i(mem_pages),
     .loc_beat_o(copy_beat), .loc_beat_valid_o(copy_valid), .loc_beat_ready_i(copy_ready),
     .inj_cnt_valid_o(inj_cnt_valid), .inj_cnt_id_o(inj_cnt_id), .inj_cnt_bytes_o(inj_cnt_bytes),
     .loc_cnt_valid_o(loc_cnt_valid), .loc_cnt_id_o(loc_cnt_id), .loc_cnt_bytes_o(loc_cnt_bytes),
     .ev_err_o(ev_dma_err)
   );
+  assign src_hdr[3] = dma_hdr;
+  assign src_beat[3] = dma_beat;
   ni_req_merge #(.DataW(DataW)) u_req_merge (
     .clk_i, .rst_ni,
     .in_hdr_i({dma_hdr, wc_hdr}), .in_hdr_valid_i({dma_hdr_valid, wc_hdr_valid}),
@@ -448,7 +457,7 @@ module nic_top #(
   );
 
   // ------------------------------------------------------------ fabric transmit
-  ni_fab_tx #(.DataW(DataW), .NumSrc(3)) u_fab_tx (
+  ni_fab_tx #(.DataW(DataW), .NumSrc(4)) u_fab_tx (
     .clk_i, .rst_ni, .node_id_i(node_id),
     .src_hdr_i(src_hdr), .src_hdr_valid_i(src_hdr_valid), .src_hdr_ready_o(src_hdr_ready),
     .src_beat_i(src_beat), .src_beat_valid_i(src_beat_valid), .src_beat_ready_o(src_beat_ready),
@@ -477,6 +486,7 @@ module nic_top #(
     .trk_commit_page_o(trk_commit_page),
     .rf_enable_i(rf_enable), .rf_base_i(rf_base), .rf_size_i(rf_size), .rf_head_i(rf_head),
     .rf_reset_i(rf_ctrl_we_q & rf_reset_bit), .rf_tail_o(rf_tail),
+    .raw_enable_i(raw_enable), .raw_fifo_i(raw_fifo),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
     .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back), .q_cpl_i(q_cpl),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
@@ -487,7 +497,7 @@ module nic_top #(
     .ev_bounds_err_o(ev_bounds_err), .ev_nak_tx_o(ev_nak_tx), .ev_nak_rx_o(ev_nak_rx),
     .ev_bad_pkt_o(ev_bad_pkt), .ev_rd_served_o(ev_rd_served), .ev_dup_o(ev_dup), .ev_oos_o(ev_oos),
     .rcnt_valid_o(rcnt_valid), .rcnt_id_o(rcnt_id), .rcnt_bytes_o(rcnt_bytes),
-    .ev_rnr_tx_o(ev_rnr_tx), .ev_rnr_rx_o(ev_rnr_rx)
+    .ev_rnr_tx_o(ev_rnr_tx), .ev_rnr_rx_o(ev_rnr_rx), .ev_raw_rx_o(ev_raw_rx), .ev_raw_drop_o(ev_raw_drop)
   );
 
   ni_dma_cnt #(.NumCnt(NumCnt)) u_dma_cnt (

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden model of the DMA engine's formats (docs/formats.md#dma-descriptors):
 // the 64-byte descriptor, the reception-FIFO entry header, and how a message
-// becomes tunneled MWr packets.
+// becomes tunneled MWr packets, local-copy TLPs or one raw packet.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -18,7 +18,7 @@ namespace ni {
 constexpr unsigned kDescBytes = 64;
 constexpr unsigned kEntryHdrBytes = 16;
 
-enum class DmaOp : uint8_t { Send = 1, Put = 2, Copy = 3 };
+enum class DmaOp : uint8_t { Send = 1, Put = 2, Copy = 3, Raw = 4 };
 enum : uint8_t { kDescInline = 0x01, kDescInjCnt = 0x02, kDescRcvCnt = 0x04 };
 // INJ_STATUS.code: why a FIFO stopped.
 enum class DmaErr : uint8_t { None = 0, Op = 1, Count = 2, Len = 3, Align = 4, Mem = 5, Tail = 6, Range = 7 };
@@ -29,7 +29,7 @@ struct DmaDescriptor {
   uint8_t slots = 1;      // slots the descriptor and its inline data take
   uint8_t injCnt = 0;     // injection counter (flag kDescInjCnt)
   uint16_t dest = 0;      // destination LID
-  uint16_t qid = 0;       // reception FIFO (send) or memory ID (put; copy: of this node)
+  uint16_t qid = 0;       // reception FIFO (send), memory ID (put; copy: of this node), EtherType (raw)
   uint32_t len = 0;       // message bytes
   uint8_t rcvCnt = 0;     // reception counter at the target (flag kDescRcvCnt)
   uint64_t src = 0;       // data address when not inline
@@ -39,6 +39,7 @@ struct DmaDescriptor {
   bool isInline() const { return flags & kDescInline; }
   bool isPut() const { return op == static_cast<uint8_t>(DmaOp::Put); }
   bool isCopy() const { return op == static_cast<uint8_t>(DmaOp::Copy); }
+  bool isRaw() const { return op == static_cast<uint8_t>(DmaOp::Raw); }
   bool atDst() const { return isPut() || isCopy(); }  // data lands at dst + offset
 
   Bytes encode() const {
@@ -87,6 +88,10 @@ struct EntryHeader {
   }
 };
 
+// Largest raw datagram: the raw packet (LRH, RWH, datagram) fits a reception FIFO slot
+// (maxPayload bytes) behind its 16-byte entry header.
+constexpr uint32_t rawMaxBytes(unsigned maxPayload) { return maxPayload - kEntryHdrBytes - kRawHdrBytes; }
+
 // Data bytes of the packet (a copy: TLP) at message offset `off`: at most maxPayload
 // (a send 64 less), never across a 4 KiB page of the destination or of the source read.
 inline uint32_t dmaChunk(const DmaDescriptor& d, uint32_t off, unsigned maxPayload) {
@@ -102,6 +107,17 @@ inline uint32_t dmaChunk(const DmaDescriptor& d, uint32_t off, unsigned maxPaylo
 inline std::vector<FabricPacket> dmaPackets(const DmaDescriptor& d, const Bytes& data, uint16_t srcLid,
                                             uint16_t niReqId, unsigned maxPayload) {
   std::vector<FabricPacket> out;
+  if (d.isRaw()) {
+    // One IB raw packet (VL 0), the datagram as it is; the EtherType in the RWH.
+    FabricPacket p;
+    p.raw = true;
+    p.dlid = d.dest;
+    p.slid = srcLid;
+    p.etherType = d.qid;
+    p.payload = data;
+    out.push_back(std::move(p));
+    return out;
+  }
   for (uint32_t off = 0; off < d.len;) {
     const uint32_t n = dmaChunk(d, off, maxPayload);
     FabricPacket p;
@@ -131,6 +147,16 @@ inline std::vector<Bytes> dmaCopyTlps(const DmaDescriptor& d, const Bytes& data,
     off += n;
   }
   return out;
+}
+
+// What a raw packet leaves in the target's raw reception FIFO: an entry header (source
+// LID, bytes of the packet that follow, message length 0 marking a raw entry) and the
+// packet as it arrived, LRH and RWH included, without its VCRC.
+inline Bytes rawFifoEntry(const Bytes& wire) {
+  Bytes e = EntryHeader{static_cast<uint16_t>(getBe(&wire[6], 2)),
+                        static_cast<uint16_t>(wire.size() - kRawTrailerBytes), 0, 0, 0}.encode();
+  e.insert(e.end(), wire.begin(), wire.end() - kRawTrailerBytes);
+  return e;
 }
 
 // The producer's side of an injection FIFO: writes descriptors (and inline data) at

@@ -99,6 +99,11 @@ inline void setRcvFifo(const CsrWrite& wr, unsigned f, uint64_t base, uint16_t s
 // naming it as injection counter takes off each packet's data bytes as it leaves,
 // a packet naming it as reception counter (at its target) as it arrives.
 inline void loadCounter(const CsrWrite& wr, unsigned i, uint32_t bytes) { wr(regs::CNT_LOAD(i), bytes); }
+// Raw packets to this node (Ethernet frames, IP datagrams from peers' raw sends) land
+// in reception FIFO f; with enable false they are dropped and counted (RAW_DROP_CNT).
+inline void setRawFifo(const CsrWrite& wr, unsigned f, bool enable = true) {
+  wr(regs::RAW_CTRL, (enable ? regs::RAW_CTRL_ENABLE_MASK : 0u) | f << regs::RAW_CTRL_FIFO_LSB);
+}
 // The consumer took the entries before `head`: their slots are the NI's again.
 inline void releaseRcvSlots(const CsrWrite& wr, unsigned f, uint16_t head) { wr(regs::RFIFO_HEAD(f), head); }
 

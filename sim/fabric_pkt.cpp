@@ -15,7 +15,7 @@ const char* toString(FabError e) {
     case FabError::BadLength: return "LRH PktLen does not match the bytes";
     case FabError::BadIcrc: return "ICRC mismatch";
     case FabError::BadVcrc: return "VCRC mismatch";
-    case FabError::BadLnh: return "LRH next header is not BTH";
+    case FabError::BadLnh: return "LRH next header is neither BTH nor raw";
     case FabError::UnknownOpcode: return "unknown opcode";
   }
   return "?";
@@ -32,7 +32,26 @@ uint32_t computeIcrc(const uint8_t* pkt, size_t n) {
   return ~c;
 }
 
+namespace {
+Bytes encodeRaw(const FabricPacket& p) {
+  Bytes b(kRawHdrBytes, 0);
+  b.insert(b.end(), p.payload.begin(), p.payload.end());
+  b.resize((b.size() + 3) / 4 * 4, 0);
+  b[0] = static_cast<uint8_t>((p.vl & 0xF) << 4);
+  b[1] = static_cast<uint8_t>((p.sl & 0xF) << 4);  // LNH 00: raw
+  putBe(&b[2], 2, p.dlid);
+  putBe(&b[4], 2, b.size() / 4);                     // LRH through the datagram
+  putBe(&b[6], 2, p.slid);
+  putBe(&b[10], 2, p.etherType);
+  const uint16_t vcrc = crc16Vcrc(b.data(), b.size());
+  b.push_back(static_cast<uint8_t>(vcrc));
+  b.push_back(static_cast<uint8_t>(vcrc >> 8));
+  return b;
+}
+}  // namespace
+
 Bytes encodeFabric(const FabricPacket& p) {
+  if (p.raw) return encodeRaw(p);
   const size_t ext = p.isTunnel() ? kTehBytes : (p.opcode == kOpRcAck ? kAethBytes : 0);
   Bytes b(p.isCont() ? kContHdrBytes : kLrhBytes + kBthBytes + ext, 0);
   b.insert(b.end(), p.payload.begin(), p.payload.end());
@@ -78,6 +97,26 @@ void sealFabric(Bytes& b) {
 std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {
   auto fail = [&](FabError e) -> std::optional<FabricPacket> { if (err) *err = e; return std::nullopt; };
   if (err) *err = FabError::None;
+  if (b.size() >= kLrhBytes && (b[1] & 0x3) == 0x0) {
+    // Raw: PktLen counts the LRH through the datagram; the VCRC alone follows.
+    if (b.size() < kRawHdrBytes + kRawTrailerBytes) return fail(FabError::Truncated);
+    const size_t words = getBe(&b[4], 2) & 0x7FF;
+    if (words * 4 + kRawTrailerBytes != b.size())
+      return fail(words * 4 + kRawTrailerBytes > b.size() ? FabError::Truncated : FabError::BadLength);
+    const size_t t = b.size() - kRawTrailerBytes;
+    if (crc16Vcrc(b.data(), t) != static_cast<uint16_t>(getLe(&b[t], 2))) return fail(FabError::BadVcrc);
+    if (t < kRawHdrBytes) return fail(FabError::BadLength);
+    FabricPacket p;
+    p.raw = true;
+    p.vl = b[0] >> 4;
+    p.sl = b[1] >> 4;
+    p.opcode = 0;
+    p.dlid = static_cast<uint16_t>(getBe(&b[2], 2));
+    p.slid = static_cast<uint16_t>(getBe(&b[6], 2));
+    p.etherType = static_cast<uint16_t>(getBe(&b[10], 2));
+    p.payload.assign(b.begin() + static_cast<long>(kRawHdrBytes), b.begin() + static_cast<long>(t));
+    return p;
+  }
   if (b.size() < kContHdrBytes + kTrailerBytes) return fail(FabError::Truncated);
   const size_t words = getBe(&b[4], 2) & 0x7FF;
   if (words * 4 + 2 != b.size()) return fail(words * 4 + 2 > b.size() ? FabError::Truncated : FabError::BadLength);
@@ -126,6 +165,11 @@ std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {
 
 std::string describe(const FabricPacket& p) {
   char buf[160];
+  if (p.raw) {
+    std::snprintf(buf, sizeof buf, "raw VL%u %u->%u ethertype=%04x payload=%zuB", p.vl, p.slid, p.dlid, p.etherType,
+                  p.payload.size());
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "op=%02x VL%u %u->%u psn=%u memid=%u flags=%02x syn=%02x payload=%zuB", p.opcode,
                 p.vl, p.slid, p.dlid, p.psn, p.memid, p.tehFlags, p.syndrome, p.payload.size());
   return buf;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden codec for fabric packets: IB LRH + BTH + TEH/AETH + payload + ICRC + VCRC,
-// and the continuation: LRH + CTH + data + ICRC + VCRC.
+// the continuation: LRH + CTH + data + ICRC + VCRC, and the IB raw packet:
+// LRH (next header raw) + RWH + datagram + VCRC (no ICRC).
 // Layout and opcode table: docs/formats.md.
 #pragma once
 #include <cstdint>
@@ -36,6 +37,13 @@ constexpr size_t kFabHdrBytes = kLrhBytes + kBthBytes + kTehBytes;  // 32: TLP s
 constexpr size_t kCthBytes = 8;
 constexpr size_t kContHdrBytes = kLrhBytes + kCthBytes;
 constexpr size_t kTrailerBytes = 6;
+// Raw packet: RWH = 16 reserved bits and the EtherType of what follows.
+constexpr size_t kRwhBytes = 4;
+constexpr size_t kRawHdrBytes = kLrhBytes + kRwhBytes;
+constexpr size_t kRawTrailerBytes = 2;
+constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+constexpr uint16_t kEtherTypeIpv6 = 0x86DD;
+constexpr uint16_t kEtherTypeBridged = 0x6558;  // transparent Ethernet bridging: a whole Ethernet frame
 
 struct FabricPacket {
   uint8_t vl = 0, sl = 0;
@@ -49,11 +57,13 @@ struct FabricPacket {
   uint8_t counter = 0;    // TEH byte 21: the reception counter of a DMA packet (kTehRcnt)
   uint8_t syndrome = 0;   // ACK opcode (AETH)
   uint32_t msn = 0;
-  Bytes payload;          // tunnel opcodes: the TLP; a continuation: the data it adds
+  bool raw = false;       // an IB raw packet: no BTH, no ICRC, never sequenced
+  uint16_t etherType = 0; // raw: RWH EtherType
+  Bytes payload;          // tunnel opcodes: the TLP; a continuation: the data it adds; raw: the datagram
 
-  bool isTunnel() const { return opcode == kOpTunnelReq || opcode == kOpTunnelRsp; }
-  bool isCont() const { return opcode == kOpTunnelCont; }
-  bool isNak() const { return opcode == kOpRcAck && (syndrome >> 5) == 3; }
+  bool isTunnel() const { return !raw && (opcode == kOpTunnelReq || opcode == kOpTunnelRsp); }
+  bool isCont() const { return !raw && opcode == kOpTunnelCont; }
+  bool isNak() const { return !raw && opcode == kOpRcAck && (syndrome >> 5) == 3; }
 };
 
 // An answer (ACK/NAK, tunneled completion) from `slid` to `dlid`: VL and SL 1 (VC1).
@@ -70,7 +80,8 @@ inline FabricPacket answerPacket(uint16_t dlid, uint16_t slid, uint8_t opcode, u
 enum class FabError { None, Truncated, BadLength, BadIcrc, BadVcrc, BadLnh, UnknownOpcode };
 const char* toString(FabError e);
 
-// Whole packet including ICRC and VCRC.
+// Whole packet including ICRC (not raw) and VCRC. A raw datagram is padded to whole
+// words (IB raw packets have no pad count: the datagram's own header says its length).
 Bytes encodeFabric(const FabricPacket& p);
 std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err = nullptr);
 // Closes a packet given as header and payload bytes: pads it to whole words (at

@@ -223,6 +223,13 @@ constexpr uint32_t CNT_ZERO_HIT_MASK = 0xffffffffu;
 constexpr uint32_t CAPS5 = 0x328;
 constexpr unsigned CAPS5_COUNTERS_LSB = 0;
 constexpr uint32_t CAPS5_COUNTERS_MASK = 0x000000ffu;
+constexpr uint32_t RAW_CTRL = 0x32c;
+constexpr unsigned RAW_CTRL_ENABLE_LSB = 0;
+constexpr uint32_t RAW_CTRL_ENABLE_MASK = 0x00000001u;
+constexpr unsigned RAW_CTRL_FIFO_LSB = 8;
+constexpr uint32_t RAW_CTRL_FIFO_MASK = 0x0000ff00u;
+constexpr uint32_t RAW_RX_CNT = 0x330;
+constexpr uint32_t RAW_DROP_CNT = 0x334;
 constexpr uint32_t INJ_BASE_LO(unsigned i) { return 0x600 + i * 0x20; }
 constexpr unsigned INJ_BASE_LO_COUNT = 8;
 constexpr unsigned INJ_BASE_LO_ADDR_LSB = 0;
@@ -364,6 +371,9 @@ constexpr RegInfo kRegisters[] = {
     {"RNR_DELAY", 0x320, 0x0, 1, Access::Rw, 0x00000200u, 0xffffffffu, -1},
     {"CNT_ZERO", 0x324, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu, -1},
     {"CAPS5", 0x328, 0x0, 1, Access::Hw, 0x00000000u, 0x000000ffu, -1},
+    {"RAW_CTRL", 0x32c, 0x0, 1, Access::Rw, 0x00000000u, 0x0000ff01u, -1},
+    {"RAW_RX_CNT", 0x330, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"RAW_DROP_CNT", 0x334, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_LO", 0x600, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_HI", 0x604, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_SIZE", 0x608, 0x20, 8, Access::Rw, 0x00000000u, 0x0000ffffu, -1},

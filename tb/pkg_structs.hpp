@@ -7,8 +7,9 @@
 
 namespace ni::tb {
 
-// ni_pkg::tx_hdr_t: {cont, back_page[52], bytes[48*8], len[6], has_payload, vc, stamp_psn}.
-constexpr unsigned kTxHdrBits = 446;
+// ni_pkg::tx_hdr_t: {raw, cont, back_page[52], bytes[48*8], len[6], has_payload, vc, stamp_psn}.
+constexpr unsigned kTxHdrBits = 447;
+constexpr unsigned kTxHdrRawBit = 446;
 constexpr unsigned kTxHdrContBit = 445;
 constexpr unsigned kTxHdrBytesLsb = 9;      // header byte p at bit 9 + 8p
 constexpr unsigned kTxHdrBackPageLsb = 393;

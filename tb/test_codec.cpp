@@ -99,6 +99,44 @@ TEST(FabricCodec, ContinuationLayout) {
   EXPECT_EQ(d->payload, p.payload);
 }
 
+// IB raw packet: LRH (LNH 00) + RWH (EtherType) + datagram + VCRC, no ICRC; PktLen
+// counts the words through the datagram. Every truncation and a bad VCRC are refused.
+TEST(FabricCodec, RawPacketLayout) {
+  FabricPacket p;
+  p.raw = true;
+  p.dlid = 2;
+  p.slid = 1;
+  p.etherType = kEtherTypeIpv6;
+  p.payload = {0x60, 0, 0, 0, 0, 0, 17, 64};
+  const Bytes b = encodeFabric(p);
+  ASSERT_EQ(b.size(), kRawHdrBytes + 8 + kRawTrailerBytes);
+  EXPECT_EQ(b[1] & 3, 0) << "LNH: raw";
+  EXPECT_EQ(getBe(&b[2], 2), 2u);
+  EXPECT_EQ(getBe(&b[4], 2), (12u + 8) / 4) << "PktLen in words through the datagram";
+  EXPECT_EQ(getBe(&b[6], 2), 1u);
+  EXPECT_EQ(getBe(&b[8], 2), 0u) << "RWH reserved";
+  EXPECT_EQ(getBe(&b[10], 2), kEtherTypeIpv6);
+  EXPECT_EQ(b[12], 0x60) << "the datagram follows the RWH unchanged";
+  EXPECT_EQ(getLe(&b[20], 2), crc16Vcrc(b.data(), 20)) << "VCRC right after the datagram";
+  const auto d = decodeFabric(b);
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(d->raw);
+  EXPECT_FALSE(d->isTunnel() || d->isCont() || d->isNak());
+  EXPECT_EQ(d->etherType, kEtherTypeIpv6);
+  EXPECT_EQ(d->payload, p.payload);
+  FabError err;
+  for (size_t n = 0; n < b.size(); ++n) {
+    EXPECT_FALSE(decodeFabric(Bytes(b.begin(), b.begin() + static_cast<long>(n)), &err)) << n;
+    EXPECT_NE(err, FabError::None);
+  }
+  Bytes bad = b;
+  bad[14] ^= 0x01;
+  EXPECT_FALSE(decodeFabric(bad, &err));
+  EXPECT_EQ(err, FabError::BadVcrc);
+  p.payload = {1, 2, 3, 4, 5};  // padded to whole words by the encoder
+  EXPECT_EQ(decodeFabric(encodeFabric(p))->payload, (Bytes{1, 2, 3, 4, 5, 0, 0, 0}));
+}
+
 TEST(FabricCodec, MalformedInputReturnsErrors) {
   const Bytes good = encodeFabric(knownPacket());
   FabError err;

@@ -3,10 +3,13 @@
 // in host memory (sim/dma.hpp InjRing), doorbells through the registers, messages
 // moved by the NIs alone. Scoreboard: every put's bytes at its target, nothing
 // else written there, the host's own tunneled stores unharmed beside them; every
-// send's entries in the target's reception FIFO, once each, in their FIFO's order.
+// send's entries in the target's reception FIFO, once each, in their FIFO's order;
+// every raw datagram whole in its target's raw reception FIFO, or dropped and counted.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <tuple>
 
@@ -519,6 +522,200 @@ TEST_P(DmaSystemTest, LocalCopiesLandInOwnMemoryWithoutTheFabric) {
     ASSERT_TRUE(sys->drain());
   }
   EXPECT_EQ(sys->readCsr(0, regs::DMA_ERR_CNT), 2u);
+}
+
+// A raw datagram as a producer would post it: an Ethernet frame (MAC addresses, IPv4
+// EtherType, payload) carried as a bridged frame, or an IPv6 datagram (version 6,
+// payload length); 4-byte multiples up to the raw limit.
+DmaDescriptor rawDesc(uint16_t dest, bool ethernet) {
+  DmaDescriptor d;
+  d.op = static_cast<uint8_t>(DmaOp::Raw);
+  d.dest = dest;
+  d.qid = ethernet ? kEtherTypeBridged : kEtherTypeIpv6;
+  return d;
+}
+Bytes rawDatagram(std::mt19937_64& rng, bool ethernet, uint32_t maxBytes) {
+  const uint32_t min = ethernet ? 60 : 40;
+  Bytes b(min + 4 * (rng() % ((maxBytes - min) / 4 + 1)));
+  for (auto& x : b) x = static_cast<uint8_t>(rng());
+  if (ethernet) {
+    putBe(&b[12], 2, kEtherTypeIpv4);
+  } else {
+    b[0] = 0x60;
+    putBe(&b[4], 2, b.size() - 40);
+  }
+  return b;
+}
+
+// Every node sends raw Ethernet frames and IPv6 datagrams (inline and from memory) from
+// one FIFO to random peers while the peers consume their raw reception FIFO: each
+// arrives once, whole (LRH, RWH, datagram behind an entry header marked raw), in its
+// source's order; nothing is dropped, resent or answered.
+TEST_P(DmaSystemTest, RawDatagramsLandWholeInTheRawFifo) {
+  const unsigned n = sys->size();
+  const unsigned mp = sys->config().maxPayload;
+  constexpr unsigned kRawRcv = 2, kPerNode = 12;
+  constexpr uint16_t kRcvSlots = 128;  // room for all: a full raw FIFO drops (tested below)
+  std::vector<RcvRing> rcv;
+  for (unsigned t = 0; t < n; ++t) {
+    driver::setRcvFifo(sys->csrWriter(t), kRawRcv, rcvBase(kRawRcv), kRcvSlots);
+    driver::setRawFifo(sys->csrWriter(t), kRawRcv);
+    rcv.emplace_back(rcvBase(kRawRcv), kRcvSlots, mp);
+  }
+  std::map<std::pair<unsigned, uint16_t>, std::deque<Bytes>> expect;  // {target, source LID} -> entries
+  size_t total = 0;
+  for (unsigned s = 0; s < n; ++s) {
+    for (unsigned k = 0; k < kPerNode; ++k) {
+      const unsigned t = (s + 1 + rng() % (n - 1)) % n;
+      const bool eth = k % 2 == 0;
+      DmaDescriptor d = rawDesc(lidOf(t), eth);
+      const Bytes data = rawDatagram(rng, eth, rawMaxBytes(mp));
+      d.flags = rng() % 2 ? kDescInline : 0;
+      d.src = kSrcBase + (uint64_t{k} << 13) + 64 * (rng() % 32);
+      ASSERT_TRUE(post(s, 5, d, data));
+      d.len = static_cast<uint32_t>(data.size());
+      expect[{t, lidOf(s)}].push_back(rawFifoEntry(encodeFabric(dmaPackets(d, data, lidOf(s), 0, mp).at(0))));
+      ++total;
+    }
+    driver::ringDoorbell(sys->csrWriter(s), 5, rings[s][5].tail());
+  }
+  size_t got = 0;
+  const uint64_t end = sys->cycle() + 2'000'000;
+  while (got < total && sys->cycle() < end && !HasFailure()) {
+    sys->runUntil([] { return false; }, 500);
+    for (unsigned t = 0; t < n; ++t) {
+      bool took = false;
+      while (const auto e = take(t, rcv[t])) {
+        took = true;
+        ++got;
+        EXPECT_EQ(e->hdr.msgLen, 0u) << "a raw entry is marked by message length 0";
+        auto& queue = expect[{t, e->hdr.srcLid}];
+        ASSERT_FALSE(queue.empty()) << "unexpected raw entry at node " << t << " from LID " << e->hdr.srcLid;
+        EXPECT_EQ(e->raw(), queue.front()) << "raw entry at node " << t << " from LID " << e->hdr.srcLid;
+        queue.pop_front();
+      }
+      if (took) driver::releaseRcvSlots(sys->csrWriter(t), kRawRcv, rcv[t].head());
+    }
+  }
+  ASSERT_EQ(got, total) << "raw entries consumed";
+  ASSERT_TRUE(runUntilFifosEmpty());
+  uint64_t rx = 0;
+  for (unsigned t = 0; t < n; ++t) {
+    rx += sys->readCsr(t, regs::RAW_RX_CNT);
+    EXPECT_EQ(sys->readCsr(t, regs::RAW_DROP_CNT), 0u);
+    EXPECT_EQ(sys->readCsr(t, regs::NAK_TX_CNT), 0u);
+    EXPECT_EQ(sys->readCsr(t, regs::BAD_PKT_CNT), 0u);
+    EXPECT_EQ(sys->readCsr(t, regs::DMA_ERR_CNT), 0u);
+    EXPECT_EQ(sys->readCsr(t, regs::RETX_CNT), 0u) << "raw packets are never resent";
+  }
+  EXPECT_EQ(rx, total);
+}
+
+// Raw packets have no sequence and no answer: one that finds its FIFO full, raw
+// reception off, or that was damaged on the way is dropped and counted at the target
+// (RAW_DROP_CNT, CRC_ERR_CNT); the next one lands, and a put beside them is unharmed.
+TEST_P(DmaSystemTest, RawDatagramsWithoutRoomOrDamagedAreDroppedAndCounted) {
+  const unsigned mp = sys->config().maxPayload;
+  constexpr unsigned kRawRcv = 1;
+  constexpr uint16_t kRcvSlots = 4;  // 3 entries
+  driver::setRcvFifo(sys->csrWriter(1), kRawRcv, rcvBase(kRawRcv), kRcvSlots);
+  driver::setRawFifo(sys->csrWriter(1), kRawRcv);
+  RcvRing rcv(rcvBase(kRawRcv), kRcvSlots, mp);
+  std::deque<Bytes> landed;  // what the FIFO must hold, in order
+  auto send = [&](bool lands) {
+    DmaDescriptor d = rawDesc(lidOf(1), rng() % 2);
+    const Bytes data = rawDatagram(rng, d.qid == kEtherTypeBridged, rawMaxBytes(mp));
+    d.flags = kDescInline;
+    ASSERT_TRUE(post(0, 4, d, data));
+    driver::ringDoorbell(sys->csrWriter(0), 4, rings[0][4].tail());
+    d.len = static_cast<uint32_t>(data.size());
+    if (lands) landed.push_back(rawFifoEntry(encodeFabric(dmaPackets(d, data, lidOf(0), 0, mp).at(0))));
+    ASSERT_TRUE(runUntilFifosEmpty());
+  };
+  // A put from another FIFO goes on beside them.
+  const Put put{1, 0x2000, randomBytes(1024)};
+  ASSERT_TRUE(post(0, 0, put, false, kSrcBase + 0x10'0000));
+  driver::ringDoorbell(sys->csrWriter(0), 0, rings[0][0].tail());
+  for (unsigned k = 0; k < 5; ++k) send(k < 3);  // the FIFO holds 3: two dropped
+  EXPECT_EQ(sys->readCsr(1, regs::RAW_RX_CNT), 3u);
+  EXPECT_EQ(sys->readCsr(1, regs::RAW_DROP_CNT), 2u);
+  driver::setRawFifo(sys->csrWriter(1), kRawRcv, false);
+  send(false);
+  EXPECT_EQ(sys->readCsr(1, regs::RAW_DROP_CNT), 3u) << "raw reception off";
+  while (const auto e = take(1, rcv)) {
+    ASSERT_FALSE(landed.empty()) << "an entry that should have been dropped";
+    EXPECT_EQ(e->raw(), landed.front());
+    landed.pop_front();
+  }
+  EXPECT_TRUE(landed.empty());
+  driver::releaseRcvSlots(sys->csrWriter(1), kRawRcv, rcv.head());
+  driver::setRawFifo(sys->csrWriter(1), kRawRcv);
+  sys->fabric().corruptNext(0, 1);
+  send(false);
+  EXPECT_EQ(sys->readCsr(1, regs::CRC_ERR_CNT), 1u) << "the damaged raw packet";
+  send(true);
+  const auto e = take(1, rcv);
+  ASSERT_TRUE(e) << "the raw packet after the damaged one";
+  EXPECT_EQ(e->raw(), landed.front());
+  EXPECT_FALSE(take(1, rcv)) << "nothing of the damaged packet";
+  EXPECT_EQ(sys->readCsr(1, regs::RAW_RX_CNT), 4u);
+  EXPECT_EQ(sys->readCsr(1, regs::RAW_DROP_CNT), 3u);
+  EXPECT_EQ(sys->node(1).memory().read(kRegion + put.dst, put.data.size()), put.data) << "the put beside them";
+  EXPECT_EQ(sys->readCsr(0, regs::DMA_ERR_CNT), 0u);
+}
+
+// The raw packets the NIs send, captured on the fabric, read in Wireshark as IB raw
+// packets whose RWH EtherType leads to the frame inside: a bridged Ethernet frame
+// carrying IPv6/UDP, and a bare IPv6 datagram (tshark, as users look at captures).
+TEST(DmaCapture, RawPacketsDecodeInTsharkAsEthernetAndIpv6) {
+  const auto path = std::filesystem::temp_directory_path() / "ni_raw_capture.erf";
+  SystemConfig c;
+  c.nodes = 2;
+  c.pcapPath = path.string();
+  System sys(c);
+  sys.reset();
+  const unsigned mp = sys.config().maxPayload;
+  driver::setInjFifo(sys.csrWriter(0), 0, kRingBase, 16);
+  driver::setRcvFifo(sys.csrWriter(1), 0, kRcvBase, 8);
+  driver::setRawFifo(sys.csrWriter(1), 0);
+  InjRing ring(kRingBase, 16);
+  Bytes ip6(48, 0);  // IPv6 ::1 -> ::2, UDP 4660 -> 22136, no payload
+  ip6[0] = 0x60;
+  ip6[5] = 8;
+  ip6[6] = 17;
+  ip6[7] = 64;
+  ip6[23] = 1;
+  ip6[39] = 2;
+  const Bytes udp = {0x12, 0x34, 0x56, 0x78, 0, 8, 0, 0};
+  std::copy(udp.begin(), udp.end(), ip6.begin() + 40);
+  Bytes frame = {0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x86, 0xDD};  // MACs, EtherType IPv6
+  frame.insert(frame.end(), ip6.begin(), ip6.end());
+  frame.resize(64, 0);
+  auto write = [&sys](uint64_t a, const Bytes& b) { sys.node(0).memory().write(a, b); };
+  for (const auto& [type, data] : {std::pair<uint16_t, Bytes>{kEtherTypeBridged, frame}, {kEtherTypeIpv6, ip6}}) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Raw);
+    d.flags = kDescInline;
+    d.dest = lidOf(1);
+    d.qid = type;
+    d.len = static_cast<uint32_t>(data.size());
+    ASSERT_TRUE(ring.post(d, data, static_cast<uint16_t>(sys.readCsr(0, regs::INJ_HEAD(0))), write));
+  }
+  driver::ringDoorbell(sys.csrWriter(0), 0, ring.tail());
+  ASSERT_TRUE(sys.runUntil([&] { return sys.readCsr(1, regs::RAW_RX_CNT) == 2; }, 20000));
+  ASSERT_EQ(mp, 256u);
+  sys.fabric().tap().close();
+  const std::string cmd = "tshark -r " + path.string() +
+                          " -T fields -e infiniband.lrh.lnh -e infiniband.rwh.etype -e eth.type -e ipv6.dst"
+                          " -e udp.dstport 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  ASSERT_EQ(pclose(p), 0) << "tshark failed (make setup installs it)";
+  EXPECT_EQ(out, "0x00\t0x6558\t0x86dd\t::2\t22136\n0x00\t0x86dd\t\t::2\t22136\n");
+  std::filesystem::remove(path);
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, DmaSystemTest,

@@ -6,7 +6,8 @@
 // in memory, rings doorbells at random moments, and the packets the engine hands on
 // are checked byte for byte against the golden packetization (sim/dma.hpp), a
 // message's packets back to back and in ring order per FIFO; local copies come out
-// of the host-port output as MWr TLPs to the memory ID's region. Counters, heads, the
+// of the host-port output as MWr TLPs to the memory ID's region, raw datagrams from
+// the raw-packet output as whole IB raw packets. Counters, heads, the
 // stop of a FIFO on each kind of bad descriptor and its reset are checked too.
 #include <gtest/gtest.h>
 
@@ -38,8 +39,10 @@ constexpr unsigned kMemIds = 16, kMemPages = 32, kCopyIds = 13;
 constexpr uint64_t memBase(unsigned id) { return (0x40000ull + 0x100ull * id) << 12; }
 
 struct Expected {
+  // Which output: a packet for the request path, a local copy's TLP (host port), a raw packet.
+  enum class Port { Req, Local, Raw };
   struct Out {
-    bool local = false;  // a local copy's TLP (host-port output), else a fabric packet
+    Port port = Port::Req;
     Bytes bytes;
   };
   unsigned fifo = 0;
@@ -127,10 +130,12 @@ class Bench {
     Expected e;
     e.fifo = f;
     if (d.isCopy()) {
-      for (auto& t : dmaCopyTlps(d, data, kReqId, kMaxPayload, memBase(d.qid))) e.pkts.push_back({true, t});
+      for (auto& t : dmaCopyTlps(d, data, kReqId, kMaxPayload, memBase(d.qid)))
+        e.pkts.push_back({Expected::Port::Local, t});
       if (d.flags & kDescRcvCnt) wantLoc[d.rcvCnt] += d.len;
     } else {
-      for (auto& p : dmaPackets(d, data, kLid, kReqId, kMaxPayload)) e.pkts.push_back({false, expectedBytes(p)});
+      for (auto& p : dmaPackets(d, data, kLid, kReqId, kMaxPayload))
+        e.pkts.push_back({d.isRaw() ? Expected::Port::Raw : Expected::Port::Req, expectedBytes(p)});
     }
     expect[f].push_back(std::move(e));
     if (d.flags & kDescInjCnt) wantCnt[d.injCnt] += d.len;
@@ -144,7 +149,8 @@ class Bench {
   void resetFifo(unsigned f) { dut_.m.reset_i |= 1u << f; }
 
   bool idle() const {
-    if (!pendingCpl_.empty() || !cplInFlight_.empty() || !cur_.bytes.empty() || !loc_.empty()) return false;
+    if (!pendingCpl_.empty() || !cplInFlight_.empty() || !cur_.bytes.empty() || !loc_.empty() || !raw_.empty())
+      return false;
     for (unsigned f = 0; f < kFifos; ++f) if (!expect[f].empty()) return false;
     return true;
   }
@@ -176,6 +182,9 @@ class Bench {
     m.out_hdr_ready_i = !chance(outStall);
     m.out_beat_ready_i = !chance(outStall) && (hdrTaken_ || m.out_hdr_ready_i);
     m.loc_beat_ready_i = !chance(outStall);
+    // As ni_fab_tx: a raw packet's header and first beat are taken together, its beats after.
+    m.raw_hdr_ready_i = !chance(outStall);
+    m.raw_beat_ready_i = rawTaken_ || m.raw_hdr_ready_i;
     dut_.eval();
 
     if (m.rd_valid_o && m.rd_ready_i) {
@@ -217,9 +226,26 @@ class Bench {
       if (getField(m.out_beat_o, 9 * kBpb, 1)) {
         // A stomped packet (a read failed under it) is dropped by the receiver.
         if (getField(m.out_beat_o, 9 * kBpb + 1, 1)) ++stomped;
-        else checkOut(false, got());
+        else checkOut(Expected::Port::Req, got());
         cur_ = tb::Packet{};
         hdrTaken_ = false;
+      }
+    }
+    if (m.raw_hdr_valid_o && m.raw_hdr_ready_i) {
+      EXPECT_TRUE(cur_.bytes.empty() && !hdrTaken_ && raw_.empty() && !rawTaken_) << "raw header inside a packet";
+      EXPECT_EQ(getField(m.out_hdr_o, tb::kTxHdrRawBit, 1), 1u) << "raw header without its mark";
+      rawTaken_ = true;
+    }
+    if (m.raw_beat_valid_o && m.raw_beat_ready_i) {
+      EXPECT_TRUE(rawTaken_) << "raw beat before its header";
+      for (unsigned j = 0; j < kBpb; ++j) {
+        if (getField(m.out_beat_o, 8 * kBpb + j, 1)) raw_.push_back(static_cast<uint8_t>(getField(m.out_beat_o, 8 * j, 8)));
+      }
+      if (getField(m.out_beat_o, 9 * kBpb, 1)) {
+        if (getField(m.out_beat_o, 9 * kBpb + 1, 1)) ++stomped;
+        else checkOut(Expected::Port::Raw, raw_);
+        raw_.clear();
+        rawTaken_ = false;
       }
     }
     if (m.loc_beat_valid_o && m.loc_beat_ready_i) {
@@ -229,7 +255,7 @@ class Bench {
       }
       if (getField(m.loc_beat_o, 9 * kBpb, 1)) {
         if (getField(m.loc_beat_o, 9 * kBpb + 1, 1)) ++stomped;
-        else checkOut(true, loc_);
+        else checkOut(Expected::Port::Local, loc_);
         loc_.clear();
       }
     }
@@ -250,7 +276,7 @@ class Bench {
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(*rng_) < p; }
 
   // A packet (or a copy's TLP) that came out whole.
-  void checkOut(bool local, const Bytes& bytes) {
+  void checkOut(Expected::Port port, const Bytes& bytes) {
     ++packets;
     // The packet continues the message in progress, or starts one at the front of a FIFO.
     int from = -1;
@@ -264,7 +290,7 @@ class Bench {
     ASSERT_GE(from, 0) << "packet #" << packets << " matches no FIFO's next message\n" << dump(bytes);
     Expected& e = expect[from].front();
     ASSERT_FALSE(e.pkts.empty());
-    EXPECT_EQ(local, e.pkts.front().local) << "packet #" << packets << " left by the wrong port";
+    EXPECT_EQ(port, e.pkts.front().port) << "packet #" << packets << " left by the wrong port";
     EXPECT_EQ(bytes, e.pkts.front().bytes)
         << "FIFO " << from << " packet #" << packets << " differs\n" << dump(bytes);
     e.pkts.pop_front();
@@ -280,10 +306,11 @@ class Bench {
     b.insert(b.end(), cur_.bytes.begin(), cur_.bytes.end());
     return b;
   }
-  // What the engine hands on: LRH, BTH (PSN 0), TEH and the TLP; no CRCs yet.
+  // What the engine hands on: LRH, BTH (PSN 0), TEH and the TLP, or a raw packet's LRH,
+  // RWH and datagram; no CRCs yet.
   static Bytes expectedBytes(const FabricPacket& p) {
     Bytes b = encodeFabric(p);
-    b.resize(b.size() - kTrailerBytes);
+    b.resize(b.size() - (p.raw ? kRawTrailerBytes : kTrailerBytes));
     return b;
   }
   static std::string dump(const Bytes& bytes) {
@@ -304,8 +331,8 @@ class Bench {
   std::deque<Bytes> cplInFlight_;
   std::set<uint8_t> outstanding_;
   tb::Packet cur_;
-  Bytes hdr_, loc_;
-  bool hdrTaken_ = false;
+  Bytes hdr_, loc_, raw_;
+  bool hdrTaken_ = false, rawTaken_ = false;
   int inMsg_ = -1;
 
   friend class DmaInjTest;
@@ -347,10 +374,11 @@ class DmaInjTest : public tb::VerilatedTest {
   DmaDescriptor randomDesc(unsigned f, unsigned seq, unsigned maxSlots, Bytes* data) {
     auto r = [this](uint64_t n) { return rng()() % n; };
     DmaDescriptor d;
-    static const DmaOp kOps[] = {DmaOp::Put, DmaOp::Send, DmaOp::Copy};
-    d.op = static_cast<uint8_t>(kOps[r(3)]);
+    static const DmaOp kOps[] = {DmaOp::Put, DmaOp::Send, DmaOp::Copy, DmaOp::Raw};
+    d.op = static_cast<uint8_t>(kOps[r(4)]);
     const bool inl = maxSlots > 1 && r(3) != 0;
-    const unsigned maxLen = inl ? (maxSlots - 1) * kSlot : 1200;
+    unsigned maxLen = inl ? (maxSlots - 1) * kSlot : 1200;
+    if (d.isRaw()) maxLen = std::min(maxLen, rawMaxBytes(kMaxPayload));
     unsigned len = r(4) == 0 ? 8 : 4 * (1 + r(maxLen / 4));
     d.len = len;
     d.flags = (inl ? kDescInline : 0) | (r(2) ? kDescInjCnt : 0) | (r(2) ? kDescRcvCnt : 0);
@@ -360,11 +388,12 @@ class DmaInjTest : public tb::VerilatedTest {
     d.injCnt = static_cast<uint8_t>(r(32));
     d.rcvCnt = static_cast<uint8_t>(r(32));
     d.dest = static_cast<uint16_t>(1 + r(60));
-    d.qid = static_cast<uint16_t>(d.isCopy() ? r(kCopyIds) : r(16));
+    d.qid = static_cast<uint16_t>(d.isCopy() ? r(kCopyIds) : d.isRaw() ? (r(2) ? kEtherTypeIpv6 : kEtherTypeBridged) : r(16));
     d.tag = (f << 24) | seq;
     // Source buffers: one 8 KiB area per message (512 per FIFO), 64-byte aligned, may cross pages.
     d.src = 0x1000'0000 + (uint64_t{f} << 22) + (uint64_t{seq % 512} << 13) + 64 * r(64);
     d.dst = 64 * r(1024);
+    if (d.isRaw() && (d.src & 0xFFF) + len > 4096) d.src -= 256;  // a raw datagram's source stays in its page
     data->resize(len);
     for (auto& c : *data) c = static_cast<uint8_t>(rng()());
     return d;
@@ -506,6 +535,17 @@ class DmaInjTest : public tb::VerilatedTest {
       DmaDescriptor d = copy(15, 0, 64);
       d.dst += 8;
       cases.push_back({"copy destination not 64-byte aligned", DmaErr::Align, d, 2});
+    }
+    {
+      DmaDescriptor d = put(rawMaxBytes(kMaxPayload) + 4, true);
+      d.op = static_cast<uint8_t>(DmaOp::Raw);
+      cases.push_back({"raw datagram too long for a reception FIFO slot", DmaErr::Len, d, d.slots});
+    }
+    {
+      DmaDescriptor d = put(128, false);
+      d.op = static_cast<uint8_t>(DmaOp::Raw);
+      d.src = 0x3900'0000 + 4096 - 64;
+      cases.push_back({"raw datagram whose source crosses a page", DmaErr::Align, d, 1});
     }
     cases.push_back({"tail outside the ring", DmaErr::Tail, put(8, true), -1});
     unsigned seq = 0, stopped = 0;

@@ -20,6 +20,9 @@
 // Sends to reception FIFOs (TEH RFIFO) land in their FIFO's tail slot; a full FIFO
 // answers with an RNR NAK (the send is not taken, its source's later requests are
 // dropped unNAKed until it comes again); a disabled or missing FIFO refuses (NAK 0x62).
+// Raw packets (LRH + RWH + datagram + VCRC) to this node land whole, behind an entry
+// header, in the raw reception FIFO (3 here), unanswered; a damaged one is nullified,
+// one too long for a slot or for another node is refused as a bad packet.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,13 +55,16 @@ enum EvBit : unsigned {
   kRx = 1, kCrc = 2, kMemId = 4, kBounds = 8, kNakTx = 16, kNakRx = 32, kBad = 64, kRdServed = 128,
   kDup = 256, kOos = 512, kRnrTx = 1024, kRnrRx = 2048,
   // Answers reported to ni_retx: kRelAck << REL kind.
-  kRelAck = 4096, kRelNakSeq = 8192, kRelRsp = 16384, kRelRefused = 32768, kRelRnr = 65536
+  kRelAck = 4096, kRelNakSeq = 8192, kRelRsp = 16384, kRelRefused = 32768, kRelRnr = 65536,
+  kRawRx = 1u << 20, kRawDrop = 1u << 21
 };
+constexpr unsigned kRelBits = kRelAck | kRelNakSeq | kRelRsp | kRelRefused | kRelRnr;
 // Reception FIFOs of the unit under test: FIFO 2 disabled; heads stay at 0, so 0 and
 // 1 fill up (size - 1 entries) and then answer RNR.
 constexpr unsigned kRfifos = 4, kMaxPayload = 256;
 constexpr bool kRfOn[kRfifos] = {true, true, false, true};
 constexpr uint16_t kRfSize[kRfifos] = {6, 3, 8, 1024};
+constexpr unsigned kRawFifo = 3;  // RAW_CTRL.fifo
 constexpr uint64_t kRfBase[kRfifos] = {0x0000'0060'0000'0000ull, 0x0000'0060'0010'0100ull, 0x0000'0060'0020'0000ull,
                                        0x0000'0060'0030'0000ull};
 enum class Seq { Next, Dup, Ahead };
@@ -110,6 +116,8 @@ class FabRxTest : public tb::VerilatedTest {
       setField(m.rf_size_i, 16 * q, 16, kRfSize[q]);
       setField(m.rf_head_i, 16 * q, 16, 0);
     }
+    m.raw_enable_i = 1;
+    m.raw_fifo_i = kRawFifo;
   }
 
   uint8_t r8() { return static_cast<uint8_t>(rng()()); }
@@ -213,7 +221,11 @@ class FabRxTest : public tb::VerilatedTest {
     p.psn = rng()() & 0xFFFFFF;
     Expect e;
     e.slid = p.slid;
-    const unsigned kind = rng()() % 22;
+    const unsigned kind = rng()() % 24;
+    if (kind >= 22) {
+      addRaw(p, e);
+      return;
+    }
     if (kind >= 17 && kind <= 19 && lastWriter) p.slid = lastWriter;  // continuations mostly follow a write
     const bool unicastReq = kind <= 5 || kind == 7 || (kind >= 10 && kind != 13 && kind != 16);
     const Seq seq = unicastReq ? pickSeq(p, kind == 12 || kind >= 14 ? 30 : 8) : Seq::Next;  // duplicates often
@@ -504,6 +516,31 @@ class FabRxTest : public tb::VerilatedTest {
     if (unicastReq) sequence(p, e, seq, true, reqTlp);
     push(encodeFabric(p), p.vl, e);
   }
+  // A raw packet (VL 0): into the raw FIFO's tail slot, or refused, or damaged on the way.
+  void addRaw(FabricPacket& p, Expect& e) {
+    p.raw = true;
+    p.etherType = rng()() % 2 ? kEtherTypeIpv6 : kEtherTypeBridged;
+    const unsigned r = rng()() % 10;
+    const uint32_t max = rawMaxBytes(kMaxPayload);
+    p.payload = randomData(r == 0 ? max + 4 * (1 + rng()() % 4) : 4 * (1 + rng()() % (max / 4)));
+    if (r == 1) p.dlid = static_cast<uint16_t>(kLid + 1 + rng()() % 5);
+    Bytes wire = encodeFabric(p);
+    if (r == 0 || r == 1) {  // too long for a reception FIFO slot, or for another node
+      e.events |= kBad;
+    } else if (r == 2) {  // damaged: cut through to the host, then nullified
+      wire[kRawHdrBytes + rng()() % p.payload.size()] ^= 0x04;
+      e.events |= kCrc;
+      e.toHost = e.nullified = true;
+    } else {
+      e.events |= kRawRx;
+      e.toHost = true;
+      uint16_t& tail = rfTail[kRawFifo];
+      e.tlp = makeMWr(kNiReqId, 0, kRfBase[kRawFifo] + uint64_t{tail} * kMaxPayload, rawFifoEntry(wire));
+      tail = static_cast<uint16_t>((tail + 1) % kRfSize[kRawFifo]);
+      ++rawEntries;
+    }
+    push(wire, 0, e);
+  }
   void push(const Bytes& b, uint8_t vc, const Expect& e) {
     packets.push_back({b, vc});
     expect.push_back(e);
@@ -532,7 +569,7 @@ class FabRxTest : public tb::VerilatedTest {
   std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes (0: evicted)
   uint32_t nextRspPsn = 0x100;
   uint16_t rfTail[kRfifos] = {};
-  unsigned rnrs = 0, fifoEntries = 0;
+  unsigned rnrs = 0, fifoEntries = 0, rawEntries = 0;
   std::vector<std::pair<Bytes, uint8_t>> packets;
   std::deque<Expect> expect;
   unsigned credits[2] = {0, 0};
@@ -644,6 +681,8 @@ void FabRxTest::run() {
     ev |= m.ev_oos_o ? kOos : 0;
     ev |= m.ev_rnr_tx_o ? kRnrTx : 0;
     ev |= m.ev_rnr_rx_o ? kRnrRx : 0;
+    ev |= m.ev_raw_rx_o ? kRawRx : 0;
+    ev |= m.ev_raw_drop_o ? kRawDrop : 0;
     if (m.rel_valid_o) {
       ev |= kRelAck << m.rel_kind_o;
       rels.push_back({static_cast<uint16_t>(m.rel_lid_o), m.rel_psn_o});
@@ -691,7 +730,7 @@ void FabRxTest::run() {
   for (size_t i = 0; i < order.size(); ++i) {
     const Expect& e = order[i];
     EXPECT_EQ(events[i], e.events) << "events of packet " << i << " seed " << seed();
-    if (e.events >= kRelAck) {
+    if (e.events & kRelBits) {
       ASSERT_LT(relIdx, rels.size());
       EXPECT_EQ(rels[relIdx].first, e.slid) << "answer of packet " << i;
       EXPECT_EQ(rels[relIdx].second, e.psn) << "answer of packet " << i;
@@ -747,6 +786,7 @@ void FabRxTest::run() {
   EXPECT_GT(replays, 3u) << "duplicate atomics whose result is kept";
   EXPECT_GT(rnrs, 3u) << "sends to a full reception FIFO";
   EXPECT_GT(fifoEntries, 5u) << "sends taken into a reception FIFO";
+  EXPECT_GT(rawEntries, 20u) << "raw packets taken into the raw reception FIFO";
   for (unsigned q = 0; q < kRfifos; ++q)
     EXPECT_EQ(getField(m.rf_tail_o, 16 * q, 16), rfTail[q]) << "tail of reception FIFO " << q;
   EXPECT_EQ(replays, std::count_if(gens.begin(), gens.end(), [](const Bytes& g) { return g.size() == 32; }));

@@ -2,7 +2,8 @@
 // Unit test of ni_fab_tx (the framer) alone at 64 and 512 bits (where the payload
 // is shifted by half a beat behind the header): three sources (tunneled
 // completions with payload, header-only NAKs and UR completions, tunneled
-// requests with payload), random credits, idles and back-pressure. Every packet
+// requests with payload, continuations and raw packets), random credits, idles and
+// back-pressure. Every packet
 // must equal the golden codec's bytes, keep its source's order, carry the right
 // PSN, and never start without a credit for its VC.
 #include <gtest/gtest.h>
@@ -32,6 +33,7 @@ struct SrcPkt {
   unsigned hdrLen = 0;
   bool payload = false;
   bool cont = false;   // a continuation: header bytes replace the beats' first 16 bytes
+  bool raw = false;    // a raw packet: the beats are the whole packet, a VCRC follows
   Bytes payloadBytes;
 };
 
@@ -54,6 +56,18 @@ class FabTxTest : public tb::VerilatedTest {
         p.payload = Bytes(12);  // an inline UR completion: always 12 bytes
         for (auto& x : p.payload) x = static_cast<uint8_t>(rng()());
       }
+    } else if (src == 2 && rng()() % 4 == 0) {
+      // A raw packet as the DMA engine hands it over: LRH, RWH and datagram in the beats.
+      p.raw = true;
+      p.etherType = static_cast<uint16_t>(rng()());
+      p.payload = Bytes(4 * (1 + rng()() % 57));
+      for (auto& x : p.payload) x = static_cast<uint8_t>(rng()());
+      const Bytes full = encodeFabric(p);
+      s.payload = s.raw = true;
+      s.payloadBytes.assign(full.begin(), full.end() - kRawTrailerBytes);
+      s.hdrLen = kRawHdrBytes;
+      s.header.assign(full.begin(), full.begin() + kRawHdrBytes);
+      return s;
     } else if (src == 2 && rng()() % 3 == 0) {
       // A continuation as ni_retx hands it over: LRH + CTH with its PSN, and the beats
       // of the combined TLP (a 16-byte header the framer overwrites, then the data).
@@ -95,8 +109,9 @@ class FabTxTest : public tb::VerilatedTest {
     setField(dut->m.src_hdr_i, base + 3, 6, s.hdrLen);
     setField(dut->m.src_hdr_i, base + 2, 1, s.payload);
     setField(dut->m.src_hdr_i, base + 1, 1, s.pkt.vl);
-    setField(dut->m.src_hdr_i, base + 0, 1, s.pkt.opcode != kOpRcAck && !s.cont);  // stamp_psn
+    setField(dut->m.src_hdr_i, base + 0, 1, s.pkt.opcode != kOpRcAck && !s.cont && !s.raw);  // stamp_psn
     setField(dut->m.src_hdr_i, base + tb::kTxHdrContBit, 1, s.cont);
+    setField(dut->m.src_hdr_i, base + tb::kTxHdrRawBit, 1, s.raw);
   }
 
   template <class M, unsigned kBpb>
@@ -192,12 +207,12 @@ void FabTxTest::packetsMatchCodec() {
     ASSERT_TRUE(d) << toString(err);
     EXPECT_EQ(o.dest, d->vl) << "tdest is the VC";
     // Source: requests come from 2; NAKs and 12-byte UR completions from 1; other completions from 0.
-    const unsigned s = (d->opcode == kOpTunnelReq || d->isCont())                        ? 2
+    const unsigned s = (d->raw || d->opcode == kOpTunnelReq || d->isCont())              ? 2
                        : (d->opcode == kOpRcAck || d->payload.size() == 12) ? 1
                                                                                           : 0;
     ASSERT_LT(idx[s], perSrc);
     FabricPacket e = expect[s][idx[s]++].pkt;
-    if (e.opcode != kOpRcAck && !e.isCont()) e.psn = psn[e.vl]++;  // a continuation brings its own
+    if (e.opcode != kOpRcAck && !e.isCont() && !e.raw) e.psn = psn[e.vl]++;  // a continuation brings its own
     EXPECT_EQ(o.bytes, encodeFabric(e)) << "source " << s << " packet " << idx[s] - 1 << " differs at byte "
                                         << firstDifference(o.bytes, encodeFabric(e)) << " seed " << seed();
   }
