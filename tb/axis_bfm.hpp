@@ -103,6 +103,11 @@ class AxisSink {
     if (wasStalled_) held_ = b;
     if (!(valid && ready_)) return false;
     if (cur_.bytes.empty()) cur_.firstCycle = cycle;
+    // Packed stream: keep is lanes 0..k-1, and only a packet's last beat is not full.
+    const uint64_t full = bpb_ >= 64 ? ~uint64_t{0} : (uint64_t{1} << bpb_) - 1;
+    EXPECT_TRUE(b.keep != 0 && (b.keep & (b.keep + 1)) == 0 && (b.last || b.keep == full))
+        << "keep 0x" << std::hex << b.keep << (b.last ? " on a last beat" : " on a beat before the last")
+        << " at cycle " << std::dec << cycle;
     for (unsigned j = 0; j < bpb_; ++j) {
       if (b.keep >> j & 1) cur_.bytes.push_back(b.data[j]);
     }

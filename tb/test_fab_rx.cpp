@@ -21,8 +21,9 @@
 // answers with an RNR NAK (the send is not taken, its source's later requests are
 // dropped unNAKed until it comes again); a disabled or missing FIFO refuses (NAK 0x62).
 // Raw packets (LRH + RWH + datagram + VCRC) to this node land whole, behind an entry
-// header, in the raw reception FIFO (3 here), unanswered; a damaged one is nullified,
-// one too long for a slot or for another node is refused as a bad packet.
+// header, in the raw reception FIFO (3, or 1 which fills up), unanswered; one that finds
+// the FIFO full is dropped (RAW_DROP); a damaged one is nullified, one too long for a
+// slot or for another node is refused as a bad packet.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,7 +65,6 @@ constexpr unsigned kRelBits = kRelAck | kRelNakSeq | kRelRsp | kRelRefused | kRe
 constexpr unsigned kRfifos = 4, kMaxPayload = 256;
 constexpr bool kRfOn[kRfifos] = {true, true, false, true};
 constexpr uint16_t kRfSize[kRfifos] = {6, 3, 8, 1024};
-constexpr unsigned kRawFifo = 3;  // RAW_CTRL.fifo
 constexpr uint64_t kRfBase[kRfifos] = {0x0000'0060'0000'0000ull, 0x0000'0060'0010'0100ull, 0x0000'0060'0020'0000ull,
                                        0x0000'0060'0030'0000ull};
 enum class Seq { Next, Dup, Ahead };
@@ -117,7 +117,7 @@ class FabRxTest : public tb::VerilatedTest {
       setField(m.rf_head_i, 16 * q, 16, 0);
     }
     m.raw_enable_i = 1;
-    m.raw_fifo_i = kRawFifo;
+    m.raw_fifo_i = rawFifo;
   }
 
   uint8_t r8() { return static_cast<uint8_t>(rng()()); }
@@ -527,16 +527,19 @@ class FabRxTest : public tb::VerilatedTest {
     Bytes wire = encodeFabric(p);
     if (r == 0 || r == 1) {  // too long for a reception FIFO slot, or for another node
       e.events |= kBad;
-    } else if (r == 2) {  // damaged: cut through to the host, then nullified
+    } else if (r == 2) {  // damaged: cut through to the host and nullified (not when no room)
       wire[kRawHdrBytes + rng()() % p.payload.size()] ^= 0x04;
       e.events |= kCrc;
-      e.toHost = e.nullified = true;
+      e.toHost = e.nullified = (rfTail[rawFifo] + 1) % kRfSize[rawFifo] != 0;
+    } else if ((rfTail[rawFifo] + 1) % kRfSize[rawFifo] == 0) {  // full: dropped, unanswered
+      e.events |= kRawDrop;
+      ++rawDrops;
     } else {
       e.events |= kRawRx;
       e.toHost = true;
-      uint16_t& tail = rfTail[kRawFifo];
-      e.tlp = makeMWr(kNiReqId, 0, kRfBase[kRawFifo] + uint64_t{tail} * kMaxPayload, rawFifoEntry(wire));
-      tail = static_cast<uint16_t>((tail + 1) % kRfSize[kRawFifo]);
+      uint16_t& tail = rfTail[rawFifo];
+      e.tlp = makeMWr(kNiReqId, 0, kRfBase[rawFifo] + uint64_t{tail} * kMaxPayload, rawFifoEntry(wire));
+      tail = static_cast<uint16_t>((tail + 1) % kRfSize[rawFifo]);
       ++rawEntries;
     }
     push(wire, 0, e);
@@ -569,7 +572,8 @@ class FabRxTest : public tb::VerilatedTest {
   std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes (0: evicted)
   uint32_t nextRspPsn = 0x100;
   uint16_t rfTail[kRfifos] = {};
-  unsigned rnrs = 0, fifoEntries = 0, rawEntries = 0;
+  unsigned rnrs = 0, fifoEntries = 0, rawEntries = 0, rawDrops = 0;
+  unsigned rawFifo = 3;  // RAW_CTRL.fifo
   std::vector<std::pair<Bytes, uint8_t>> packets;
   std::deque<Expect> expect;
   unsigned credits[2] = {0, 0};
@@ -786,13 +790,21 @@ void FabRxTest::run() {
   EXPECT_GT(replays, 3u) << "duplicate atomics whose result is kept";
   EXPECT_GT(rnrs, 3u) << "sends to a full reception FIFO";
   EXPECT_GT(fifoEntries, 5u) << "sends taken into a reception FIFO";
-  EXPECT_GT(rawEntries, 20u) << "raw packets taken into the raw reception FIFO";
+  EXPECT_GT(rawEntries, rawFifo == 3 ? 20u : 0u) << "raw packets taken into the raw reception FIFO";
+  if (rawFifo != 3) EXPECT_GT(rawDrops, 10u) << "raw packets that found their FIFO full";
   for (unsigned q = 0; q < kRfifos; ++q)
     EXPECT_EQ(getField(m.rf_tail_o, 16 * q, 16), rfTail[q]) << "tail of reception FIFO " << q;
   EXPECT_EQ(replays, std::count_if(gens.begin(), gens.end(), [](const Bytes& g) { return g.size() == 32; }));
 }
 
 TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
+  for (int i = 0; i < 800; ++i) addRandom();
+  run<Vni_fab_rx, 8>();
+}
+
+// Raw packets into FIFO 1 (2 entries, shared with sends): once it is full they are dropped.
+TEST_F(FabRxTest, RawPacketsFindingTheirFifoFullAreDropped) {
+  rawFifo = 1;
   for (int i = 0; i < 800; ++i) addRandom();
   run<Vni_fab_rx, 8>();
 }
