@@ -5,7 +5,7 @@
 //    and the memory round trip the NI sees (MRd out to its completion's first beat in);
 //  - message rate of 8-byte inline puts from one FIFO and from all eight FIFOs, against
 //    the two bounds: the fabric link (beats of one packet) and the host port (beats
-//    of the two 64-byte slots read per message);
+//    of the completions that bring the two 64-byte slots of each message);
 //  - throughput of a 256 KiB put from memory: payload bytes per cycle on the fabric
 //    against the link's payload bandwidth (packets of MaxPayload back to back);
 //  - throughput of a 256 KiB memory-FIFO send into a reception FIFO at node 1: message
@@ -235,9 +235,10 @@ int main(int argc, char** argv) {
     }
     // Bounds. Fabric: an 8-byte put is LRH/BTH/TEH 32 + TLP header 16 + 8 + CRCs 6 = 62 bytes.
     f.rateLink = 1.0 / beatsOf(62, bpb);
-    // Host port: two 64-byte slots per message, read 256 bytes (four slots) per completion
-    // of 12 header bytes.
-    f.rateHost = 1.0 / (double(128 + 6) / bpb);
+    // Host port: two 64-byte slots per message, read 256 bytes (four slots, two messages)
+    // per completion, whose 12 header bytes and 256 data bytes take whole beats (a TLP
+    // starts in lane 0): 5 beats at 512 bits, 2.5 cycles a message.
+    f.rateHost = 2.0 / beatsOf(12 + 256, bpb);
     f.linkBpc = 256.0 / beatsOf(32 + 16 + 256 + 6, bpb);
     f.linkSendBpc = 192.0 / beatsOf(32 + 16 + 16 + 192 + 6, bpb);
     // Host port out, per 256 bytes copied: the MWr (16 + 256 bytes) and the MRd (16).
