@@ -16,8 +16,10 @@
 //    MaxPayload bytes cost one MWr and one MRd on it.
 // Writes JSON and a Markdown table; fails when a put falls below 95 % of the link or
 // inline data does not save a memory round trip.   usage: bench_dma [out.json] [out.md]
+// (NI_LINK_LATENCY=n in the environment sets the fabric link latency, default 10.)
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -49,6 +51,8 @@ class Bench {
     SystemConfig c;
     c.nodes = 2;
     c.dataBits = width;
+    // NI_LINK_LATENCY: fabric link latency (default 10), to see what the ACK round trip costs.
+    if (const char* l = std::getenv("NI_LINK_LATENCY")) c.linkLatency = static_cast<unsigned>(std::atoi(l));
     sys_ = std::make_unique<System>(c);
     sys_->reset();
     sys_->setMemId(1, 1, MemRegion{true, kRegion, 1 << 24, true, true});
