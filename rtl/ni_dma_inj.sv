@@ -396,20 +396,11 @@ module ni_dma_inj #(
     hb = '0;
     hb[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, len_dw, NiReqId, 8'h00, tlp_addr);
     // Entry header of a memory-FIFO packet (lands in the reception FIFO as is).
-    hb[16 * 8 +: 16] = node_id_i;
-    hb[18 * 8 +: 16] = 16'(chunk);
-    hb[20 * 8 +: 32] = d_len;
-    hb[24 * 8 +: 32] = po_q;
-    hb[28 * 8 +: 32] = d_tag;
+    hb[16 * 8 +: 128] = ni_pkg::entry_header(node_id_i, 16'(chunk), d_len, po_q, d_tag);
     // A raw packet: LRH (next header raw, VL/SL 0, PktLen up to the VCRC) and RWH.
     if (is_raw) begin
       hb = '0;
-      hb[2 * 8 +: 8] = d_dest[15:8];
-      hb[3 * 8 +: 8] = d_dest[7:0];
-      hb[5 * 8 +: 8] = raw_words[7:0];
-      hb[4 * 8 +: 8] = {5'b0, raw_words[10:8]};
-      hb[6 * 8 +: 8] = node_id_i[15:8];
-      hb[7 * 8 +: 8] = node_id_i[7:0];
+      hb[0 +: 64] = ni_pkg::lrh(1'b0, ni_pkg::LnhRaw, d_dest, raw_words, node_id_i);
       hb[10 * 8 +: 8] = d_qid[15:8];
       hb[11 * 8 +: 8] = d_qid[7:0];
     end

@@ -482,8 +482,7 @@ module ni_fab_rx #(
                                                 rf_slot_addr);
     // Entry header (little-endian): source LID, bytes of the raw packet that follow;
     // message length 0 marks a raw entry (a send's is never 0).
-    raw_made[16 * 8 +: 16] = slid;
-    raw_made[18 * 8 +: 16] = 16'(t_pos);
+    raw_made[16 * 8 +: 128] = ni_pkg::entry_header(slid, 16'(t_pos), 32'h0, 32'h0, 32'h0);
   end
   assign out_beat = raw_del ? ((Off == 0) ? (!raw_gen && bs_q < t_pos) : (bs_q == '0 || cy_valid_q))
                    : is_cont ? (deliver && bs_q >= 13'(Bpb) && bs_q - 13'(Bpb) < t_pos)

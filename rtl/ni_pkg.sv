@@ -160,6 +160,28 @@ package ni_pkg;
     psn_before = d != 24'd0 && !d[23];
   endfunction
 
+  // LRH (IBA local route header), network byte order; VL and SL both vc.
+  function automatic logic [63:0] lrh(input logic vc, input logic [1:0] lnh, input logic [15:0] dlid,
+                                      input logic [10:0] pkt_words, input logic [15:0] slid);
+    logic [63:0] h;
+    h[0*8 +: 8] = {3'b000, vc, 4'h0};             // VL, LVer
+    h[1*8 +: 8] = {3'b000, vc, 2'b00, lnh};       // SL, rsvd, LNH
+    h[2*8 +: 8] = dlid[15:8];
+    h[3*8 +: 8] = dlid[7:0];
+    h[4*8 +: 8] = {5'b0, pkt_words[10:8]};
+    h[5*8 +: 8] = pkt_words[7:0];
+    h[6*8 +: 8] = slid[15:8];
+    h[7*8 +: 8] = slid[7:0];
+    lrh = h;
+  endfunction
+
+  // Reception-FIFO entry header (docs/formats.md#dma-descriptors), little-endian.
+  function automatic logic [127:0] entry_header(input logic [15:0] src_lid, input logic [15:0] bytes,
+                                                input logic [31:0] msg_len, input logic [31:0] offset,
+                                                input logic [31:0] tag);
+    entry_header = {tag, offset, msg_len, bytes, src_lid};
+  endfunction
+
   // LRH + BTH + (TEH or AETH) as a 48-byte vector, network byte order.
   function automatic logic [TxHdrBytes*8-1:0] fab_header(
       input logic [7:0] opcode, input logic vc, input logic [15:0] dlid, input logic [15:0] slid,
@@ -167,14 +189,7 @@ package ni_pkg;
       input logic [15:0] memid, input logic [7:0] aeth_syndrome);
     logic [TxHdrBytes*8-1:0] h;
     h = '0;
-    h[0*8 +: 8] = {3'b000, vc, 4'h0};           // VL, LVer
-    h[1*8 +: 8] = {3'b000, vc, 2'b00, LnhIbaLocal};  // SL, rsvd, LNH
-    h[2*8 +: 8] = dlid[15:8];
-    h[3*8 +: 8] = dlid[7:0];
-    h[4*8 +: 8] = {5'b0, pkt_words[10:8]};
-    h[5*8 +: 8] = pkt_words[7:0];
-    h[6*8 +: 8] = slid[15:8];
-    h[7*8 +: 8] = slid[7:0];
+    h[0 +: 64] = lrh(vc, LnhIbaLocal, dlid, pkt_words, slid);
     h[8*8 +: 8] = opcode;                         // BTH
     h[9*8 +: 8] = 8'h00;                          // SE, M, PadCnt, TVer
     h[10*8 +: 8] = DefaultPKey[15:8];
