@@ -104,12 +104,13 @@ class DmaSystemTest : public ::testing::TestWithParam<Param> {
     return r.take([&mem](uint64_t a, size_t len) { return mem.read(a, len); },
                   [&mem](uint64_t a, const Bytes& b) { mem.write(a, b); });
   }
-  // The reception-FIFO entries a send leaves at its target (the payloads of its packets).
+  // The reception-FIFO entries a send leaves at its target (the payloads of its
+  // packets), or a raw datagram (its raw packet behind the entry header).
   std::vector<Bytes> entriesOf(DmaDescriptor d, const Bytes& data, unsigned from) {
     d.len = static_cast<uint32_t>(data.size());
     std::vector<Bytes> out;
     for (const FabricPacket& p : dmaPackets(d, data, lidOf(from), 0, sys->config().maxPayload))
-      out.push_back(decodeTlp(p.payload)->data);
+      out.push_back(p.raw ? rawFifoEntry(encodeFabric(p)) : decodeTlp(p.payload)->data);
     return out;
   }
   // Runs until every FIFO of every node is empty, then until the system is at rest.
@@ -573,8 +574,7 @@ TEST_P(DmaSystemTest, RawDatagramsLandWholeInTheRawFifo) {
       d.flags = rng() % 2 ? kDescInline : 0;
       d.src = kSrcBase + (uint64_t{k} << 13) + 64 * (rng() % 32);
       ASSERT_TRUE(post(s, 5, d, data));
-      d.len = static_cast<uint32_t>(data.size());
-      expect[{t, lidOf(s)}].push_back(rawFifoEntry(encodeFabric(dmaPackets(d, data, lidOf(s), 0, mp).at(0))));
+      expect[{t, lidOf(s)}].push_back(entriesOf(d, data, s).at(0));
       ++total;
     }
     driver::ringDoorbell(sys->csrWriter(s), 5, rings[s][5].tail());
@@ -628,8 +628,7 @@ TEST_P(DmaSystemTest, RawDatagramsWithoutRoomOrDamagedAreDroppedAndCounted) {
     d.flags = kDescInline;
     ASSERT_TRUE(post(0, 4, d, data));
     driver::ringDoorbell(sys->csrWriter(0), 4, rings[0][4].tail());
-    d.len = static_cast<uint32_t>(data.size());
-    if (lands) landed.push_back(rawFifoEntry(encodeFabric(dmaPackets(d, data, lidOf(0), 0, mp).at(0))));
+    if (lands) landed.push_back(entriesOf(d, data, 0).at(0));
     ASSERT_TRUE(runUntilFifosEmpty());
   };
   // A put from another FIFO goes on beside them.

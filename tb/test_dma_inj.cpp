@@ -220,13 +220,7 @@ class Bench {
     }
     if (m.out_beat_valid_o && m.out_beat_ready_i) {
       EXPECT_TRUE(hdrTaken_) << "beat before its header";
-      for (unsigned j = 0; j < kBpb; ++j) {
-        if (getField(m.out_beat_o, 8 * kBpb + j, 1)) cur_.bytes.push_back(static_cast<uint8_t>(getField(m.out_beat_o, 8 * j, 8)));
-      }
-      if (getField(m.out_beat_o, 9 * kBpb, 1)) {
-        // A stomped packet (a read failed under it) is dropped by the receiver.
-        if (getField(m.out_beat_o, 9 * kBpb + 1, 1)) ++stomped;
-        else checkOut(Expected::Port::Req, got());
+      if (takeBeat(m.out_beat_o, cur_.bytes, Expected::Port::Req, hdr_)) {
         cur_ = tb::Packet{};
         hdrTaken_ = false;
       }
@@ -238,26 +232,14 @@ class Bench {
     }
     if (m.raw_beat_valid_o && m.raw_beat_ready_i) {
       EXPECT_TRUE(rawTaken_) << "raw beat before its header";
-      for (unsigned j = 0; j < kBpb; ++j) {
-        if (getField(m.out_beat_o, 8 * kBpb + j, 1)) raw_.push_back(static_cast<uint8_t>(getField(m.out_beat_o, 8 * j, 8)));
-      }
-      if (getField(m.out_beat_o, 9 * kBpb, 1)) {
-        if (getField(m.out_beat_o, 9 * kBpb + 1, 1)) ++stomped;
-        else checkOut(Expected::Port::Raw, raw_);
+      if (takeBeat(m.out_beat_o, raw_, Expected::Port::Raw)) {
         raw_.clear();
         rawTaken_ = false;
       }
     }
     if (m.loc_beat_valid_o && m.loc_beat_ready_i) {
       EXPECT_TRUE(cur_.bytes.empty() && !hdrTaken_) << "a copy's TLP inside a fabric packet";
-      for (unsigned j = 0; j < kBpb; ++j) {
-        if (getField(m.loc_beat_o, 8 * kBpb + j, 1)) loc_.push_back(static_cast<uint8_t>(getField(m.loc_beat_o, 8 * j, 8)));
-      }
-      if (getField(m.loc_beat_o, 9 * kBpb, 1)) {
-        if (getField(m.loc_beat_o, 9 * kBpb + 1, 1)) ++stomped;
-        else checkOut(Expected::Port::Local, loc_);
-        loc_.clear();
-      }
+      if (takeBeat(m.loc_beat_o, loc_, Expected::Port::Local)) loc_.clear();
     }
     if (m.loc_cnt_valid_o) locCnt[m.loc_cnt_id_o] += m.loc_cnt_bytes_o;
     if (m.inj_cnt_valid_o) injCnt[m.inj_cnt_id_o] += m.inj_cnt_bytes_o;
@@ -301,10 +283,22 @@ class Bench {
       inMsg_ = from;
     }
   }
-  Bytes got() const {
-    Bytes b = hdr_;
-    b.insert(b.end(), cur_.bytes.begin(), cur_.bytes.end());
-    return b;
+  // One beat {bad, last, keep, data} of an output into `into`. At the last beat the
+  // packet (prefix + into) is checked, or counted if stomped (a read failed under it:
+  // the receiver drops it). Returns whether the packet ended.
+  template <class P>
+  bool takeBeat(const P& beat, Bytes& into, Expected::Port port, const Bytes& prefix = {}) {
+    for (unsigned j = 0; j < kBpb; ++j)
+      if (getField(beat, 8 * kBpb + j, 1)) into.push_back(static_cast<uint8_t>(getField(beat, 8 * j, 8)));
+    if (!getField(beat, 9 * kBpb, 1)) return false;
+    if (getField(beat, 9 * kBpb + 1, 1)) {
+      ++stomped;
+    } else {
+      Bytes whole = prefix;
+      whole.insert(whole.end(), into.begin(), into.end());
+      checkOut(port, whole);
+    }
+    return true;
   }
   // What the engine hands on: LRH, BTH (PSN 0), TEH and the TLP, or a raw packet's LRH,
   // RWH and datagram; no CRCs yet.
