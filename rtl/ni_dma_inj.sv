@@ -36,7 +36,7 @@ module ni_dma_inj #(
   output logic [NumFifos-1:0][15:0] head_o,
   output logic [NumFifos-1:0] err_o,
   output logic [NumFifos-1:0][3:0] err_code_o,
-  output logic [NumFifos-1:0] busy_o,         // the engine is serving this FIFO
+  output logic [NumFifos-1:0] busy_o,         // the FIFO has a turn in the engine (read or served)
   // Reads of host memory (ni_host_tx makes the MRd; tag 0x80 | region).
   output logic rd_valid_o,
   input  logic rd_ready_i,
@@ -186,13 +186,10 @@ module ni_dma_inj #(
 
   // ------------------------------------------------------------ parser state
   typedef enum logic [3:0] {
-    PIdle, PDesc, PCheck, PHdr, PBeats, PEnd, PSkip, PErr, PDrain
+    PIdle, PDesc, PCheck, PHdr, PBeats, PEnd, PErr, PDrain
   } pstate_e;
   pstate_e ps_q, ps_d;
-  logic [FifoW-1:0] act_q, act_d, rr_q, rr_d;
-  logic [15:0] fptr_q, fptr_d;          // next slot of the active FIFO to read
-  logic [15:0] bstart_q, bstart_d;      // slot where this FIFO's turn started
-  logic [SW:0] skip_q, skip_d;          // slot regions of the last turn to drop (PSkip)
+  logic [FifoW-1:0] act_q, act_d;       // the FIFO whose turn the parser serves
   logic [RsW-1:0] ps_slot_q, ps_slot_d; // parse position in the head slot region
   logic [SbW-1:0] ps_beat_q, ps_beat_d;
   logic [511:0] desc_q, desc_d;
@@ -296,24 +293,56 @@ module ni_dma_inj #(
   end
 
   // ------------------------------------------------------------ fetch (reads)
-  logic [15:0] a_size, a_tail, a_head, filled, to_tail, to_end, fetched;
-  logic [63:0] a_base;
-  logic serving, s_want, d_want, s_issue, d_issue;
+  // Turns: the fetcher reads one FIFO's slots at a time: BatchSlots of them (more when
+  // no other FIFO waits or a message needs them), then it moves on to the next FIFO
+  // with work while the parser still serves what it read, so the next turn's slots
+  // arrive behind the last turn's without a memory round trip between them. A FIFO
+  // has at most one turn in the engine (turn_q), from its start in the fetcher until
+  // the parser ends it; only the parser moves a head, so a turn's reads start at the
+  // head. Each slot region is tagged with its FIFO and whether it opens a turn.
+  logic [NumFifos-1:0] turn_q, turn_d;            // the FIFO has a turn in the engine
+  logic [NumFifos-1:0][15:0] fp_q, fp_d;          // next slot to read in its turn
+  logic [NumFifos-1:0][7:0] need_q, need_d;       // slots its next turn reads at least
+  logic [NumSReg-1:0][FifoW-1:0] rfifo_q, rfifo_d;
+  logic [NumSReg-1:0] rfirst_q, rfirst_d;
+  logic f_on_q, f_on_d;                 // the fetcher is in a turn ...
+  logic [FifoW-1:0] f_fifo_q, f_fifo_d; // ... of this FIFO
+  logic f_first_q, f_first_d;           // no read of the turn issued yet
+  logic [15:0] f_cnt_q, f_cnt_d;        // slots read in the turn (saturating)
+  logic [15:0] f_lim_q, f_lim_d;        // slots the turn reads while others wait
+  logic [FifoW-1:0] rr_q, rr_d;         // round robin: the next pick starts here
+  logic hold_q, hold_d;                 // the parser's message needs slots not read yet
+  logic [15:0] a_size, a_tail, a_head, filled, f_size, f_ptr, to_tail, to_end;
+  logic [63:0] f_base;
+  logic f_stop, s_want, d_want, s_issue, d_issue;
   logic [RsW-1:0] s_nslots;
   assign a_size = size_i[act_q];
   assign a_tail = tail_q[act_q];
   assign a_head = head_q[act_q];
-  assign a_base = base_i[act_q];
   assign filled = ring_dist(a_tail, a_head, a_size);
-  assign to_tail = ring_dist(a_tail, fptr_q, a_size);
-  assign to_end = a_size - fptr_q;
-  assign fetched = ring_dist(fptr_q, bstart_q, a_size);
-  assign serving = ps_q == PDesc || ps_q == PCheck || ps_q == PHdr || ps_q == PBeats ||
-                   ps_q == PEnd || ps_q == PSkip;
+  assign f_size = size_i[f_fifo_q];
+  assign f_ptr = fp_q[f_fifo_q];
+  assign f_base = base_i[f_fifo_q];
+  assign to_tail = ring_dist(tail_q[f_fifo_q], f_ptr, f_size);
+  assign to_end = f_size - f_ptr;
+  assign f_stop = err_q[f_fifo_q] || !enable_i[f_fifo_q] || rst_pend_q[f_fifo_q];
+
+  // Round robin: the first FIFO in w at or after `from`; bit FifoW says one was found.
+  function automatic logic [FifoW:0] rr_pick(input logic [NumFifos-1:0] w, input logic [FifoW-1:0] from);
+    rr_pick = '0;
+    for (int k = NumFifos - 1; k >= 0; k--) begin
+      if (w[FifoW'(32'(from) + k)]) rr_pick = {1'b1, FifoW'(32'(from) + k)};
+    end
+  endfunction
+  // The next turn: a FIFO with work and no turn in the engine, not being reset (a
+  // reset applies between its turns).
+  logic [FifoW:0] pick;
+  assign pick = rr_pick(has_work & ~turn_q & ~(rst_pend_q | reset_i), rr_q);
+
   // Slots of the next read: up to the tail, the ring's end, a region, a 4 KiB page.
   logic [63:0] s_addr;
   logic [12:0] to_page;
-  assign s_addr = a_base + 64'(fptr_q) * 64'(SlotBytes);
+  assign s_addr = f_base + 64'(f_ptr) * 64'(SlotBytes);
   assign to_page = 13'd4096 - {1'b0, s_addr[11:0]};
   always_comb begin
     logic [15:0] n;
@@ -323,9 +352,9 @@ module ni_dma_inj #(
     if (16'(to_page) / 16'(SlotBytes) < n) n = 16'(to_page) / 16'(SlotBytes);
     s_nslots = RsW'(n);
   end
-  // Read ahead within this FIFO's turn; past it only when the parser has nothing left.
-  assign s_want = serving && to_tail != 16'd0 && s_cnt_q < (SW+1)'(NumSReg) &&
-                  (fetched < 16'(BatchSlots) || s_cnt_q == '0);
+  // A stopped FIFO's reads stop, unless the message being sent needs them.
+  assign s_want = f_on_q && to_tail != 16'd0 && s_cnt_q < (SW+1)'(NumSReg) && (!f_stop || hold_q) &&
+                  (f_cnt_q < f_lim_q || hold_q || !pick[FifoW]);
   logic dmsg_q, dmsg_d;                 // the message's data is read from memory
   assign d_want = dmsg_q && dfo_q != d_len && d_cnt_q < (DW+1)'(NumDReg);
   // A read takes its region when it enters the request register; it leaves from there
@@ -483,25 +512,24 @@ module ni_dma_inj #(
   end
 
   // ------------------------------------------------------------ next state
-  // Round robin: the first FIFO in w at or after `from`; bit FifoW says one was found.
-  function automatic logic [FifoW:0] rr_pick(input logic [NumFifos-1:0] w, input logic [FifoW-1:0] from);
-    rr_pick = '0;
-    for (int k = NumFifos - 1; k >= 0; k--) begin
-      if (w[FifoW'(32'(from) + k)]) rr_pick = {1'b1, FifoW'(32'(from) + k)};
-    end
-  endfunction
-  logic [FifoW:0] pick_any, pick_other;  // a FIFO with work; one other than the active one
-  assign pick_any = rr_pick(has_work, rr_q);
-  assign pick_other = rr_pick(has_work & ~(NumFifos'(1) << act_q), rr_q);
   logic s_adv_slot, s_adv_beat;   // parse position: next slot / next beat
   logic msg_start, msg_done;      // a checked descriptor's message starts; a message ends
+  logic turn_end;                 // the parser ends its turn
   logic ev_err;
   logic [15:0] desc_end;
+  logic fits;     // the message's slots are all read, or will be in this turn
+  logic fon_act;  // the fetcher is still in the parser's turn
+  logic a_stopped;
+  assign desc_end = ring_add(a_head, 16'(d_slots), a_size);
+  assign fits = ring_dist(desc_end, a_head, a_size) <= ring_dist(fp_q[act_q], a_head, a_size);
+  assign fon_act = f_on_q && f_fifo_q == act_q;
+  assign a_stopped = err_q[act_q] || !enable_i[act_q] || rst_pend_q[act_q];
 
-  logic [FifoW:0] turn_to;  // a FIFO's turn starts (bit FifoW); its slot reads start at once
   always_comb begin
-    turn_to = '0;
-    skip_d = skip_q;
+    logic [16:0] cnt;
+    logic [15:0] tail_left;
+    cnt = '0;
+    tail_left = '0;
     head_d = head_q;
     tail_d = tail_q;
     err_d = err_q;
@@ -510,8 +538,18 @@ module ni_dma_inj #(
     ps_d = ps_q;
     act_d = act_q;
     rr_d = rr_q;
-    fptr_d = fptr_q;
-    bstart_d = bstart_q;
+    turn_d = turn_q;
+    fp_d = fp_q;
+    need_d = need_q;
+    rfifo_d = rfifo_q;
+    rfirst_d = rfirst_q;
+    f_on_d = f_on_q;
+    f_fifo_d = f_fifo_q;
+    f_first_d = f_first_q;
+    f_cnt_d = f_cnt_q;
+    f_lim_d = f_lim_q;
+    hold_d = hold_q;
+    turn_end = 1'b0;
     ps_slot_d = ps_slot_q;
     ps_beat_d = ps_beat_q;
     desc_d = desc_q;
@@ -548,7 +586,6 @@ module ni_dma_inj #(
     loc_cnt_valid_o = 1'b0;
     loc_cnt_id_o = d_rcnt[4:0];
     loc_cnt_bytes_o = chunk;
-    desc_end = ring_add(a_head, 16'(d_slots), a_size);
 
     // Doorbells: a tail outside the ring stops the FIFO and is not taken.
     for (int i = 0; i < NumFifos; i++) begin
@@ -579,8 +616,13 @@ module ni_dma_inj #(
       wbeats_d[4'(s_alloc_q)] = '0;
       rerr_d[4'(s_alloc_q)] = 1'b0;
       nslots_d[s_alloc_q] = s_nslots;
+      rfifo_d[s_alloc_q] = f_fifo_q;
+      rfirst_d[s_alloc_q] = f_first_q;
       s_alloc_d = s_alloc_q + SW'(1);
-      fptr_d = ring_add(fptr_q, 16'(s_nslots), a_size);
+      fp_d[f_fifo_q] = ring_add(f_ptr, 16'(s_nslots), f_size);
+      f_first_d = 1'b0;
+      cnt = {1'b0, f_cnt_q} + 17'(s_nslots);
+      f_cnt_d = cnt[16] ? 16'hFFFF : cnt[15:0];
     end
     if (d_issue) begin
       rq_bytes_d[d_reg_of(d_alloc_q)] = dchunk;
@@ -608,10 +650,25 @@ module ni_dma_inj #(
     // Parser.
     unique case (ps_q)
       PIdle: begin
-        turn_to = pick_any;
+        // Between turns: drop what is left of the last turn's slot regions once they
+        // have arrived; the next turn starts at the region that opens it.
+        if (s_cnt_q != '0 && rfirst_q[s_head_q]) begin
+          act_d = rfifo_q[s_head_q];
+          rfirst_d[s_head_q] = 1'b0;
+          dbeat_d = '0;
+          ps_d = PDesc;
+        end else if (s_cnt_q != '0 && rdone[s_reg]) begin
+          s_head_d = s_head_q + SW'(1);
+          s_cnt_d = s_cnt_d - (SW+1)'(1);
+        end
       end
       PDesc: begin
-        if (s_bad && rdone[s_reg]) begin
+        // Between messages the turn ends when its FIFO stopped, or when every slot read
+        // for it is served: the next turn's first region is next, or nothing more comes.
+        if (dbeat_q == '0 && (a_stopped || (s_cnt_q != '0 && rfirst_q[s_head_q]) ||
+                              (!fon_act && fp_q[act_q] == a_head))) begin
+          turn_end = 1'b1;
+        end else if (s_bad && rdone[s_reg]) begin
           perr_d = ErrMem;
           ps_d = PErr;
         end else if (s_avail) begin
@@ -722,40 +779,33 @@ module ni_dma_inj #(
           msg_done = 1'b1;
         end
       end
-      PSkip: begin
-        // Drop the slot regions read for the last turn as they arrive; the new FIFO's
-        // regions come after them.
-        if (skip_q == '0) begin
-          ps_d = PDesc;
-        end else if (rdone[s_reg]) begin
-          s_head_d = s_head_q + SW'(1);
-          s_cnt_d = s_cnt_d - (SW+1)'(1);
-          skip_d = skip_q - (SW+1)'(1);
-        end
-      end
       PErr: begin
         err_d[act_q] = 1'b1;
         code_d[act_q] = perr_q;
         ev_err = 1'b1;
         dmsg_d = 1'b0;
+        hold_d = 1'b0;
         ps_d = PDrain;
       end
       PDrain: begin
-        // Free every region once its reads have arrived; then the next FIFO.
-        if (s_cnt_q != '0 && rdone[s_reg]) begin
-          s_head_d = s_head_q + SW'(1);
-          s_cnt_d = s_cnt_d - (SW+1)'(1);
-        end
+        // Free the data regions once their reads have arrived; then the turn ends (its
+        // slot regions are dropped between turns).
         if (d_cnt_q != '0 && rdone[d_reg]) begin
           d_head_d = d_head_q + DW'(1);
           d_cnt_d = d_cnt_d - (DW+1)'(1);
         end
-        if (s_cnt_q == '0 && d_cnt_q == '0) ps_d = PIdle;
+        if (d_cnt_q == '0) turn_end = 1'b1;
       end
       default: ps_d = PIdle;
     endcase
 
-    if (msg_start) begin
+    if (msg_start && !fits && !fon_act) begin
+      // The message reaches past the slots read for this turn and the turn's reads are
+      // over: the turn ends before it, and the FIFO's next turn reads it whole.
+      need_d[act_q] = d_slots;
+      turn_end = 1'b1;
+    end else if (msg_start) begin
+      hold_d = !fits;
       po_d = '0;
       dfo_d = '0;
       db_d = '0;
@@ -765,22 +815,13 @@ module ni_dma_inj #(
       ps_d = d_inline ? PBeats : PHdr;
     end
     // A message done: the head passes it, and in the same cycle the next descriptor
-    // of this FIFO is begun, unless the FIFO is empty, stopped or its turn is over;
-    // then the next FIFO with work takes the turn at once (PSkip), or none has work.
+    // of the turn is begun (PDesc ends the turn if there is none).
     if (msg_done) begin
       head_d[act_q] = desc_end;
       dmsg_d = 1'b0;
-      // A turn is BatchSlots slots served; alone, a FIFO's turn goes on (its start
-      // moves along, so the reads keep BatchSlots slots ahead of the head).
-      if (err_q[act_q] || !enable_i[act_q] || rst_pend_q[act_q] || desc_end == tail_q[act_q] ||
-          (ring_dist(desc_end, bstart_q, a_size) >= 16'(BatchSlots) && pick_other[FifoW])) begin
-        if (pick_other[FifoW]) turn_to = pick_other;
-        else ps_d = PDrain;
-      end else begin
-        if (!pick_other[FifoW]) bstart_d = desc_end;
-        dbeat_d = '0;
-        ps_d = PDesc;
-      end
+      hold_d = 1'b0;
+      dbeat_d = '0;
+      ps_d = PDesc;
     end
 
     // Parse position: the next beat, or the start of the next slot; leaving a
@@ -802,18 +843,37 @@ module ni_dma_inj #(
     end
     if (s_issue) s_cnt_d = s_cnt_d + (SW+1)'(1);
     if (d_issue) d_cnt_d = d_cnt_d + (DW+1)'(1);
-    // A turn starts (from idle, or passed on at a message's end): every slot region
-    // held now was read for the last turn and is dropped.
-    if (turn_to[FifoW]) begin
-      act_d = turn_to[FifoW-1:0];
-      rr_d = turn_to[FifoW-1:0] + FifoW'(1);
-      fptr_d = head_q[turn_to[FifoW-1:0]];
-      bstart_d = head_q[turn_to[FifoW-1:0]];
+    // The parser's turn ends: what is left of its regions is dropped between turns.
+    if (turn_end) begin
+      turn_d[act_q] = 1'b0;
+      hold_d = 1'b0;
       ps_slot_d = '0;
       ps_beat_d = '0;
-      dbeat_d = '0;
-      skip_d = s_cnt_d;
-      ps_d = (s_cnt_d == '0) ? PDesc : PSkip;
+      ps_d = PIdle;
+    end
+
+    // Fetcher: a turn ends when the parser ended it, when its FIFO stopped, when
+    // another FIFO waits and the turn has read its slots or reached the tail, or when
+    // the FIFO is empty and all of it is served; then the next FIFO's turn starts.
+    tail_left = to_tail - (s_issue ? 16'(s_nslots) : 16'd0);
+    if (f_on_q) begin
+      if ((turn_end && fon_act) ||
+          (!hold_d && (f_stop || (pick[FifoW] && (f_cnt_d >= f_lim_q || tail_left == 16'd0)) ||
+                       (tail_left == 16'd0 && fp_d[f_fifo_q] == head_d[f_fifo_q])))) begin
+        f_on_d = 1'b0;
+        // A turn that read nothing never reaches the parser.
+        if (f_first_d) turn_d[f_fifo_q] = 1'b0;
+      end
+    end else if (pick[FifoW]) begin
+      f_on_d = 1'b1;
+      f_fifo_d = pick[FifoW-1:0];
+      rr_d = pick[FifoW-1:0] + FifoW'(1);
+      turn_d[pick[FifoW-1:0]] = 1'b1;
+      fp_d[pick[FifoW-1:0]] = head_q[pick[FifoW-1:0]];
+      f_first_d = 1'b1;
+      f_cnt_d = '0;
+      f_lim_d = (16'(need_q[pick[FifoW-1:0]]) > 16'(BatchSlots)) ? 16'(need_q[pick[FifoW-1:0]]) : 16'(BatchSlots);
+      need_d[pick[FifoW-1:0]] = 8'd0;
     end
   end
 
@@ -866,9 +926,17 @@ module ni_dma_inj #(
       ps_q <= PIdle;
       act_q <= '0;
       rr_q <= '0;
-      fptr_q <= '0;
-      bstart_q <= '0;
-      skip_q <= '0;
+      turn_q <= '0;
+      fp_q <= '0;
+      need_q <= '0;
+      rfifo_q <= '0;
+      rfirst_q <= '0;
+      f_on_q <= 1'b0;
+      f_fifo_q <= '0;
+      f_first_q <= 1'b0;
+      f_cnt_q <= '0;
+      f_lim_q <= '0;
+      hold_q <= 1'b0;
       ps_slot_q <= '0;
       ps_beat_q <= '0;
       dbeat_q <= '0;
@@ -907,9 +975,17 @@ module ni_dma_inj #(
       ps_q <= ps_d;
       act_q <= act_d;
       rr_q <= rr_d;
-      fptr_q <= fptr_d;
-      bstart_q <= bstart_d;
-      skip_q <= skip_d;
+      turn_q <= turn_d;
+      fp_q <= fp_d;
+      need_q <= need_d;
+      rfifo_q <= rfifo_d;
+      rfirst_q <= rfirst_d;
+      f_on_q <= f_on_d;
+      f_fifo_q <= f_fifo_d;
+      f_first_q <= f_first_d;
+      f_cnt_q <= f_cnt_d;
+      f_lim_q <= f_lim_d;
+      hold_q <= hold_d;
       ps_slot_q <= ps_slot_d;
       ps_beat_q <= ps_beat_d;
       dbeat_q <= dbeat_d;
@@ -951,9 +1027,7 @@ module ni_dma_inj #(
   assign head_o = head_q;
   assign err_o = err_q;
   assign err_code_o = code_q;
-  for (genvar i = 0; i < NumFifos; i++) begin : gen_busy
-    assign busy_o[i] = ps_q != PIdle && act_q == FifoW'(i);
-  end
+  assign busy_o = turn_q;
   assign ev_err_o = ev_err;
   logic unused;
   assign unused = ^{s_cpl_tkeep, d_flags[7:3], d_icnt[7:5], d_rcnt[7:5], cp_last[11:0]};
@@ -967,6 +1041,9 @@ module ni_dma_inj #(
                                     !hdr_pend_q || (raw_hdr_valid_o && raw_hdr_ready_i))
   `NI_ASSERT(DmaBeatAfterHdr_A, out_beat_valid_o && out_beat_ready_i |->
                                  !hdr_pend_q || (out_hdr_valid_o && out_hdr_ready_i))
+  // A turn the parser or the fetcher is in is held in turn_q.
+  `NI_ASSERT(DmaParserTurnHeld_A, ps_q != PIdle |-> turn_q[act_q])
+  `NI_ASSERT(DmaFetchTurnHeld_A, f_on_q |-> turn_q[f_fifo_q])
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
   // Completions only for regions with a read outstanding, and never more than asked.
   `NI_ASSERT(DmaCplTag_A, c_take && c_beat_q == 8'(TagBeat) |->
