@@ -39,7 +39,7 @@ struct FabricConfig {
   unsigned bytesPerBeat = 8;
   unsigned linkLatency = 10;     // cycles from last byte in to first byte out, each way
   double linkBytesPerCycle = 0;  // 0: no limit beyond the NI's beat width
-  unsigned inputCredits = 4;     // packet slots per input port and VC
+  unsigned inputCredits = 16;    // packet slots per input port and VC
   double clockNs = 4.0;          // for capture timestamps
   FabricFaults faults;
 };

@@ -22,7 +22,10 @@ struct SystemConfig {
   unsigned maxPayload = 256;     // NI build: largest TLP payload (256, or 4096 at 64 bits)
   unsigned linkLatency = 10;
   double linkBytesPerCycle = 0;  // 0: the NI's beat width per cycle
-  unsigned fabricCredits = 4;
+  // Packet slots per switch input and VC: enough to cover the credit round trip
+  // (twice the link latency and a few cycles) at the packet rates the NIs reach; with
+  // 4, one-beat packets at 512 bits stalled at 0.31 a cycle on 10-cycle links.
+  unsigned fabricCredits = 16;
   uint64_t seed = 1;
   double hostStall = 0.0;        // probability the root complex holds off the NI's host output
   FabricFaults faults;           // injected by the fabric model (none by default)

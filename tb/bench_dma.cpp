@@ -14,9 +14,11 @@
 //  - throughput of a 256 KiB local copy from memory to memory at node 0: bytes per
 //    cycle of its MWr TLPs on the host port, against what the port carries when each
 //    MaxPayload bytes cost one MWr and one MRd on it.
-// Writes JSON and a Markdown table; fails when a put falls below 95 % of the link or
-// inline data does not save a memory round trip.   usage: bench_dma [out.json] [out.md]
-// (NI_LINK_LATENCY=n in the environment sets the fabric link latency, default 10.)
+// Writes JSON and a Markdown table; fails when a put falls below 95 % of the link,
+// inline data does not save a memory round trip, or the message rate falls more than
+// 10 % below the host-port bound (one FIFO) or below one FIFO's (all FIFOs).   usage: bench_dma [out.json] [out.md]
+// (NI_LINK_LATENCY=n in the environment sets the fabric link latency, default 10;
+// NI_FABRIC_CREDITS=n the switch's packet slots per input and VC, default 16.)
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +55,7 @@ class Bench {
     c.dataBits = width;
     // NI_LINK_LATENCY: fabric link latency (default 10), to see what the ACK round trip costs.
     if (const char* l = std::getenv("NI_LINK_LATENCY")) c.linkLatency = static_cast<unsigned>(std::atoi(l));
+    if (const char* l = std::getenv("NI_FABRIC_CREDITS")) c.fabricCredits = static_cast<unsigned>(std::atoi(l));
     sys_ = std::make_unique<System>(c);
     sys_->reset();
     sys_->setMemId(1, 1, MemRegion{true, kRegion, 1 << 24, true, true});
@@ -248,8 +251,12 @@ int main(int argc, char** argv) {
     // Host port out, per 256 bytes copied: the MWr (16 + 256 bytes) and the MRd (16).
     f.hostCopyBpc = 256.0 / (beatsOf(16 + 256, bpb) + beatsOf(16, bpb));
     // The figures, checked (bench_dma_completes in ctest): a put at 95 % of the
-    // link's payload bandwidth, and inline data saving at least a memory round trip.
+    // link's payload bandwidth, inline data saving at least a memory round trip, and the
+    // 8-byte message rate from all FIFOs within 10 % of one FIFO's (turns hand over
+    // without a memory round trip) and, from one FIFO, of the host-port bound.
     if (f.putBpc < 0.95 * f.linkBpc) f.ok = false, std::printf("W%u: put below 95 %% of the link\n", w);
+    if (f.rateAll < 0.9 * f.rateOne) f.ok = false, std::printf("W%u: all FIFOs below 90 %% of one\n", w);
+    if (f.rateOne < 0.9 * f.rateHost) f.ok = false, std::printf("W%u: one FIFO below 90 %% of the host bound\n", w);
     if (f.latMemory < f.latInline + f.roundTrip) f.ok = false, std::printf("W%u: inline saves no round trip\n", w);
     ok &= f.ok;
     all.push_back(f);
