@@ -192,7 +192,8 @@ module ni_fab_rx #(
   // ------------------------------------------------------------ header view
   logic [12:0] bs_q, bs_d;
   logic [CapBytes*8-1:0] cap_q, cap_d, view;
-  logic [$clog2(Bpb+1)-1:0] kcnt;
+  localparam int unsigned KcntW = $clog2(Bpb + 1);
+  logic [KcntW-1:0] kcnt;
   always_comb begin
     view = cap_q;
     for (int p = 0; p < CapBytes; p++) begin
@@ -200,7 +201,7 @@ module ni_fab_rx #(
         view[p*8 +: 8] = in_data[(p % Bpb)*8 +: 8];
     end
     kcnt = '0;
-    for (int j = 0; j < Bpb; j++) kcnt = kcnt + $bits(kcnt)'(in_keep[j]);
+    for (int j = 0; j < Bpb; j++) kcnt = kcnt + KcntW'(in_keep[j]);
   end
 
   logic [1:0] lnh;

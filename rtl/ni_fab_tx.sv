@@ -22,7 +22,7 @@ module ni_fab_tx #(
   input  logic rst_ni,
   input  logic [15:0] node_id_i,
   // Sources: a header record, then (if has_payload) a beat stream ending in last.
-  input  ni_pkg::tx_hdr_t [NumSrc-1:0] src_hdr_i,
+  input  logic [NumSrc*ni_pkg::TxHdrW-1:0] src_hdr_i,  // tx_hdr_t per source, source 0 lowest
   input  logic [NumSrc-1:0] src_hdr_valid_i,
   output logic [NumSrc-1:0] src_hdr_ready_o,
   input  logic [NumSrc-1:0][BeatW-1:0] src_beat_i,
@@ -64,8 +64,16 @@ module ni_fab_tx #(
   logic pick_valid;
   logic [SrcW-1:0] pick;
   logic [NumSrc-1:0] eligible;
+  // Each source's header as a struct of its own (Yosys reads no member of an indexed
+  // array of structs).
+  for (genvar s = 0; s < NumSrc; s++) begin : gen_src
+    ni_pkg::tx_hdr_t h;
+    assign h = src_hdr_i[s * ni_pkg::TxHdrW +: ni_pkg::TxHdrW];
+    assign eligible[s] = src_hdr_valid_i[s] && credits_q[h.vc] != 8'd0;
+    logic unused_h;  // only the VC is needed here
+    assign unused_h = ^h;
+  end
   always_comb begin
-    for (int s = 0; s < NumSrc; s++) eligible[s] = src_hdr_valid_i[s] && credits_q[src_hdr_i[s].vc] != 8'd0;
     pick_valid = 1'b0;
     pick = '0;
     // Round robin: the first eligible source at or after rr_q.
@@ -90,13 +98,13 @@ module ni_fab_tx #(
   logic [SrcW-1:0] src;
   assign starting = (state_q == StIdle) && pick_valid;
   always_comb begin
-    hdr_new = src_hdr_i[pick];
+    hdr_new = src_hdr_i[32'(pick) * ni_pkg::TxHdrW +: ni_pkg::TxHdrW];
     hdr_new.bytes[6*8 +: 8] = node_id_i[15:8];
     hdr_new.bytes[7*8 +: 8] = node_id_i[7:0];
-    if (src_hdr_i[pick].stamp_psn) begin
-      hdr_new.bytes[17*8 +: 8] = psn_q[src_hdr_i[pick].vc][23:16];
-      hdr_new.bytes[18*8 +: 8] = psn_q[src_hdr_i[pick].vc][15:8];
-      hdr_new.bytes[19*8 +: 8] = psn_q[src_hdr_i[pick].vc][7:0];
+    if (hdr_new.stamp_psn) begin
+      hdr_new.bytes[17*8 +: 8] = psn_q[hdr_new.vc][23:16];
+      hdr_new.bytes[18*8 +: 8] = psn_q[hdr_new.vc][15:8];
+      hdr_new.bytes[19*8 +: 8] = psn_q[hdr_new.vc][7:0];
     end
   end
   assign hcur = starting ? hdr_new : hdr_q;
@@ -131,13 +139,14 @@ module ni_fab_tx #(
   logic nb_last;
   logic [31:0] c32, icrc;
   logic [15:0] c16, vcrc;
-  logic [$clog2(Bpb+1)-1:0] kcnt;
+  localparam int unsigned KcntW = $clog2(Bpb + 1);
+  logic [KcntW-1:0] kcnt;
   logic [31:0] icrc_n;   // ICRC bytes in the trailer
   assign icrc_n = hcur.raw ? 32'd0 : 32'd4;
 
   always_comb begin
     kcnt = '0;
-    for (int j = 0; j < Bpb; j++) kcnt = kcnt + $bits(kcnt)'(pay_keep[j]);
+    for (int j = 0; j < Bpb; j++) kcnt = kcnt + KcntW'(pay_keep[j]);
     mix = (Off != 0) && !hcur.cont && !hcur.raw && ((st == StHdr && hcur.has_payload) || st == StPay);
     pay_take = (st == StPay) || mix;
     case (st)
@@ -232,8 +241,8 @@ module ni_fab_tx #(
     if (starting) begin
       src_hdr_ready_o[pick] = 1'b1;
       hdr_d = hdr_new;
-      if (src_hdr_i[pick].stamp_psn) psn_d[src_hdr_i[pick].vc] = psn_q[src_hdr_i[pick].vc] + 24'd1;
-      credits_d[src_hdr_i[pick].vc] = credits_d[src_hdr_i[pick].vc] - 8'd1;
+      if (hdr_new.stamp_psn) psn_d[hdr_new.vc] = psn_q[hdr_new.vc] + 24'd1;
+      credits_d[hdr_new.vc] = credits_d[hdr_new.vc] - 8'd1;
       src_d = pick;
       rr_d = (pick == SrcW'(NumSrc - 1)) ? '0 : pick + SrcW'(1);
       state_d = st;  // StHdr, or StPay for a continuation
@@ -251,7 +260,7 @@ module ni_fab_tx #(
       bad_d = bad_in || (pay_take && pay_bad);
       trl_rel_d = 8'(rel - 16'(Bpb));
       if (mix) begin
-        for (int j = 0; j < OffW; j++) carry_d[j*8 +: 8] = pay_data[(Bpb - Off + j) * 8 +: 8];
+        for (int j = 0; j < OffW; j++) carry_d[j*8 +: 8] = pay_data[((Bpb - Off + j) % Bpb) * 8 +: 8];
         carry_n_d = 7'(32'(kcnt) - (Bpb - Off));
       end
       if (nb_last) begin

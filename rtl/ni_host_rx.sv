@@ -124,7 +124,8 @@ module ni_host_rx #(
   logic ur_q, ur_d, ur_new;
   logic [12:0] exp_bytes_q, exp_bytes_d, exp_bytes_new;
   logic [12:0] bs;  // byte position of the current input beat
-  logic [$clog2(Bpb+1)-1:0] kcnt;
+  localparam int unsigned KcntW = $clog2(Bpb + 1);
+  logic [KcntW-1:0] kcnt;
 
   assign bs = 13'(beat_q) * 13'(Bpb);
 
@@ -136,7 +137,7 @@ module ni_host_rx #(
       end
     end
     kcnt = '0;
-    for (int j = 0; j < Bpb; j++) kcnt = kcnt + $bits(kcnt)'(s_axis_tkeep[j]);
+    for (int j = 0; j < Bpb; j++) kcnt = kcnt + KcntW'(s_axis_tkeep[j]);
   end
 
   // Fields of the TLP header (docs/formats.md).

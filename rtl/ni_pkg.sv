@@ -153,6 +153,12 @@ package ni_pkg;
     logic [12:0] bytes;  // payload bytes
   } wc_meta_t;
 
+  // The structs' widths, for FIFOs that carry them (Yosys takes no $bits of a type;
+  // nic_top checks these against $bits under Verilator).
+  localparam int unsigned TxHdrW = 2 + 52 + TxHdrBytes * 8 + 6 + 3;
+  localparam int unsigned OwnCplW = 2 + 3 + 16 + 8 + 64 + 32;
+  localparam int unsigned WcMetaW = 1 + 8 + 64 + 13;
+
   // PSN a comes before b in the 24-bit circle (less than half the circle behind it).
   function automatic logic psn_before(input logic [23:0] a, input logic [23:0] b);
     logic [23:0] d;

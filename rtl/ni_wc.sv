@@ -71,8 +71,8 @@ module ni_wc #(
   output logic room_o,
   output logic ev_merged_o  // a write was appended to an open packet
 );
-  localparam int unsigned HdrW = $bits(ni_pkg::tx_hdr_t);
-  localparam int unsigned MetaW = $bits(ni_pkg::wc_meta_t);
+  localparam int unsigned HdrW = ni_pkg::TxHdrW;
+  localparam int unsigned MetaW = ni_pkg::WcMetaW;
   localparam int unsigned LaneW = $clog2(Bpb);
   localparam int unsigned FillW = $clog2(Bpb + 1);
   localparam int unsigned PtrW = $clog2(Beats);
@@ -86,7 +86,7 @@ module ni_wc #(
     logic [9:0] len_dw;
     logic [7:0] be;
   } patch_t;
-  localparam int unsigned PatchW = $bits(patch_t);
+  localparam int unsigned PatchW = 1 + 10 + 8;
 
   // ------------------------------------------------------------ input header queue
   ni_pkg::tx_hdr_t ih;

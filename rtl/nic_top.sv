@@ -57,8 +57,15 @@ module nic_top #(
   output logic [1:0] fab_rx_credit_o
 );
   localparam int unsigned BeatW = DataW + KeepW + 2;
-  localparam int unsigned HdrW = $bits(ni_pkg::tx_hdr_t);
+  localparam int unsigned HdrW = ni_pkg::TxHdrW;
   localparam int unsigned TagW = $clog2(NumTags);
+`ifdef VERILATOR
+  // The package's struct widths (written out for Yosys) match the structs.
+  if (ni_pkg::TxHdrW != $bits(ni_pkg::tx_hdr_t) || ni_pkg::OwnCplW != $bits(ni_pkg::own_cpl_t) ||
+      ni_pkg::WcMetaW != $bits(ni_pkg::wc_meta_t)) begin : gen_bad_struct_width
+    $error("ni_pkg: a struct width constant does not match its struct");
+  end
+`endif
   // Beats buffered toward the framer: enough to cover its header beats and keep it busy.
   localparam int unsigned TunBeats = 2 * (ni_pkg::FabHdrBytes / Bpb) + 4;
   // Requests: room for two whole TLPs, so the root complex can stream them (or one
@@ -345,7 +352,9 @@ module nic_top #(
   // Sources of the framer: 0 = tunneled completions (VC1), 1 = generated ACK/NAK/UR and
   // replayed atomic results (VC1, beats from ni_amo_cache), 2 = tunneled requests (VC0),
   // 3 = the DMA engine's raw packets (VC0, unsequenced: they bypass ni_retx).
-  ni_pkg::tx_hdr_t [3:0] src_hdr;
+  // Framer sources 0-3 (separate signals: Yosys misreads ports bound to elements of
+  // an array of structs).
+  ni_pkg::tx_hdr_t fw_rsp_hdr, fw_gen_hdr, fw_retx_hdr;
   logic [3:0] src_hdr_valid, src_hdr_ready, src_beat_valid, src_beat_ready;
   logic [3:0][BeatW-1:0] src_beat;
   logic gen_valid, gen_ready;
@@ -355,13 +364,13 @@ module nic_top #(
 
   ni_fifo #(.Width(HdrW), .Depth(2)) u_rsp_hdr_q (
     .clk_i, .rst_ni, .wdata_i(rsp_hdr), .wvalid_i(rsp_hdr_valid), .wready_o(rsp_hdr_ready),
-    .rdata_o(src_hdr[0]), .rvalid_o(src_hdr_valid[0]), .rready_i(src_hdr_ready[0]));
+    .rdata_o(fw_rsp_hdr), .rvalid_o(src_hdr_valid[0]), .rready_i(src_hdr_ready[0]));
   ni_fifo #(.Width(BeatW), .Depth(TunBeats)) u_rsp_beat_q (
     .clk_i, .rst_ni, .wdata_i(rsp_beat), .wvalid_i(rsp_beat_valid), .wready_o(rsp_beat_ready),
     .rdata_o(src_beat[0]), .rvalid_o(src_beat_valid[0]), .rready_i(src_beat_ready[0]));
   ni_fifo #(.Width(HdrW), .Depth(2)) u_gen_q (
     .clk_i, .rst_ni, .wdata_i(gen_hdr), .wvalid_i(gen_valid), .wready_o(gen_ready),
-    .rdata_o(src_hdr[1]), .rvalid_o(src_hdr_valid[1]), .rready_i(src_hdr_ready[1]));
+    .rdata_o(fw_gen_hdr), .rvalid_o(src_hdr_valid[1]), .rready_i(src_hdr_ready[1]));
   logic [15:0] q_lid;
   logic [23:0] q_psn;
   logic amo_hit, amo_replay;
@@ -422,7 +431,6 @@ module nic_top #(
     .loc_cnt_valid_o(loc_cnt_valid), .loc_cnt_id_o(loc_cnt_id), .loc_cnt_bytes_o(loc_cnt_bytes),
     .ev_err_o(ev_dma_err)
   );
-  assign src_hdr[3] = dma_hdr;
   assign src_beat[3] = dma_beat;
   ni_req_merge #(.DataW(DataW)) u_req_merge (
     .clk_i, .rst_ni,
@@ -447,7 +455,7 @@ module nic_top #(
     .clk_i, .rst_ni, .timeout_i(retx_timeout), .limit_i(retx_limit), .rnr_delay_i(rnr_delay),
     .in_hdr_i(mrg_hdr), .in_hdr_valid_i(mrg_hdr_valid), .in_hdr_ready_o(mrg_hdr_ready),
     .in_beat_i(mrg_beat), .in_beat_valid_i(mrg_beat_valid), .in_beat_ready_o(mrg_beat_ready),
-    .out_hdr_o(src_hdr[2]), .out_hdr_valid_o(src_hdr_valid[2]), .out_hdr_ready_i(src_hdr_ready[2]),
+    .out_hdr_o(fw_retx_hdr), .out_hdr_valid_o(src_hdr_valid[2]), .out_hdr_ready_i(src_hdr_ready[2]),
     .out_beat_o(src_beat[2]), .out_beat_valid_o(src_beat_valid[2]),
     .out_beat_ready_i(src_beat_ready[2]),
     .ev_valid_i(rel_valid), .ev_kind_i(rel_kind), .ev_lid_i(rel_lid), .ev_psn_i(rel_psn),
@@ -459,7 +467,7 @@ module nic_top #(
   // ------------------------------------------------------------ fabric transmit
   ni_fab_tx #(.DataW(DataW), .NumSrc(4)) u_fab_tx (
     .clk_i, .rst_ni, .node_id_i(node_id),
-    .src_hdr_i(src_hdr), .src_hdr_valid_i(src_hdr_valid), .src_hdr_ready_o(src_hdr_ready),
+    .src_hdr_i({dma_hdr, fw_retx_hdr, fw_gen_hdr, fw_rsp_hdr}), .src_hdr_valid_i(src_hdr_valid), .src_hdr_ready_o(src_hdr_ready),
     .src_beat_i(src_beat), .src_beat_valid_i(src_beat_valid), .src_beat_ready_o(src_beat_ready),
     .m_axis_tdata(m_fab_axis_tdata), .m_axis_tkeep(m_fab_axis_tkeep), .m_axis_tlast(m_fab_axis_tlast),
     .m_axis_tdest(m_fab_axis_tdest), .m_axis_tvalid(m_fab_axis_tvalid),
@@ -554,7 +562,7 @@ module nic_top #(
   ni_pkg::own_cpl_t ur_q;
   logic ur_q_valid, ur_q_ready, ur_in_ready;
   assign own_word = ur_valid ? ur : fail_valid ? fail_word : irq_word;
-  ni_fifo #(.Width($bits(ni_pkg::own_cpl_t)), .Depth(2)) u_ur_q (
+  ni_fifo #(.Width(ni_pkg::OwnCplW), .Depth(2)) u_ur_q (
     .clk_i, .rst_ni, .wdata_i(own_word),
     .wvalid_i(ur_valid || fail_valid || irq_pend_q), .wready_o(ur_in_ready),
     .rdata_o(ur_q), .rvalid_o(ur_q_valid), .rready_i(ur_q_ready));
