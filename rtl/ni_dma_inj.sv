@@ -115,6 +115,7 @@ module ni_dma_inj #(
   logic [NumFifos-1:0][15:0] head_q, head_d, tail_q, tail_d;
   logic [NumFifos-1:0] err_q, err_d, rst_pend_q, rst_pend_d;
   logic [NumFifos-1:0][3:0] code_q, code_d;
+  logic [NumFifos-1:0] stopped;   // in error, disabled or being reset: no new message
   logic [NumFifos-1:0] has_work;
 
   // (a - b) mod size for a, b < size.
@@ -325,7 +326,7 @@ module ni_dma_inj #(
   assign f_base = base_i[f_fifo_q];
   assign to_tail = ring_dist(tail_q[f_fifo_q], f_ptr, f_size);
   assign to_end = f_size - f_ptr;
-  assign f_stop = err_q[f_fifo_q] || !enable_i[f_fifo_q] || rst_pend_q[f_fifo_q];
+  assign f_stop = stopped[f_fifo_q];
 
   // Round robin: the first FIFO in w at or after `from`; bit FifoW says one was found.
   function automatic logic [FifoW:0] rr_pick(input logic [NumFifos-1:0] w, input logic [FifoW-1:0] from);
@@ -337,6 +338,8 @@ module ni_dma_inj #(
   // The next turn: a FIFO with work and no turn in the engine, not being reset (a
   // reset applies between its turns).
   logic [FifoW:0] pick;
+  logic [FifoW-1:0] next;
+  assign next = pick[FifoW-1:0];
   assign pick = rr_pick(has_work & ~turn_q & ~(rst_pend_q | reset_i), rr_q);
 
   // Slots of the next read: up to the tail, the ring's end, a region, a 4 KiB page.
@@ -519,11 +522,9 @@ module ni_dma_inj #(
   logic [15:0] desc_end;
   logic fits;     // the message's slots are all read, or will be in this turn
   logic fon_act;  // the fetcher is still in the parser's turn
-  logic a_stopped;
   assign desc_end = ring_add(a_head, 16'(d_slots), a_size);
   assign fits = ring_dist(desc_end, a_head, a_size) <= ring_dist(fp_q[act_q], a_head, a_size);
   assign fon_act = f_on_q && f_fifo_q == act_q;
-  assign a_stopped = err_q[act_q] || !enable_i[act_q] || rst_pend_q[act_q];
 
   always_comb begin
     logic [16:0] cnt;
@@ -665,7 +666,7 @@ module ni_dma_inj #(
       PDesc: begin
         // Between messages the turn ends when its FIFO stopped, or when every slot read
         // for it is served: the next turn's first region is next, or nothing more comes.
-        if (dbeat_q == '0 && (a_stopped || (s_cnt_q != '0 && rfirst_q[s_head_q]) ||
+        if (dbeat_q == '0 && (stopped[act_q] || (s_cnt_q != '0 && rfirst_q[s_head_q]) ||
                               (!fon_act && fp_q[act_q] == a_head))) begin
           turn_end = 1'b1;
         end else if (s_bad && rdone[s_reg]) begin
@@ -866,19 +867,20 @@ module ni_dma_inj #(
       end
     end else if (pick[FifoW]) begin
       f_on_d = 1'b1;
-      f_fifo_d = pick[FifoW-1:0];
-      rr_d = pick[FifoW-1:0] + FifoW'(1);
-      turn_d[pick[FifoW-1:0]] = 1'b1;
-      fp_d[pick[FifoW-1:0]] = head_q[pick[FifoW-1:0]];
+      f_fifo_d = next;
+      rr_d = next + FifoW'(1);
+      turn_d[next] = 1'b1;
+      fp_d[next] = head_q[next];
       f_first_d = 1'b1;
       f_cnt_d = '0;
-      f_lim_d = (16'(need_q[pick[FifoW-1:0]]) > 16'(BatchSlots)) ? 16'(need_q[pick[FifoW-1:0]]) : 16'(BatchSlots);
-      need_d[pick[FifoW-1:0]] = 8'd0;
+      f_lim_d = (16'(need_q[next]) > 16'(BatchSlots)) ? 16'(need_q[next]) : 16'(BatchSlots);
+      need_d[next] = 8'd0;
     end
   end
 
   for (genvar i = 0; i < NumFifos; i++) begin : gen_work
-    assign has_work[i] = enable_i[i] && !err_q[i] && !rst_pend_q[i] && head_q[i] != tail_q[i];
+    assign stopped[i] = err_q[i] || !enable_i[i] || rst_pend_q[i];
+    assign has_work[i] = !stopped[i] && head_q[i] != tail_q[i];
   end
 
   // Completion intake registers.

@@ -86,7 +86,12 @@ module ni_wc #(
     logic [9:0] len_dw;
     logic [7:0] be;
   } patch_t;
-  localparam int unsigned PatchW = 1 + 10 + 8;
+  localparam int unsigned PatchW = 1 + 10 + 8;  // $bits(patch_t), written out for Yosys
+`ifdef VERILATOR
+  if (PatchW != $bits(patch_t)) begin : gen_bad_patch_width
+    $error("ni_wc: PatchW does not match patch_t");
+  end
+`endif
 
   // ------------------------------------------------------------ input header queue
   ni_pkg::tx_hdr_t ih;

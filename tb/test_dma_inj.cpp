@@ -434,9 +434,6 @@ class DmaInjTest : public tb::VerilatedTest {
     std::cout << "packets " << b->packets << ", reads " << b->reads << ", cycles " << cycles() << "\n";
   }
 
-  template <class M, unsigned kBpb>
-  friend void longMessageAmongBusyFifos(DmaInjTest* t);
-
   // Each kind of bad input on FIFO 0 while FIFO 1 streams good messages: FIFO 0 stops
   // with its code and the head on the bad slot, nothing of the bad message leaves,
   // FIFO 1 loses nothing; a reset clears FIFO 0 and its next message goes.
@@ -588,56 +585,55 @@ class DmaInjTest : public tb::VerilatedTest {
       EXPECT_EQ(b->head(1), b->ring[1].tail);
     }
   }
+
+  // A message longer than a turn (60 slots; BatchSlots is 32) in FIFO 0 while the
+  // seven others are full of 2-slot messages: FIFO 0's first turn ends before it, its
+  // next turn reads it whole, so it leaves within three rounds, not after the others
+  // have drained (which is what a turn that kept its usual length would give).
+  template <class M, unsigned kBpb>
+  void longMessageAmongBusyFifos() {
+    constexpr unsigned kBatch = 32, kSmall = 100;
+    auto b = makeBench<M, kBpb>();
+    auto put = [](uint32_t len, unsigned f, unsigned seq) {
+      DmaDescriptor d;
+      d.op = static_cast<uint8_t>(DmaOp::Put);
+      d.flags = kDescInline;
+      d.len = len;
+      d.slots = static_cast<uint8_t>(1 + (len + kSlot - 1) / kSlot);
+      d.dest = static_cast<uint16_t>(1 + f);
+      d.qid = 1;
+      d.dst = 0x1000 * seq;
+      d.tag = (f << 24) | seq;
+      return d;
+    };
+    for (unsigned f = 0; f < kFifos; ++f) b->setRing(f, 0x2000'0000 + (uint64_t{f} << 16), 256);
+    const DmaDescriptor big = put(59 * kSlot, 0, 0);
+    b->produce(0, big, Bytes(big.len, 0x5A));
+    for (unsigned f = 1; f < kFifos; ++f) {
+      for (unsigned s = 0; s < kSmall; ++s) b->produce(f, put(8, f, s), Bytes(8, static_cast<uint8_t>(s)));
+    }
+    for (unsigned f = 0; f < kFifos; ++f) b->doorbell(f);
+    unsigned servedMax = 0;
+    for (uint64_t c = 0; c < 200000 && b->head(0) != b->ring[0].tail && !HasFatalFailure(); ++c) {
+      b->step();
+      cycle();
+      b->endCycle();
+      for (unsigned f = 1; f < kFifos; ++f) servedMax = std::max<unsigned>(servedMax, b->head(f));
+    }
+    ASSERT_EQ(b->head(0), b->ring[0].tail) << "the long message never left";
+    EXPECT_LE(servedMax, 3 * kBatch) << "slots another FIFO had served before the long message left";
+    EXPECT_GT(servedMax, 0u);
+    runUntilIdle(*b);
+    for (unsigned f = 0; f < kFifos; ++f) EXPECT_EQ(b->head(f), b->ring[f].tail) << "FIFO " << f;
+    std::cout << "slots served per other FIFO when the long message left: at most " << servedMax << "\n";
+  }
 };
 
-// A message longer than a turn (60 slots; BatchSlots is 32) in FIFO 0 while the
-// seven others are full of 2-slot messages: FIFO 0's first turn ends before it, its
-// next turn reads it whole, so it leaves within three rounds, not after the others
-// have drained (which is what a turn that kept its usual length would give).
-template <class M, unsigned kBpb>
-void longMessageAmongBusyFifos(DmaInjTest* t);
 TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W64) { badInput<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W512) { badInput<Vni_dma_inj512, 64>(); }
 
-template <class M, unsigned kBpb>
-void longMessageAmongBusyFifos(DmaInjTest* t) {
-  constexpr unsigned kBatch = 32, kSmall = 100;
-  auto b = t->makeBench<M, kBpb>();
-  auto put = [](uint32_t len, unsigned f, unsigned seq) {
-    DmaDescriptor d;
-    d.op = static_cast<uint8_t>(DmaOp::Put);
-    d.flags = kDescInline;
-    d.len = len;
-    d.slots = static_cast<uint8_t>(1 + (len + kSlot - 1) / kSlot);
-    d.dest = static_cast<uint16_t>(1 + f);
-    d.qid = 1;
-    d.dst = 0x1000 * seq;
-    d.tag = (f << 24) | seq;
-    return d;
-  };
-  for (unsigned f = 0; f < kFifos; ++f) b->setRing(f, 0x2000'0000 + (uint64_t{f} << 16), 256);
-  const DmaDescriptor big = put(59 * kSlot, 0, 0);
-  b->produce(0, big, Bytes(big.len, 0x5A));
-  for (unsigned f = 1; f < kFifos; ++f) {
-    for (unsigned s = 0; s < kSmall; ++s) b->produce(f, put(8, f, s), Bytes(8, static_cast<uint8_t>(s)));
-  }
-  for (unsigned f = 0; f < kFifos; ++f) b->doorbell(f);
-  unsigned servedMax = 0;
-  for (uint64_t c = 0; c < 200000 && b->head(0) != b->ring[0].tail && !t->HasFatalFailure(); ++c) {
-    b->step();
-    t->cycle();
-    b->endCycle();
-    for (unsigned f = 1; f < kFifos; ++f) servedMax = std::max<unsigned>(servedMax, b->head(f));
-  }
-  ASSERT_EQ(b->head(0), b->ring[0].tail) << "the long message never left";
-  EXPECT_LE(servedMax, 3 * kBatch) << "slots another FIFO had served before the long message left";
-  EXPECT_GT(servedMax, 0u);
-  t->runUntilIdle(*b);
-  for (unsigned f = 0; f < kFifos; ++f) EXPECT_EQ(b->head(f), b->ring[f].tail) << "FIFO " << f;
-  std::cout << "slots served per other FIFO when the long message left: at most " << servedMax << "\n";
-}
-TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W64) { longMessageAmongBusyFifos<Vni_dma_inj, 8>(this); }
-TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W512) { longMessageAmongBusyFifos<Vni_dma_inj512, 64>(this); }
+TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W64) { longMessageAmongBusyFifos<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W512) { longMessageAmongBusyFifos<Vni_dma_inj512, 64>(); }
 
 TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W64) { randomTraffic<Vni_dma_inj, 8>(150); }
 TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W128) { randomTraffic<Vni_dma_inj128, 16>(150); }
