@@ -25,7 +25,7 @@ help:
 	@echo "make fuzz       libFuzzer on the fabric receive port for FUZZ_SECONDS; grows tb/fuzz_corpus"
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
 	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
-	@echo "make synth      Yosys resource estimates per configuration and family -> docs/figures/synth.md"
+	@echo "make synth      Yosys resources per configuration and family, nextpnr Fmax (ECP5) -> docs/figures/synth.md"
 	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.json"
 	@echo "make setup      install the tools (also run on demand by the targets above)"
 
@@ -135,7 +135,8 @@ SYNTH_FAMILIES ?= ecp5 ice40 xc7
 synth:
 	bash scripts/setup.sh --synth
 	@for c in $(SYNTH_CONFIGS); do for f in $(SYNTH_FAMILIES); do \
-	  .venv/bin/python scripts/synth.py $$c $$f || exit 1; done; done
+	  .venv/bin/python scripts/synth.py $$c $$f || exit 1; \
+	  if [ $$f = ecp5 ]; then .venv/bin/python scripts/pnr.py $$c $$f || exit 1; fi; done; done
 	.venv/bin/python scripts/synth_table.py
 	python3 scripts/update_doc_table.py docs/synthesis.md synth docs/figures/synth.md
 

@@ -133,15 +133,18 @@ module ni_dma_inj #(
   // ------------------------------------------------------------ region buffer
   // Each read lands in a region of MaxPayload bytes, data from lane 0 of its first
   // beat. Slot regions are used (and freed) in the order they were read, data
-  // regions likewise; a beat may be read as soon as it is written (cut-through).
+  // regions likewise; a beat may be read in the cycle after it is written
+  // (cut-through). The read port is registered (block RAM): it reads the address
+  // of the next cycle (ram_raddr_d, from the parser's next state) and passes a
+  // word written in the same cycle through.
   logic [DataW-1:0] ram_q [NumReg * RegBeats];
   logic ram_we;
-  logic [RamW-1:0] ram_waddr, ram_raddr;
+  logic [RamW-1:0] ram_waddr, ram_raddr_d;
   logic [DataW-1:0] ram_wdata, ram_rdata;
   always_ff @(posedge clk_i) begin
     if (ram_we) ram_q[ram_waddr] <= ram_wdata;
+    ram_rdata <= (ram_we && ram_waddr == ram_raddr_d) ? ram_wdata : ram_q[ram_raddr_d];
   end
-  assign ram_rdata = ram_q[ram_raddr];
 
   logic [NumReg-1:0][12:0] rq_bytes_q, rq_bytes_d;   // bytes asked for
   logic [NumReg-1:0][12:0] got_bytes_q, got_bytes_d; // bytes arrived (whole completions)
@@ -508,10 +511,14 @@ module ni_dma_inj #(
   assign loc_beat_o = out_beat_o;
   assign loc_beat_valid_o = beat_valid && is_copy;
 
-  // (desc_q's inline flag: the descriptor being read comes through this port.)
+  // The parser reads the head slot region at its parse position, or in PBeats of a
+  // message from memory the head data region (desc_q's inline flag); the address is
+  // formed from the next state, for the registered read port.
+  logic [RbW-1:0] s_rbeat_d;
+  assign s_rbeat_d = RbW'(ps_slot_d) * RbW'(SlotBeats) + RbW'(ps_beat_d);
   always_comb begin
-    ram_raddr = RamW'(s_reg) * RamW'(RegBeats) + RamW'(s_rbeat);
-    if (ps_q == PBeats && !desc_q[8]) ram_raddr = RamW'(d_reg) * RamW'(RegBeats) + RamW'(db_q);
+    ram_raddr_d = RamW'(4'(s_head_d)) * RamW'(RegBeats) + RamW'(s_rbeat_d);
+    if (ps_d == PBeats && !desc_d[8]) ram_raddr_d = RamW'(d_reg_of(d_head_d)) * RamW'(RegBeats) + RamW'(db_d);
   end
 
   // ------------------------------------------------------------ next state

@@ -2,6 +2,9 @@
 // Synchronous first-word-fall-through FIFO with valid/ready on both sides.
 // FallThrough=1: when empty, a written word is offered on the read side in the
 // same cycle (and not stored if it is taken), saving a cycle of latency.
+// From RamDepth entries on, the storage has a registered read port (block RAM on an
+// FPGA) that reads the next cycle's head and passes a word written to it through:
+// the same behaviour, one cycle of reads ahead.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -9,6 +12,7 @@ module ni_fifo #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4,
   parameter int unsigned FallThrough = 0,
+  localparam int unsigned RamDepth = 16,
   localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned CntW = $clog2(Depth + 1)
 ) (
@@ -25,12 +29,13 @@ module ni_fifo #(
   logic [PtrW-1:0] wptr_q, wptr_d, rptr_q, rptr_d;
   logic [CntW-1:0] cnt_q, cnt_d;
   logic push, pop, empty, pass;
+  logic [Width-1:0] head;
 
   assign empty = cnt_q == '0;
   assign pass = FallThrough != 0 && empty;  // the read side shows the write side
   assign wready_o = cnt_q != CntW'(Depth);
   assign rvalid_o = pass ? wvalid_i : !empty;
-  assign rdata_o = pass ? wdata_i : mem_q[rptr_q];
+  assign rdata_o = pass ? wdata_i : head;
   assign push = wvalid_i && wready_o && !(pass && rready_i);
   assign pop = !empty && rready_i;
 
@@ -57,6 +62,13 @@ module ni_fifo #(
   // Storage is datapath: not reset.
   always_ff @(posedge clk_i) begin
     if (push) mem_q[wptr_q] <= wdata_i;
+  end
+  if (Depth >= RamDepth) begin : gen_ram_read
+    always_ff @(posedge clk_i) begin
+      head <= (push && wptr_q == rptr_d) ? wdata_i : mem_q[rptr_d];
+    end
+  end else begin : gen_lut_read
+    assign head = mem_q[rptr_q];
   end
 
   `NI_ASSERT_AXIS_STABLE(RdStable_A, rvalid_o, rready_i, rdata_o)

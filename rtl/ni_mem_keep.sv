@@ -92,13 +92,23 @@ module ni_mem_keep #(
   assign first = mode_q == Idle;
   assign stall = first && s_axis_tcni && !free_avail;
   // A copy goes out between TLPs, before the next passing one; a slot out of tries
-  // is given up instead.
-  assign sel = (mode_q != Idle) ? mode_q : (exp_avail && !exp_spent) ? Copy : Pass;
+  // is given up instead. The copies are read through a registered read port (block
+  // RAM): between TLPs the port reads the first beat of the expired slot (pre_slot_q
+  // says which), and a copy starts once that is the slot expired now; until then
+  // nothing moves (sel Idle).
+  logic [SlotW-1:0] pre_slot_q;
+  logic pre_ok_q, copy_due;
+  assign copy_due = exp_avail && !exp_spent;
+  assign sel = (mode_q != Idle) ? mode_q : !copy_due ? Pass : (pre_ok_q && pre_slot_q == exp_slot) ? Copy : Idle;
 
   logic [DataW+KeepW-1:0] rd_word;
-  assign rd_word = mem_q[32'(rd_slot_d) * SlotBeats + 32'(idx_q)];
   always_comb begin
-    if (sel == Copy) begin
+    if (sel == Idle) begin
+      {m_axis_tdata, m_axis_tkeep} = rd_word;
+      m_axis_tlast = 1'b0;
+      m_axis_tuser = 1'b0;
+      m_axis_tvalid = 1'b0;
+    end else if (sel == Copy) begin
       {m_axis_tdata, m_axis_tkeep} = rd_word;
       m_axis_tlast = idx_q + IdxW'(1) >= beats_q[rd_slot_d];
       m_axis_tuser = 1'b0;
@@ -205,9 +215,28 @@ module ni_mem_keep #(
     beats_q <= beats_d;
     tries_q <= tries_d;
     timer_q <= timer_d;
-    if (pass_beat && keep_d && idx_q < IdxW'(SlotBeats))
-      mem_q[32'(wr_slot_d) * SlotBeats + 32'(idx_q)] <= {s_axis_tdata, s_axis_tkeep};
   end
+
+  // The slot memory: written as a kept write passes, read one cycle ahead: the copy's
+  // next beat, or between TLPs the expired slot's first beat.
+  logic mem_we, wr_rd_q;
+  logic [31:0] mem_waddr, mem_raddr_d;
+  assign mem_we = pass_beat && keep_d && idx_q < IdxW'(SlotBeats);
+  assign mem_waddr = 32'(wr_slot_d) * SlotBeats + 32'(idx_q);
+  assign mem_raddr_d = (mode_d == Copy) ? 32'(rd_slot_d) * SlotBeats + 32'(idx_d) : 32'(exp_slot) * SlotBeats;
+  always_ff @(posedge clk_i) begin
+    if (mem_we) mem_q[mem_waddr] <= {s_axis_tdata, s_axis_tkeep};
+    rd_word <= mem_q[mem_raddr_d];
+    pre_slot_q <= exp_slot;
+    wr_rd_q <= mem_we && mem_waddr == mem_raddr_d;  // the port shows the word before this write
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) pre_ok_q <= 1'b0;
+    else pre_ok_q <= mode_d != Copy;
+  end
+  // A copy's beats are never written in the cycle before they are read (a slot is
+  // written only while it is free, and expires at least a cycle after its last beat).
+  `NI_ASSERT(CopyReadNotStale_A, sel == Copy |-> !wr_rd_q)
 
   `NI_ASSERT_AXIS_STABLE(KeepOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})

@@ -94,7 +94,8 @@ module ni_retx #(
   logic [NumSlots-1:0][23:0] cpl_q;  // {reqid, tag}
   logic [NumPeers-1:0][23:0] next_q, next_d;
   logic [NumPeers-1:0] resync_q, resync_d;
-  ni_pkg::tx_hdr_t hdr_mem_q [NumSlots];
+  // Kept as plain vectors: Yosys infers a memory from an array of vectors only.
+  logic [ni_pkg::TxHdrW-1:0] hdr_mem_q [NumSlots];
   logic [BeatW-1:0] beat_mem_q [NumSlots * SlotBeats];
 
   // ------------------------------------------------------------ slot scan
@@ -197,20 +198,26 @@ module ni_retx #(
 
   // In Idle, in this order: fail the slots of a destination that stopped
   // answering, resend a slot, start a new packet. An offer the framer has not
-  // taken yet stands (hold_q) until it is taken.
-  logic hold_q, hold_d, hold_rs_q, hold_rs_d, offer_rs;
+  // taken yet stands (hold_q) until it is taken. A resend is picked one cycle
+  // before it is offered (pick), so that its copy is read through the registered
+  // read ports of the copy memories (block RAM). A pick not offered yet is dropped
+  // if its slot is no longer a candidate (an answer or an RNR NAK came meanwhile).
+  logic hold_q, hold_d, hold_rs_q, hold_rs_d, picked_q, held, offer_rs, pick;
   logic [SlotW-1:0] hold_slot_q, hold_slot_d, offer_slot;
   logic new_ok;
-  assign offer_rs = hold_q ? hold_rs_q : cand_avail;
-  assign offer_slot = hold_q ? hold_slot_q : cand_slot;
+  assign held = hold_q && (!picked_q || cand[hold_slot_q]);
+  assign offer_rs = held && hold_rs_q;
+  assign offer_slot = hold_slot_q;
   assign new_ok = in_hdr_valid_i && (!in_reliable || (free_avail && in_beat_valid_i && !(in_amo && amo_busy)));
-  assign fail_now = state_q == StIdle && !hold_q && ftrig_avail;
+  assign fail_now = state_q == StIdle && !held && ftrig_avail;
+  assign pick = state_q == StIdle && !held && !ftrig_avail && cand_avail;
   // The offer does not depend on ready (valid never waits for ready).
   logic offering;
-  assign offering = state_q == StIdle && (hold_q || !ftrig_avail) && (offer_rs || new_ok);
+  assign offering = state_q == StIdle && (held || (!ftrig_avail && !cand_avail)) && (offer_rs || new_ok);
+  ni_pkg::tx_hdr_t stored_hdr;
   always_comb begin
     out_hdr_o = new_hdr;
-    if (offer_rs) out_hdr_o = hdr_mem_q[offer_slot];
+    if (offer_rs) out_hdr_o = stored_hdr;
     else if (!in_reliable) out_hdr_o = in_hdr_i;
   end
   assign out_hdr_valid_o = offering;
@@ -218,9 +225,9 @@ module ni_retx #(
   assign in_hdr_ready_o = offering && !offer_rs && out_hdr_ready_i;
   assign take_new = in_hdr_ready_o && in_reliable;
   assign take_pass = in_hdr_ready_o && !in_reliable;
-  assign hold_d = offering && !out_hdr_ready_i;
-  assign hold_rs_d = offer_rs;
-  assign hold_slot_d = offer_slot;
+  assign hold_d = (offering && !out_hdr_ready_i) || pick;
+  assign hold_rs_d = pick || offer_rs;
+  assign hold_slot_d = pick ? cand_slot : offer_slot;
 
   // ------------------------------------------------------------ beats
   logic [BeatW-1:0] stored_beat;
@@ -247,7 +254,6 @@ module ni_retx #(
     end
   end
   assign beat_addr = AddrW'(32'(act_slot) * SlotBeats + 32'(act_bi));
-  assign stored_beat = beat_mem_q[beat_addr];
   always_comb begin
     out_beat_o = in_beat_i;
     out_beat_valid_o = 1'b0;
@@ -417,6 +423,13 @@ module ni_retx #(
     end
   end
   assign ev_retx_o = take_resend;
+
+  // Read addresses of the next cycle's resend: its header, and the beat it sends
+  // (the first one while the resend is offered in Idle).
+  logic [AddrW-1:0] rd_addr_d;
+  logic [SlotW-1:0] rd_slot_d;
+  assign rd_slot_d = (state_d == StResend) ? cur_d : hold_slot_d;
+  assign rd_addr_d = AddrW'(32'(rd_slot_d) * SlotBeats + ((state_d == StResend) ? 32'(bi_d) : 32'd0));
   assign ev_fail_o = drain_go && st_q[drain_slot] == ni_pkg::CPL_CA;
   assign ev_conf_o = drain_go && drain_rep && st_q[drain_slot] == ni_pkg::CPL_SC;
 
@@ -439,6 +452,7 @@ module ni_retx #(
       hold_q <= 1'b0;
       hold_rs_q <= 1'b0;
       hold_slot_q <= '0;
+      picked_q <= 1'b0;
     end else begin
       state_q <= state_d;
       cur_q <= cur_d;
@@ -457,6 +471,7 @@ module ni_retx #(
       hold_q <= hold_d;
       hold_rs_q <= hold_rs_d;
       hold_slot_q <= hold_slot_d;
+      picked_q <= pick;
     end
   end
 
@@ -464,7 +479,6 @@ module ni_retx #(
   always_ff @(posedge clk_i) begin
     st_q <= st_d;
     if (take_new) begin
-      hdr_mem_q[free_slot] <= new_hdr;
       lid_q[free_slot] <= in_dlid;
       psn_q[free_slot] <= next_q[in_peer];
       sent_q[free_slot] <= now_q;
@@ -486,11 +500,32 @@ module ni_retx #(
       end
     end
     if (act_store && beat_go) begin
-      beat_mem_q[beat_addr] <= in_beat_i;
       cpl_q[act_slot] <= cpl_cap;
       addr_q[act_slot] <= addr_cap;
     end
   end
+
+  // The copy memories: one write port, one registered read port each. A slot is
+  // never read in the cycle after it is written (a slot being copied is not resent
+  // before its copy is complete and it has been picked), so no bypass is needed.
+  logic beat_we, hdr_we;
+  assign beat_we = act_store && beat_go;
+  assign hdr_we = take_new;
+  always_ff @(posedge clk_i) begin
+    if (beat_we) beat_mem_q[beat_addr] <= in_beat_i;
+    stored_beat <= beat_mem_q[rd_addr_d];
+  end
+  always_ff @(posedge clk_i) begin
+    if (hdr_we) hdr_mem_q[free_slot] <= new_hdr;
+    stored_hdr <= hdr_mem_q[rd_slot_d];
+  end
+  logic beat_wr_rd_q, hdr_wr_rd_q;  // what the read port shows was written in the same cycle
+  always_ff @(posedge clk_i) begin
+    beat_wr_rd_q <= beat_we && beat_addr == rd_addr_d;
+    hdr_wr_rd_q <= hdr_we && free_slot == rd_slot_d;
+  end
+  `NI_ASSERT(BeatReadNotStale_A, act_rs |-> !beat_wr_rd_q)
+  `NI_ASSERT(HdrReadNotStale_A, offer_rs |-> !hdr_wr_rd_q)
 
   `NI_ASSERT(CopyFits_A, (act_store && beat_go) |-> (32'(act_bi) < SlotBeats))
   // In Idle a beat only leaves together with its header.

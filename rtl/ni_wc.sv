@@ -327,13 +327,13 @@ module ni_wc #(
   // the header queue until the framer takes it, then in rd_patch_q.
   logic pop, free, rd_first_q, hdr_popped_q;
   patch_t rd_patch_q, rd_patch;
-  logic [BeatW-1:0] rbeat;
+  logic [BeatW-1:0] rbeat, mem_rd_q;
   logic [CntW-1:0] open_beats_q;  // beats of the open packet in the queue
   logic [CntW-1:0] replayed_q;    // beats read by a copy that is not the last, not freed
   logic [PtrW-1:0] rd_start_q, rd_start;  // the packet's first beat, where a copy starts again
   assign rd_patch = hdr_popped_q ? rd_patch_q : oq_rpatch;
   always_comb begin
-    rbeat = mem_q[rptr_q];
+    rbeat = mem_rd_q;
     if (rd_first_q && rd_patch.en) begin
       rbeat[2*8 +: 2] = rd_patch.len_dw[9:8];
       rbeat[3*8 +: 8] = rd_patch.len_dw[7:0];
@@ -573,6 +573,11 @@ module ni_wc #(
     held_q <= held_d;
     snap_held_q <= snap_held_d;
     if (push && !rollback) mem_q[wptr_q] <= push_beat;
+  end
+  // Registered read port (block RAM): it reads the next cycle's read pointer and
+  // passes a beat written there in the same cycle through.
+  always_ff @(posedge clk_i) begin
+    mem_rd_q <= (push && !rollback && wptr_q == rptr_d) ? push_beat : mem_q[rptr_d];
   end
 
   logic unused;

@@ -32,6 +32,9 @@ FAMILIES = {
     "ice40": "synth_ice40 -top nic_top -noflatten",
     "xc7": "synth_xilinx -family xc7 -top nic_top -noflatten",
 }
+# Families placed and routed by scripts/pnr.py: the run also writes the flattened
+# netlist for nextpnr.
+PNR_FAMILIES = {"ecp5"}
 # Warnings that mean Yosys reads our RTL differently from Verilator.
 BAD_WARNINGS = re.compile(r"out of bounds|implicitly declared|Resizing cell port", re.I)
 
@@ -66,7 +69,7 @@ def main():
         f"hierarchy -check -top nic_top {chparams}",
         FAMILIES[a.family],
         f"tee -q -o {out}/stat.json stat -json",
-    ]) + "\n"
+    ] + (["flatten", f"write_json {out}/netlist.json"] if a.family in PNR_FAMILIES else [])) + "\n"
     (ROOT / out / "synth.ys").write_text(script)
     log = out / "yosys.log"
     r = subprocess.run([str(yosys), "-q", "-l", str(log), str(out / "synth.ys")], cwd=ROOT)

