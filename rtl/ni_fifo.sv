@@ -72,6 +72,15 @@ module ni_fifo #(
   end
 
   `NI_ASSERT_AXIS_STABLE(RdStable_A, rvalid_o, rready_i, rdata_o)
+  // Invariants, checked in every simulation and proved by make formal (k-induction):
+  // the count stays within the depth, the pointers within the storage and count
+  // apart, and the read side shows the word at the read pointer.
+  `NI_ASSERT(CntBound_A, cnt_q <= CntW'(Depth))
+  `NI_ASSERT(PtrRange_A, 32'(wptr_q) < Depth && 32'(rptr_q) < Depth)
+  `NI_ASSERT(PtrCnt_A, 32'(wptr_q) == (32'(rptr_q) + 32'(cnt_q)) % Depth)
+  logic [Width-1:0] at_rptr;  // (for the assertion only; Verilator 5.006 fails on the select inside it)
+  assign at_rptr = mem_q[rptr_q];
+  `NI_ASSERT(HeadIsReadPtr_A, cnt_q == '0 || head == at_rptr)
 endmodule
 
 `default_nettype wire

@@ -100,8 +100,11 @@ module ni_retx #(
 
   // ------------------------------------------------------------ slot scan
   // A resend picks the oldest send first, so a destination gets its PSNs in order again.
+  // (The scan keeps the oldest age so far in cand_age: indexing age by the running
+  // choice made a 32-way multiplexer per slot.)
   logic [NumSlots-1:0] expired, cand;
   logic [NumSlots-1:0][31:0] age;
+  logic [31:0] cand_age;
   logic free_avail, cand_avail, ftrig_avail;
   logic [SlotW-1:0] free_slot, cand_slot, ftrig_slot, drain_slot;
   logic drain_avail;
@@ -116,6 +119,7 @@ module ni_retx #(
     free_slot = '0;
     cand_avail = 1'b0;
     cand_slot = '0;
+    cand_age = '0;
     ftrig_avail = 1'b0;
     ftrig_slot = '0;
     drain_avail = 1'b0;
@@ -125,9 +129,10 @@ module ni_retx #(
         free_avail = 1'b1;
         free_slot = SlotW'(i);
       end
-      if (cand[i] && (!cand_avail || age[i] >= age[cand_slot])) begin
+      if (cand[i] && (!cand_avail || age[i] >= cand_age)) begin
         cand_avail = 1'b1;
         cand_slot = SlotW'(i);
+        cand_age = age[i];
       end
       if (expired[i] && tries_q[i] >= limit_i && !rnr_q[i]) begin
         ftrig_avail = 1'b1;

