@@ -794,524 +794,419 @@ module ni_csr_regs (
 
   always_comb begin
     rdata_o = '0;
-    begin
-      if (req_addr_i == 12'h000) rdata_o[15:0] = 16'h1;
-      if (req_addr_i == 12'h000) rdata_o[31:16] = 16'h4e49;
-    end
-    begin
-      if (req_addr_i == 12'h004) rdata_o[7:0] = caps_data_bytes_i;
-      if (req_addr_i == 12'h004) rdata_o[15:8] = caps_art_entries_i;
-      if (req_addr_i == 12'h004) rdata_o[23:16] = caps_memid_entries_i;
-      if (req_addr_i == 12'h004) rdata_o[31:24] = caps_rx_credits_i;
-    end
-    begin
-      if (req_addr_i == 12'h00c) rdata_o[15:0] = caps2_max_payload_i;
-    end
-    begin
-      if (req_addr_i == 12'h008) rdata_o[15:0] = node_id_lid_q;
-    end
-    begin
-      if (req_addr_i == 12'h010) rdata_o[0:0] = status_win_miss_q;
-      if (req_addr_i == 12'h010) rdata_o[1:1] = status_perm_q;
-      if (req_addr_i == 12'h010) rdata_o[2:2] = status_malformed_q;
-      if (req_addr_i == 12'h010) rdata_o[3:3] = status_unsupported_q;
-      if (req_addr_i == 12'h010) rdata_o[4:4] = status_crc_err_q;
-      if (req_addr_i == 12'h010) rdata_o[5:5] = status_memid_err_q;
-      if (req_addr_i == 12'h010) rdata_o[6:6] = status_bounds_err_q;
-      if (req_addr_i == 12'h010) rdata_o[7:7] = status_nak_rx_q;
-      if (req_addr_i == 12'h010) rdata_o[8:8] = status_bad_pkt_q;
-      if (req_addr_i == 12'h010) rdata_o[9:9] = status_cpl_unexp_q;
-      if (req_addr_i == 12'h010) rdata_o[10:10] = status_retx_fail_q;
-      if (req_addr_i == 12'h010) rdata_o[11:11] = status_mem_fail_q;
-      if (req_addr_i == 12'h010) rdata_o[12:12] = status_dma_err_q;
-      if (req_addr_i == 12'h010) rdata_o[13:13] = status_cnt_zero_q;
-    end
-    begin
-      if (req_addr_i == 12'h020) rdata_o[31:0] = tx_pkts_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h024) rdata_o[31:0] = rx_pkts_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h028) rdata_o[31:0] = win_miss_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h02c) rdata_o[31:0] = perm_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h030) rdata_o[31:0] = malformed_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h034) rdata_o[31:0] = unsup_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h038) rdata_o[31:0] = crc_err_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h03c) rdata_o[31:0] = memid_err_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h040) rdata_o[31:0] = bounds_err_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h044) rdata_o[31:0] = nak_tx_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h048) rdata_o[31:0] = nak_rx_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h04c) rdata_o[31:0] = bad_pkt_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h050) rdata_o[31:0] = rd_served_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h054) rdata_o[31:0] = cpl_unexp_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h058) rdata_o[31:0] = wc_merged_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h05c) rdata_o[31:0] = dup_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h060) rdata_o[15:0] = wc_timeout_cycles_q;
-    end
-    begin
-      if (req_addr_i == 12'h064) rdata_o[0:0] = wc_flush_flush_q;
-    end
-    begin
-      if (req_addr_i == 12'h068) rdata_o[31:0] = retx_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h06c) rdata_o[31:0] = oos_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h070) rdata_o[31:0] = retx_fail_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h074) rdata_o[31:0] = retx_timeout_cycles_q;
-    end
-    begin
-      if (req_addr_i == 12'h078) rdata_o[7:0] = retx_limit_resends_q;
-    end
-    begin
-      if (req_addr_i == 12'h07c) rdata_o[7:0] = caps3_retx_slots_i;
-      if (req_addr_i == 12'h07c) rdata_o[15:8] = caps3_peers_i;
-    end
-    begin
-      if (req_addr_i == 12'h018) rdata_o[31:0] = conf_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h01c) rdata_o[31:0] = intr_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h090) rdata_o[31:0] = mem_timeout_cycles_q;
-    end
-    begin
-      if (req_addr_i == 12'h094) rdata_o[7:0] = mem_limit_reissues_q;
-    end
-    begin
-      if (req_addr_i == 12'h098) rdata_o[31:0] = mem_reissue_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h09c) rdata_o[31:0] = mem_fail_cnt_count_q;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[15:0] = mcast_lid_lid_q[i];
-      if (req_addr_i == 12'h080 + 12'(i * 4)) rdata_o[31:31] = mcast_lid_valid_q[i];
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h0a0 + 12'(i * 4)) rdata_o[15:0] = mgrp_ctrl_lid_q[i];
-      if (req_addr_i == 12'h0a0 + 12'(i * 4)) rdata_o[18:16] = mgrp_ctrl_members_q[i];
-      if (req_addr_i == 12'h0a0 + 12'(i * 4)) rdata_o[31:31] = mgrp_ctrl_valid_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h0c0 + 12'(i * 4)) rdata_o[15:0] = mgrp_member_dlid_q[i];
-      if (req_addr_i == 12'h0c0 + 12'(i * 4)) rdata_o[31:16] = mgrp_member_memid_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h100 + 12'(i * 32)) rdata_o[31:12] = art_base_lo_addr_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h104 + 12'(i * 32)) rdata_o[31:0] = art_base_hi_addr_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h108 + 12'(i * 32)) rdata_o[31:12] = art_limit_lo_addr_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h10c + 12'(i * 32)) rdata_o[31:0] = art_limit_hi_addr_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h110 + 12'(i * 32)) rdata_o[31:12] = art_xlate_lo_addr_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h114 + 12'(i * 32)) rdata_o[31:0] = art_xlate_hi_addr_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h118 + 12'(i * 32)) rdata_o[15:0] = art_dest_node_q[i];
-      if (req_addr_i == 12'h118 + 12'(i * 32)) rdata_o[31:16] = art_dest_memid_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[0:0] = art_ctrl_valid_q[i];
-      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[1:1] = art_ctrl_rx_xlate_q[i];
-      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[4:4] = art_ctrl_perm_r_q[i];
-      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[5:5] = art_ctrl_perm_w_q[i];
-      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[6:6] = art_ctrl_perm_a_q[i];
-      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[7:7] = art_ctrl_wc_q[i];
-      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[8:8] = art_ctrl_conf_all_q[i];
-      if (req_addr_i == 12'h11c + 12'(i * 32)) rdata_o[10:9] = art_ctrl_conf_at_q[i];
-    end
-    begin
-      if (req_addr_i == 12'h300) rdata_o[31:2] = intr_addr_lo_addr_q;
-    end
-    begin
-      if (req_addr_i == 12'h304) rdata_o[31:0] = intr_addr_hi_addr_q;
-    end
-    begin
-      if (req_addr_i == 12'h308) rdata_o[31:0] = intr_data_data_q;
-    end
-    begin
-      if (req_addr_i == 12'h30c) rdata_o[13:0] = intr_mask_mask_q;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h400 + 12'(i * 16)) rdata_o[31:12] = memid_base_lo_addr_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h404 + 12'(i * 16)) rdata_o[31:0] = memid_base_hi_addr_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h408 + 12'(i * 16)) rdata_o[31:12] = memid_size_bytes_q[i];
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h40c + 12'(i * 16)) rdata_o[0:0] = memid_ctrl_valid_q[i];
-      if (req_addr_i == 12'h40c + 12'(i * 16)) rdata_o[4:4] = memid_ctrl_perm_r_q[i];
-      if (req_addr_i == 12'h40c + 12'(i * 16)) rdata_o[5:5] = memid_ctrl_perm_w_q[i];
-      if (req_addr_i == 12'h40c + 12'(i * 16)) rdata_o[6:6] = memid_ctrl_perm_a_q[i];
-    end
-    begin
-      if (req_addr_i == 12'h310) rdata_o[7:0] = caps4_inj_fifos_i;
-      if (req_addr_i == 12'h310) rdata_o[15:8] = caps4_rcv_fifos_i;
-      if (req_addr_i == 12'h310) rdata_o[31:16] = caps4_slot_bytes_i;
-    end
-    begin
-      if (req_addr_i == 12'h314) rdata_o[31:0] = dma_err_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h318) rdata_o[31:0] = rnr_tx_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h31c) rdata_o[31:0] = rnr_rx_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h320) rdata_o[31:0] = rnr_delay_cycles_q;
-    end
-    begin
-      if (req_addr_i == 12'h324) rdata_o[31:0] = cnt_zero_hit_i;
-    end
-    begin
-      if (req_addr_i == 12'h328) rdata_o[7:0] = caps5_counters_i;
-    end
-    begin
-      if (req_addr_i == 12'h32c) rdata_o[0:0] = raw_ctrl_enable_q;
-      if (req_addr_i == 12'h32c) rdata_o[15:8] = raw_ctrl_fifo_q;
-    end
-    begin
-      if (req_addr_i == 12'h330) rdata_o[31:0] = raw_rx_cnt_count_q;
-    end
-    begin
-      if (req_addr_i == 12'h334) rdata_o[31:0] = raw_drop_cnt_count_q;
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h600 + 12'(i * 32)) rdata_o[31:0] = inj_base_lo_addr_q[i];
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h604 + 12'(i * 32)) rdata_o[31:0] = inj_base_hi_addr_q[i];
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h608 + 12'(i * 32)) rdata_o[15:0] = inj_size_slots_q[i];
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h60c + 12'(i * 32)) rdata_o[15:0] = inj_tail_slot_q[i];
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h610 + 12'(i * 32)) rdata_o[15:0] = inj_head_slot_i[i];
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h614 + 12'(i * 32)) rdata_o[0:0] = inj_ctrl_enable_q[i];
-      if (req_addr_i == 12'h614 + 12'(i * 32)) rdata_o[1:1] = inj_ctrl_reset_q[i];
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h618 + 12'(i * 32)) rdata_o[0:0] = inj_status_err_i[i];
-      if (req_addr_i == 12'h618 + 12'(i * 32)) rdata_o[4:1] = inj_status_code_i[i];
-      if (req_addr_i == 12'h618 + 12'(i * 32)) rdata_o[8:8] = inj_status_busy_i[i];
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h700 + 12'(i * 32)) rdata_o[31:0] = rfifo_base_lo_addr_q[i];
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h704 + 12'(i * 32)) rdata_o[31:0] = rfifo_base_hi_addr_q[i];
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h708 + 12'(i * 32)) rdata_o[15:0] = rfifo_size_slots_q[i];
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h70c + 12'(i * 32)) rdata_o[15:0] = rfifo_head_slot_q[i];
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h710 + 12'(i * 32)) rdata_o[15:0] = rfifo_tail_slot_i[i];
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h714 + 12'(i * 32)) rdata_o[0:0] = rfifo_ctrl_enable_q[i];
-      if (req_addr_i == 12'h714 + 12'(i * 32)) rdata_o[1:1] = rfifo_ctrl_reset_q[i];
-    end
-    for (int i = 0; i < 32; i++) begin
-      if (req_addr_i == 12'h800 + 12'(i * 4)) rdata_o[31:0] = cnt_load_value_q[i];
-    end
-    for (int i = 0; i < 32; i++) begin
-      if (req_addr_i == 12'h880 + 12'(i * 4)) rdata_o[31:0] = cnt_value_value_i[i];
-    end
-  end
-
-  always_comb begin
-    req_hit_o = 1'b0;
-    begin
-      if (req_addr_i == 12'h000) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h004) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h00c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h008) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h010) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h020) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h024) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h028) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h02c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h030) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h034) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h038) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h03c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h040) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h044) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h048) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h04c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h050) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h054) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h058) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h05c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h060) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h064) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h068) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h06c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h070) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h074) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h078) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h07c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h018) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h01c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h090) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h094) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h098) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h09c) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h080 + 12'(i * 4)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h0a0 + 12'(i * 4)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h0c0 + 12'(i * 4)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h100 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h104 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h108 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h10c + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h110 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h114 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h118 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h11c + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h300) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h304) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h308) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h30c) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h400 + 12'(i * 16)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h404 + 12'(i * 16)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h408 + 12'(i * 16)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 16; i++) begin
-      if (req_addr_i == 12'h40c + 12'(i * 16)) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h310) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h314) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h318) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h31c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h320) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h324) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h328) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h32c) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h330) req_hit_o = 1'b1;
-    end
-    begin
-      if (req_addr_i == 12'h334) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h600 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h604 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h608 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h60c + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h610 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h614 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 8; i++) begin
-      if (req_addr_i == 12'h618 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h700 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h704 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h708 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h70c + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h710 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (req_addr_i == 12'h714 + 12'(i * 32)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 32; i++) begin
-      if (req_addr_i == 12'h800 + 12'(i * 4)) req_hit_o = 1'b1;
-    end
-    for (int i = 0; i < 32; i++) begin
-      if (req_addr_i == 12'h880 + 12'(i * 4)) req_hit_o = 1'b1;
-    end
+    req_hit_o = 1'b1;
+    unique case (req_addr_i)
+      12'h000: begin rdata_o[15:0] = 16'h1; rdata_o[31:16] = 16'h4e49; end
+      12'h004: begin rdata_o[7:0] = caps_data_bytes_i; rdata_o[15:8] = caps_art_entries_i; rdata_o[23:16] = caps_memid_entries_i; rdata_o[31:24] = caps_rx_credits_i; end
+      12'h008: begin rdata_o[15:0] = node_id_lid_q; end
+      12'h00c: begin rdata_o[15:0] = caps2_max_payload_i; end
+      12'h010: begin rdata_o[0:0] = status_win_miss_q; rdata_o[1:1] = status_perm_q; rdata_o[2:2] = status_malformed_q; rdata_o[3:3] = status_unsupported_q; rdata_o[4:4] = status_crc_err_q; rdata_o[5:5] = status_memid_err_q; rdata_o[6:6] = status_bounds_err_q; rdata_o[7:7] = status_nak_rx_q; rdata_o[8:8] = status_bad_pkt_q; rdata_o[9:9] = status_cpl_unexp_q; rdata_o[10:10] = status_retx_fail_q; rdata_o[11:11] = status_mem_fail_q; rdata_o[12:12] = status_dma_err_q; rdata_o[13:13] = status_cnt_zero_q; end
+      12'h018: begin rdata_o[31:0] = conf_cnt_count_q; end
+      12'h01c: begin rdata_o[31:0] = intr_cnt_count_q; end
+      12'h020: begin rdata_o[31:0] = tx_pkts_count_q; end
+      12'h024: begin rdata_o[31:0] = rx_pkts_count_q; end
+      12'h028: begin rdata_o[31:0] = win_miss_cnt_count_q; end
+      12'h02c: begin rdata_o[31:0] = perm_cnt_count_q; end
+      12'h030: begin rdata_o[31:0] = malformed_cnt_count_q; end
+      12'h034: begin rdata_o[31:0] = unsup_cnt_count_q; end
+      12'h038: begin rdata_o[31:0] = crc_err_cnt_count_q; end
+      12'h03c: begin rdata_o[31:0] = memid_err_cnt_count_q; end
+      12'h040: begin rdata_o[31:0] = bounds_err_cnt_count_q; end
+      12'h044: begin rdata_o[31:0] = nak_tx_cnt_count_q; end
+      12'h048: begin rdata_o[31:0] = nak_rx_cnt_count_q; end
+      12'h04c: begin rdata_o[31:0] = bad_pkt_cnt_count_q; end
+      12'h050: begin rdata_o[31:0] = rd_served_cnt_count_q; end
+      12'h054: begin rdata_o[31:0] = cpl_unexp_cnt_count_q; end
+      12'h058: begin rdata_o[31:0] = wc_merged_cnt_count_q; end
+      12'h05c: begin rdata_o[31:0] = dup_cnt_count_q; end
+      12'h060: begin rdata_o[15:0] = wc_timeout_cycles_q; end
+      12'h064: begin rdata_o[0:0] = wc_flush_flush_q; end
+      12'h068: begin rdata_o[31:0] = retx_cnt_count_q; end
+      12'h06c: begin rdata_o[31:0] = oos_cnt_count_q; end
+      12'h070: begin rdata_o[31:0] = retx_fail_cnt_count_q; end
+      12'h074: begin rdata_o[31:0] = retx_timeout_cycles_q; end
+      12'h078: begin rdata_o[7:0] = retx_limit_resends_q; end
+      12'h07c: begin rdata_o[7:0] = caps3_retx_slots_i; rdata_o[15:8] = caps3_peers_i; end
+      12'h080: begin rdata_o[15:0] = mcast_lid_lid_q[0]; rdata_o[31:31] = mcast_lid_valid_q[0]; end
+      12'h084: begin rdata_o[15:0] = mcast_lid_lid_q[1]; rdata_o[31:31] = mcast_lid_valid_q[1]; end
+      12'h088: begin rdata_o[15:0] = mcast_lid_lid_q[2]; rdata_o[31:31] = mcast_lid_valid_q[2]; end
+      12'h08c: begin rdata_o[15:0] = mcast_lid_lid_q[3]; rdata_o[31:31] = mcast_lid_valid_q[3]; end
+      12'h090: begin rdata_o[31:0] = mem_timeout_cycles_q; end
+      12'h094: begin rdata_o[7:0] = mem_limit_reissues_q; end
+      12'h098: begin rdata_o[31:0] = mem_reissue_cnt_count_q; end
+      12'h09c: begin rdata_o[31:0] = mem_fail_cnt_count_q; end
+      12'h0a0: begin rdata_o[15:0] = mgrp_ctrl_lid_q[0]; rdata_o[18:16] = mgrp_ctrl_members_q[0]; rdata_o[31:31] = mgrp_ctrl_valid_q[0]; end
+      12'h0a4: begin rdata_o[15:0] = mgrp_ctrl_lid_q[1]; rdata_o[18:16] = mgrp_ctrl_members_q[1]; rdata_o[31:31] = mgrp_ctrl_valid_q[1]; end
+      12'h0a8: begin rdata_o[15:0] = mgrp_ctrl_lid_q[2]; rdata_o[18:16] = mgrp_ctrl_members_q[2]; rdata_o[31:31] = mgrp_ctrl_valid_q[2]; end
+      12'h0ac: begin rdata_o[15:0] = mgrp_ctrl_lid_q[3]; rdata_o[18:16] = mgrp_ctrl_members_q[3]; rdata_o[31:31] = mgrp_ctrl_valid_q[3]; end
+      12'h0c0: begin rdata_o[15:0] = mgrp_member_dlid_q[0]; rdata_o[31:16] = mgrp_member_memid_q[0]; end
+      12'h0c4: begin rdata_o[15:0] = mgrp_member_dlid_q[1]; rdata_o[31:16] = mgrp_member_memid_q[1]; end
+      12'h0c8: begin rdata_o[15:0] = mgrp_member_dlid_q[2]; rdata_o[31:16] = mgrp_member_memid_q[2]; end
+      12'h0cc: begin rdata_o[15:0] = mgrp_member_dlid_q[3]; rdata_o[31:16] = mgrp_member_memid_q[3]; end
+      12'h0d0: begin rdata_o[15:0] = mgrp_member_dlid_q[4]; rdata_o[31:16] = mgrp_member_memid_q[4]; end
+      12'h0d4: begin rdata_o[15:0] = mgrp_member_dlid_q[5]; rdata_o[31:16] = mgrp_member_memid_q[5]; end
+      12'h0d8: begin rdata_o[15:0] = mgrp_member_dlid_q[6]; rdata_o[31:16] = mgrp_member_memid_q[6]; end
+      12'h0dc: begin rdata_o[15:0] = mgrp_member_dlid_q[7]; rdata_o[31:16] = mgrp_member_memid_q[7]; end
+      12'h0e0: begin rdata_o[15:0] = mgrp_member_dlid_q[8]; rdata_o[31:16] = mgrp_member_memid_q[8]; end
+      12'h0e4: begin rdata_o[15:0] = mgrp_member_dlid_q[9]; rdata_o[31:16] = mgrp_member_memid_q[9]; end
+      12'h0e8: begin rdata_o[15:0] = mgrp_member_dlid_q[10]; rdata_o[31:16] = mgrp_member_memid_q[10]; end
+      12'h0ec: begin rdata_o[15:0] = mgrp_member_dlid_q[11]; rdata_o[31:16] = mgrp_member_memid_q[11]; end
+      12'h0f0: begin rdata_o[15:0] = mgrp_member_dlid_q[12]; rdata_o[31:16] = mgrp_member_memid_q[12]; end
+      12'h0f4: begin rdata_o[15:0] = mgrp_member_dlid_q[13]; rdata_o[31:16] = mgrp_member_memid_q[13]; end
+      12'h0f8: begin rdata_o[15:0] = mgrp_member_dlid_q[14]; rdata_o[31:16] = mgrp_member_memid_q[14]; end
+      12'h0fc: begin rdata_o[15:0] = mgrp_member_dlid_q[15]; rdata_o[31:16] = mgrp_member_memid_q[15]; end
+      12'h100: begin rdata_o[31:12] = art_base_lo_addr_q[0]; end
+      12'h104: begin rdata_o[31:0] = art_base_hi_addr_q[0]; end
+      12'h108: begin rdata_o[31:12] = art_limit_lo_addr_q[0]; end
+      12'h10c: begin rdata_o[31:0] = art_limit_hi_addr_q[0]; end
+      12'h110: begin rdata_o[31:12] = art_xlate_lo_addr_q[0]; end
+      12'h114: begin rdata_o[31:0] = art_xlate_hi_addr_q[0]; end
+      12'h118: begin rdata_o[15:0] = art_dest_node_q[0]; rdata_o[31:16] = art_dest_memid_q[0]; end
+      12'h11c: begin rdata_o[0:0] = art_ctrl_valid_q[0]; rdata_o[1:1] = art_ctrl_rx_xlate_q[0]; rdata_o[4:4] = art_ctrl_perm_r_q[0]; rdata_o[5:5] = art_ctrl_perm_w_q[0]; rdata_o[6:6] = art_ctrl_perm_a_q[0]; rdata_o[7:7] = art_ctrl_wc_q[0]; rdata_o[8:8] = art_ctrl_conf_all_q[0]; rdata_o[10:9] = art_ctrl_conf_at_q[0]; end
+      12'h120: begin rdata_o[31:12] = art_base_lo_addr_q[1]; end
+      12'h124: begin rdata_o[31:0] = art_base_hi_addr_q[1]; end
+      12'h128: begin rdata_o[31:12] = art_limit_lo_addr_q[1]; end
+      12'h12c: begin rdata_o[31:0] = art_limit_hi_addr_q[1]; end
+      12'h130: begin rdata_o[31:12] = art_xlate_lo_addr_q[1]; end
+      12'h134: begin rdata_o[31:0] = art_xlate_hi_addr_q[1]; end
+      12'h138: begin rdata_o[15:0] = art_dest_node_q[1]; rdata_o[31:16] = art_dest_memid_q[1]; end
+      12'h13c: begin rdata_o[0:0] = art_ctrl_valid_q[1]; rdata_o[1:1] = art_ctrl_rx_xlate_q[1]; rdata_o[4:4] = art_ctrl_perm_r_q[1]; rdata_o[5:5] = art_ctrl_perm_w_q[1]; rdata_o[6:6] = art_ctrl_perm_a_q[1]; rdata_o[7:7] = art_ctrl_wc_q[1]; rdata_o[8:8] = art_ctrl_conf_all_q[1]; rdata_o[10:9] = art_ctrl_conf_at_q[1]; end
+      12'h140: begin rdata_o[31:12] = art_base_lo_addr_q[2]; end
+      12'h144: begin rdata_o[31:0] = art_base_hi_addr_q[2]; end
+      12'h148: begin rdata_o[31:12] = art_limit_lo_addr_q[2]; end
+      12'h14c: begin rdata_o[31:0] = art_limit_hi_addr_q[2]; end
+      12'h150: begin rdata_o[31:12] = art_xlate_lo_addr_q[2]; end
+      12'h154: begin rdata_o[31:0] = art_xlate_hi_addr_q[2]; end
+      12'h158: begin rdata_o[15:0] = art_dest_node_q[2]; rdata_o[31:16] = art_dest_memid_q[2]; end
+      12'h15c: begin rdata_o[0:0] = art_ctrl_valid_q[2]; rdata_o[1:1] = art_ctrl_rx_xlate_q[2]; rdata_o[4:4] = art_ctrl_perm_r_q[2]; rdata_o[5:5] = art_ctrl_perm_w_q[2]; rdata_o[6:6] = art_ctrl_perm_a_q[2]; rdata_o[7:7] = art_ctrl_wc_q[2]; rdata_o[8:8] = art_ctrl_conf_all_q[2]; rdata_o[10:9] = art_ctrl_conf_at_q[2]; end
+      12'h160: begin rdata_o[31:12] = art_base_lo_addr_q[3]; end
+      12'h164: begin rdata_o[31:0] = art_base_hi_addr_q[3]; end
+      12'h168: begin rdata_o[31:12] = art_limit_lo_addr_q[3]; end
+      12'h16c: begin rdata_o[31:0] = art_limit_hi_addr_q[3]; end
+      12'h170: begin rdata_o[31:12] = art_xlate_lo_addr_q[3]; end
+      12'h174: begin rdata_o[31:0] = art_xlate_hi_addr_q[3]; end
+      12'h178: begin rdata_o[15:0] = art_dest_node_q[3]; rdata_o[31:16] = art_dest_memid_q[3]; end
+      12'h17c: begin rdata_o[0:0] = art_ctrl_valid_q[3]; rdata_o[1:1] = art_ctrl_rx_xlate_q[3]; rdata_o[4:4] = art_ctrl_perm_r_q[3]; rdata_o[5:5] = art_ctrl_perm_w_q[3]; rdata_o[6:6] = art_ctrl_perm_a_q[3]; rdata_o[7:7] = art_ctrl_wc_q[3]; rdata_o[8:8] = art_ctrl_conf_all_q[3]; rdata_o[10:9] = art_ctrl_conf_at_q[3]; end
+      12'h180: begin rdata_o[31:12] = art_base_lo_addr_q[4]; end
+      12'h184: begin rdata_o[31:0] = art_base_hi_addr_q[4]; end
+      12'h188: begin rdata_o[31:12] = art_limit_lo_addr_q[4]; end
+      12'h18c: begin rdata_o[31:0] = art_limit_hi_addr_q[4]; end
+      12'h190: begin rdata_o[31:12] = art_xlate_lo_addr_q[4]; end
+      12'h194: begin rdata_o[31:0] = art_xlate_hi_addr_q[4]; end
+      12'h198: begin rdata_o[15:0] = art_dest_node_q[4]; rdata_o[31:16] = art_dest_memid_q[4]; end
+      12'h19c: begin rdata_o[0:0] = art_ctrl_valid_q[4]; rdata_o[1:1] = art_ctrl_rx_xlate_q[4]; rdata_o[4:4] = art_ctrl_perm_r_q[4]; rdata_o[5:5] = art_ctrl_perm_w_q[4]; rdata_o[6:6] = art_ctrl_perm_a_q[4]; rdata_o[7:7] = art_ctrl_wc_q[4]; rdata_o[8:8] = art_ctrl_conf_all_q[4]; rdata_o[10:9] = art_ctrl_conf_at_q[4]; end
+      12'h1a0: begin rdata_o[31:12] = art_base_lo_addr_q[5]; end
+      12'h1a4: begin rdata_o[31:0] = art_base_hi_addr_q[5]; end
+      12'h1a8: begin rdata_o[31:12] = art_limit_lo_addr_q[5]; end
+      12'h1ac: begin rdata_o[31:0] = art_limit_hi_addr_q[5]; end
+      12'h1b0: begin rdata_o[31:12] = art_xlate_lo_addr_q[5]; end
+      12'h1b4: begin rdata_o[31:0] = art_xlate_hi_addr_q[5]; end
+      12'h1b8: begin rdata_o[15:0] = art_dest_node_q[5]; rdata_o[31:16] = art_dest_memid_q[5]; end
+      12'h1bc: begin rdata_o[0:0] = art_ctrl_valid_q[5]; rdata_o[1:1] = art_ctrl_rx_xlate_q[5]; rdata_o[4:4] = art_ctrl_perm_r_q[5]; rdata_o[5:5] = art_ctrl_perm_w_q[5]; rdata_o[6:6] = art_ctrl_perm_a_q[5]; rdata_o[7:7] = art_ctrl_wc_q[5]; rdata_o[8:8] = art_ctrl_conf_all_q[5]; rdata_o[10:9] = art_ctrl_conf_at_q[5]; end
+      12'h1c0: begin rdata_o[31:12] = art_base_lo_addr_q[6]; end
+      12'h1c4: begin rdata_o[31:0] = art_base_hi_addr_q[6]; end
+      12'h1c8: begin rdata_o[31:12] = art_limit_lo_addr_q[6]; end
+      12'h1cc: begin rdata_o[31:0] = art_limit_hi_addr_q[6]; end
+      12'h1d0: begin rdata_o[31:12] = art_xlate_lo_addr_q[6]; end
+      12'h1d4: begin rdata_o[31:0] = art_xlate_hi_addr_q[6]; end
+      12'h1d8: begin rdata_o[15:0] = art_dest_node_q[6]; rdata_o[31:16] = art_dest_memid_q[6]; end
+      12'h1dc: begin rdata_o[0:0] = art_ctrl_valid_q[6]; rdata_o[1:1] = art_ctrl_rx_xlate_q[6]; rdata_o[4:4] = art_ctrl_perm_r_q[6]; rdata_o[5:5] = art_ctrl_perm_w_q[6]; rdata_o[6:6] = art_ctrl_perm_a_q[6]; rdata_o[7:7] = art_ctrl_wc_q[6]; rdata_o[8:8] = art_ctrl_conf_all_q[6]; rdata_o[10:9] = art_ctrl_conf_at_q[6]; end
+      12'h1e0: begin rdata_o[31:12] = art_base_lo_addr_q[7]; end
+      12'h1e4: begin rdata_o[31:0] = art_base_hi_addr_q[7]; end
+      12'h1e8: begin rdata_o[31:12] = art_limit_lo_addr_q[7]; end
+      12'h1ec: begin rdata_o[31:0] = art_limit_hi_addr_q[7]; end
+      12'h1f0: begin rdata_o[31:12] = art_xlate_lo_addr_q[7]; end
+      12'h1f4: begin rdata_o[31:0] = art_xlate_hi_addr_q[7]; end
+      12'h1f8: begin rdata_o[15:0] = art_dest_node_q[7]; rdata_o[31:16] = art_dest_memid_q[7]; end
+      12'h1fc: begin rdata_o[0:0] = art_ctrl_valid_q[7]; rdata_o[1:1] = art_ctrl_rx_xlate_q[7]; rdata_o[4:4] = art_ctrl_perm_r_q[7]; rdata_o[5:5] = art_ctrl_perm_w_q[7]; rdata_o[6:6] = art_ctrl_perm_a_q[7]; rdata_o[7:7] = art_ctrl_wc_q[7]; rdata_o[8:8] = art_ctrl_conf_all_q[7]; rdata_o[10:9] = art_ctrl_conf_at_q[7]; end
+      12'h200: begin rdata_o[31:12] = art_base_lo_addr_q[8]; end
+      12'h204: begin rdata_o[31:0] = art_base_hi_addr_q[8]; end
+      12'h208: begin rdata_o[31:12] = art_limit_lo_addr_q[8]; end
+      12'h20c: begin rdata_o[31:0] = art_limit_hi_addr_q[8]; end
+      12'h210: begin rdata_o[31:12] = art_xlate_lo_addr_q[8]; end
+      12'h214: begin rdata_o[31:0] = art_xlate_hi_addr_q[8]; end
+      12'h218: begin rdata_o[15:0] = art_dest_node_q[8]; rdata_o[31:16] = art_dest_memid_q[8]; end
+      12'h21c: begin rdata_o[0:0] = art_ctrl_valid_q[8]; rdata_o[1:1] = art_ctrl_rx_xlate_q[8]; rdata_o[4:4] = art_ctrl_perm_r_q[8]; rdata_o[5:5] = art_ctrl_perm_w_q[8]; rdata_o[6:6] = art_ctrl_perm_a_q[8]; rdata_o[7:7] = art_ctrl_wc_q[8]; rdata_o[8:8] = art_ctrl_conf_all_q[8]; rdata_o[10:9] = art_ctrl_conf_at_q[8]; end
+      12'h220: begin rdata_o[31:12] = art_base_lo_addr_q[9]; end
+      12'h224: begin rdata_o[31:0] = art_base_hi_addr_q[9]; end
+      12'h228: begin rdata_o[31:12] = art_limit_lo_addr_q[9]; end
+      12'h22c: begin rdata_o[31:0] = art_limit_hi_addr_q[9]; end
+      12'h230: begin rdata_o[31:12] = art_xlate_lo_addr_q[9]; end
+      12'h234: begin rdata_o[31:0] = art_xlate_hi_addr_q[9]; end
+      12'h238: begin rdata_o[15:0] = art_dest_node_q[9]; rdata_o[31:16] = art_dest_memid_q[9]; end
+      12'h23c: begin rdata_o[0:0] = art_ctrl_valid_q[9]; rdata_o[1:1] = art_ctrl_rx_xlate_q[9]; rdata_o[4:4] = art_ctrl_perm_r_q[9]; rdata_o[5:5] = art_ctrl_perm_w_q[9]; rdata_o[6:6] = art_ctrl_perm_a_q[9]; rdata_o[7:7] = art_ctrl_wc_q[9]; rdata_o[8:8] = art_ctrl_conf_all_q[9]; rdata_o[10:9] = art_ctrl_conf_at_q[9]; end
+      12'h240: begin rdata_o[31:12] = art_base_lo_addr_q[10]; end
+      12'h244: begin rdata_o[31:0] = art_base_hi_addr_q[10]; end
+      12'h248: begin rdata_o[31:12] = art_limit_lo_addr_q[10]; end
+      12'h24c: begin rdata_o[31:0] = art_limit_hi_addr_q[10]; end
+      12'h250: begin rdata_o[31:12] = art_xlate_lo_addr_q[10]; end
+      12'h254: begin rdata_o[31:0] = art_xlate_hi_addr_q[10]; end
+      12'h258: begin rdata_o[15:0] = art_dest_node_q[10]; rdata_o[31:16] = art_dest_memid_q[10]; end
+      12'h25c: begin rdata_o[0:0] = art_ctrl_valid_q[10]; rdata_o[1:1] = art_ctrl_rx_xlate_q[10]; rdata_o[4:4] = art_ctrl_perm_r_q[10]; rdata_o[5:5] = art_ctrl_perm_w_q[10]; rdata_o[6:6] = art_ctrl_perm_a_q[10]; rdata_o[7:7] = art_ctrl_wc_q[10]; rdata_o[8:8] = art_ctrl_conf_all_q[10]; rdata_o[10:9] = art_ctrl_conf_at_q[10]; end
+      12'h260: begin rdata_o[31:12] = art_base_lo_addr_q[11]; end
+      12'h264: begin rdata_o[31:0] = art_base_hi_addr_q[11]; end
+      12'h268: begin rdata_o[31:12] = art_limit_lo_addr_q[11]; end
+      12'h26c: begin rdata_o[31:0] = art_limit_hi_addr_q[11]; end
+      12'h270: begin rdata_o[31:12] = art_xlate_lo_addr_q[11]; end
+      12'h274: begin rdata_o[31:0] = art_xlate_hi_addr_q[11]; end
+      12'h278: begin rdata_o[15:0] = art_dest_node_q[11]; rdata_o[31:16] = art_dest_memid_q[11]; end
+      12'h27c: begin rdata_o[0:0] = art_ctrl_valid_q[11]; rdata_o[1:1] = art_ctrl_rx_xlate_q[11]; rdata_o[4:4] = art_ctrl_perm_r_q[11]; rdata_o[5:5] = art_ctrl_perm_w_q[11]; rdata_o[6:6] = art_ctrl_perm_a_q[11]; rdata_o[7:7] = art_ctrl_wc_q[11]; rdata_o[8:8] = art_ctrl_conf_all_q[11]; rdata_o[10:9] = art_ctrl_conf_at_q[11]; end
+      12'h280: begin rdata_o[31:12] = art_base_lo_addr_q[12]; end
+      12'h284: begin rdata_o[31:0] = art_base_hi_addr_q[12]; end
+      12'h288: begin rdata_o[31:12] = art_limit_lo_addr_q[12]; end
+      12'h28c: begin rdata_o[31:0] = art_limit_hi_addr_q[12]; end
+      12'h290: begin rdata_o[31:12] = art_xlate_lo_addr_q[12]; end
+      12'h294: begin rdata_o[31:0] = art_xlate_hi_addr_q[12]; end
+      12'h298: begin rdata_o[15:0] = art_dest_node_q[12]; rdata_o[31:16] = art_dest_memid_q[12]; end
+      12'h29c: begin rdata_o[0:0] = art_ctrl_valid_q[12]; rdata_o[1:1] = art_ctrl_rx_xlate_q[12]; rdata_o[4:4] = art_ctrl_perm_r_q[12]; rdata_o[5:5] = art_ctrl_perm_w_q[12]; rdata_o[6:6] = art_ctrl_perm_a_q[12]; rdata_o[7:7] = art_ctrl_wc_q[12]; rdata_o[8:8] = art_ctrl_conf_all_q[12]; rdata_o[10:9] = art_ctrl_conf_at_q[12]; end
+      12'h2a0: begin rdata_o[31:12] = art_base_lo_addr_q[13]; end
+      12'h2a4: begin rdata_o[31:0] = art_base_hi_addr_q[13]; end
+      12'h2a8: begin rdata_o[31:12] = art_limit_lo_addr_q[13]; end
+      12'h2ac: begin rdata_o[31:0] = art_limit_hi_addr_q[13]; end
+      12'h2b0: begin rdata_o[31:12] = art_xlate_lo_addr_q[13]; end
+      12'h2b4: begin rdata_o[31:0] = art_xlate_hi_addr_q[13]; end
+      12'h2b8: begin rdata_o[15:0] = art_dest_node_q[13]; rdata_o[31:16] = art_dest_memid_q[13]; end
+      12'h2bc: begin rdata_o[0:0] = art_ctrl_valid_q[13]; rdata_o[1:1] = art_ctrl_rx_xlate_q[13]; rdata_o[4:4] = art_ctrl_perm_r_q[13]; rdata_o[5:5] = art_ctrl_perm_w_q[13]; rdata_o[6:6] = art_ctrl_perm_a_q[13]; rdata_o[7:7] = art_ctrl_wc_q[13]; rdata_o[8:8] = art_ctrl_conf_all_q[13]; rdata_o[10:9] = art_ctrl_conf_at_q[13]; end
+      12'h2c0: begin rdata_o[31:12] = art_base_lo_addr_q[14]; end
+      12'h2c4: begin rdata_o[31:0] = art_base_hi_addr_q[14]; end
+      12'h2c8: begin rdata_o[31:12] = art_limit_lo_addr_q[14]; end
+      12'h2cc: begin rdata_o[31:0] = art_limit_hi_addr_q[14]; end
+      12'h2d0: begin rdata_o[31:12] = art_xlate_lo_addr_q[14]; end
+      12'h2d4: begin rdata_o[31:0] = art_xlate_hi_addr_q[14]; end
+      12'h2d8: begin rdata_o[15:0] = art_dest_node_q[14]; rdata_o[31:16] = art_dest_memid_q[14]; end
+      12'h2dc: begin rdata_o[0:0] = art_ctrl_valid_q[14]; rdata_o[1:1] = art_ctrl_rx_xlate_q[14]; rdata_o[4:4] = art_ctrl_perm_r_q[14]; rdata_o[5:5] = art_ctrl_perm_w_q[14]; rdata_o[6:6] = art_ctrl_perm_a_q[14]; rdata_o[7:7] = art_ctrl_wc_q[14]; rdata_o[8:8] = art_ctrl_conf_all_q[14]; rdata_o[10:9] = art_ctrl_conf_at_q[14]; end
+      12'h2e0: begin rdata_o[31:12] = art_base_lo_addr_q[15]; end
+      12'h2e4: begin rdata_o[31:0] = art_base_hi_addr_q[15]; end
+      12'h2e8: begin rdata_o[31:12] = art_limit_lo_addr_q[15]; end
+      12'h2ec: begin rdata_o[31:0] = art_limit_hi_addr_q[15]; end
+      12'h2f0: begin rdata_o[31:12] = art_xlate_lo_addr_q[15]; end
+      12'h2f4: begin rdata_o[31:0] = art_xlate_hi_addr_q[15]; end
+      12'h2f8: begin rdata_o[15:0] = art_dest_node_q[15]; rdata_o[31:16] = art_dest_memid_q[15]; end
+      12'h2fc: begin rdata_o[0:0] = art_ctrl_valid_q[15]; rdata_o[1:1] = art_ctrl_rx_xlate_q[15]; rdata_o[4:4] = art_ctrl_perm_r_q[15]; rdata_o[5:5] = art_ctrl_perm_w_q[15]; rdata_o[6:6] = art_ctrl_perm_a_q[15]; rdata_o[7:7] = art_ctrl_wc_q[15]; rdata_o[8:8] = art_ctrl_conf_all_q[15]; rdata_o[10:9] = art_ctrl_conf_at_q[15]; end
+      12'h300: begin rdata_o[31:2] = intr_addr_lo_addr_q; end
+      12'h304: begin rdata_o[31:0] = intr_addr_hi_addr_q; end
+      12'h308: begin rdata_o[31:0] = intr_data_data_q; end
+      12'h30c: begin rdata_o[13:0] = intr_mask_mask_q; end
+      12'h310: begin rdata_o[7:0] = caps4_inj_fifos_i; rdata_o[15:8] = caps4_rcv_fifos_i; rdata_o[31:16] = caps4_slot_bytes_i; end
+      12'h314: begin rdata_o[31:0] = dma_err_cnt_count_q; end
+      12'h318: begin rdata_o[31:0] = rnr_tx_cnt_count_q; end
+      12'h31c: begin rdata_o[31:0] = rnr_rx_cnt_count_q; end
+      12'h320: begin rdata_o[31:0] = rnr_delay_cycles_q; end
+      12'h324: begin rdata_o[31:0] = cnt_zero_hit_i; end
+      12'h328: begin rdata_o[7:0] = caps5_counters_i; end
+      12'h32c: begin rdata_o[0:0] = raw_ctrl_enable_q; rdata_o[15:8] = raw_ctrl_fifo_q; end
+      12'h330: begin rdata_o[31:0] = raw_rx_cnt_count_q; end
+      12'h334: begin rdata_o[31:0] = raw_drop_cnt_count_q; end
+      12'h400: begin rdata_o[31:12] = memid_base_lo_addr_q[0]; end
+      12'h404: begin rdata_o[31:0] = memid_base_hi_addr_q[0]; end
+      12'h408: begin rdata_o[31:12] = memid_size_bytes_q[0]; end
+      12'h40c: begin rdata_o[0:0] = memid_ctrl_valid_q[0]; rdata_o[4:4] = memid_ctrl_perm_r_q[0]; rdata_o[5:5] = memid_ctrl_perm_w_q[0]; rdata_o[6:6] = memid_ctrl_perm_a_q[0]; end
+      12'h410: begin rdata_o[31:12] = memid_base_lo_addr_q[1]; end
+      12'h414: begin rdata_o[31:0] = memid_base_hi_addr_q[1]; end
+      12'h418: begin rdata_o[31:12] = memid_size_bytes_q[1]; end
+      12'h41c: begin rdata_o[0:0] = memid_ctrl_valid_q[1]; rdata_o[4:4] = memid_ctrl_perm_r_q[1]; rdata_o[5:5] = memid_ctrl_perm_w_q[1]; rdata_o[6:6] = memid_ctrl_perm_a_q[1]; end
+      12'h420: begin rdata_o[31:12] = memid_base_lo_addr_q[2]; end
+      12'h424: begin rdata_o[31:0] = memid_base_hi_addr_q[2]; end
+      12'h428: begin rdata_o[31:12] = memid_size_bytes_q[2]; end
+      12'h42c: begin rdata_o[0:0] = memid_ctrl_valid_q[2]; rdata_o[4:4] = memid_ctrl_perm_r_q[2]; rdata_o[5:5] = memid_ctrl_perm_w_q[2]; rdata_o[6:6] = memid_ctrl_perm_a_q[2]; end
+      12'h430: begin rdata_o[31:12] = memid_base_lo_addr_q[3]; end
+      12'h434: begin rdata_o[31:0] = memid_base_hi_addr_q[3]; end
+      12'h438: begin rdata_o[31:12] = memid_size_bytes_q[3]; end
+      12'h43c: begin rdata_o[0:0] = memid_ctrl_valid_q[3]; rdata_o[4:4] = memid_ctrl_perm_r_q[3]; rdata_o[5:5] = memid_ctrl_perm_w_q[3]; rdata_o[6:6] = memid_ctrl_perm_a_q[3]; end
+      12'h440: begin rdata_o[31:12] = memid_base_lo_addr_q[4]; end
+      12'h444: begin rdata_o[31:0] = memid_base_hi_addr_q[4]; end
+      12'h448: begin rdata_o[31:12] = memid_size_bytes_q[4]; end
+      12'h44c: begin rdata_o[0:0] = memid_ctrl_valid_q[4]; rdata_o[4:4] = memid_ctrl_perm_r_q[4]; rdata_o[5:5] = memid_ctrl_perm_w_q[4]; rdata_o[6:6] = memid_ctrl_perm_a_q[4]; end
+      12'h450: begin rdata_o[31:12] = memid_base_lo_addr_q[5]; end
+      12'h454: begin rdata_o[31:0] = memid_base_hi_addr_q[5]; end
+      12'h458: begin rdata_o[31:12] = memid_size_bytes_q[5]; end
+      12'h45c: begin rdata_o[0:0] = memid_ctrl_valid_q[5]; rdata_o[4:4] = memid_ctrl_perm_r_q[5]; rdata_o[5:5] = memid_ctrl_perm_w_q[5]; rdata_o[6:6] = memid_ctrl_perm_a_q[5]; end
+      12'h460: begin rdata_o[31:12] = memid_base_lo_addr_q[6]; end
+      12'h464: begin rdata_o[31:0] = memid_base_hi_addr_q[6]; end
+      12'h468: begin rdata_o[31:12] = memid_size_bytes_q[6]; end
+      12'h46c: begin rdata_o[0:0] = memid_ctrl_valid_q[6]; rdata_o[4:4] = memid_ctrl_perm_r_q[6]; rdata_o[5:5] = memid_ctrl_perm_w_q[6]; rdata_o[6:6] = memid_ctrl_perm_a_q[6]; end
+      12'h470: begin rdata_o[31:12] = memid_base_lo_addr_q[7]; end
+      12'h474: begin rdata_o[31:0] = memid_base_hi_addr_q[7]; end
+      12'h478: begin rdata_o[31:12] = memid_size_bytes_q[7]; end
+      12'h47c: begin rdata_o[0:0] = memid_ctrl_valid_q[7]; rdata_o[4:4] = memid_ctrl_perm_r_q[7]; rdata_o[5:5] = memid_ctrl_perm_w_q[7]; rdata_o[6:6] = memid_ctrl_perm_a_q[7]; end
+      12'h480: begin rdata_o[31:12] = memid_base_lo_addr_q[8]; end
+      12'h484: begin rdata_o[31:0] = memid_base_hi_addr_q[8]; end
+      12'h488: begin rdata_o[31:12] = memid_size_bytes_q[8]; end
+      12'h48c: begin rdata_o[0:0] = memid_ctrl_valid_q[8]; rdata_o[4:4] = memid_ctrl_perm_r_q[8]; rdata_o[5:5] = memid_ctrl_perm_w_q[8]; rdata_o[6:6] = memid_ctrl_perm_a_q[8]; end
+      12'h490: begin rdata_o[31:12] = memid_base_lo_addr_q[9]; end
+      12'h494: begin rdata_o[31:0] = memid_base_hi_addr_q[9]; end
+      12'h498: begin rdata_o[31:12] = memid_size_bytes_q[9]; end
+      12'h49c: begin rdata_o[0:0] = memid_ctrl_valid_q[9]; rdata_o[4:4] = memid_ctrl_perm_r_q[9]; rdata_o[5:5] = memid_ctrl_perm_w_q[9]; rdata_o[6:6] = memid_ctrl_perm_a_q[9]; end
+      12'h4a0: begin rdata_o[31:12] = memid_base_lo_addr_q[10]; end
+      12'h4a4: begin rdata_o[31:0] = memid_base_hi_addr_q[10]; end
+      12'h4a8: begin rdata_o[31:12] = memid_size_bytes_q[10]; end
+      12'h4ac: begin rdata_o[0:0] = memid_ctrl_valid_q[10]; rdata_o[4:4] = memid_ctrl_perm_r_q[10]; rdata_o[5:5] = memid_ctrl_perm_w_q[10]; rdata_o[6:6] = memid_ctrl_perm_a_q[10]; end
+      12'h4b0: begin rdata_o[31:12] = memid_base_lo_addr_q[11]; end
+      12'h4b4: begin rdata_o[31:0] = memid_base_hi_addr_q[11]; end
+      12'h4b8: begin rdata_o[31:12] = memid_size_bytes_q[11]; end
+      12'h4bc: begin rdata_o[0:0] = memid_ctrl_valid_q[11]; rdata_o[4:4] = memid_ctrl_perm_r_q[11]; rdata_o[5:5] = memid_ctrl_perm_w_q[11]; rdata_o[6:6] = memid_ctrl_perm_a_q[11]; end
+      12'h4c0: begin rdata_o[31:12] = memid_base_lo_addr_q[12]; end
+      12'h4c4: begin rdata_o[31:0] = memid_base_hi_addr_q[12]; end
+      12'h4c8: begin rdata_o[31:12] = memid_size_bytes_q[12]; end
+      12'h4cc: begin rdata_o[0:0] = memid_ctrl_valid_q[12]; rdata_o[4:4] = memid_ctrl_perm_r_q[12]; rdata_o[5:5] = memid_ctrl_perm_w_q[12]; rdata_o[6:6] = memid_ctrl_perm_a_q[12]; end
+      12'h4d0: begin rdata_o[31:12] = memid_base_lo_addr_q[13]; end
+      12'h4d4: begin rdata_o[31:0] = memid_base_hi_addr_q[13]; end
+      12'h4d8: begin rdata_o[31:12] = memid_size_bytes_q[13]; end
+      12'h4dc: begin rdata_o[0:0] = memid_ctrl_valid_q[13]; rdata_o[4:4] = memid_ctrl_perm_r_q[13]; rdata_o[5:5] = memid_ctrl_perm_w_q[13]; rdata_o[6:6] = memid_ctrl_perm_a_q[13]; end
+      12'h4e0: begin rdata_o[31:12] = memid_base_lo_addr_q[14]; end
+      12'h4e4: begin rdata_o[31:0] = memid_base_hi_addr_q[14]; end
+      12'h4e8: begin rdata_o[31:12] = memid_size_bytes_q[14]; end
+      12'h4ec: begin rdata_o[0:0] = memid_ctrl_valid_q[14]; rdata_o[4:4] = memid_ctrl_perm_r_q[14]; rdata_o[5:5] = memid_ctrl_perm_w_q[14]; rdata_o[6:6] = memid_ctrl_perm_a_q[14]; end
+      12'h4f0: begin rdata_o[31:12] = memid_base_lo_addr_q[15]; end
+      12'h4f4: begin rdata_o[31:0] = memid_base_hi_addr_q[15]; end
+      12'h4f8: begin rdata_o[31:12] = memid_size_bytes_q[15]; end
+      12'h4fc: begin rdata_o[0:0] = memid_ctrl_valid_q[15]; rdata_o[4:4] = memid_ctrl_perm_r_q[15]; rdata_o[5:5] = memid_ctrl_perm_w_q[15]; rdata_o[6:6] = memid_ctrl_perm_a_q[15]; end
+      12'h600: begin rdata_o[31:0] = inj_base_lo_addr_q[0]; end
+      12'h604: begin rdata_o[31:0] = inj_base_hi_addr_q[0]; end
+      12'h608: begin rdata_o[15:0] = inj_size_slots_q[0]; end
+      12'h60c: begin rdata_o[15:0] = inj_tail_slot_q[0]; end
+      12'h610: begin rdata_o[15:0] = inj_head_slot_i[0]; end
+      12'h614: begin rdata_o[0:0] = inj_ctrl_enable_q[0]; rdata_o[1:1] = inj_ctrl_reset_q[0]; end
+      12'h618: begin rdata_o[0:0] = inj_status_err_i[0]; rdata_o[4:1] = inj_status_code_i[0]; rdata_o[8:8] = inj_status_busy_i[0]; end
+      12'h620: begin rdata_o[31:0] = inj_base_lo_addr_q[1]; end
+      12'h624: begin rdata_o[31:0] = inj_base_hi_addr_q[1]; end
+      12'h628: begin rdata_o[15:0] = inj_size_slots_q[1]; end
+      12'h62c: begin rdata_o[15:0] = inj_tail_slot_q[1]; end
+      12'h630: begin rdata_o[15:0] = inj_head_slot_i[1]; end
+      12'h634: begin rdata_o[0:0] = inj_ctrl_enable_q[1]; rdata_o[1:1] = inj_ctrl_reset_q[1]; end
+      12'h638: begin rdata_o[0:0] = inj_status_err_i[1]; rdata_o[4:1] = inj_status_code_i[1]; rdata_o[8:8] = inj_status_busy_i[1]; end
+      12'h640: begin rdata_o[31:0] = inj_base_lo_addr_q[2]; end
+      12'h644: begin rdata_o[31:0] = inj_base_hi_addr_q[2]; end
+      12'h648: begin rdata_o[15:0] = inj_size_slots_q[2]; end
+      12'h64c: begin rdata_o[15:0] = inj_tail_slot_q[2]; end
+      12'h650: begin rdata_o[15:0] = inj_head_slot_i[2]; end
+      12'h654: begin rdata_o[0:0] = inj_ctrl_enable_q[2]; rdata_o[1:1] = inj_ctrl_reset_q[2]; end
+      12'h658: begin rdata_o[0:0] = inj_status_err_i[2]; rdata_o[4:1] = inj_status_code_i[2]; rdata_o[8:8] = inj_status_busy_i[2]; end
+      12'h660: begin rdata_o[31:0] = inj_base_lo_addr_q[3]; end
+      12'h664: begin rdata_o[31:0] = inj_base_hi_addr_q[3]; end
+      12'h668: begin rdata_o[15:0] = inj_size_slots_q[3]; end
+      12'h66c: begin rdata_o[15:0] = inj_tail_slot_q[3]; end
+      12'h670: begin rdata_o[15:0] = inj_head_slot_i[3]; end
+      12'h674: begin rdata_o[0:0] = inj_ctrl_enable_q[3]; rdata_o[1:1] = inj_ctrl_reset_q[3]; end
+      12'h678: begin rdata_o[0:0] = inj_status_err_i[3]; rdata_o[4:1] = inj_status_code_i[3]; rdata_o[8:8] = inj_status_busy_i[3]; end
+      12'h680: begin rdata_o[31:0] = inj_base_lo_addr_q[4]; end
+      12'h684: begin rdata_o[31:0] = inj_base_hi_addr_q[4]; end
+      12'h688: begin rdata_o[15:0] = inj_size_slots_q[4]; end
+      12'h68c: begin rdata_o[15:0] = inj_tail_slot_q[4]; end
+      12'h690: begin rdata_o[15:0] = inj_head_slot_i[4]; end
+      12'h694: begin rdata_o[0:0] = inj_ctrl_enable_q[4]; rdata_o[1:1] = inj_ctrl_reset_q[4]; end
+      12'h698: begin rdata_o[0:0] = inj_status_err_i[4]; rdata_o[4:1] = inj_status_code_i[4]; rdata_o[8:8] = inj_status_busy_i[4]; end
+      12'h6a0: begin rdata_o[31:0] = inj_base_lo_addr_q[5]; end
+      12'h6a4: begin rdata_o[31:0] = inj_base_hi_addr_q[5]; end
+      12'h6a8: begin rdata_o[15:0] = inj_size_slots_q[5]; end
+      12'h6ac: begin rdata_o[15:0] = inj_tail_slot_q[5]; end
+      12'h6b0: begin rdata_o[15:0] = inj_head_slot_i[5]; end
+      12'h6b4: begin rdata_o[0:0] = inj_ctrl_enable_q[5]; rdata_o[1:1] = inj_ctrl_reset_q[5]; end
+      12'h6b8: begin rdata_o[0:0] = inj_status_err_i[5]; rdata_o[4:1] = inj_status_code_i[5]; rdata_o[8:8] = inj_status_busy_i[5]; end
+      12'h6c0: begin rdata_o[31:0] = inj_base_lo_addr_q[6]; end
+      12'h6c4: begin rdata_o[31:0] = inj_base_hi_addr_q[6]; end
+      12'h6c8: begin rdata_o[15:0] = inj_size_slots_q[6]; end
+      12'h6cc: begin rdata_o[15:0] = inj_tail_slot_q[6]; end
+      12'h6d0: begin rdata_o[15:0] = inj_head_slot_i[6]; end
+      12'h6d4: begin rdata_o[0:0] = inj_ctrl_enable_q[6]; rdata_o[1:1] = inj_ctrl_reset_q[6]; end
+      12'h6d8: begin rdata_o[0:0] = inj_status_err_i[6]; rdata_o[4:1] = inj_status_code_i[6]; rdata_o[8:8] = inj_status_busy_i[6]; end
+      12'h6e0: begin rdata_o[31:0] = inj_base_lo_addr_q[7]; end
+      12'h6e4: begin rdata_o[31:0] = inj_base_hi_addr_q[7]; end
+      12'h6e8: begin rdata_o[15:0] = inj_size_slots_q[7]; end
+      12'h6ec: begin rdata_o[15:0] = inj_tail_slot_q[7]; end
+      12'h6f0: begin rdata_o[15:0] = inj_head_slot_i[7]; end
+      12'h6f4: begin rdata_o[0:0] = inj_ctrl_enable_q[7]; rdata_o[1:1] = inj_ctrl_reset_q[7]; end
+      12'h6f8: begin rdata_o[0:0] = inj_status_err_i[7]; rdata_o[4:1] = inj_status_code_i[7]; rdata_o[8:8] = inj_status_busy_i[7]; end
+      12'h700: begin rdata_o[31:0] = rfifo_base_lo_addr_q[0]; end
+      12'h704: begin rdata_o[31:0] = rfifo_base_hi_addr_q[0]; end
+      12'h708: begin rdata_o[15:0] = rfifo_size_slots_q[0]; end
+      12'h70c: begin rdata_o[15:0] = rfifo_head_slot_q[0]; end
+      12'h710: begin rdata_o[15:0] = rfifo_tail_slot_i[0]; end
+      12'h714: begin rdata_o[0:0] = rfifo_ctrl_enable_q[0]; rdata_o[1:1] = rfifo_ctrl_reset_q[0]; end
+      12'h720: begin rdata_o[31:0] = rfifo_base_lo_addr_q[1]; end
+      12'h724: begin rdata_o[31:0] = rfifo_base_hi_addr_q[1]; end
+      12'h728: begin rdata_o[15:0] = rfifo_size_slots_q[1]; end
+      12'h72c: begin rdata_o[15:0] = rfifo_head_slot_q[1]; end
+      12'h730: begin rdata_o[15:0] = rfifo_tail_slot_i[1]; end
+      12'h734: begin rdata_o[0:0] = rfifo_ctrl_enable_q[1]; rdata_o[1:1] = rfifo_ctrl_reset_q[1]; end
+      12'h740: begin rdata_o[31:0] = rfifo_base_lo_addr_q[2]; end
+      12'h744: begin rdata_o[31:0] = rfifo_base_hi_addr_q[2]; end
+      12'h748: begin rdata_o[15:0] = rfifo_size_slots_q[2]; end
+      12'h74c: begin rdata_o[15:0] = rfifo_head_slot_q[2]; end
+      12'h750: begin rdata_o[15:0] = rfifo_tail_slot_i[2]; end
+      12'h754: begin rdata_o[0:0] = rfifo_ctrl_enable_q[2]; rdata_o[1:1] = rfifo_ctrl_reset_q[2]; end
+      12'h760: begin rdata_o[31:0] = rfifo_base_lo_addr_q[3]; end
+      12'h764: begin rdata_o[31:0] = rfifo_base_hi_addr_q[3]; end
+      12'h768: begin rdata_o[15:0] = rfifo_size_slots_q[3]; end
+      12'h76c: begin rdata_o[15:0] = rfifo_head_slot_q[3]; end
+      12'h770: begin rdata_o[15:0] = rfifo_tail_slot_i[3]; end
+      12'h774: begin rdata_o[0:0] = rfifo_ctrl_enable_q[3]; rdata_o[1:1] = rfifo_ctrl_reset_q[3]; end
+      12'h800: begin rdata_o[31:0] = cnt_load_value_q[0]; end
+      12'h804: begin rdata_o[31:0] = cnt_load_value_q[1]; end
+      12'h808: begin rdata_o[31:0] = cnt_load_value_q[2]; end
+      12'h80c: begin rdata_o[31:0] = cnt_load_value_q[3]; end
+      12'h810: begin rdata_o[31:0] = cnt_load_value_q[4]; end
+      12'h814: begin rdata_o[31:0] = cnt_load_value_q[5]; end
+      12'h818: begin rdata_o[31:0] = cnt_load_value_q[6]; end
+      12'h81c: begin rdata_o[31:0] = cnt_load_value_q[7]; end
+      12'h820: begin rdata_o[31:0] = cnt_load_value_q[8]; end
+      12'h824: begin rdata_o[31:0] = cnt_load_value_q[9]; end
+      12'h828: begin rdata_o[31:0] = cnt_load_value_q[10]; end
+      12'h82c: begin rdata_o[31:0] = cnt_load_value_q[11]; end
+      12'h830: begin rdata_o[31:0] = cnt_load_value_q[12]; end
+      12'h834: begin rdata_o[31:0] = cnt_load_value_q[13]; end
+      12'h838: begin rdata_o[31:0] = cnt_load_value_q[14]; end
+      12'h83c: begin rdata_o[31:0] = cnt_load_value_q[15]; end
+      12'h840: begin rdata_o[31:0] = cnt_load_value_q[16]; end
+      12'h844: begin rdata_o[31:0] = cnt_load_value_q[17]; end
+      12'h848: begin rdata_o[31:0] = cnt_load_value_q[18]; end
+      12'h84c: begin rdata_o[31:0] = cnt_load_value_q[19]; end
+      12'h850: begin rdata_o[31:0] = cnt_load_value_q[20]; end
+      12'h854: begin rdata_o[31:0] = cnt_load_value_q[21]; end
+      12'h858: begin rdata_o[31:0] = cnt_load_value_q[22]; end
+      12'h85c: begin rdata_o[31:0] = cnt_load_value_q[23]; end
+      12'h860: begin rdata_o[31:0] = cnt_load_value_q[24]; end
+      12'h864: begin rdata_o[31:0] = cnt_load_value_q[25]; end
+      12'h868: begin rdata_o[31:0] = cnt_load_value_q[26]; end
+      12'h86c: begin rdata_o[31:0] = cnt_load_value_q[27]; end
+      12'h870: begin rdata_o[31:0] = cnt_load_value_q[28]; end
+      12'h874: begin rdata_o[31:0] = cnt_load_value_q[29]; end
+      12'h878: begin rdata_o[31:0] = cnt_load_value_q[30]; end
+      12'h87c: begin rdata_o[31:0] = cnt_load_value_q[31]; end
+      12'h880: begin rdata_o[31:0] = cnt_value_value_i[0]; end
+      12'h884: begin rdata_o[31:0] = cnt_value_value_i[1]; end
+      12'h888: begin rdata_o[31:0] = cnt_value_value_i[2]; end
+      12'h88c: begin rdata_o[31:0] = cnt_value_value_i[3]; end
+      12'h890: begin rdata_o[31:0] = cnt_value_value_i[4]; end
+      12'h894: begin rdata_o[31:0] = cnt_value_value_i[5]; end
+      12'h898: begin rdata_o[31:0] = cnt_value_value_i[6]; end
+      12'h89c: begin rdata_o[31:0] = cnt_value_value_i[7]; end
+      12'h8a0: begin rdata_o[31:0] = cnt_value_value_i[8]; end
+      12'h8a4: begin rdata_o[31:0] = cnt_value_value_i[9]; end
+      12'h8a8: begin rdata_o[31:0] = cnt_value_value_i[10]; end
+      12'h8ac: begin rdata_o[31:0] = cnt_value_value_i[11]; end
+      12'h8b0: begin rdata_o[31:0] = cnt_value_value_i[12]; end
+      12'h8b4: begin rdata_o[31:0] = cnt_value_value_i[13]; end
+      12'h8b8: begin rdata_o[31:0] = cnt_value_value_i[14]; end
+      12'h8bc: begin rdata_o[31:0] = cnt_value_value_i[15]; end
+      12'h8c0: begin rdata_o[31:0] = cnt_value_value_i[16]; end
+      12'h8c4: begin rdata_o[31:0] = cnt_value_value_i[17]; end
+      12'h8c8: begin rdata_o[31:0] = cnt_value_value_i[18]; end
+      12'h8cc: begin rdata_o[31:0] = cnt_value_value_i[19]; end
+      12'h8d0: begin rdata_o[31:0] = cnt_value_value_i[20]; end
+      12'h8d4: begin rdata_o[31:0] = cnt_value_value_i[21]; end
+      12'h8d8: begin rdata_o[31:0] = cnt_value_value_i[22]; end
+      12'h8dc: begin rdata_o[31:0] = cnt_value_value_i[23]; end
+      12'h8e0: begin rdata_o[31:0] = cnt_value_value_i[24]; end
+      12'h8e4: begin rdata_o[31:0] = cnt_value_value_i[25]; end
+      12'h8e8: begin rdata_o[31:0] = cnt_value_value_i[26]; end
+      12'h8ec: begin rdata_o[31:0] = cnt_value_value_i[27]; end
+      12'h8f0: begin rdata_o[31:0] = cnt_value_value_i[28]; end
+      12'h8f4: begin rdata_o[31:0] = cnt_value_value_i[29]; end
+      12'h8f8: begin rdata_o[31:0] = cnt_value_value_i[30]; end
+      12'h8fc: begin rdata_o[31:0] = cnt_value_value_i[31]; end
+      default: req_hit_o = 1'b0;
+    endcase
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -67,7 +67,10 @@ def byte_slices(f):
 
 def gen_sv(spec):
     aw = (spec["bar_bytes"] - 1).bit_length()
-    ports, decl, comb, rd, rst, upd, sels = [], [], [], [], [], [], []
+    ports, decl, comb, rst, upd = [], [], [], [], []
+    # The read side is one case over the address (Yosys makes one parallel multiplexer
+    # of it; a chain of ifs made a mux chain hundreds deep): address -> assignments.
+    reads = {}
     by_name = {reg["name"]: reg for reg in spec["registers"]}
     for reg in spec["registers"]:
         r, acc, n = lo(reg["name"]), reg["access"], reg["count"]
@@ -76,18 +79,23 @@ def gen_sv(spec):
         off = f"{aw}'h{reg['offset']:03x}" + (f" + {aw}'(i * {reg['stride']})" if loop else "")
         sel = f"(req_addr_i == {off})"
         head = f"    for (int i = 0; i < {n}; i++) begin" if loop else "    begin"
-        sels.append(f"    {head.strip()}\n      if {sel} req_hit_o = 1'b1;\n    end")
         if reg.get("pulse"):
             ports.append(f"  output logic {'[' + str(n - 1) + ':0] ' if loop else ''}{r}_written_o,")
             comb.append(head)
             comb.append(f"      {r}_written_o{idx} = req_valid_i && req_write_i && {sel};")
             comb.append("    end")
-        rd.append(head)
+        for i in range(n):
+            a = reg["offset"] + i * reg["stride"]
+            if a in reads:
+                raise SystemExit(f"regs_gen: {reg['name']}[{i}] at 0x{a:03x} overlaps another register")
+            reads[a] = []
         wr = [head]
         for f in reg["fields"]:
             fn, lsb, w = f"{r}_{lo(f['name'])}", f["lsb"], f["width"]
             val = {"ro": f"{w}'h{f['reset']:x}", "hw": f"{fn}_i{idx}"}.get(acc, f"{fn}_q{idx}")
-            rd.append(f"      if {sel} rdata_o[{lsb + w - 1}:{lsb}] = {val};")
+            for i in range(n):
+                v = val.replace("[i]", f"[{i}]")
+                reads[reg["offset"] + i * reg["stride"]].append(f"rdata_o[{lsb + w - 1}:{lsb}] = {v};")
             if acc == "hw":
                 ports.append(f"  input  logic {port_type(reg, f)}{fn}_i,")
                 continue
@@ -129,7 +137,6 @@ def gen_sv(spec):
                     wr.append(f"      if (req_valid_i && req_write_i && req_be_i[{b}] && {sel}) {dst} = {dst} & ~{src};")
             if acc == "w1c":
                 wr.append(f"      {nxt} = {nxt} | {fn}_set_i{idx};")
-        rd.append("    end")
         wr.append("    end")
         if len(wr) > 2:
             comb += wr
@@ -160,12 +167,11 @@ def gen_sv(spec):
         "",
         "  always_comb begin",
         "    rdata_o = '0;",
-        *rd,
-        "  end",
-        "",
-        "  always_comb begin",
-        "    req_hit_o = 1'b0;",
-        *sels,
+        "    req_hit_o = 1'b1;",
+        "    unique case (req_addr_i)",
+        *[f"      {aw}'h{a:03x}: begin " + " ".join(reads[a]) + " end" for a in sorted(reads)],
+        "      default: req_hit_o = 1'b0;",
+        "    endcase",
         "  end",
         "",
         "  always_ff @(posedge clk_i or negedge rst_ni) begin",
