@@ -33,7 +33,7 @@ FAMILIES = {
     "xc7": "synth_xilinx -family xc7 -top nic_top -noflatten",
     # Yosys's generic gates, flattened, memories kept as arrays: the netlist that
     # make postsynth simulates in place of the RTL (nic_top.v).
-    "generic": "synth -top nic_top -flatten -run begin:fine\nopt -fast -full\ntechmap\nopt -fast\nabc -fast\nopt -fast",
+    "generic": "synth -top nic_top -flatten -run begin:fine\nopt -fast -full\ntechmap\nopt -fast\nabc\nopt -fast",
 }
 # Families placed and routed by scripts/pnr.py: the run also writes the flattened
 # netlist for nextpnr.
