@@ -112,6 +112,8 @@ module ni_csr_regs (
   output logic raw_ctrl_enable_o,
   output logic [7:0] raw_ctrl_fifo_o,
   input  logic raw_rx_cnt_inc_i,
+  input  logic [7:0] fab_credits_vc0_i,
+  input  logic [7:0] fab_credits_vc1_i,
   input  logic raw_drop_cnt_inc_i,
   output logic [7:0][31:0] inj_base_lo_addr_o,
   output logic [7:0][31:0] inj_base_hi_addr_o,
@@ -997,6 +999,7 @@ module ni_csr_regs (
       12'h32c: begin rdata_o[0:0] = raw_ctrl_enable_q; rdata_o[15:8] = raw_ctrl_fifo_q; end
       12'h330: begin rdata_o[31:0] = raw_rx_cnt_count_q; end
       12'h334: begin rdata_o[31:0] = raw_drop_cnt_count_q; end
+      12'h338: begin rdata_o[7:0] = fab_credits_vc0_i; rdata_o[15:8] = fab_credits_vc1_i; end
       12'h400: begin rdata_o[31:12] = memid_base_lo_addr_q[0]; end
       12'h404: begin rdata_o[31:0] = memid_base_hi_addr_q[0]; end
       12'h408: begin rdata_o[31:12] = memid_size_bytes_q[0]; end

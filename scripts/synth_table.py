@@ -38,6 +38,16 @@ def block_name(module):
     return parts[0] if parts else module
 
 
+def submodule(modules, cell):
+    """The module a cell instantiates, or None for a primitive. Yosys names a module
+    `\\name` in the module list but, for a module without parameters, `name` in the
+    cell counts of its parent."""
+    for name in (cell, "\\" + cell):
+        if name in modules:
+            return name
+    return None
+
+
 def classify(family, cell):
     for cls, pat in CLASSES[family]:
         if re.search(pat, cell):
@@ -54,8 +64,9 @@ def totals(modules, family):
             return memo[name]
         t = dict.fromkeys(COLUMNS, 0)
         for cell, n in modules[name].get("num_cells_by_type", {}).items():
-            if cell in modules:
-                for c, v in total(cell).items():
+            sub = submodule(modules, cell)
+            if sub:
+                for c, v in total(sub).items():
                     t[c] += n * v
             elif not cell.startswith("$scopeinfo"):
                 t[classify(family, cell)] += n
@@ -74,6 +85,11 @@ def pnr_rows(runs):
             continue
         r = json.loads(rep.read_text())
         util = r.get("utilization", {})
+        if r.get("fits") is False:
+            over = ", ".join(f"{k} {v['used']}/{v['available']} ({100 * v['used'] // v['available']}%)"
+                             for k, v in sorted(util.items()) if v["used"] > v["available"])
+            out.append(f"| {config}, {family} | | | | **does not fit** | {over} |")
+            continue
         used = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in sorted(util.items())
                          if v.get("used") and not k.startswith(("TRELLIS_IO", "DCC")))
         for clk, f in sorted(r.get("fmax", {}).items()):
@@ -112,7 +128,7 @@ def main():
         modules = json.loads(stat.read_text())["modules"]
         t = totals(modules, family)
         # The top: the module no other one instantiates.
-        used = {c for m in modules.values() for c in m.get("num_cells_by_type", {}) if c in modules}
+        used = {submodule(modules, c) for m in modules.values() for c in m.get("num_cells_by_type", {})}
         top = next(m for m in modules if m not in used)
         out.append(row(f"{config}, {family}", t[top]))
         top_name = block_name(top) if top.startswith("$") else top.lstrip("\\")
@@ -120,10 +136,11 @@ def main():
                     "| block " + head, rule]
         blocks = {}
         for cell, n in modules[top].get("num_cells_by_type", {}).items():
-            if cell in modules:
-                name = block_name(cell)
+            sub = submodule(modules, cell)
+            if sub:
+                name = block_name(sub)
                 b = blocks.setdefault(name, dict.fromkeys(COLUMNS, 0))
-                for c, v in t[cell].items():
+                for c, v in t[sub].items():
                     b[c] += n * v
         for name in sorted(blocks):
             per_run.append(row(name, blocks[name]))

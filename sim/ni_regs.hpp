@@ -229,6 +229,11 @@ constexpr uint32_t RAW_CTRL_ENABLE_MASK = 0x00000001u;
 constexpr unsigned RAW_CTRL_FIFO_LSB = 8;
 constexpr uint32_t RAW_CTRL_FIFO_MASK = 0x0000ff00u;
 constexpr uint32_t RAW_RX_CNT = 0x330;
+constexpr uint32_t FAB_CREDITS = 0x338;
+constexpr unsigned FAB_CREDITS_VC0_LSB = 0;
+constexpr uint32_t FAB_CREDITS_VC0_MASK = 0x000000ffu;
+constexpr unsigned FAB_CREDITS_VC1_LSB = 8;
+constexpr uint32_t FAB_CREDITS_VC1_MASK = 0x0000ff00u;
 constexpr uint32_t RAW_DROP_CNT = 0x334;
 constexpr uint32_t INJ_BASE_LO(unsigned i) { return 0x600 + i * 0x20; }
 constexpr unsigned INJ_BASE_LO_COUNT = 8;
@@ -373,6 +378,7 @@ constexpr RegInfo kRegisters[] = {
     {"CAPS5", 0x328, 0x0, 1, Access::Hw, 0x00000000u, 0x000000ffu, -1},
     {"RAW_CTRL", 0x32c, 0x0, 1, Access::Rw, 0x00000000u, 0x0000ff01u, -1},
     {"RAW_RX_CNT", 0x330, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"FAB_CREDITS", 0x338, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"RAW_DROP_CNT", 0x334, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_LO", 0x600, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_HI", 0x604, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},

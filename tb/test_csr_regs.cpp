@@ -51,6 +51,8 @@ class CsrRegsTest : public tb::VerilatedTest {
     for (unsigned i = 0; i < 4; ++i) tb::setField(dut->m.rfifo_tail_slot_i, 16 * i, 16, 0x20 + i);
     dut->m.caps5_counters_i = 32;
     dut->m.cnt_zero_hit_i = 0xA5C3'0F01u;
+    dut->m.fab_credits_vc0_i = 0x5A;
+    dut->m.fab_credits_vc1_i = 0x0C;
     for (unsigned i = 0; i < 32; ++i) tb::setField(dut->m.cnt_value_value_i, 32 * i, 32, 0x1000'0000u * (i % 16) + i);
     reset();
     for (const auto& r : regs::kRegisters)
@@ -69,6 +71,7 @@ class CsrRegsTest : public tb::VerilatedTest {
     if (off == regs::RFIFO_TAIL(0)) return 0x20 + i;
     if (off == regs::CAPS5) return 32u;
     if (off == regs::CNT_ZERO) return 0xA5C3'0F01u;
+    if (off == regs::FAB_CREDITS) return 0x0C5Au;
     if (off == regs::CNT_VALUE(0)) return 0x1000'0000u * (i % 16) + i;
     if (off == regs::INJ_HEAD(0)) return 0x10 + i;
     if (off == regs::INJ_STATUS(0)) return (0x05u >> i & 1) | i << 1 | (0x12u >> i & 1) << 8;

@@ -5,7 +5,8 @@
 // requests with payload, continuations and raw packets), random credits, idles and
 // back-pressure. Every packet
 // must equal the golden codec's bytes, keep its source's order, carry the right
-// PSN, and never start without a credit for its VC.
+// PSN, and never start without a credit for its VC; the credits it reports holding
+// must be those given minus those used.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -197,6 +198,9 @@ void FabTxTest::packetsMatchCodec() {
         hdrTaken[s] = false;
       }
     }
+    // The credits it holds (FAB_CREDITS): given minus started, a return in the cycle of a start included.
+    for (unsigned v = 0; v < 2; ++v)
+      ASSERT_EQ(dut->m.credits_o >> (8 * v) & 0xFF, granted[v] - started[v]) << "VC " << v << " cycle " << c;
     if (sink.observe(valid, b, c)) out.push_back(sink.packets().back());
   }
   ASSERT_EQ(out.size(), 3 * perSrc) << "seed " << seed();

@@ -154,6 +154,10 @@ TEST_P(NicTest, RegistersReadBack) {
   EXPECT_EQ(caps >> 24, 2u);
   EXPECT_EQ(csrRead(regs::CAPS2), kMaxPayload);
   EXPECT_EQ(csrRead(regs::NODE_ID), NicHarness::kLid);
+  // Idle: the NI holds every credit the harness's fabric gave it, on both VCs.
+  const uint32_t given = (NicHarness::kFabCredits - h->toGive[0]) | (NicHarness::kFabCredits - h->toGive[1]) << 8;
+  EXPECT_EQ(given, NicHarness::kFabCredits | NicHarness::kFabCredits << 8);
+  EXPECT_EQ(csrRead(regs::FAB_CREDITS), given);
   h->csrWrite(regs::ART_XLATE_LO(7), 0xFFFFFFFF);
   EXPECT_EQ(csrRead(regs::ART_XLATE_LO(7)), 0xFFFFF000u) << "low 12 bits are 4 KiB granular";
   h->csrWrite(regs::RX_PKTS, 0);

@@ -397,4 +397,83 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   EXPECT_EQ(maxUsed, kSlots) << "the slots must fill (back-pressure)";
 }
 
+// A read whose response arrives in the very cycle its destination is failed (its timer
+// ran out with no resend left) is answered: the CPU gets the response and no error
+// completion after it, and the slot is free again. A response that comes after the
+// failure finds nothing awaited (ni_fab_rx drops it) and the read ends in one error
+// completion. The response is sent at every cycle around the timer's end, so one of
+// them meets the failure (found by the formal proof of ni_retx, job retx_slots).
+TEST_F(RetxTest, ReadAnsweredInTheCycleItFailsIsAnsweredOnce) {
+  constexpr uint32_t kShortTimeout = 40;
+  auto dut = std::make_unique<tb::VlClocked<Vni_retx>>(ctx(), "retx");
+  attach(dut.get());
+  dut->m.timeout_i = kShortTimeout;
+  dut->m.limit_i = 0;  // no resend: the first timeout fails the destination
+  dut->m.rnr_delay_i = kRnrDelay;
+  unsigned raced = 0;
+  for (uint32_t delay = kShortTimeout - 4; delay <= kShortTimeout + 4; ++delay) {
+    reset();
+    Req q;
+    q.dlid = 1;
+    q.np = true;
+    q.tlp = Bytes(16, 0);
+    q.tlp[0] = 0x20;  // MRd, one DW
+    q.tlp[3] = 1;
+    q.tlp[5] = static_cast<uint8_t>(delay);
+    q.hdr = Bytes(kHdrBytes, 0);
+    q.hdr[1] = 0x02;
+    q.hdr[3] = 1;
+    q.hdr[8] = 0xC0;
+    for (unsigned p = 0; p < kHdrBytes; ++p) setField(dut->m.in_hdr_i, 9 + 8 * p, 8, q.hdr[p]);
+    setField(dut->m.in_hdr_i, 3, 6, 32);
+    setField(dut->m.in_hdr_i, 2, 1, 1);
+    setField(dut->m.in_hdr_i, 1, 1, 0);
+    setField(dut->m.in_hdr_i, 0, 1, 1);
+    // The request: header and its two beats, taken by a framer that is always ready.
+    unsigned beat = 0;
+    uint64_t sentAt = 0;
+    bool sent = false, hit = false;
+    unsigned errors = 0;
+    dut->m.out_hdr_ready_i = 1;
+    dut->m.out_beat_ready_i = 1;
+    dut->m.fail_ready_i = 1;
+    for (uint64_t c = 0; c < 200; ++c) {
+      dut->m.in_hdr_valid_i = !sent && beat == 0;
+      dut->m.in_beat_valid_i = beat < 2;
+      for (unsigned j = 0; j < kBpb; ++j) {
+        setField(dut->m.in_beat_i, 8 * j, 8, beat < 2 ? q.tlp[8 * beat + j] : 0);
+        setField(dut->m.in_beat_i, 8 * kBpb + j, 1, 1);
+      }
+      setField(dut->m.in_beat_i, 9 * kBpb, 1, beat == 1);
+      setField(dut->m.in_beat_i, 9 * kBpb + 1, 1, 0);
+      dut->m.ev_valid_i = 0;
+      dut->m.q_lid_i = 1;
+      dut->m.q_psn_i = 0;
+      dut->eval();
+      const bool answerNow = sent && c == sentAt + delay;
+      if (answerNow) {
+        hit = dut->m.q_hit_o;  // ni_fab_rx passes the response only if it is awaited
+        dut->m.ev_valid_i = hit;
+        dut->m.ev_kind_i = kRsp;
+        dut->m.ev_lid_i = 1;
+        dut->m.ev_psn_i = 0;
+        dut->eval();
+      }
+      if (dut->m.in_hdr_valid_i && dut->m.in_hdr_ready_o) {
+        sent = true;
+        sentAt = c;
+      }
+      if (dut->m.in_beat_valid_i && dut->m.in_beat_ready_o) ++beat;
+      errors += dut->m.fail_valid_o && dut->m.fail_ready_i;
+      cycle();
+    }
+    ASSERT_TRUE(sent);
+    EXPECT_EQ(errors, hit ? 0u : 1u) << "response after " << delay << " cycles " << (hit ? "delivered" : "dropped");
+    EXPECT_EQ(dut->m.used_o, 0u) << "slot freed, response after " << delay << " cycles";
+    // The failure is decided in the cycle the timer ends: a response then still counts.
+    if (hit && delay >= kShortTimeout) ++raced;
+  }
+  EXPECT_GE(raced, 1u) << "no response met the failure: the sweep does not cover the race";
+}
+
 }  // namespace
