@@ -779,7 +779,10 @@ module ni_fab_rx #(
       end
       if (need_tag) tag_d = trk_free_tag_i;
       if (in_last && in_seq && (good || stomp)) begin
-        exp_d[peer] = psn + 24'd1;
+        // A loop over the peers, not `exp_d[peer] =`: see ni_retx on indexed writes.
+        for (int p = 0; p < NumPeers; p++) begin
+          if (peer == PeerW'(p)) exp_d[p] = psn + 24'd1;
+        end
         naked_d[peer] = 1'b0;
       end
       // After an RNR NAK the source resends from that PSN by itself: what follows is

@@ -175,18 +175,21 @@ module ni_mem_keep #(
     tag_d = tag_q;
     beats_d = beats_q;
     tries_d = tries_q;
-    for (int i = 0; i < NumSlots; i++) timer_d[i] = timer_q[i] + 32'd1;
-    if (give_up) valid_d[exp_slot] = 1'b0;
-    if (keep_done) begin
-      valid_d[wr_slot_d] = 1'b1;
-      tag_d[wr_slot_d] = wtag_d;
-      beats_d[wr_slot_d] = idx_q + IdxW'(1);
-      tries_d[wr_slot_d] = '0;
-      timer_d[wr_slot_d] = '0;
-    end
-    if (copy_start && m_axis_tvalid) begin
-      tries_d[rd_slot_d] = tries_q[rd_slot_d] + 8'd1;
-      timer_d[rd_slot_d] = '0;
+    // A loop over the slots, not `x[slot] =`: see ni_retx on indexed writes.
+    for (int i = 0; i < NumSlots; i++) begin
+      timer_d[i] = timer_q[i] + 32'd1;
+      if (give_up && exp_slot == SlotW'(i)) valid_d[i] = 1'b0;
+      if (keep_done && wr_slot_d == SlotW'(i)) begin
+        valid_d[i] = 1'b1;
+        tag_d[i] = wtag_d;
+        beats_d[i] = idx_q + IdxW'(1);
+        tries_d[i] = '0;
+        timer_d[i] = '0;
+      end
+      if (copy_start && m_axis_tvalid && rd_slot_d == SlotW'(i)) begin
+        tries_d[i] = tries_q[i] + 8'd1;
+        timer_d[i] = '0;
+      end
     end
   end
   assign drop_valid_o = give_up;

@@ -36,21 +36,15 @@ module ni_rd_tracker #(
   input  logic [7:0] drop_tag_i
 );
   logic [NumTags-1:0] valid_q, valid_d;
-  logic [NumTags-1:0][15:0] node_q, reqid_q;
-  logic [NumTags-1:0][7:0] otag_q;
-  logic [NumTags-1:0][23:0] psn_q;
-  logic [NumTags-1:0][1:0] kind_q;
-  logic [NumTags-1:0][51:0] page_q;
+  // A tag's record: one write port, one asynchronous read port (LUT RAM).
+  localparam int unsigned RecW = 16 + 16 + 8 + 24 + 2 + 52;
+  logic [RecW-1:0] rec_mem_q [NumTags];
   logic [TagW-1:0] lidx;
 
   assign lidx = lookup_tag_i[TagW-1:0];
   assign lookup_hit_o = (lookup_tag_i < 8'(NumTags)) && valid_q[lidx];
-  assign lookup_node_o = node_q[lidx];
-  assign lookup_reqid_o = reqid_q[lidx];
-  assign lookup_otag_o = otag_q[lidx];
-  assign lookup_psn_o = psn_q[lidx];
-  assign lookup_kind_o = kind_q[lidx];
-  assign lookup_page_o = page_q[lidx];
+  assign {lookup_node_o, lookup_reqid_o, lookup_otag_o, lookup_psn_o, lookup_kind_o, lookup_page_o} =
+      rec_mem_q[lidx];
 
   always_comb begin
     free_avail_o = 1'b0;
@@ -77,12 +71,8 @@ module ni_rd_tracker #(
 
   always_ff @(posedge clk_i) begin
     if (commit_i) begin
-      node_q[commit_tag_i] <= commit_node_i;
-      reqid_q[commit_tag_i] <= commit_reqid_i;
-      otag_q[commit_tag_i] <= commit_otag_i;
-      psn_q[commit_tag_i] <= commit_psn_i;
-      kind_q[commit_tag_i] <= commit_kind_i;
-      page_q[commit_tag_i] <= commit_page_i;
+      rec_mem_q[commit_tag_i] <= {commit_node_i, commit_reqid_i, commit_otag_i, commit_psn_i, commit_kind_i,
+                                  commit_page_i};
     end
   end
 

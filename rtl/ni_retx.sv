@@ -337,6 +337,14 @@ module ni_retx #(
     end
   end
 
+  // Writes by a computed index are written as a loop over the elements: Yosys makes
+  // `x[i] <= v` on a packed array a shifter (about a LUT per bit of x), a loop a
+  // clock enable per element.
+  logic [23:0] next_inc;
+  logic [7:0] tries_inc;
+  assign next_inc = next_q[in_peer] + 24'd1;
+  assign tries_inc = tries_q[offer_slot] + 8'd1;
+
   always_comb begin
     state_d = state_q;
     cur_d = cur_q;
@@ -366,7 +374,9 @@ module ni_retx #(
       cni_d[free_slot] = in_cni;
       cmem_d[free_slot] = in_cmem;
       rnr_d[free_slot] = in_rnr;
-      next_d[in_peer] = next_q[in_peer] + 24'd1;
+      for (int p = 0; p < NumPeers; p++) begin
+        if (in_peer == PeerW'(p)) next_d[p] = next_inc;
+      end
       resync_d[in_peer] = 1'b0;
     end
     if (take_resend) begin
@@ -486,30 +496,30 @@ module ni_retx #(
   // The copies and the slot fields they go with: datapath, not reset.
   always_ff @(posedge clk_i) begin
     st_q <= st_d;
-    if (take_new) begin
-      lid_q[free_slot] <= in_dlid;
-      psn_q[free_slot] <= next_q[in_peer];
-      sent_q[free_slot] <= now_q;
-      tries_q[free_slot] <= 8'd0;
-      rnr_t_q[free_slot] <= now_q;  // waits from now if its destination is waiting
-      back_q[free_slot] <= in_hdr_i.back_page;
-    end
-    if (take_resend) begin
-      sent_q[offer_slot] <= now_q;
-      if (!rnr_q[offer_slot]) tries_q[offer_slot] <= tries_q[offer_slot] + 8'd1;
-    end
-    // Resends go oldest first: the slots an RNR NAK stops are made older than any
-    // other, in PSN order, so they go again in order (the named one may have been
-    // sent last).
     for (int i = 0; i < NumSlots; i++) begin
+      if (take_new && free_slot == SlotW'(i)) begin
+        lid_q[i] <= in_dlid;
+        psn_q[i] <= next_q[in_peer];
+        sent_q[i] <= now_q;
+        tries_q[i] <= 8'd0;
+        rnr_t_q[i] <= now_q;  // waits from now if its destination is waiting
+        back_q[i] <= in_hdr_i.back_page;
+      end
+      if (take_resend && offer_slot == SlotW'(i)) begin
+        sent_q[i] <= now_q;
+        if (!rnr_q[i]) tries_q[i] <= tries_inc;
+      end
+      // Resends go oldest first: the slots an RNR NAK stops are made older than any
+      // other, in PSN order, so they go again in order (the named one may have been
+      // sent last).
       if (rnr_set[i]) begin
         rnr_t_q[i] <= now_q;
         sent_q[i] <= now_q - 32'h0100_0000 + {8'h0, 24'(psn_q[i] - ev_psn_i)};
       end
-    end
-    if (act_store && beat_go) begin
-      cpl_q[act_slot] <= cpl_cap;
-      addr_q[act_slot] <= addr_cap;
+      if (act_store && beat_go && act_slot == SlotW'(i)) begin
+        cpl_q[i] <= cpl_cap;
+        addr_q[i] <= addr_cap;
+      end
     end
   end
 

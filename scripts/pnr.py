@@ -40,7 +40,8 @@ def over_device(log):
     """Utilization from nextpnr's log when it gave up because the design is too large
     ({cell type: {used, available}}), or None if it failed for another reason."""
     text = log.read_text() if log.exists() else ""
-    if "no BELs remaining" not in text:
+    # Out of cells of a type, or (just over the limit) no legal placement found.
+    if "no BELs remaining" not in text and "Unable to find legal placement" not in text:
         return None
     util = {}
     for m in re.finditer(r"Info: \s+(\w+):\s+(\d+)/\s*(\d+)\s+\d+%", text):
@@ -78,7 +79,7 @@ def main():
             sys.exit(f"pnr: nextpnr failed ({r.returncode}); see {run / 'nextpnr.log'}")
         (ROOT / run / "pnr.json").write_text(json.dumps({"fits": False, "utilization": util}, indent=1) + "\n")
         full = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in util.items()
-                         if v["used"] > v["available"])
+                         if v["used"] > v["available"]) or "no legal placement"
         print(f"pnr: {a.config} {a.family} does not fit the device: {full}")
         return
     print(f"pnr: {a.config} {a.family}: {run}/pnr.json")

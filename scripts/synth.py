@@ -50,6 +50,16 @@ def rtl_sources():
     return [s.replace("${RTL_DIR}", "rtl") for s in block.split()[1:]]
 
 
+def rtl_revision():
+    """The commit the RTL comes from, with '+' if rtl/ has changes not committed: the
+    tables say which RTL they measured."""
+    def git(*args):
+        r = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+        return r.stdout.strip() if r.returncode == 0 else ""
+    rev = git("rev-parse", "--short", "HEAD") or "unknown"
+    return rev + ("+" if git("status", "--porcelain", "--", "rtl") else "")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("config")
@@ -75,6 +85,7 @@ def main():
     ] + (["flatten", f"write_json {out}/netlist.json"] if a.family in PNR_FAMILIES else [])
       + ([f"write_verilog -noattr {out}/nic_top.v"] if a.family == "generic" else [])) + "\n"
     (ROOT / out / "synth.ys").write_text(script)
+    (ROOT / out / "rtl_rev.txt").write_text(rtl_revision() + "\n")
     log = out / "yosys.log"
     r = subprocess.run([str(yosys), "-q", "-l", str(log), str(out / "synth.ys")], cwd=ROOT)
     if r.returncode != 0:

@@ -122,7 +122,7 @@ def main():
     runs.sort()
     head = "| " + " | ".join(COLUMNS) + " |"
     rule = "|---" * (len(COLUMNS) + 1) + "|"
-    out = ["| configuration, family " + head, rule]
+    out = ["| configuration, family " + head + " RTL |", rule + "---|"]
     per_run = []
     for _, config, family, stat in runs:
         modules = json.loads(stat.read_text())["modules"]
@@ -130,7 +130,8 @@ def main():
         # The top: the module no other one instantiates.
         used = {submodule(modules, c) for m in modules.values() for c in m.get("num_cells_by_type", {})}
         top = next(m for m in modules if m not in used)
-        out.append(row(f"{config}, {family}", t[top]))
+        rev = stat.parent / "rtl_rev.txt"
+        out.append(row(f"{config}, {family}", t[top]) + f" {rev.read_text().strip() if rev.exists() else '?'} |")
         top_name = block_name(top) if top.startswith("$") else top.lstrip("\\")
         per_run += ["", f"{config}, {family}: blocks of {top_name} (submodules included)", "",
                     "| block " + head, rule]
