@@ -115,6 +115,7 @@ module ni_csr_regs (
   input  logic [7:0] fab_credits_vc0_i,
   input  logic [7:0] fab_credits_vc1_i,
   input  logic raw_drop_cnt_inc_i,
+  input  logic rget_rx_cnt_inc_i,
   output logic [7:0][31:0] inj_base_lo_addr_o,
   output logic [7:0][31:0] inj_base_hi_addr_o,
   output logic [7:0][15:0] inj_size_slots_o,
@@ -124,6 +125,7 @@ module ni_csr_regs (
   output logic [7:0] inj_ctrl_written_o,
   output logic [7:0] inj_ctrl_enable_o,
   output logic [7:0] inj_ctrl_reset_o,
+  output logic [7:0] inj_ctrl_remote_o,
   input  logic [7:0] inj_status_err_i,
   input  logic [7:0][3:0] inj_status_code_i,
   input  logic [7:0] inj_status_busy_i,
@@ -280,6 +282,7 @@ module ni_csr_regs (
   assign raw_ctrl_fifo_o = raw_ctrl_fifo_q;
   logic [31:0] raw_rx_cnt_count_q, raw_rx_cnt_count_d;
   logic [31:0] raw_drop_cnt_count_q, raw_drop_cnt_count_d;
+  logic [31:0] rget_rx_cnt_count_q, rget_rx_cnt_count_d;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
   assign inj_base_lo_addr_o = inj_base_lo_addr_q;
   logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
@@ -292,6 +295,8 @@ module ni_csr_regs (
   assign inj_ctrl_enable_o = inj_ctrl_enable_q;
   logic [7:0] inj_ctrl_reset_q, inj_ctrl_reset_d;
   assign inj_ctrl_reset_o = inj_ctrl_reset_q;
+  logic [7:0] inj_ctrl_remote_q, inj_ctrl_remote_d;
+  assign inj_ctrl_remote_o = inj_ctrl_remote_q;
   logic [3:0][31:0] rfifo_base_lo_addr_q, rfifo_base_lo_addr_d;
   assign rfifo_base_lo_addr_o = rfifo_base_lo_addr_q;
   logic [3:0][31:0] rfifo_base_hi_addr_q, rfifo_base_hi_addr_d;
@@ -713,6 +718,11 @@ module ni_csr_regs (
       if (raw_drop_cnt_inc_i) raw_drop_cnt_count_d = raw_drop_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h334)) raw_drop_cnt_count_d = '0;
     end
+    rget_rx_cnt_count_d = rget_rx_cnt_count_q;
+    begin
+      if (rget_rx_cnt_inc_i) rget_rx_cnt_count_d = rget_rx_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h33c)) rget_rx_cnt_count_d = '0;
+    end
     inj_base_lo_addr_d = inj_base_lo_addr_q;
     for (int i = 0; i < 8; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
@@ -745,9 +755,11 @@ module ni_csr_regs (
     end
     inj_ctrl_enable_d = inj_ctrl_enable_q;
     inj_ctrl_reset_d = inj_ctrl_reset_q;
+    inj_ctrl_remote_d = inj_ctrl_remote_q;
     for (int i = 0; i < 8; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_enable_d[i] = req_wdata_i[0:0];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_reset_d[i] = req_wdata_i[1:1];
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_remote_d[i] = req_wdata_i[2:2];
     end
     rfifo_base_lo_addr_d = rfifo_base_lo_addr_q;
     for (int i = 0; i < 4; i++) begin
@@ -1000,6 +1012,7 @@ module ni_csr_regs (
       12'h330: begin rdata_o[31:0] = raw_rx_cnt_count_q; end
       12'h334: begin rdata_o[31:0] = raw_drop_cnt_count_q; end
       12'h338: begin rdata_o[7:0] = fab_credits_vc0_i; rdata_o[15:8] = fab_credits_vc1_i; end
+      12'h33c: begin rdata_o[31:0] = rget_rx_cnt_count_q; end
       12'h400: begin rdata_o[31:12] = memid_base_lo_addr_q[0]; end
       12'h404: begin rdata_o[31:0] = memid_base_hi_addr_q[0]; end
       12'h408: begin rdata_o[31:12] = memid_size_bytes_q[0]; end
@@ -1069,56 +1082,56 @@ module ni_csr_regs (
       12'h608: begin rdata_o[15:0] = inj_size_slots_q[0]; end
       12'h60c: begin rdata_o[15:0] = inj_tail_slot_q[0]; end
       12'h610: begin rdata_o[15:0] = inj_head_slot_i[0]; end
-      12'h614: begin rdata_o[0:0] = inj_ctrl_enable_q[0]; rdata_o[1:1] = inj_ctrl_reset_q[0]; end
+      12'h614: begin rdata_o[0:0] = inj_ctrl_enable_q[0]; rdata_o[1:1] = inj_ctrl_reset_q[0]; rdata_o[2:2] = inj_ctrl_remote_q[0]; end
       12'h618: begin rdata_o[0:0] = inj_status_err_i[0]; rdata_o[4:1] = inj_status_code_i[0]; rdata_o[8:8] = inj_status_busy_i[0]; end
       12'h620: begin rdata_o[31:0] = inj_base_lo_addr_q[1]; end
       12'h624: begin rdata_o[31:0] = inj_base_hi_addr_q[1]; end
       12'h628: begin rdata_o[15:0] = inj_size_slots_q[1]; end
       12'h62c: begin rdata_o[15:0] = inj_tail_slot_q[1]; end
       12'h630: begin rdata_o[15:0] = inj_head_slot_i[1]; end
-      12'h634: begin rdata_o[0:0] = inj_ctrl_enable_q[1]; rdata_o[1:1] = inj_ctrl_reset_q[1]; end
+      12'h634: begin rdata_o[0:0] = inj_ctrl_enable_q[1]; rdata_o[1:1] = inj_ctrl_reset_q[1]; rdata_o[2:2] = inj_ctrl_remote_q[1]; end
       12'h638: begin rdata_o[0:0] = inj_status_err_i[1]; rdata_o[4:1] = inj_status_code_i[1]; rdata_o[8:8] = inj_status_busy_i[1]; end
       12'h640: begin rdata_o[31:0] = inj_base_lo_addr_q[2]; end
       12'h644: begin rdata_o[31:0] = inj_base_hi_addr_q[2]; end
       12'h648: begin rdata_o[15:0] = inj_size_slots_q[2]; end
       12'h64c: begin rdata_o[15:0] = inj_tail_slot_q[2]; end
       12'h650: begin rdata_o[15:0] = inj_head_slot_i[2]; end
-      12'h654: begin rdata_o[0:0] = inj_ctrl_enable_q[2]; rdata_o[1:1] = inj_ctrl_reset_q[2]; end
+      12'h654: begin rdata_o[0:0] = inj_ctrl_enable_q[2]; rdata_o[1:1] = inj_ctrl_reset_q[2]; rdata_o[2:2] = inj_ctrl_remote_q[2]; end
       12'h658: begin rdata_o[0:0] = inj_status_err_i[2]; rdata_o[4:1] = inj_status_code_i[2]; rdata_o[8:8] = inj_status_busy_i[2]; end
       12'h660: begin rdata_o[31:0] = inj_base_lo_addr_q[3]; end
       12'h664: begin rdata_o[31:0] = inj_base_hi_addr_q[3]; end
       12'h668: begin rdata_o[15:0] = inj_size_slots_q[3]; end
       12'h66c: begin rdata_o[15:0] = inj_tail_slot_q[3]; end
       12'h670: begin rdata_o[15:0] = inj_head_slot_i[3]; end
-      12'h674: begin rdata_o[0:0] = inj_ctrl_enable_q[3]; rdata_o[1:1] = inj_ctrl_reset_q[3]; end
+      12'h674: begin rdata_o[0:0] = inj_ctrl_enable_q[3]; rdata_o[1:1] = inj_ctrl_reset_q[3]; rdata_o[2:2] = inj_ctrl_remote_q[3]; end
       12'h678: begin rdata_o[0:0] = inj_status_err_i[3]; rdata_o[4:1] = inj_status_code_i[3]; rdata_o[8:8] = inj_status_busy_i[3]; end
       12'h680: begin rdata_o[31:0] = inj_base_lo_addr_q[4]; end
       12'h684: begin rdata_o[31:0] = inj_base_hi_addr_q[4]; end
       12'h688: begin rdata_o[15:0] = inj_size_slots_q[4]; end
       12'h68c: begin rdata_o[15:0] = inj_tail_slot_q[4]; end
       12'h690: begin rdata_o[15:0] = inj_head_slot_i[4]; end
-      12'h694: begin rdata_o[0:0] = inj_ctrl_enable_q[4]; rdata_o[1:1] = inj_ctrl_reset_q[4]; end
+      12'h694: begin rdata_o[0:0] = inj_ctrl_enable_q[4]; rdata_o[1:1] = inj_ctrl_reset_q[4]; rdata_o[2:2] = inj_ctrl_remote_q[4]; end
       12'h698: begin rdata_o[0:0] = inj_status_err_i[4]; rdata_o[4:1] = inj_status_code_i[4]; rdata_o[8:8] = inj_status_busy_i[4]; end
       12'h6a0: begin rdata_o[31:0] = inj_base_lo_addr_q[5]; end
       12'h6a4: begin rdata_o[31:0] = inj_base_hi_addr_q[5]; end
       12'h6a8: begin rdata_o[15:0] = inj_size_slots_q[5]; end
       12'h6ac: begin rdata_o[15:0] = inj_tail_slot_q[5]; end
       12'h6b0: begin rdata_o[15:0] = inj_head_slot_i[5]; end
-      12'h6b4: begin rdata_o[0:0] = inj_ctrl_enable_q[5]; rdata_o[1:1] = inj_ctrl_reset_q[5]; end
+      12'h6b4: begin rdata_o[0:0] = inj_ctrl_enable_q[5]; rdata_o[1:1] = inj_ctrl_reset_q[5]; rdata_o[2:2] = inj_ctrl_remote_q[5]; end
       12'h6b8: begin rdata_o[0:0] = inj_status_err_i[5]; rdata_o[4:1] = inj_status_code_i[5]; rdata_o[8:8] = inj_status_busy_i[5]; end
       12'h6c0: begin rdata_o[31:0] = inj_base_lo_addr_q[6]; end
       12'h6c4: begin rdata_o[31:0] = inj_base_hi_addr_q[6]; end
       12'h6c8: begin rdata_o[15:0] = inj_size_slots_q[6]; end
       12'h6cc: begin rdata_o[15:0] = inj_tail_slot_q[6]; end
       12'h6d0: begin rdata_o[15:0] = inj_head_slot_i[6]; end
-      12'h6d4: begin rdata_o[0:0] = inj_ctrl_enable_q[6]; rdata_o[1:1] = inj_ctrl_reset_q[6]; end
+      12'h6d4: begin rdata_o[0:0] = inj_ctrl_enable_q[6]; rdata_o[1:1] = inj_ctrl_reset_q[6]; rdata_o[2:2] = inj_ctrl_remote_q[6]; end
       12'h6d8: begin rdata_o[0:0] = inj_status_err_i[6]; rdata_o[4:1] = inj_status_code_i[6]; rdata_o[8:8] = inj_status_busy_i[6]; end
       12'h6e0: begin rdata_o[31:0] = inj_base_lo_addr_q[7]; end
       12'h6e4: begin rdata_o[31:0] = inj_base_hi_addr_q[7]; end
       12'h6e8: begin rdata_o[15:0] = inj_size_slots_q[7]; end
       12'h6ec: begin rdata_o[15:0] = inj_tail_slot_q[7]; end
       12'h6f0: begin rdata_o[15:0] = inj_head_slot_i[7]; end
-      12'h6f4: begin rdata_o[0:0] = inj_ctrl_enable_q[7]; rdata_o[1:1] = inj_ctrl_reset_q[7]; end
+      12'h6f4: begin rdata_o[0:0] = inj_ctrl_enable_q[7]; rdata_o[1:1] = inj_ctrl_reset_q[7]; rdata_o[2:2] = inj_ctrl_remote_q[7]; end
       12'h6f8: begin rdata_o[0:0] = inj_status_err_i[7]; rdata_o[4:1] = inj_status_code_i[7]; rdata_o[8:8] = inj_status_busy_i[7]; end
       12'h700: begin rdata_o[31:0] = rfifo_base_lo_addr_q[0]; end
       12'h704: begin rdata_o[31:0] = rfifo_base_hi_addr_q[0]; end
@@ -1311,12 +1324,14 @@ module ni_csr_regs (
       raw_ctrl_fifo_q <= 8'h0;
       raw_rx_cnt_count_q <= 32'h0;
       raw_drop_cnt_count_q <= 32'h0;
+      rget_rx_cnt_count_q <= 32'h0;
       inj_base_lo_addr_q <= {8{32'h0}};
       inj_base_hi_addr_q <= {8{32'h0}};
       inj_size_slots_q <= {8{16'h0}};
       inj_tail_slot_q <= {8{16'h0}};
       inj_ctrl_enable_q <= {8{1'h0}};
       inj_ctrl_reset_q <= {8{1'h0}};
+      inj_ctrl_remote_q <= {8{1'h0}};
       rfifo_base_lo_addr_q <= {4{32'h0}};
       rfifo_base_hi_addr_q <= {4{32'h0}};
       rfifo_size_slots_q <= {4{16'h0}};
@@ -1422,12 +1437,14 @@ module ni_csr_regs (
       raw_ctrl_fifo_q <= raw_ctrl_fifo_d;
       raw_rx_cnt_count_q <= raw_rx_cnt_count_d;
       raw_drop_cnt_count_q <= raw_drop_cnt_count_d;
+      rget_rx_cnt_count_q <= rget_rx_cnt_count_d;
       inj_base_lo_addr_q <= inj_base_lo_addr_d;
       inj_base_hi_addr_q <= inj_base_hi_addr_d;
       inj_size_slots_q <= inj_size_slots_d;
       inj_tail_slot_q <= inj_tail_slot_d;
       inj_ctrl_enable_q <= inj_ctrl_enable_d;
       inj_ctrl_reset_q <= inj_ctrl_reset_d;
+      inj_ctrl_remote_q <= inj_ctrl_remote_d;
       rfifo_base_lo_addr_q <= rfifo_base_lo_addr_d;
       rfifo_base_hi_addr_q <= rfifo_base_hi_addr_d;
       rfifo_size_slots_q <= rfifo_size_slots_d;

@@ -4,8 +4,10 @@
 // in the same reads, and turns each message into tunneled MWr packets (memory-FIFO
 // sends and direct puts) for the request path, into one raw packet (LRH + RWH + an
 // Ethernet frame or IP datagram) straight for the framer, or, for a local copy, into
-// MWr TLPs for this node's own memory through the host port. Design: docs/architecture.md#dma-engine,
-// formats: docs/formats.md#dma-descriptors.
+// MWr TLPs for this node's own memory through the host port. A remote get (RGET) sends
+// descriptors, a slot per packet, for another NI to inject into one of its remote-fed
+// FIFOs; this NI's remote-fed FIFOs are filled the same way by others (push_i), never
+// by a doorbell. Design: docs/architecture.md#dma-engine, formats: docs/formats.md#dma-descriptors.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -33,6 +35,11 @@ module ni_dma_inj #(
   input  logic [NumFifos-1:0][15:0] tail_i,
   input  logic [NumFifos-1:0] tail_we_i,
   input  logic [NumFifos-1:0] reset_i,
+  // Remote-fed FIFOs (INJ_CTRL.remote): filled by other NIs' remote gets. push_i: the
+  // receiver wrote one more descriptor at the tail slot (tail += 1).
+  input  logic [NumFifos-1:0] remote_i,
+  input  logic [NumFifos-1:0] push_i,
+  output logic [NumFifos-1:0][15:0] tail_o,
   output logic [NumFifos-1:0][15:0] head_o,
   output logic [NumFifos-1:0] err_o,
   output logic [NumFifos-1:0][3:0] err_code_o,
@@ -63,7 +70,9 @@ module ni_dma_inj #(
   output logic raw_beat_valid_o,
   input  logic raw_beat_ready_i,
   // This node's memory IDs (MEMID_*): a local copy lands in one, as a put to this node would.
+  // A source named by memory ID (flag src_mid) is read from one with read permission.
   input  logic [NumMemId-1:0] mem_valid_i,
+  input  logic [NumMemId-1:0] mem_perm_r_i,
   input  logic [NumMemId-1:0] mem_perm_w_i,
   input  logic [NumMemId-1:0][51:0] mem_base_i,   // page
   input  logic [NumMemId-1:0][19:0] mem_pages_i,
@@ -106,10 +115,12 @@ module ni_dma_inj #(
   localparam logic [7:0] OpPut = 8'd2;    // direct put
   localparam logic [7:0] OpCopy = 8'd3;   // local copy
   localparam logic [7:0] OpRaw = 8'd4;    // raw datagram (EtherType in qid)
+  localparam logic [7:0] OpRget = 8'd5;   // remote get: descriptors for a remote-fed FIFO of dest
   // A raw datagram is one packet that fits a reception FIFO slot with its entry header.
   localparam int unsigned RawMaxBytes = MaxPayload - 16 - ni_pkg::RawHdrBytes;
   localparam logic [3:0] ErrOp = 4'd1, ErrCount = 4'd2, ErrLen = 4'd3, ErrAlign = 4'd4,
-                         ErrMem = 4'd5, ErrTail = 4'd6, ErrRange = 4'd7;
+                         ErrMem = 4'd5, ErrTail = 4'd6, ErrRange = 4'd7, ErrRemote = 4'd8;
+  localparam int unsigned SlotShift = $clog2(SlotBytes);
 
   // ------------------------------------------------------------ ring state
   logic [NumFifos-1:0][15:0] head_q, head_d, tail_q, tail_d;
@@ -211,11 +222,11 @@ module ni_dma_inj #(
   // Descriptor fields (docs/formats.md#dma-descriptors), little-endian, from the
   // descriptor with the beat read in this cycle: it is checked as its last beat arrives.
   logic [511:0] desc_n;
-  logic [7:0] d_op, d_flags, d_slots, d_icnt, d_rcnt;
+  logic [7:0] d_op, d_flags, d_slots, d_icnt, d_rcnt, d_smid;
   logic [15:0] d_dest, d_qid;
   logic [31:0] d_len, d_tag;
   logic [63:0] d_src, d_dst;
-  logic d_inline, d_use_icnt, d_use_rcnt;
+  logic d_inline, d_use_icnt, d_use_rcnt, d_src_mid;
   assign d_op = desc_n[0 +: 8];
   assign d_flags = desc_n[8 +: 8];
   assign d_slots = desc_n[16 +: 8];
@@ -224,12 +235,14 @@ module ni_dma_inj #(
   assign d_qid = desc_n[48 +: 16];
   assign d_len = desc_n[64 +: 32];
   assign d_rcnt = desc_n[96 +: 8];
+  assign d_smid = desc_n[104 +: 8];
   assign d_src = desc_n[128 +: 64];
   assign d_dst = desc_n[192 +: 64];
   assign d_tag = desc_n[256 +: 32];
   assign d_inline = d_flags[0];
   assign d_use_icnt = d_flags[1];
   assign d_use_rcnt = d_flags[2];
+  assign d_src_mid = d_flags[3];  // src is an offset into memory ID d_smid of this node
   always_comb begin
     desc_n = desc_q;
     if (ps_q == PDesc) desc_n[32'(dbeat_q) * DataW +: DataW] = ram_rdata;
@@ -238,14 +251,16 @@ module ni_dma_inj #(
   // Bytes of the packet (or read) at message offset off: up to MaxPayload, never
   // across a 4 KiB page of the destination or of the source read; a memory-FIFO
   // packet carries 64 bytes less than MaxPayload (its 16-byte entry header rides in
-  // the payload, and every packet's data starts on a 64-byte boundary of the message).
+  // the payload, and every packet's data starts on a 64-byte boundary of the message);
+  // a remote get sends one descriptor slot per packet (the receiver fills a slot each).
   function automatic logic [12:0] chunk_at(input logic [31:0] off, input logic at_dst,
+                                           input logic one_slot,
                                            input logic inl, input logic [11:0] src,
                                            input logic [11:0] dst, input logic [31:0] len);
     logic [12:0] lim, pg;
     logic [31:0] rest;
     logic [11:0] a;
-    lim = at_dst ? 13'(MaxPayload) : 13'(MaxPayload - 64);
+    lim = one_slot ? 13'(SlotBytes) : at_dst ? 13'(MaxPayload) : 13'(MaxPayload - 64);
     if (at_dst) begin
       a = dst + off[11:0];
       pg = 13'd4096 - {1'b0, a};
@@ -260,38 +275,53 @@ module ni_dma_inj #(
     chunk_at = (rest < 32'(lim)) ? rest[12:0] : lim;
   endfunction
 
-  logic is_put, is_send, is_copy, is_raw, at_dst;
+  logic is_put, is_send, is_copy, is_raw, is_rget, at_dst;
   logic [12:0] chunk, dchunk;
   assign is_put = d_op == OpPut;
   assign is_send = d_op == OpSend;
   assign is_copy = d_op == OpCopy;
   assign is_raw = d_op == OpRaw;
+  assign is_rget = d_op == OpRget;
   assign at_dst = is_put || is_copy;  // data lands at dst + offset
   // A raw datagram is never split (its length and source page are checked).
-  assign chunk = is_raw ? d_len[12:0] : chunk_at(po_q, at_dst, d_inline, d_src[11:0], d_dst[11:0], d_len);
-  assign dchunk = is_raw ? d_len[12:0] : chunk_at(dfo_q, at_dst, d_inline, d_src[11:0], d_dst[11:0], d_len);
+  assign chunk = is_raw ? d_len[12:0] : chunk_at(po_q, at_dst, is_rget, d_inline, d_src[11:0], d_dst[11:0], d_len);
+  assign dchunk = is_raw ? d_len[12:0] : chunk_at(dfo_q, at_dst, is_rget, d_inline, d_src[11:0], d_dst[11:0], d_len);
 
   // Why a descriptor is refused (docs/formats.md#dma-descriptors); 0: it is good. A
-  // local copy must fall inside a valid, writable memory ID of this node.
+  // local copy must fall inside a valid, writable memory ID of this node, a source
+  // named by memory ID inside a valid, readable one. A remote-fed FIFO takes only
+  // one-slot descriptors whose source is named by memory ID: what another node injects
+  // reaches this node's memory only where it was exported.
   logic [3:0] chk;
-  logic [MiW-1:0] mi;
-  logic [64:0] cp_last;  // last byte of a copy, as an offset into its memory ID
+  logic [MiW-1:0] mi, smi;
+  logic [64:0] cp_last, sr_last;  // last byte of a copy / of the source, as an offset
+  logic [63:0] src_addr;          // the source's address in host memory
   assign mi = d_qid[MiW-1:0];
+  assign smi = d_smid[MiW-1:0];
   assign cp_last = {1'b0, d_dst} + 65'(d_len) - 65'd1;
+  assign sr_last = {1'b0, d_src} + 65'(d_len) - 65'd1;
+  assign src_addr = d_src_mid ? {mem_base_i[smi] + d_src[63:12], d_src[11:0]} : d_src;
   always_comb begin
     chk = 4'd0;
-    if (!is_put && !is_send && !is_copy && !is_raw) begin
+    if (!is_put && !is_send && !is_copy && !is_raw && !is_rget) begin
       chk = ErrOp;
+    end else if (remote_i[act_q] && (d_slots != 8'd1 || d_inline || !d_src_mid)) begin
+      chk = ErrRemote;
     end else if (d_slots == 8'd0 || 16'(d_slots) > filled) begin
       chk = ErrCount;
     end else if (d_len == 32'd0 || d_len[1:0] != 2'b00 || (is_raw && d_len > 32'(RawMaxBytes)) ||
+                 (is_rget && d_len[SlotShift-1:0] != '0) ||
                  (d_inline ? d_len > (32'(d_slots) - 32'd1) * SlotBytes : d_slots != 8'd1)) begin
       chk = ErrLen;
     end else if ((!d_inline && d_src[5:0] != 6'd0) || (at_dst && d_dst[5:0] != 6'd0) ||
+                 (is_rget && !d_inline && d_src[SlotShift-1:0] != '0) ||
                  (is_raw && !d_inline && 13'(d_src[11:0]) + 13'(d_len) > 13'd4096)) begin
       chk = ErrAlign;
     end else if (is_copy && (d_qid >= 16'(NumMemId) || !mem_valid_i[mi] || !mem_perm_w_i[mi] ||
                              cp_last[64:12] >= 53'(mem_pages_i[mi]))) begin
+      chk = ErrRange;
+    end else if (!d_inline && d_src_mid && (d_smid >= 8'(NumMemId) || !mem_valid_i[smi] || !mem_perm_r_i[smi] ||
+                                            sr_last[64:12] >= 53'(mem_pages_i[smi]))) begin
       chk = ErrRange;
     end
   end
@@ -372,7 +402,7 @@ module ni_dma_inj #(
   assign rd_load = !rd_valid_q || rd_ready_i;
   assign d_issue = d_want && rd_load;
   assign s_issue = s_want && !d_want && rd_load;
-  assign rd_addr_d = d_want ? d_src + 64'(dfo_q) : s_addr;
+  assign rd_addr_d = d_want ? src_addr + 64'(dfo_q) : s_addr;
   assign rd_bytes_d = d_want ? dchunk : 13'(s_nslots) * 13'(SlotBytes);
   assign rd_tag_d = d_want ? {4'h8, d_reg_of(d_alloc_q)} : {4'h8, 4'(s_alloc_q)};
   assign rd_valid_o = rd_valid_q;
@@ -444,13 +474,13 @@ module ni_dma_inj #(
   always_comb begin
     logic [7:0] flags;
     logic [10:0] words;
-    flags = ni_pkg::TEH_DMA | (is_put ? ni_pkg::TEH_RX_XLATE : ni_pkg::TEH_RFIFO) |
-            (d_use_rcnt ? ni_pkg::TEH_RCNT : 8'h00);
+    flags = ni_pkg::TEH_DMA | (is_put ? ni_pkg::TEH_RX_XLATE : is_rget ? ni_pkg::TEH_RGET : ni_pkg::TEH_RFIFO) |
+            (d_use_rcnt && !is_rget ? ni_pkg::TEH_RCNT : 8'h00);
     words = 11'((14'(ni_pkg::FabHdrBytes) + pkt_bytes + 14'd4) >> 2);
     out_hdr_o = '0;
     out_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, d_dest, node_id_i, words,
                                          24'h0, flags, d_qid, 8'h0);
-    out_hdr_o.bytes[21 * 8 +: 8] = d_use_rcnt ? d_rcnt : 8'h00;
+    out_hdr_o.bytes[21 * 8 +: 8] = d_use_rcnt && !is_rget ? d_rcnt : 8'h00;
     out_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
     out_hdr_o.has_payload = 1'b1;
     out_hdr_o.vc = 1'b0;
@@ -595,10 +625,12 @@ module ni_dma_inj #(
     loc_cnt_id_o = d_rcnt[4:0];
     loc_cnt_bytes_o = chunk;
 
-    // Doorbells: a tail outside the ring stops the FIFO and is not taken.
+    // Doorbells: a tail outside the ring, or any doorbell of a remote-fed FIFO, stops
+    // the FIFO and is not taken. A remote-fed FIFO's tail moves by the receiver's pushes.
     for (int i = 0; i < NumFifos; i++) begin
+      if (push_i[i]) tail_d[i] = ring_add(tail_q[i], 16'd1, size_i[i]);
       if (tail_we_i[i]) begin
-        if (tail_i[i] >= size_i[i]) begin
+        if (tail_i[i] >= size_i[i] || remote_i[i]) begin
           err_d[i] = 1'b1;
           code_d[i] = ErrTail;
           ev_err = 1'b1;
@@ -1034,12 +1066,13 @@ module ni_dma_inj #(
   end
 
   assign head_o = head_q;
+  assign tail_o = tail_q;
   assign err_o = err_q;
   assign err_code_o = code_q;
   assign busy_o = turn_q;
   assign ev_err_o = ev_err;
   logic unused;
-  assign unused = ^{s_cpl_tkeep, d_flags[7:3], d_icnt[7:5], d_rcnt[7:5], cp_last[11:0]};
+  assign unused = ^{s_cpl_tkeep, d_flags[7:4], d_icnt[7:5], d_rcnt[7:5], cp_last[11:0], sr_last[11:0]};
 
   `NI_ASSERT_AXIS_STABLE(DmaHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(DmaBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)

@@ -29,6 +29,12 @@
 // FIFO RAW_CTRL names: its MWr header and entry header (32 bytes) are made from the
 // LRH and go out before the packet's beats (at 512 bits they ride in the carry). Raw
 // packets are not sequenced or answered: one that finds no room is dropped and counted.
+// A remote get (TEH flag RGET, an injection FIFO in the memory-ID field) carries one
+// descriptor: it is written like a send, to the tail slot (SlotBytes) of this NI's
+// remote-fed injection FIFO, and the engine is told (ri_push_o) when its TLP has left
+// whole for the host, so the engine's read of the slot comes after the write. A full
+// FIFO is answered RNR as a full reception FIFO is; one that is not remote-fed, not
+// enabled or stopped in error refuses it (NAK 0x62).
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -41,6 +47,8 @@ module ni_fab_rx #(
   parameter int unsigned NumMcast = 4,
   parameter int unsigned NumPeers = 64,
   parameter int unsigned NumRfifo = 4,
+  parameter int unsigned NumInj = 8,        // injection FIFOs (remote gets land in remote-fed ones)
+  parameter int unsigned SlotBytes = 64,    // injection FIFO slot
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
@@ -92,6 +100,16 @@ module ni_fab_rx #(
   input  logic raw_enable_i,
   input  logic [7:0] raw_fifo_i,
   output logic [NumRfifo-1:0][15:0] rf_tail_o,
+  // Remote-fed injection FIFOs (ni_dma_inj): where a remote get's descriptor goes.
+  input  logic [NumInj-1:0] ri_remote_i,     // enabled and remote-fed
+  input  logic [NumInj-1:0] ri_err_i,        // stopped in error: remote gets are refused
+  input  logic [NumInj-1:0][63:0] ri_base_i,
+  input  logic [NumInj-1:0][15:0] ri_size_i,
+  input  logic [NumInj-1:0][15:0] ri_head_i,
+  input  logic [NumInj-1:0][15:0] ri_tail_i, // the engine's tail: ours restarts there on a reset
+  input  logic [NumInj-1:0] ri_reset_i,
+  output logic [NumInj-1:0] ri_push_o,       // a descriptor is in memory at the engine's tail
+  output logic ev_rget_rx_o,                 // a remote get taken
   // Answers for the sender side (ni_retx), and its check of a response.
   output logic rel_valid_o,
   output logic [2:0] rel_kind_o,
@@ -298,7 +316,7 @@ module ni_fab_rx #(
   logic [RfW-1:0] rf;
   logic [15:0] rf_next;
   logic [63:0] rf_slot_addr;
-  assign is_rfifo = is_req && !is_cont && (teh_flags & ni_pkg::TEH_RFIFO) != 8'h0;
+  assign is_rfifo = is_req && !is_cont && (teh_flags & (ni_pkg::TEH_RFIFO | ni_pkg::TEH_RGET)) == ni_pkg::TEH_RFIFO;
   // A raw packet's FIFO is RAW_CTRL's.
   assign rf = is_raw ? raw_fifo_i[RfW-1:0] : memid[RfW-1:0];
   assign rf_ok = (is_raw ? (raw_enable_i && 16'(raw_fifo_i) < 16'(NumRfifo)) : memid < 16'(NumRfifo)) &&
@@ -307,6 +325,19 @@ module ni_fab_rx #(
   assign rf_full = rf_next == rf_head_i[rf];
   assign rf_slot_addr = rf_base_i[rf] + (64'(rf_tail_q[rf]) << SlotShift);
   assign rf_tail_o = rf_tail_q;
+  // A remote get: the injection FIFO it names, the slot it is written to.
+  localparam int unsigned RiW = (NumInj > 1) ? $clog2(NumInj) : 1;
+  logic [NumInj-1:0][15:0] ri_tail_q, ri_tail_d;
+  logic is_rget, ri_ok, ri_full;
+  logic [RiW-1:0] ri;
+  logic [15:0] ri_next;
+  logic [63:0] ri_slot_addr;
+  assign is_rget = is_req && !is_cont && (teh_flags & ni_pkg::TEH_RGET) != 8'h0;
+  assign ri = memid[RiW-1:0];
+  assign ri_ok = memid < 16'(NumInj) && ri_remote_i[ri] && !ri_err_i[ri] && ri_size_i[ri] != 16'd0;
+  assign ri_next = (ri_tail_q[ri] + 16'd1 >= ri_size_i[ri]) ? 16'd0 : ri_tail_q[ri] + 16'd1;
+  assign ri_full = ri_next == ri_head_i[ri];
+  assign ri_slot_addr = ri_base_i[ri] + (64'(ri_tail_q[ri]) << $clog2(SlotBytes));
   assign sync = teh_flags[1];
   // Unicast requests are sequenced; a multicast group's writes are not.
   assign is_req = !is_raw && (opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_CONT);
@@ -326,7 +357,8 @@ module ni_fab_rx #(
         cl_new = ClTun;
         if (seq_new == SeqAhead) cl_new = ClDrop;
         // Receiver not ready: the send waits at its source (only when it would be taken now).
-        if (is_rfifo && sequenced && seq_new == SeqIn && rf_ok && rf_full) cl_new = ClDrop;
+        if (sequenced && seq_new == SeqIn && ((is_rfifo && rf_ok && rf_full) || (is_rget && ri_ok && ri_full)))
+          cl_new = ClDrop;
         if (opcode == ni_pkg::OP_TUNNEL_RSP && !q_hit_i) cl_new = ClDrop;
       end
       if (opcode == ni_pkg::OP_TUNNEL_CONT && t_pos >= 13'(ni_pkg::ContHdrBytes + 4) &&
@@ -385,7 +417,7 @@ module ni_fab_rx #(
   assign page_off = rx_xlate ? t_addr[63:12] : t_addr[63:12] - mem_base_i[mi];
   always_comb begin
     err_new = ErrNone;
-    new_addr = is_rfifo ? rf_slot_addr : rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
+    new_addr = is_rget ? ri_slot_addr : is_rfifo ? rf_slot_addr : rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
     if (is_cont && seq_new != SeqIn) begin
       err_new = ErrNone;  // a duplicate is answered as before; its source has moved on
     end else if (is_cont && !ctx_valid_q[peer]) begin
@@ -395,6 +427,9 @@ module ni_fab_rx #(
         err_new = ErrMemId;  // a group takes posted writes only
       end else if (t_malformed) begin
         err_new = ErrMalformed;
+      end else if (is_rget) begin
+        // One descriptor slot, by a unicast write, into a remote-fed FIFO that is running.
+        if (!t_mwr || !sequenced || !ri_ok || t_len_bytes != 13'(SlotBytes)) err_new = ErrMemId;
       end else if (is_rfifo) begin
         if (!t_mwr || !sequenced || !rf_ok) err_new = ErrMemId;  // a FIFO takes unicast writes
       end else if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin
@@ -725,14 +760,18 @@ module ni_fab_rx #(
   // ------------------------------------------------------------ state update
   logic fin;
   assign fin = pop && in_last;
-  // This packet, arriving whole now, decrements a reception counter: {counter, data
-  // bytes} (a send's data is its payload less the entry header).
-  logic rc_take;
-  logic [17:0] rc_info, o_rc_info_q, flush_rc_info_q;
+  // What this packet, arriving whole now, does when its TLP has left for the host: it
+  // decrements a reception counter ({counter, data bytes}; a send's data is its payload
+  // less the entry header) and/or pushes a remote get's descriptor to its FIFO. The
+  // info travels with the TLP's last beat: {push, FIFO, decrement, counter, bytes}.
+  logic rc_take, rc_dec, ri_take;
+  logic [RiW+19:0] rc_info, o_rc_info_q, flush_rc_info_q;
   logic o_rc_q, flush_rc_q;
-  assign rc_take = fin && in_seq && good && err_cur == ErrNone && !is_cont &&
-                   (teh_flags & (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT)) == (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT);
-  assign rc_info = {view[21*8 +: 5], t_len_bytes - (is_rfifo ? 13'd16 : 13'd0)};
+  assign rc_dec = fin && in_seq && good && err_cur == ErrNone && !is_cont &&
+                  (teh_flags & (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT)) == (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT);
+  assign ri_take = fin && in_seq && good && err_cur == ErrNone && is_rget;
+  assign rc_take = rc_dec || ri_take;
+  assign rc_info = {ri_take, ri, rc_dec, view[21*8 +: 5], t_len_bytes - (is_rfifo ? 13'd16 : 13'd0)};
   always_comb begin
     busy_d = busy_q;
     vc_d = vc_q;
@@ -800,6 +839,16 @@ module ni_fab_rx #(
     end
   end
 
+  // A remote-fed FIFO's tail here moves past a descriptor that arrived whole and was
+  // taken; the engine's moves when it has left for the host (ri_push_o).
+  always_comb begin
+    ri_tail_d = ri_tail_q;
+    for (int f = 0; f < NumInj; f++) begin
+      if (ri_take && ri == RiW'(f)) ri_tail_d[f] = ri_next;
+      if (ri_reset_i[f]) ri_tail_d[f] = ri_tail_i[f];
+    end
+  end
+
   // A reception FIFO's tail moves past an entry that arrived whole and was taken.
   always_comb begin
     rf_tail_d = rf_tail_q;
@@ -846,8 +895,15 @@ module ni_fab_rx #(
   // (its last beat taken; the host port takes it in the same cycle): a counter read
   // that follows finds the data in memory (PCIe ordering: the read's completion comes
   // after the write on the host port). The counter travels with the TLP's last beat.
-  assign rcnt_valid_o = m_axis_tvalid && m_axis_tready && m_axis_tlast && (byp ? rc_take : o_rc_q);
-  assign {rcnt_id_o, rcnt_bytes_o} = byp ? rc_info : o_rc_info_q;
+  logic leave, lv_push, lv_dec;
+  logic [RiW-1:0] lv_fifo;
+  assign leave = m_axis_tvalid && m_axis_tready && m_axis_tlast && (byp ? rc_take : o_rc_q);
+  assign {lv_push, lv_fifo, lv_dec, rcnt_id_o, rcnt_bytes_o} = byp ? rc_info : o_rc_info_q;
+  assign rcnt_valid_o = leave && lv_dec;
+  for (genvar f = 0; f < NumInj; f++) begin : gen_push
+    assign ri_push_o[f] = leave && lv_push && lv_fifo == RiW'(f);
+  end
+  assign ev_rget_rx_o = ri_take;
   assign ev_rnr_rx_o = fin && good && cl_cur == ClAck && aeth[7:5] == 3'b001;
 
   // Answers for ni_retx: ACK or NAK, or an awaited response that arrived whole.
@@ -897,6 +953,7 @@ module ni_fab_rx #(
       exp_q <= '0;
       naked_q <= '0;
       rf_tail_q <= '0;
+      ri_tail_q <= '0;
       ctx_valid_q <= '0;
       err_q <= ErrNone;
       c32_q <= 32'hFFFF_FFFF;
@@ -932,6 +989,7 @@ module ni_fab_rx #(
       exp_q <= exp_d;
       naked_q <= naked_d;
       rf_tail_q <= rf_tail_d;
+      ri_tail_q <= ri_tail_d;
       ctx_valid_q <= ctx_valid_d;
       err_q <= err_d;
       c32_q <= c32_d;

@@ -90,6 +90,7 @@ package ni_pkg;
   localparam logic [7:0] TEH_DMA = 8'h10;       // TEH flags: a packet of the DMA engine (no continuation context)
   localparam logic [7:0] TEH_RFIFO = 8'h20;     // TEH flags: lands in the reception FIFO named by the memory ID field
   localparam logic [7:0] TEH_RCNT = 8'h40;      // TEH flags: decrement reception counter TEH byte 21 by the data bytes
+  localparam logic [7:0] TEH_RGET = 8'h80;      // TEH flags: a remote get: one descriptor for the remote-fed injection FIFO named by the memory ID field
 
   // What a tag of ni_rd_tracker stands for: the request forwarded to local memory.
   localparam logic [1:0] TRK_READ = 2'd0;

@@ -134,10 +134,13 @@ module nic_top #(
   localparam int unsigned NumInj = 8;
   logic [NumInj-1:0][31:0] inj_base_lo, inj_base_hi;
   logic [NumInj-1:0][63:0] inj_base;
-  logic [NumInj-1:0][15:0] inj_size, inj_tail, inj_head;
+  logic [NumInj-1:0][15:0] inj_size, inj_tail, inj_head, inj_tail_now;
   logic [NumInj-1:0][3:0] inj_code;
   logic [NumInj-1:0] inj_tail_written, inj_ctrl_written, inj_enable, inj_reset_bit, inj_err, inj_busy;
   logic [NumInj-1:0] inj_tail_we_q, inj_ctrl_we_q;
+  // Remote-fed FIFOs: remote gets land in them (ni_fab_rx) and move their tails.
+  logic [NumInj-1:0] inj_remote, inj_push;
+  logic ev_rget_rx;
   logic ev_dma_err;
   for (genvar i = 0; i < NumInj; i++) begin : gen_inj_cat
     assign inj_base[i] = {inj_base_hi[i], inj_base_lo[i]};
@@ -207,6 +210,7 @@ module nic_top #(
     .inj_base_lo_addr_o(inj_base_lo), .inj_base_hi_addr_o(inj_base_hi), .inj_size_slots_o(inj_size),
     .inj_tail_written_o(inj_tail_written), .inj_tail_slot_o(inj_tail), .inj_head_slot_i(inj_head),
     .inj_ctrl_written_o(inj_ctrl_written), .inj_ctrl_enable_o(inj_enable), .inj_ctrl_reset_o(inj_reset_bit),
+    .inj_ctrl_remote_o(inj_remote), .rget_rx_cnt_inc_i(ev_rget_rx),
     .inj_status_err_i(inj_err), .inj_status_code_i(inj_code), .inj_status_busy_i(inj_busy),
     .mem_timeout_cycles_o(mem_timeout), .mem_limit_reissues_o(mem_limit),
     .mem_reissue_cnt_inc_i(ev_mem_reissue), .mem_fail_cnt_inc_i(ev_mem_fail),
@@ -418,6 +422,7 @@ module nic_top #(
     .clk_i, .rst_ni, .node_id_i(node_id),
     .base_i(inj_base), .size_i(inj_size), .enable_i(inj_enable), .tail_i(inj_tail),
     .tail_we_i(inj_tail_we_q), .reset_i(inj_ctrl_we_q & inj_reset_bit),
+    .remote_i(inj_remote), .push_i(inj_push), .tail_o(inj_tail_now),
     .head_o(inj_head), .err_o(inj_err), .err_code_o(inj_code), .busy_o(inj_busy),
     .rd_valid_o(dma_rd_valid), .rd_ready_i(dma_rd_ready), .rd_addr_o(dma_rd_addr),
     .rd_bytes_o(dma_rd_bytes), .rd_tag_o(dma_rd_tag),
@@ -427,7 +432,8 @@ module nic_top #(
     .out_beat_o(dma_beat), .out_beat_valid_o(dma_beat_valid), .out_beat_ready_i(dma_beat_ready),
     .raw_hdr_valid_o(src_hdr_valid[3]), .raw_hdr_ready_i(src_hdr_ready[3]),
     .raw_beat_valid_o(src_beat_valid[3]), .raw_beat_ready_i(src_beat_ready[3]),
-    .mem_valid_i(mem_valid), .mem_perm_w_i(mem_perm_w), .mem_base_i(mem_base), .mem_pages_i(mem_pages),
+    .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w), .mem_base_i(mem_base),
+    .mem_pages_i(mem_pages),
     .loc_beat_o(copy_beat), .loc_beat_valid_o(copy_valid), .loc_beat_ready_i(copy_ready),
     .inj_cnt_valid_o(inj_cnt_valid), .inj_cnt_id_o(inj_cnt_id), .inj_cnt_bytes_o(inj_cnt_bytes),
     .loc_cnt_valid_o(loc_cnt_valid), .loc_cnt_id_o(loc_cnt_id), .loc_cnt_bytes_o(loc_cnt_bytes),
@@ -483,7 +489,8 @@ module nic_top #(
   logic dec_tlast, dec_tuser, dec_tcni, dec_tvalid, dec_tready;
 
   ni_fab_rx #(.DataW(DataW), .NumMemId(NumMemId), .MaxPayload(MaxPayload), .RxCredits(RxCredits),
-              .NumTags(NumTags), .NumPeers(NumPeers), .NumRfifo(NumRfifo), .NiReqId(NiReqId)) u_fab_rx (
+              .NumTags(NumTags), .NumPeers(NumPeers), .NumRfifo(NumRfifo), .NumInj(NumInj),
+              .SlotBytes(SlotBytes), .NiReqId(NiReqId)) u_fab_rx (
     .clk_i, .rst_ni, .node_id_i(node_id), .mcast_valid_i(mcast_valid), .mcast_lid_i(mcast_lid),
     .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
@@ -498,6 +505,9 @@ module nic_top #(
     .rf_enable_i(rf_enable), .rf_base_i(rf_base), .rf_size_i(rf_size), .rf_head_i(rf_head),
     .rf_reset_i(rf_ctrl_we_q & rf_reset_bit), .rf_tail_o(rf_tail),
     .raw_enable_i(raw_enable), .raw_fifo_i(raw_fifo),
+    .ri_remote_i(inj_remote & inj_enable), .ri_err_i(inj_err), .ri_base_i(inj_base), .ri_size_i(inj_size),
+    .ri_head_i(inj_head), .ri_tail_i(inj_tail_now), .ri_reset_i(inj_ctrl_we_q & inj_reset_bit),
+    .ri_push_o(inj_push), .ev_rget_rx_o(ev_rget_rx),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
     .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back), .q_cpl_i(q_cpl),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),

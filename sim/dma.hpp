@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden model of the DMA engine's formats (docs/formats.md#dma-descriptors):
 // the 64-byte descriptor, the reception-FIFO entry header, and how a message
-// becomes tunneled MWr packets, local-copy TLPs or one raw packet.
+// becomes tunneled MWr packets, local-copy TLPs, one raw packet, or remote-get
+// packets (one descriptor slot each).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -18,10 +19,12 @@ namespace ni {
 constexpr unsigned kDescBytes = 64;
 constexpr unsigned kEntryHdrBytes = 16;
 
-enum class DmaOp : uint8_t { Send = 1, Put = 2, Copy = 3, Raw = 4 };
-enum : uint8_t { kDescInline = 0x01, kDescInjCnt = 0x02, kDescRcvCnt = 0x04 };
+enum class DmaOp : uint8_t { Send = 1, Put = 2, Copy = 3, Raw = 4, Rget = 5 };
+// kDescSrcMid: src is an offset into memory ID srcMid of the node that processes the
+// descriptor (required in a remote-fed FIFO).
+enum : uint8_t { kDescInline = 0x01, kDescInjCnt = 0x02, kDescRcvCnt = 0x04, kDescSrcMid = 0x08 };
 // INJ_STATUS.code: why a FIFO stopped.
-enum class DmaErr : uint8_t { None = 0, Op = 1, Count = 2, Len = 3, Align = 4, Mem = 5, Tail = 6, Range = 7 };
+enum class DmaErr : uint8_t { None = 0, Op = 1, Count = 2, Len = 3, Align = 4, Mem = 5, Tail = 6, Range = 7, Remote = 8 };
 
 struct DmaDescriptor {
   uint8_t op = static_cast<uint8_t>(DmaOp::Send);
@@ -29,9 +32,11 @@ struct DmaDescriptor {
   uint8_t slots = 1;      // slots the descriptor and its inline data take
   uint8_t injCnt = 0;     // injection counter (flag kDescInjCnt)
   uint16_t dest = 0;      // destination LID
-  uint16_t qid = 0;       // reception FIFO (send), memory ID (put; copy: of this node), EtherType (raw)
+  uint16_t qid = 0;       // reception FIFO (send), memory ID (put; copy: of this node), EtherType (raw),
+                          // remote-fed injection FIFO at dest (remote get)
   uint32_t len = 0;       // message bytes
   uint8_t rcvCnt = 0;     // reception counter at the target (flag kDescRcvCnt)
+  uint8_t srcMid = 0;     // memory ID src is an offset into (flag kDescSrcMid)
   uint64_t src = 0;       // data address when not inline
   uint64_t dst = 0;       // put, copy: offset in the memory ID's region
   uint32_t tag = 0;       // send: copied into every entry header
@@ -40,6 +45,7 @@ struct DmaDescriptor {
   bool isPut() const { return op == static_cast<uint8_t>(DmaOp::Put); }
   bool isCopy() const { return op == static_cast<uint8_t>(DmaOp::Copy); }
   bool isRaw() const { return op == static_cast<uint8_t>(DmaOp::Raw); }
+  bool isRget() const { return op == static_cast<uint8_t>(DmaOp::Rget); }
   bool atDst() const { return isPut() || isCopy(); }  // data lands at dst + offset
 
   Bytes encode() const {
@@ -52,6 +58,7 @@ struct DmaDescriptor {
     putLe(&b[6], 2, qid);
     putLe(&b[8], 4, len);
     putLe(&b[12], 1, rcvCnt);
+    putLe(&b[13], 1, srcMid);
     putLe(&b[16], 8, src);
     putLe(&b[24], 8, dst);
     putLe(&b[32], 4, tag);
@@ -93,9 +100,10 @@ struct EntryHeader {
 constexpr uint32_t rawMaxBytes(unsigned maxPayload) { return maxPayload - kEntryHdrBytes - kRawHdrBytes; }
 
 // Data bytes of the packet (a copy: TLP) at message offset `off`: at most maxPayload
-// (a send 64 less), never across a 4 KiB page of the destination or of the source read.
-inline uint32_t dmaChunk(const DmaDescriptor& d, uint32_t off, unsigned maxPayload) {
-  uint32_t lim = d.atDst() ? maxPayload : maxPayload - 64;
+// (a send 64 less, a remote get one slot), never across a 4 KiB page of the destination
+// or of the source read.
+inline uint32_t dmaChunk(const DmaDescriptor& d, uint32_t off, unsigned maxPayload, unsigned slotBytes = kDescBytes) {
+  uint32_t lim = d.isRget() ? slotBytes : d.atDst() ? maxPayload : maxPayload - 64;
   if (d.atDst()) lim = std::min<uint32_t>(lim, 4096 - ((d.dst + off) & 0xFFF));
   if (!d.isInline()) lim = std::min<uint32_t>(lim, 4096 - ((d.src + off) & 0xFFF));
   return std::min<uint32_t>(lim, d.len - off);
@@ -103,7 +111,8 @@ inline uint32_t dmaChunk(const DmaDescriptor& d, uint32_t off, unsigned maxPaylo
 
 // The packets of a message as the injection engine hands them on (PSN 0: ni_retx
 // stamps it): tunneled MWrs, a put at dst + offset, a send at address 0 with the
-// entry header in front of its data.
+// entry header in front of its data, a remote get at address 0 with one descriptor
+// slot (the receiver writes it at its FIFO's tail).
 inline std::vector<FabricPacket> dmaPackets(const DmaDescriptor& d, const Bytes& data, uint16_t srcLid,
                                             uint16_t niReqId, unsigned maxPayload) {
   std::vector<FabricPacket> out;
@@ -124,10 +133,11 @@ inline std::vector<FabricPacket> dmaPackets(const DmaDescriptor& d, const Bytes&
     p.dlid = d.dest;
     p.slid = srcLid;
     p.memid = d.qid;
-    p.tehFlags = kTehDma | (d.isPut() ? kTehRxXlate : kTehRfifo) | ((d.flags & kDescRcvCnt) ? kTehRcnt : 0);
-    p.counter = (d.flags & kDescRcvCnt) ? d.rcvCnt : 0;
+    const bool rcnt = (d.flags & kDescRcvCnt) && !d.isRget();
+    p.tehFlags = kTehDma | (d.isPut() ? kTehRxXlate : d.isRget() ? kTehRget : kTehRfifo) | (rcnt ? kTehRcnt : 0);
+    p.counter = rcnt ? d.rcvCnt : 0;
     Bytes payload;
-    if (!d.isPut()) payload = EntryHeader{srcLid, static_cast<uint16_t>(n), d.len, off, d.tag}.encode();
+    if (!d.isPut() && !d.isRget()) payload = EntryHeader{srcLid, static_cast<uint16_t>(n), d.len, off, d.tag}.encode();
     payload.insert(payload.end(), data.begin() + off, data.begin() + off + n);
     p.payload = encodeTlp(makeMWr(niReqId, 0, d.isPut() ? d.dst + off : 0, payload));
     out.push_back(std::move(p));

@@ -70,19 +70,23 @@ inline void setMemId(const CsrWrite& wr, unsigned id, const MemRegion& m) {
 
 // Injection FIFO f of the DMA engine: a ring of `slots` slots at `base` (slot-aligned)
 // in host memory, emptied (head = tail = 0) and enabled. The FIFO must be idle.
-inline void setInjFifo(const CsrWrite& wr, unsigned f, uint64_t base, uint16_t slots) {
+// remote: fed by other NIs' remote gets (no doorbells; its tail starts where it is).
+inline void setInjFifo(const CsrWrite& wr, unsigned f, uint64_t base, uint16_t slots, bool remote = false) {
+  // The tail is set while the FIFO is still doorbell-fed (a doorbell stops a remote-fed one).
   wr(regs::INJ_CTRL(f), 0);
   wr(regs::INJ_BASE_LO(f), static_cast<uint32_t>(base));
   wr(regs::INJ_BASE_HI(f), static_cast<uint32_t>(base >> 32));
   wr(regs::INJ_SIZE(f), slots);
   wr(regs::INJ_TAIL(f), 0);
-  wr(regs::INJ_CTRL(f), regs::INJ_CTRL_ENABLE_MASK | regs::INJ_CTRL_RESET_MASK);
+  wr(regs::INJ_CTRL(f), regs::INJ_CTRL_ENABLE_MASK | regs::INJ_CTRL_RESET_MASK |
+                            (remote ? regs::INJ_CTRL_REMOTE_MASK : 0u));
 }
 // Doorbell: the slots before `tail` are filled.
 inline void ringDoorbell(const CsrWrite& wr, unsigned f, uint16_t tail) { wr(regs::INJ_TAIL(f), tail); }
 // Drops what is queued (head := tail) and clears an error; the FIFO stays enabled.
-inline void resetInjFifo(const CsrWrite& wr, unsigned f) {
-  wr(regs::INJ_CTRL(f), regs::INJ_CTRL_ENABLE_MASK | regs::INJ_CTRL_RESET_MASK);
+inline void resetInjFifo(const CsrWrite& wr, unsigned f, bool remote = false) {
+  wr(regs::INJ_CTRL(f), regs::INJ_CTRL_ENABLE_MASK | regs::INJ_CTRL_RESET_MASK |
+                            (remote ? regs::INJ_CTRL_REMOTE_MASK : 0u));
 }
 
 // Reception FIFO f: a ring of `slots` slots of MaxPayload bytes at `base` (slot-

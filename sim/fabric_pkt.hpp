@@ -28,6 +28,7 @@ constexpr uint8_t kTehConfMem = 0x08;    // TEH flag: a DMWr the receiving memor
 constexpr uint8_t kTehDma = 0x10;        // TEH flag: a packet of the DMA engine
 constexpr uint8_t kTehRfifo = 0x20;      // TEH flag: lands in the reception FIFO the memory ID field names
 constexpr uint8_t kTehRcnt = 0x40;       // TEH flag: decrement reception counter TEH byte 21
+constexpr uint8_t kTehRget = 0x80;       // TEH flag: a remote get: one descriptor for the remote-fed injection FIFO the memory ID field names
 constexpr uint16_t kDefaultPKey = 0xFFFF;
 constexpr uint32_t kTunnelQp = 0x10;
 constexpr size_t kLrhBytes = 8, kBthBytes = 12, kTehBytes = 12, kAethBytes = 4;

@@ -235,6 +235,7 @@ constexpr uint32_t FAB_CREDITS_VC0_MASK = 0x000000ffu;
 constexpr unsigned FAB_CREDITS_VC1_LSB = 8;
 constexpr uint32_t FAB_CREDITS_VC1_MASK = 0x0000ff00u;
 constexpr uint32_t RAW_DROP_CNT = 0x334;
+constexpr uint32_t RGET_RX_CNT = 0x33c;
 constexpr uint32_t INJ_BASE_LO(unsigned i) { return 0x600 + i * 0x20; }
 constexpr unsigned INJ_BASE_LO_COUNT = 8;
 constexpr unsigned INJ_BASE_LO_ADDR_LSB = 0;
@@ -261,6 +262,8 @@ constexpr unsigned INJ_CTRL_ENABLE_LSB = 0;
 constexpr uint32_t INJ_CTRL_ENABLE_MASK = 0x00000001u;
 constexpr unsigned INJ_CTRL_RESET_LSB = 1;
 constexpr uint32_t INJ_CTRL_RESET_MASK = 0x00000002u;
+constexpr unsigned INJ_CTRL_REMOTE_LSB = 2;
+constexpr uint32_t INJ_CTRL_REMOTE_MASK = 0x00000004u;
 constexpr uint32_t INJ_STATUS(unsigned i) { return 0x618 + i * 0x20; }
 constexpr unsigned INJ_STATUS_COUNT = 8;
 constexpr unsigned INJ_STATUS_ERR_LSB = 0;
@@ -380,12 +383,13 @@ constexpr RegInfo kRegisters[] = {
     {"RAW_RX_CNT", 0x330, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"FAB_CREDITS", 0x338, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"RAW_DROP_CNT", 0x334, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"RGET_RX_CNT", 0x33c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_LO", 0x600, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_HI", 0x604, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_SIZE", 0x608, 0x20, 8, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
     {"INJ_TAIL", 0x60c, 0x20, 8, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
     {"INJ_HEAD", 0x610, 0x20, 8, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
-    {"INJ_CTRL", 0x614, 0x20, 8, Access::Rw, 0x00000000u, 0x00000003u, -1},
+    {"INJ_CTRL", 0x614, 0x20, 8, Access::Rw, 0x00000000u, 0x00000007u, -1},
     {"INJ_STATUS", 0x618, 0x20, 8, Access::Hw, 0x00000000u, 0x0000011fu, -1},
     {"RFIFO_BASE_LO", 0x700, 0x20, 4, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"RFIFO_BASE_HI", 0x704, 0x20, 4, Access::Rw, 0x00000000u, 0xffffffffu, -1},

@@ -7,8 +7,9 @@
 // are checked byte for byte against the golden packetization (sim/dma.hpp), a
 // message's packets back to back and in ring order per FIFO; local copies come out
 // of the host-port output as MWr TLPs to the memory ID's region, raw datagrams from
-// the raw-packet output as whole IB raw packets. Counters, heads, the
-// stop of a FIFO on each kind of bad descriptor and its reset are checked too.
+// the raw-packet output as whole IB raw packets, remote gets as one packet per
+// descriptor slot. Counters, heads, the stop of a FIFO on each kind of bad descriptor
+// and its reset are checked too, and a remote-fed FIFO filled by pushes.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -34,8 +35,9 @@ namespace {
 constexpr unsigned kFifos = 8, kMaxPayload = 256, kSlot = 64;
 constexpr uint16_t kLid = 0x0007, kReqId = 0x0100;
 // Memory IDs for local copies: 0..12 valid and writable, 13 not valid, 14 not writable,
-// 15 valid and writable; each 32 pages at page 0x40000 + 0x100 * id.
-constexpr unsigned kMemIds = 16, kMemPages = 32, kCopyIds = 13;
+// 15 valid and writable; each 32 pages at page 0x40000 + 0x100 * id. Sources named by
+// memory ID (flag src_mid) use ID 11, 32 MiB large; ID 12 is not readable.
+constexpr unsigned kMemIds = 16, kMemPages = 32, kCopyIds = 13, kSrcId = 11, kSrcIdPages = 0x2000, kNoReadId = 12;
 constexpr uint64_t memBase(unsigned id) { return (0x40000ull + 0x100ull * id) << 12; }
 
 struct Expected {
@@ -95,10 +97,11 @@ class Bench {
     auto& m = dut_.m;
     for (unsigned id = 0; id < kMemIds; ++id) {
       setField(m.mem_base_i, 52 * id, 52, memBase(id) >> 12);
-      setField(m.mem_pages_i, 20 * id, 20, kMemPages);
+      setField(m.mem_pages_i, 20 * id, 20, id == kSrcId ? kSrcIdPages : kMemPages);
     }
     m.mem_valid_i = 0xFFFF & ~(1u << 13);
     m.mem_perm_w_i = 0xFFFF & ~(1u << 14);
+    m.mem_perm_r_i = 0xFFFF & ~(1u << kNoReadId);
   }
   uint16_t head(unsigned f) const { return static_cast<uint16_t>(getField(dut_.m.head_o, 16 * f, 16)); }
   bool err(unsigned f) const { return dut_.m.err_o >> f & 1; }
@@ -119,7 +122,7 @@ class Bench {
       in.resize((d.slots - 1) * kSlot, 0);
       slots.insert(slots.end(), in.begin(), in.end());
     } else {
-      write(d.src, data);
+      write((d.flags & kDescSrcMid) ? memBase(d.srcMid) + d.src : d.src, data);
     }
     for (unsigned s = 0; s * kSlot < slots.size(); ++s) {
       const uint16_t at = (r.tail + s) % r.size;
@@ -147,6 +150,8 @@ class Bench {
     dut_.m.tail_we_i |= 1u << f;
   }
   void resetFifo(unsigned f) { dut_.m.reset_i |= 1u << f; }
+  // A remote-fed FIFO: the receiver has written one more descriptor at its tail.
+  void push(unsigned f) { dut_.m.push_i |= 1u << f; }
 
   bool idle() const {
     if (!pendingCpl_.empty() || !cplInFlight_.empty() || !cur_.bytes.empty() || !loc_.empty() || !raw_.empty())
@@ -249,6 +254,7 @@ class Bench {
   void endCycle() {
     dut_.m.tail_we_i = 0;
     dut_.m.reset_i = 0;
+    dut_.m.push_i = 0;
   }
 
   uint64_t reads = 0;
@@ -368,12 +374,13 @@ class DmaInjTest : public tb::VerilatedTest {
   DmaDescriptor randomDesc(unsigned f, unsigned seq, unsigned maxSlots, Bytes* data) {
     auto r = [this](uint64_t n) { return rng()() % n; };
     DmaDescriptor d;
-    static const DmaOp kOps[] = {DmaOp::Put, DmaOp::Send, DmaOp::Copy, DmaOp::Raw};
-    d.op = static_cast<uint8_t>(kOps[r(4)]);
+    static const DmaOp kOps[] = {DmaOp::Put, DmaOp::Send, DmaOp::Copy, DmaOp::Raw, DmaOp::Rget};
+    d.op = static_cast<uint8_t>(kOps[r(5)]);
     const bool inl = maxSlots > 1 && r(3) != 0;
     unsigned maxLen = inl ? (maxSlots - 1) * kSlot : 1200;
     if (d.isRaw()) maxLen = std::min(maxLen, rawMaxBytes(kMaxPayload));
     unsigned len = r(4) == 0 ? 8 : 4 * (1 + r(maxLen / 4));
+    if (d.isRget()) len = kSlot * (1 + r(std::min(maxLen / kSlot, 8u)));  // whole descriptor slots
     d.len = len;
     d.flags = (inl ? kDescInline : 0) | (r(2) ? kDescInjCnt : 0) | (r(2) ? kDescRcvCnt : 0);
     d.slots = inl ? static_cast<uint8_t>(1 + (len + kSlot - 1) / kSlot + r(2) * (maxSlots > 1 + (len + kSlot - 1) / kSlot))
@@ -383,11 +390,18 @@ class DmaInjTest : public tb::VerilatedTest {
     d.rcvCnt = static_cast<uint8_t>(r(32));
     d.dest = static_cast<uint16_t>(1 + r(60));
     d.qid = static_cast<uint16_t>(d.isCopy() ? r(kCopyIds) : d.isRaw() ? (r(2) ? kEtherTypeIpv6 : kEtherTypeBridged) : r(16));
+    if (d.isRget()) d.qid = static_cast<uint16_t>(r(8));
     d.tag = (f << 24) | seq;
     // Source buffers: one 8 KiB area per message (512 per FIFO), 64-byte aligned, may cross pages.
     d.src = 0x1000'0000 + (uint64_t{f} << 22) + (uint64_t{seq % 512} << 13) + 64 * r(64);
     d.dst = 64 * r(1024);
     if (d.isRaw() && (d.src & 0xFFF) + len > 4096) d.src -= 256;  // a raw datagram's source stays in its page
+    if (!inl && r(3) == 0) {
+      // The source named by memory ID: the same offsets, into ID kSrcId's region.
+      d.flags |= kDescSrcMid;
+      d.srcMid = kSrcId;
+      d.src -= 0x1000'0000;
+    }
     data->resize(len);
     for (auto& c : *data) c = static_cast<uint8_t>(rng()());
     return d;
@@ -542,6 +556,32 @@ class DmaInjTest : public tb::VerilatedTest {
       d.src = 0x3900'0000 + 4096 - 64;
       cases.push_back({"raw datagram whose source crosses a page", DmaErr::Align, d, 1});
     }
+    {
+      DmaDescriptor d = put(64, false);
+      d.flags |= kDescSrcMid;
+      d.srcMid = kNoReadId;
+      d.src = 0;
+      cases.push_back({"source in a memory ID without read permission", DmaErr::Range, d, 1});
+    }
+    {
+      DmaDescriptor d = put(128, false);
+      d.flags |= kDescSrcMid;
+      d.srcMid = 14;  // valid and readable, 32 pages
+      d.src = kMemPages * 4096 - 64;
+      cases.push_back({"source past the end of its memory ID's region", DmaErr::Range, d, 1});
+    }
+    {
+      DmaDescriptor d = put(64, false);
+      d.flags |= kDescSrcMid;
+      d.srcMid = kMemIds;
+      d.src = 0;
+      cases.push_back({"source in a memory ID past the table", DmaErr::Range, d, 1});
+    }
+    {
+      DmaDescriptor d = put(96, true);
+      d.op = static_cast<uint8_t>(DmaOp::Rget);
+      cases.push_back({"remote get of a length that is not whole slots", DmaErr::Len, d, d.slots});
+    }
     cases.push_back({"tail outside the ring", DmaErr::Tail, put(8, true), -1});
     unsigned seq = 0, stopped = 0;
     for (const Case& c : cases) {
@@ -627,7 +667,97 @@ class DmaInjTest : public tb::VerilatedTest {
     for (unsigned f = 0; f < kFifos; ++f) EXPECT_EQ(b->head(f), b->ring[f].tail) << "FIFO " << f;
     std::cout << "slots served per other FIFO when the long message left: at most " << servedMax << "\n";
   }
+
+  // A remote-fed FIFO (2) filled one descriptor at a time by pushes, as ni_fab_rx does
+  // for remote gets, beside a doorbell-fed FIFO (3): its descriptors go out like any
+  // others. Then each thing a remote-fed FIFO refuses stops it (a doorbell: code 6; an
+  // inline descriptor or one whose source is a plain address: code 8; a source outside
+  // a readable memory ID: code 7) while FIFO 3 goes on, and a reset clears it.
+  template <class M, unsigned kBpb>
+  void remoteFedFifo() {
+    constexpr unsigned kRem = 2, kLocal = 3;
+    auto b = makeBench<M, kBpb>();
+    b->setRing(kRem, 0x3000'0000, 12);
+    b->setRing(kLocal, 0x3001'0000, 32);
+    b->dut().m.remote_i = 1u << kRem;
+    unsigned seq = 0;
+    // A one-slot descriptor with its source in memory ID kSrcId, pushed at the tail.
+    auto pushOne = [&](bool good, DmaDescriptor* out = nullptr) {
+      Bytes data;
+      DmaDescriptor d;
+      do d = randomDesc(kRem, seq, 1, &data); while (!(d.flags & kDescSrcMid));
+      ++seq;
+      if (out) *out = d;
+      b->produce(kRem, d, data, good);
+      b->push(kRem);
+    };
+    for (unsigned k = 0; k < 60 && !HasFatalFailure(); ++k) {
+      while (b->freeSlots(kRem) == 0) run(*b, 10);
+      pushOne(true);
+      run(*b, 1 + rng()() % 12);
+      if (b->freeSlots(kLocal) > 2 && rng()() % 2) {
+        Bytes data;
+        b->produce(kLocal, randomDesc(kLocal, seq++, 2, &data), data);
+        b->doorbell(kLocal);
+      }
+    }
+    runUntilIdle(*b);
+    EXPECT_EQ(b->head(kRem), b->ring[kRem].tail);
+    EXPECT_FALSE(b->err(kRem));
+    EXPECT_EQ(b->errEvents, 0u);
+
+    struct Case {
+      const char* what;
+      DmaErr code;
+      std::function<void(DmaDescriptor&)> spoil;  // null: a doorbell instead of a push
+    };
+    const Case cases[] = {
+        {"a doorbell", DmaErr::Tail, nullptr},
+        {"an inline descriptor", DmaErr::Remote, [](DmaDescriptor& d) { d.flags |= kDescInline; }},
+        {"a source by plain address", DmaErr::Remote, [](DmaDescriptor& d) { d.flags &= ~kDescSrcMid; }},
+        {"a source in a memory ID without read permission", DmaErr::Range,
+         [](DmaDescriptor& d) { d.srcMid = kNoReadId; }},
+    };
+    unsigned stopped = 0;
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.what);
+      const uint16_t at = b->ring[kRem].tail;
+      if (c.spoil) {
+        Bytes data;
+        DmaDescriptor d;
+        do d = randomDesc(kRem, seq, 1, &data); while (!(d.flags & kDescSrcMid));
+        ++seq;
+        c.spoil(d);
+        d.slots = 1;
+        b->produce(kRem, d, data, false);
+        b->push(kRem);
+      } else {
+        b->doorbell(kRem, static_cast<uint16_t>((at + 1) % 12));
+      }
+      Bytes data;
+      b->produce(kLocal, randomDesc(kLocal, seq++, 2, &data), data);
+      b->doorbell(kLocal);
+      run(*b, 3000);
+      ++stopped;
+      EXPECT_TRUE(b->err(kRem));
+      EXPECT_EQ(b->code(kRem), c.code);
+      EXPECT_EQ(b->head(kRem), at) << "the head stays on the refused descriptor";
+      EXPECT_EQ(b->errEvents, stopped);
+      EXPECT_FALSE(b->err(kLocal));
+      EXPECT_EQ(b->head(kLocal), b->ring[kLocal].tail);
+      b->resetFifo(kRem);
+      run(*b, 4);
+      EXPECT_FALSE(b->err(kRem));
+      b->ring[kRem].tail = b->head(kRem);
+      pushOne(true);
+      runUntilIdle(*b);
+      EXPECT_EQ(b->head(kRem), b->ring[kRem].tail);
+    }
+  }
 };
+
+TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W64) { remoteFedFifo<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W512) { remoteFedFifo<Vni_dma_inj512, 64>(); }
 
 TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W64) { badInput<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W512) { badInput<Vni_dma_inj512, 64>(); }

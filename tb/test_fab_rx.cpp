@@ -57,7 +57,7 @@ enum EvBit : unsigned {
   kDup = 256, kOos = 512, kRnrTx = 1024, kRnrRx = 2048,
   // Answers reported to ni_retx: kRelAck << REL kind.
   kRelAck = 4096, kRelNakSeq = 8192, kRelRsp = 16384, kRelRefused = 32768, kRelRnr = 65536,
-  kRawRx = 1u << 20, kRawDrop = 1u << 21
+  kRawRx = 1u << 20, kRawDrop = 1u << 21, kRgetRx = 1u << 22
 };
 constexpr unsigned kRelBits = kRelAck | kRelNakSeq | kRelRsp | kRelRefused | kRelRnr;
 // Reception FIFOs of the unit under test: FIFO 2 disabled; heads stay at 0, so 0 and
@@ -67,6 +67,12 @@ constexpr bool kRfOn[kRfifos] = {true, true, false, true};
 constexpr uint16_t kRfSize[kRfifos] = {6, 3, 8, 1024};
 constexpr uint64_t kRfBase[kRfifos] = {0x0000'0060'0000'0000ull, 0x0000'0060'0010'0100ull, 0x0000'0060'0020'0000ull,
                                        0x0000'0060'0030'0000ull};
+// Injection FIFOs as remote gets see them: 4 and 6 remote-fed and running, 5 remote-fed
+// but stopped in error, the others doorbell-fed; heads stay at 0, so FIFO 4 fills up.
+constexpr unsigned kInj = 8, kSlotBytes = 64;
+constexpr uint8_t kInjRemote = 0b0111'0000, kInjErr = 0b0010'0000;
+constexpr uint16_t kInjSize[kInj] = {8, 8, 8, 8, 5, 8, 1024, 8};
+constexpr uint64_t injBase(unsigned f) { return 0x0000'0070'0000'0000ull + (uint64_t{f} << 20); }
 enum class Seq { Next, Dup, Ahead };
 
 struct Expect {
@@ -82,6 +88,7 @@ struct Expect {
   uint32_t psn = 0;
   uint8_t vc = 0;
   int rcntId = -1;         // reception counter the delivered TLP takes rcntBytes off (-1: none)
+  int pushFifo = -1;       // injection FIFO the delivered TLP is a remote get for (-1: none)
   unsigned rcntBytes = 0;
 };
 
@@ -118,6 +125,14 @@ class FabRxTest : public tb::VerilatedTest {
     }
     m.raw_enable_i = 1;
     m.raw_fifo_i = rawFifo;
+    m.ri_remote_i = kInjRemote;
+    m.ri_err_i = kInjErr;
+    for (unsigned f = 0; f < kInj; ++f) {
+      setField(m.ri_base_i, 64 * f, 64, injBase(f));
+      setField(m.ri_size_i, 16 * f, 16, kInjSize[f]);
+      setField(m.ri_head_i, 16 * f, 16, 0);
+      setField(m.ri_tail_i, 16 * f, 16, 0);
+    }
   }
 
   uint8_t r8() { return static_cast<uint8_t>(rng()()); }
@@ -221,8 +236,8 @@ class FabRxTest : public tb::VerilatedTest {
     p.psn = rng()() & 0xFFFFFF;
     Expect e;
     e.slid = p.slid;
-    const unsigned kind = rng()() % 24;
-    if (kind >= 22) {
+    const unsigned kind = rng()() % 26;
+    if (kind == 22 || kind == 23) {
       addRaw(p, e);
       return;
     }
@@ -506,6 +521,53 @@ class FabRxTest : public tb::VerilatedTest {
         ++fifoEntries;
         break;
       }
+      case 24: case 25: {  // remote get: one descriptor slot into a remote-fed injection FIFO
+        // Mostly to the running FIFOs (6 never fills, 4 does), now and then elsewhere.
+        const unsigned pick = rng()() % 10;
+        const uint16_t q = static_cast<uint16_t>(pick < 5 ? 6 : pick < 7 ? 4 : pick < 9 ? rng()() % kInj : kInj + rng()() % 8);
+        const bool wrongLen = rng()() % 10 == 0;
+        const Tlp t = makeMWr(req, tag, 0, randomData(wrongLen ? 4 * (1 + rng()() % 15) : kSlotBytes));
+        p.tehFlags = kTehDma | kTehRget;
+        p.memid = q;
+        p.payload = encodeTlp(t);
+        reqTlp = t;
+        e.toHost = true;
+        e.tlp = t;
+        auto refuse = [&] {
+          e.nullified = true;
+          e.events |= kMemId | kNakTx;
+          e.gen = nak(p, kAethNakRemAccess);
+        };
+        if (q >= kInj || !(kInjRemote >> q & 1) || (kInjErr >> q & 1)) {  // refused, also as a duplicate
+          refuse();
+          break;
+        }
+        uint16_t& tail = riTail[q];
+        // A full FIFO is seen before the length (it is decided at the packet's header):
+        // a bad one is refused when it comes again and finds room.
+        const bool full = (tail + 1) % kInjSize[q] == 0;
+        if (wrongLen && (seq != Seq::Next || !full)) {
+          refuse();
+          break;
+        }
+        if (seq != Seq::Next) break;
+        if (full) {  // not taken, its source resends it later
+          e = Expect{};
+          e.slid = p.slid;
+          e.events |= kNakTx | kRnrTx;
+          e.gen = ack(p, kAethRnr, p.psn);
+          naked[p.slid] = true;
+          ++rnrs;
+          push(encodeFabric(p), p.vl, e);
+          return;
+        }
+        e.tlp.addr = injBase(q) + uint64_t{tail} * kSlotBytes;
+        e.events |= kRgetRx;
+        e.pushFifo = q;
+        tail = static_cast<uint16_t>((tail + 1) % kInjSize[q]);
+        ++rgets;
+        break;
+      }
       default: {  // sender-translated read: forwarded under a tracker tag
         const uint16_t len = static_cast<uint16_t>(4 * (1 + rng()() % 64));
         const unsigned memid = rng()() % 3;
@@ -572,7 +634,8 @@ class FabRxTest : public tb::VerilatedTest {
   std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes (0: evicted)
   uint32_t nextRspPsn = 0x100;
   uint16_t rfTail[kRfifos] = {};
-  unsigned rnrs = 0, fifoEntries = 0, rawEntries = 0, rawDrops = 0;
+  uint16_t riTail[kInj] = {};
+  unsigned rnrs = 0, fifoEntries = 0, rawEntries = 0, rawDrops = 0, rgets = 0;
   unsigned rawFifo = 3;  // RAW_CTRL.fifo
   std::vector<std::pair<Bytes, uint8_t>> packets;
   std::deque<Expect> expect;
@@ -600,6 +663,7 @@ void FabRxTest::run() {
   bool cniFirst = true;
   std::vector<Bytes> gens;
   std::vector<std::pair<unsigned, unsigned>> rcnts;  // reception counter decrements: {counter, bytes}
+  std::vector<unsigned> pushes;                      // remote-get descriptors handed to their FIFO
   unsigned replays = 0;
   // A packet's credit comes back on its VC the cycle after its last beat: that tells
   // which VC each finished packet was on (responses may overtake requests).
@@ -648,6 +712,11 @@ void FabRxTest::run() {
       EXPECT_TRUE(ov && m.m_axis_tready && m.m_axis_tlast) << "a counter drops as its TLP's last beat leaves";
       rcnts.push_back({m.rcnt_id_o, m.rcnt_bytes_o});
     }
+    if (m.ri_push_o) {
+      EXPECT_TRUE(ov && m.m_axis_tready && m.m_axis_tlast) << "a descriptor is pushed as its TLP's last beat leaves";
+      EXPECT_EQ(__builtin_popcount(m.ri_push_o), 1);
+      pushes.push_back(static_cast<unsigned>(__builtin_ctz(m.ri_push_o)));
+    }
     if (ov && m.m_axis_tready) {
       if (cniFirst) cniFlags.push_back(m.m_axis_tcni);
       else if (cniFlags.back() != int(m.m_axis_tcni)) cniFlags.back() = -1;
@@ -687,6 +756,7 @@ void FabRxTest::run() {
     ev |= m.ev_rnr_rx_o ? kRnrRx : 0;
     ev |= m.ev_raw_rx_o ? kRawRx : 0;
     ev |= m.ev_raw_drop_o ? kRawDrop : 0;
+    ev |= m.ev_rget_rx_o ? kRgetRx : 0;
     if (m.rel_valid_o) {
       ev |= kRelAck << m.rel_kind_o;
       rels.push_back({static_cast<uint16_t>(m.rel_lid_o), m.rel_psn_o});
@@ -729,7 +799,7 @@ void FabRxTest::run() {
     overtaken += order.size() <= expect.size() && order.back().vc != expect[order.size() - 1].vc;
   }
   auto& host = sink.packets();
-  size_t hostIdx = 0, genIdx = 0, commitIdx = 0, relIdx = 0, rcntIdx = 0;
+  size_t hostIdx = 0, genIdx = 0, commitIdx = 0, relIdx = 0, rcntIdx = 0, pushIdx = 0;
   unsigned delivered = 0, nullified = 0, reads = 0, confirmedWrites[2] = {0, 0};
   for (size_t i = 0; i < order.size(); ++i) {
     const Expect& e = order[i];
@@ -754,6 +824,11 @@ void FabRxTest::run() {
       EXPECT_EQ(rcnts[rcntIdx], std::make_pair(unsigned(e.rcntId), e.rcntBytes)) << "packet " << i << " seed " << seed();
       ++rcntIdx;
     }
+    if (e.pushFifo >= 0) {
+      ASSERT_LT(pushIdx, pushes.size()) << "push of packet " << i << " seed " << seed();
+      EXPECT_EQ(pushes[pushIdx], unsigned(e.pushFifo)) << "packet " << i << " seed " << seed();
+      ++pushIdx;
+    }
     // ni_mem_keep keeps exactly the writes this NI confirmed.
     EXPECT_EQ(cniFlags[hostIdx - 1], e.read && e.trkKind == tb::kTrkConfNi ? 1 : 0)
         << "m_axis_tcni of packet " << i << " seed " << seed();
@@ -777,6 +852,8 @@ void FabRxTest::run() {
   }
   EXPECT_EQ(hostIdx, host.size()) << "extra TLPs on the host port";
   EXPECT_EQ(rcntIdx, rcnts.size()) << "extra counter decrements";
+  EXPECT_EQ(pushIdx, pushes.size()) << "extra remote-get pushes";
+  EXPECT_GT(rgets, 10u) << "remote gets taken into a remote-fed FIFO";
   EXPECT_GT(rcntIdx, 3u);
   EXPECT_EQ(genIdx, gens.size()) << "extra NAK/UR headers";
   EXPECT_EQ(commitIdx, commits.size()) << "extra tracker commits";
@@ -794,23 +871,27 @@ void FabRxTest::run() {
   if (rawFifo != 3) EXPECT_GT(rawDrops, 10u) << "raw packets that found their FIFO full";
   for (unsigned q = 0; q < kRfifos; ++q)
     EXPECT_EQ(getField(m.rf_tail_o, 16 * q, 16), rfTail[q]) << "tail of reception FIFO " << q;
+  size_t pushed[kInj] = {};
+  for (unsigned f : pushes) ++pushed[f];
+  for (unsigned f = 0; f < kInj; ++f)
+    EXPECT_EQ(pushed[f] % kInjSize[f], riTail[f]) << "descriptors pushed into injection FIFO " << f;
   EXPECT_EQ(replays, std::count_if(gens.begin(), gens.end(), [](const Bytes& g) { return g.size() == 32; }));
 }
 
 TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
-  for (int i = 0; i < 800; ++i) addRandom();
+  for (int i = 0; i < 1100; ++i) addRandom();
   run<Vni_fab_rx, 8>();
 }
 
 // Raw packets into FIFO 1 (2 entries, shared with sends): once it is full they are dropped.
 TEST_F(FabRxTest, RawPacketsFindingTheirFifoFullAreDropped) {
   rawFifo = 1;
-  for (int i = 0; i < 800; ++i) addRandom();
+  for (int i = 0; i < 1100; ++i) addRandom();
   run<Vni_fab_rx, 8>();
 }
 
 TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcomeAt512Bits) {
-  for (int i = 0; i < 800; ++i) addRandom();
+  for (int i = 0; i < 1100; ++i) addRandom();
   run<Vni_fab_rx512, 64>();
 }
 

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+// The self-paced rendezvous of seed 003 on remote gets (docs/architecture.md#remote-get):
+// what the origin's RTS says, and the descriptors the target prepares so that the two
+// DMA engines move a message portion by portion with no CPU work after the RTS and the
+// receive post. Golden model for the tests and the code the runtime uses.
+//
+//   origin O                                   target T
+//   RTS (a send) ----------------------------> receive post: writes blocks B_0..B_{P-1}
+//                                              in its descriptor area, puts R_O_0..R_O_{P-2}
+//                                              and a completion record into O's scratch,
+//   remote-fed FIFO <---- RGET of B_0 -------- and sends B_0 by a remote get
+//   B_i = [R_T_i, D_i]:
+//     R_T_i: RGET of R_O_i (O's scratch) ----> remote-fed FIFO: R_O_i = RGET of B_{i+1}
+//     D_i:   put of portion i --------------->  (lands; reception counter K drops)
+//   remote-fed FIFO <---- RGET of B_{i+1} ---
+//   B_{P-1} = [D_{P-1}, F]: F is a local copy of the completion record into O's done
+//   area, decrementing O's counter: the origin learns its buffer is free.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "bytes.hpp"
+#include "dma.hpp"
+
+namespace ni {
+
+// The RTS: a memory-FIFO send from the origin to the target (its data, 64 bytes).
+struct RtsMessage {
+  uint32_t tag = 0;          // the message's tag (matched against posted receives)
+  uint32_t len = 0;          // message bytes (a multiple of 4)
+  uint16_t originLid = 0;
+  uint8_t originFifo = 0;    // the origin's remote-fed injection FIFO
+  uint8_t doneCnt = 0;       // the origin's counter the completion copy decrements
+  uint16_t srcMid = 0;       // origin memory ID holding the message (readable) ...
+  uint64_t srcOff = 0;       // ... at this offset (64-byte aligned)
+  uint16_t scratchMid = 0;   // origin memory ID (writable, readable) for R_O descriptors ...
+  uint64_t scratchOff = 0;   // ... at this offset: scratchSlots 64-byte slots
+  uint16_t scratchSlots = 0;
+  uint16_t doneMid = 0;      // origin memory ID (writable) the completion record is copied to ...
+  uint64_t doneOff = 0;      // ... at this offset
+
+  Bytes encode() const {
+    Bytes b(kDescBytes, 0);
+    putLe(&b[0], 4, tag);
+    putLe(&b[4], 4, len);
+    putLe(&b[8], 2, originLid);
+    putLe(&b[10], 1, originFifo);
+    putLe(&b[11], 1, doneCnt);
+    putLe(&b[12], 2, srcMid);
+    putLe(&b[14], 2, scratchMid);
+    putLe(&b[16], 8, srcOff);
+    putLe(&b[24], 8, scratchOff);
+    putLe(&b[32], 2, scratchSlots);
+    putLe(&b[34], 2, doneMid);
+    putLe(&b[40], 8, doneOff);
+    return b;
+  }
+  static RtsMessage decode(const uint8_t* b) {
+    RtsMessage r;
+    r.tag = static_cast<uint32_t>(getLe(b, 4));
+    r.len = static_cast<uint32_t>(getLe(b + 4, 4));
+    r.originLid = static_cast<uint16_t>(getLe(b + 8, 2));
+    r.originFifo = b[10];
+    r.doneCnt = b[11];
+    r.srcMid = static_cast<uint16_t>(getLe(b + 12, 2));
+    r.scratchMid = static_cast<uint16_t>(getLe(b + 14, 2));
+    r.srcOff = getLe(b + 16, 8);
+    r.scratchOff = getLe(b + 24, 8);
+    r.scratchSlots = static_cast<uint16_t>(getLe(b + 32, 2));
+    r.doneMid = static_cast<uint16_t>(getLe(b + 34, 2));
+    r.doneOff = getLe(b + 40, 8);
+    return r;
+  }
+};
+
+// What the target's receive post supplies.
+struct RndvTarget {
+  uint16_t lid = 0;
+  uint8_t fifo = 0;          // the target's remote-fed injection FIFO
+  uint16_t recvMid = 0;      // memory ID (writable) of the receive buffer ...
+  uint64_t recvOff = 0;      // ... at this offset (64-byte aligned)
+  uint8_t rcvCnt = 0;        // the target's counter, loaded with the message length
+  uint16_t descMid = 0;      // memory ID (readable) of the descriptor area ...
+  uint64_t descOff = 0;      // ... at this offset: 128 bytes per portion
+  uint32_t portion = 0;      // bytes per portion (a multiple of 64)
+};
+
+// The target's side of one message: the descriptor area's bytes, the scratch bytes to
+// put at the origin (R_O_0..R_O_{P-2}, then the completion record), and the two
+// descriptors its receive post injects (the put of the scratch bytes, then the
+// remote get of block 0).
+struct RndvPlan {
+  uint32_t portions = 0;
+  Bytes descArea;            // blocks of two descriptor slots
+  Bytes scratch;             // for the origin's scratch area, slot by slot
+  DmaDescriptor putScratch;  // src: the caller sets where it wrote `scratch` at the target
+  DmaDescriptor rgetFirst;   // src: the caller sets where `descArea` is at the target
+
+  static constexpr unsigned kBlockBytes = 2 * kDescBytes;
+};
+
+// Portions of a message: at most what the origin's scratch can chain.
+inline uint32_t rndvPortion(uint32_t len, uint32_t want, uint16_t scratchSlots) {
+  uint32_t p = want;
+  while (scratchSlots && (len + p - 1) / p > scratchSlots) p *= 2;
+  return p;
+}
+
+inline RndvPlan planRendezvous(const RtsMessage& rts, const RndvTarget& t) {
+  RndvPlan plan;
+  const uint32_t p = t.portion;
+  plan.portions = (rts.len + p - 1) / p;
+  auto rget = [](uint16_t dest, uint8_t fifo, uint16_t mid, uint64_t off, uint32_t len) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Rget);
+    d.flags = kDescSrcMid;
+    d.dest = dest;
+    d.qid = fifo;
+    d.srcMid = static_cast<uint8_t>(mid);
+    d.src = off;
+    d.len = len;
+    return d;
+  };
+  auto slot = [](const DmaDescriptor& d) { return d.encode(); };
+  for (uint32_t i = 0; i < plan.portions; ++i) {
+    const uint32_t off = i * p;
+    DmaDescriptor put;  // D_i, at the origin
+    put.op = static_cast<uint8_t>(DmaOp::Put);
+    put.flags = kDescSrcMid | kDescRcvCnt;
+    put.dest = t.lid;
+    put.qid = t.recvMid;
+    put.dst = t.recvOff + off;
+    put.srcMid = static_cast<uint8_t>(rts.srcMid);
+    put.src = rts.srcOff + off;
+    put.len = std::min(p, rts.len - off);
+    put.rcvCnt = t.rcvCnt;
+    put.tag = rts.tag;
+    Bytes block;
+    if (i + 1 < plan.portions) {
+      // R_T_i (at the origin): the remote get of R_O_i from the origin's scratch.
+      Bytes a = slot(rget(t.lid, t.fifo, rts.scratchMid, rts.scratchOff + uint64_t{i} * kDescBytes, kDescBytes));
+      block.insert(block.end(), a.begin(), a.end());
+      Bytes b = slot(put);
+      block.insert(block.end(), b.begin(), b.end());
+      // R_O_i (at the target): the remote get of block i + 1 from the descriptor area.
+      Bytes r = slot(rget(rts.originLid, rts.originFifo, t.descMid,
+                          t.descOff + uint64_t{i + 1} * RndvPlan::kBlockBytes, RndvPlan::kBlockBytes));
+      plan.scratch.insert(plan.scratch.end(), r.begin(), r.end());
+    } else {
+      Bytes b = slot(put);
+      block.insert(block.end(), b.begin(), b.end());
+      // F (at the origin): copy the completion record (the scratch slot after the
+      // R_O descriptors) into the origin's done area, decrementing its counter.
+      DmaDescriptor f;
+      f.op = static_cast<uint8_t>(DmaOp::Copy);
+      f.flags = kDescSrcMid | kDescRcvCnt;
+      f.qid = rts.doneMid;
+      f.dst = rts.doneOff;
+      f.srcMid = static_cast<uint8_t>(rts.scratchMid);
+      f.src = rts.scratchOff + uint64_t{i} * kDescBytes;
+      f.len = kDescBytes;
+      f.rcvCnt = rts.doneCnt;
+      Bytes c = slot(f);
+      block.insert(block.end(), c.begin(), c.end());
+    }
+    plan.descArea.insert(plan.descArea.end(), block.begin(), block.end());
+  }
+  // The completion record: the message's tag and length.
+  Bytes rec(kDescBytes, 0);
+  putLe(&rec[0], 4, rts.tag);
+  putLe(&rec[4], 4, rts.len);
+  plan.scratch.insert(plan.scratch.end(), rec.begin(), rec.end());
+
+  plan.putScratch.op = static_cast<uint8_t>(DmaOp::Put);
+  plan.putScratch.dest = rts.originLid;
+  plan.putScratch.qid = rts.scratchMid;
+  plan.putScratch.dst = rts.scratchOff;
+  plan.putScratch.len = static_cast<uint32_t>(plan.scratch.size());
+  plan.rgetFirst = rget(rts.originLid, rts.originFifo, 0, 0, RndvPlan::kBlockBytes);
+  plan.rgetFirst.flags = 0;  // from the target's own (doorbell-fed) FIFO: src is an address
+  return plan;
+}
+
+}  // namespace ni
