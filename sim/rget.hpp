@@ -25,6 +25,38 @@
 
 namespace ni {
 
+// Control messages between runtimes: 64-byte memory-FIFO sends; byte 63 says which.
+enum class CtrlKind : uint8_t { None = 0, Rts = 1, RemoteError = 2 };
+inline CtrlKind ctrlKindOf(const Bytes& payload) {
+  return payload.size() == kDescBytes ? static_cast<CtrlKind>(payload[63]) : CtrlKind::None;
+}
+
+// A remote-fed FIFO stopped on a descriptor another node injected: told to the node
+// the descriptor would have served (its dest), by the runtime that reset the FIFO.
+struct RemoteErrorMessage {
+  uint16_t reporterLid = 0;
+  uint8_t fifo = 0;
+  uint8_t code = 0;   // INJ_STATUS.code (DmaErr)
+  uint32_t tag = 0;   // the refused descriptor's tag
+  Bytes encode() const {
+    Bytes b(kDescBytes, 0);
+    putLe(&b[0], 2, reporterLid);
+    b[2] = fifo;
+    b[3] = code;
+    putLe(&b[4], 4, tag);
+    b[63] = static_cast<uint8_t>(CtrlKind::RemoteError);
+    return b;
+  }
+  static RemoteErrorMessage decode(const uint8_t* b) {
+    RemoteErrorMessage m;
+    m.reporterLid = static_cast<uint16_t>(getLe(b, 2));
+    m.fifo = b[2];
+    m.code = b[3];
+    m.tag = static_cast<uint32_t>(getLe(b + 4, 4));
+    return m;
+  }
+};
+
 // The RTS: a memory-FIFO send from the origin to the target (its data, 64 bytes).
 struct RtsMessage {
   uint32_t tag = 0;          // the message's tag (matched against posted receives)
@@ -54,6 +86,7 @@ struct RtsMessage {
     putLe(&b[32], 2, scratchSlots);
     putLe(&b[34], 2, doneMid);
     putLe(&b[40], 8, doneOff);
+    b[63] = static_cast<uint8_t>(CtrlKind::Rts);
     return b;
   }
   static RtsMessage decode(const uint8_t* b) {

@@ -14,6 +14,7 @@
 #include "driver.hpp"
 #include "ni_regs.hpp"
 #include "rget.hpp"
+#include "runtime.hpp"
 #include "system.hpp"
 #include "verilated_fixture.hpp"
 
@@ -26,15 +27,7 @@ struct Param {
   unsigned width;
 };
 
-// Every node's memory map (the same at all nodes) and memory IDs.
-constexpr uint64_t kSendBuf = 0x2000'0000, kRecvBuf = 0x4000'0000, kBufBytes = 0x80'0000;
-constexpr uint64_t kScratch = 0x5000'0000, kScratchBytes = 0x1'0000;
-constexpr uint64_t kDescArea = 0x5100'0000, kDescAreaBytes = 0x4'0000;
-constexpr uint64_t kDoneArea = 0x5200'0000, kStage = 0x5300'0000;
-constexpr uint64_t kRing = 0x1000'0000, kRemRing = 0x1001'0000, kRcvRing = 0x1100'0000;
-constexpr uint16_t kRecvMid = 1, kScratchMid = 4, kSendMid = 5, kDescMid = 6, kDoneMid = 7;
-constexpr unsigned kSwFifo = 0, kRemFifo = 7, kRtsFifo = 0, kRecvCnt = 1, kDoneCnt = 2;
-constexpr uint16_t kRingSlots = 64, kRemSlots = 16, kRcvSlots = 16;
+constexpr unsigned kRecvCnt = 1, kDoneCnt = 2;
 
 class RgetSystemTest : public ::testing::TestWithParam<Param> {
  protected:
@@ -48,18 +41,9 @@ class RgetSystemTest : public ::testing::TestWithParam<Param> {
     c.hostStall = 0.1;
     sys = std::make_unique<System>(c);
     sys->reset();
-    for (unsigned n = 0; n < sys->size(); ++n) {
-      sys->setMemId(n, kRecvMid, MemRegion{true, kRecvBuf, kBufBytes, false, true});
-      sys->setMemId(n, kScratchMid, MemRegion{true, kScratch, kScratchBytes, true, true});
-      sys->setMemId(n, kSendMid, MemRegion{true, kSendBuf, kBufBytes, true, false});
-      sys->setMemId(n, kDescMid, MemRegion{true, kDescArea, kDescAreaBytes, true, false});
-      sys->setMemId(n, kDoneMid, MemRegion{true, kDoneArea, 0x1000, false, true});
-      driver::setInjFifo(sys->csrWriter(n), kSwFifo, kRing, kRingSlots);
-      driver::setInjFifo(sys->csrWriter(n), kRemFifo, kRemRing, kRemSlots, true);
-      driver::setRcvFifo(sys->csrWriter(n), kRtsFifo, kRcvRing, kRcvSlots);
-      rings.emplace_back(kRing, kRingSlots);
-      rcv.emplace_back(kRcvRing, kRcvSlots, sys->config().maxPayload);
-    }
+    RuntimeLayout l;
+    l.portion = 4096;
+    for (unsigned n = 0; n < sys->size(); ++n) rt.emplace_back(*sys, n, cpu(n), l);
     ASSERT_TRUE(sys->drain());
   }
   void TearDown() override {
@@ -74,89 +58,32 @@ class RgetSystemTest : public ::testing::TestWithParam<Param> {
       sys->csrWriter(n)(off, v);
     };
   }
-  uint16_t injHead(unsigned n, unsigned f) { return static_cast<uint16_t>(sys->readCsr(n, regs::INJ_HEAD(f))); }
-  // Posts messages into node n's doorbell-fed FIFO and rings its doorbell once.
-  void post(unsigned n, const std::vector<std::pair<DmaDescriptor, Bytes>>& msgs) {
-    const uint16_t head = injHead(n, kSwFifo);
-    for (const auto& [d, data] : msgs)
-      ASSERT_TRUE(rings[n].post(d, data, head, [this, n](uint64_t a, const Bytes& b) { mem(n).write(a, b); }));
-    driver::ringDoorbell(cpu(n), kSwFifo, rings[n].tail());
-  }
+  uint32_t csr(unsigned n, uint32_t off) { return sys->readCsr(n, off); }
 
   struct Message {
     unsigned origin, target;
-    uint32_t tag, len, portion;
-    uint64_t slot;  // message index: where its buffers and areas are
+    uint32_t tag, len;
+    uint64_t slot;  // where its buffers and areas are
     Bytes data;
     bool rtsTaken = false;
     uint32_t portions = 0;
   };
-  // The origin's one action: the RTS (a send of 64 bytes to the target's FIFO 0), with
-  // the counter its completion copy will decrement.
-  void sendRts(Message& m) {
-    mem(m.origin).write(kSendBuf + m.slot * 0x10'0000, m.data);
-    RtsMessage r;
-    r.tag = m.tag;
-    r.len = m.len;
-    r.originLid = lidOf(m.origin);
-    r.originFifo = kRemFifo;
-    r.doneCnt = kDoneCnt;
-    r.srcMid = kSendMid;
-    r.srcOff = m.slot * 0x10'0000;
-    r.scratchMid = kScratchMid;
-    r.scratchOff = m.slot * 0x1000;
-    r.scratchSlots = 64;
-    r.doneMid = kDoneMid;
-    r.doneOff = m.slot * 64;
-    driver::loadCounter(cpu(m.origin), kDoneCnt, kDescBytes);
-    DmaDescriptor d;
-    d.op = static_cast<uint8_t>(DmaOp::Send);
-    d.flags = kDescInline;
-    d.dest = lidOf(m.target);
-    d.qid = kRtsFifo;
-    d.len = kDescBytes;
-    d.tag = m.tag;
-    post(m.origin, {{d, r.encode()}});
-  }
-  // The target's one action, once the RTS is in its reception FIFO: the receive post
-  // (descriptor area, scratch for the origin, counter, one doorbell).
+  // The target's one action, once the RTS is in its control FIFO: the receive post.
   bool receivePost(Message& m) {
-    auto e = rcv[m.target].take([this, &m](uint64_t a, size_t n) { return mem(m.target).read(a, n); },
-                                [this, &m](uint64_t a, const Bytes& b) { mem(m.target).write(a, b); });
-    if (!e) return false;
-    EXPECT_EQ(e->hdr.srcLid, lidOf(m.origin));
-    const RtsMessage rts = RtsMessage::decode(e->data.data());
+    auto& q = rt[m.target].pendingRts();
+    if (q.empty()) return false;
+    const RtsMessage rts = q.front();
+    q.pop_front();
     EXPECT_EQ(rts.tag, m.tag);
-    driver::releaseRcvSlots(cpu(m.target), kRtsFifo, rcv[m.target].head());
-    RndvTarget t;
-    t.lid = lidOf(m.target);
-    t.fifo = kRemFifo;
-    t.recvMid = kRecvMid;
-    t.recvOff = m.slot * 0x10'0000;
-    t.rcvCnt = kRecvCnt;
-    t.descMid = kDescMid;
-    t.descOff = m.slot * 0x4000;
-    t.portion = rndvPortion(rts.len, m.portion, rts.scratchSlots);
-    RndvPlan plan = planRendezvous(rts, t);
-    m.portions = plan.portions;
-    mem(m.target).write(kDescArea + t.descOff, plan.descArea);
-    // The scratch bytes go to the origin by a put from a staging buffer; the first
-    // block by a remote get straight from the descriptor area.
-    const uint64_t stage = kStage + m.slot * 0x2000;
-    mem(m.target).write(stage, plan.scratch);
-    plan.putScratch.src = stage;
-    plan.rgetFirst.src = kDescArea + t.descOff;
-    driver::loadCounter(cpu(m.target), kRecvCnt, rts.len);
-    post(m.target, {{plan.putScratch, {}}, {plan.rgetFirst, {}}});
+    EXPECT_EQ(rts.originLid, lidOf(m.origin));
+    m.portions = rt[m.target].recvPost(rts, m.slot, kRecvCnt);
     return true;
   }
-  uint32_t cnt(unsigned n, uint32_t off) { return sys->readCsr(n, off); }
 
   uint64_t seed = 1;
   std::mt19937_64 rng;
   std::unique_ptr<System> sys;
-  std::vector<InjRing> rings;
-  std::vector<RcvRing> rcv;
+  std::vector<Runtime> rt;
   std::map<unsigned, unsigned> csrWrites;
 };
 
@@ -175,7 +102,6 @@ TEST_P(RgetSystemTest, SelfPacedRendezvousMovesMessagesWithOneActionPerSide) {
       m.target = (o + 1) % nodes;
       m.tag = static_cast<uint32_t>(0x100 * (o + 1) + k);
       m.len = lens[k];
-      m.portion = kPortion;
       m.slot = k;
       m.data.resize(m.len);
       for (auto& b : m.data) b = static_cast<uint8_t>(rng());
@@ -183,7 +109,10 @@ TEST_P(RgetSystemTest, SelfPacedRendezvousMovesMessagesWithOneActionPerSide) {
     }
     csrWrites.clear();
     std::map<unsigned, unsigned> originWrites, targetWrites;
-    for (auto& m : msgs) sendRts(m);
+    for (auto& m : msgs) {
+      mem(m.origin).write(rt[m.origin].sendAddr(m.slot), m.data);
+      rt[m.origin].rtsSend(m.target, m.tag, m.slot, m.len, kDoneCnt);
+    }
     for (auto& m : msgs) originWrites[m.origin] = csrWrites[m.origin];
     csrWrites.clear();
     // Targets take their RTS as it arrives: the only CPU work at the target.
@@ -208,16 +137,16 @@ TEST_P(RgetSystemTest, SelfPacedRendezvousMovesMessagesWithOneActionPerSide) {
     ASSERT_TRUE(sys->drain());
     for (auto& m : msgs) {
       SCOPED_TRACE("message " + std::to_string(m.tag));
-      EXPECT_EQ(mem(m.target).read(kRecvBuf + m.slot * 0x10'0000, m.len), m.data);
-      const Bytes rec = mem(m.origin).read(kDoneArea + m.slot * 64, 8);
+      EXPECT_EQ(mem(m.target).read(rt[m.target].recvAddr(m.slot), m.len), m.data);
+      const Bytes rec = mem(m.origin).read(rt[m.origin].layout().doneArea + m.slot * 64, 8);
       EXPECT_EQ(getLe(&rec[0], 4), m.tag) << "completion record at the origin";
       EXPECT_EQ(getLe(&rec[4], 4), m.len);
       EXPECT_EQ(m.portions, (m.len + kPortion - 1) / kPortion);
       writesByPortions[m.portions] = {originWrites[m.origin], targetWrites[m.target]};
     }
     for (unsigned n = 0; n < nodes; ++n) {
-      EXPECT_EQ(cnt(n, regs::INJ_STATUS(kRemFifo)) & regs::INJ_STATUS_ERR_MASK, 0u) << "node " << n;
-      EXPECT_EQ(cnt(n, regs::INJ_STATUS(kSwFifo)) & regs::INJ_STATUS_ERR_MASK, 0u) << "node " << n;
+      for (unsigned f : {rt[n].layout().swFifo, rt[n].layout().remFifo})
+        EXPECT_EQ(csr(n, regs::INJ_STATUS(f)) & regs::INJ_STATUS_ERR_MASK, 0u) << "node " << n << " FIFO " << f;
     }
   }
   // Remote gets taken: per message 2 descriptors per portion at the origin, one less
@@ -228,7 +157,7 @@ TEST_P(RgetSystemTest, SelfPacedRendezvousMovesMessagesWithOneActionPerSide) {
     wantRx += 2 * p + (p - 1);
   }
   uint32_t rx = 0;
-  for (unsigned n = 0; n < nodes; ++n) rx += cnt(n, regs::RGET_RX_CNT);
+  for (unsigned n = 0; n < nodes; ++n) rx += csr(n, regs::RGET_RX_CNT);
   EXPECT_EQ(rx, wantRx * nodes);
   // The CPU's writes per message do not grow with the portions: origin (counter load,
   // doorbell) and target (slot release, counter load, doorbell).
@@ -237,6 +166,105 @@ TEST_P(RgetSystemTest, SelfPacedRendezvousMovesMessagesWithOneActionPerSide) {
     EXPECT_EQ(w.second, 3u) << p << " portions: target";
   }
   EXPECT_EQ(writesByPortions.size(), std::size(lens));
+}
+
+// Remote gets a target may not take end in errors both sides see, and stop nothing else:
+// one for a doorbell-fed FIFO is refused (NAK 0x62: the target counts MEMID_ERR_CNT, the
+// sender NAK_RX_CNT); a descriptor that would read target memory outside its readable
+// memory IDs (code 7), or that is not a one-slot descriptor (code 8), stops the target's
+// remote-fed FIFO (status, DMA_ERR_CNT, interrupt), whose runtime reports it to the node
+// the descriptor would have served and resets the FIFO. Nothing lands; rendezvous both
+// ways work afterwards.
+TEST_P(RgetSystemTest, RemoteGetsATargetMayNotTakeEndInErrorsBothSidesSee) {
+  const unsigned a = 0, b = 1;
+  const RuntimeLayout& l = rt[a].layout();
+  constexpr uint64_t kIrq = 0x5400'0000;
+  auto wrB = sys->csrWriter(b);
+  wrB(regs::INTR_ADDR_LO, static_cast<uint32_t>(kIrq));
+  wrB(regs::INTR_ADDR_HI, 0);
+  wrB(regs::INTR_DATA, 0xD3A);
+  wrB(regs::INTR_MASK, regs::STATUS_DMA_ERR_MASK);
+  ASSERT_TRUE(sys->drain());
+  // A remote get from a's doorbell-fed FIFO carrying one descriptor (inline).
+  auto rget = [&](unsigned fifo, const DmaDescriptor& carried) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Rget);
+    d.flags = kDescInline;
+    d.dest = lidOf(b);
+    d.qid = static_cast<uint16_t>(fifo);
+    d.len = kDescBytes;
+    rt[a].post({{d, carried.encode()}});
+  };
+  DmaDescriptor put;  // would push 64 bytes of b's memory to a
+  put.op = static_cast<uint8_t>(DmaOp::Put);
+  put.flags = kDescSrcMid;
+  put.srcMid = static_cast<uint8_t>(l.recvMid);  // write-only at b: not readable
+  put.src = 0;
+  put.len = 64;
+  put.dest = lidOf(a);
+  put.qid = l.recvMid;
+  put.dst = 0;
+  put.tag = 0xBAD1;
+
+  // 1. Into a FIFO of b that is not remote-fed: refused.
+  const uint32_t nakA = csr(a, regs::NAK_RX_CNT), memidB = csr(b, regs::MEMID_ERR_CNT);
+  rget(3, put);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(csr(b, regs::MEMID_ERR_CNT), memidB + 1);
+  EXPECT_EQ(csr(a, regs::NAK_RX_CNT), nakA + 1);
+  EXPECT_NE(csr(a, regs::STATUS) & regs::STATUS_NAK_RX_MASK, 0u);
+  EXPECT_EQ(csr(b, regs::INJ_HEAD(3)), 0u);
+  EXPECT_EQ(csr(b, regs::RGET_RX_CNT), 0u);
+
+  // 2. and 3. Into b's remote-fed FIFO: a source b does not let be read, an inline descriptor.
+  DmaDescriptor inl = put;
+  inl.flags = kDescInline;
+  inl.slots = 2;
+  inl.tag = 0xBAD2;
+  const std::pair<DmaDescriptor, DmaErr> cases[] = {{put, DmaErr::Range}, {inl, DmaErr::Remote}};
+  unsigned errs = 0;
+  for (const auto& [carried, code] : cases) {
+    SCOPED_TRACE(static_cast<int>(code));
+    mem(b).write(kIrq, Bytes(4, 0));
+    rget(l.remFifo, carried);
+    ASSERT_TRUE(sys->drain());
+    ++errs;
+    const uint32_t st = csr(b, regs::INJ_STATUS(l.remFifo));
+    EXPECT_TRUE(st & regs::INJ_STATUS_ERR_MASK);
+    EXPECT_EQ((st & regs::INJ_STATUS_CODE_MASK) >> regs::INJ_STATUS_CODE_LSB, static_cast<uint32_t>(code));
+    EXPECT_EQ(csr(b, regs::DMA_ERR_CNT), errs);
+    EXPECT_NE(csr(b, regs::STATUS) & regs::STATUS_DMA_ERR_MASK, 0u);
+    EXPECT_EQ(getLe(mem(b).read(kIrq, 4).data(), 4), 0xD3Au) << "the interrupt at b";
+    EXPECT_EQ(rt[b].checkRemoteFifo(), code);
+    ASSERT_TRUE(sys->drain());
+    auto& e = rt[a].remoteErrors();
+    ASSERT_EQ(e.size(), 1u) << "a hears of it";
+    EXPECT_EQ(e.front().reporterLid, lidOf(b));
+    EXPECT_EQ(e.front().code, static_cast<uint8_t>(code));
+    EXPECT_EQ(e.front().tag, carried.tag);
+    e.pop_front();
+    EXPECT_EQ(csr(b, regs::INJ_STATUS(l.remFifo)) & regs::INJ_STATUS_ERR_MASK, 0u) << "reset";
+  }
+  EXPECT_EQ(mem(a).read(rt[a].recvAddr(0), 64), Bytes(64, 0)) << "nothing landed at a";
+  EXPECT_EQ(csr(b, regs::RGET_RX_CNT), 2u);
+
+  // Both ways afterwards: a rendezvous of 3 portions each.
+  std::vector<Bytes> data;
+  for (unsigned o : {a, b}) {
+    data.push_back(Bytes(3 * 4096 - 8));
+    for (auto& x : data.back()) x = static_cast<uint8_t>(rng());
+    mem(o).write(rt[o].sendAddr(1), data.back());
+    rt[o].rtsSend(1 - o, 0x77 + o, 1, static_cast<uint32_t>(data.back().size()), kDoneCnt);
+  }
+  for (unsigned t : {b, a}) {
+    ASSERT_TRUE(sys->runUntil([&] { return !rt[t].pendingRts().empty(); }, 100'000));
+    rt[t].recvPost(rt[t].pendingRts().front(), 1, kRecvCnt);
+    rt[t].pendingRts().pop_front();
+  }
+  for (unsigned t : {b, a}) ASSERT_TRUE(sys->waitCounter(t, kRecvCnt));
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(mem(b).read(rt[b].recvAddr(1), data[0].size()), data[0]);
+  EXPECT_EQ(mem(a).read(rt[a].recvAddr(1), data[1].size()), data[1]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, RgetSystemTest,
