@@ -556,27 +556,19 @@ class DmaInjTest : public tb::VerilatedTest {
       d.src = 0x3900'0000 + 4096 - 64;
       cases.push_back({"raw datagram whose source crosses a page", DmaErr::Align, d, 1});
     }
-    {
-      DmaDescriptor d = put(64, false);
+    // A put whose source is named by memory ID.
+    auto putFromMid = [&](uint32_t len, unsigned mid, uint64_t off) {
+      DmaDescriptor d = put(len, false);
       d.flags |= kDescSrcMid;
-      d.srcMid = kNoReadId;
-      d.src = 0;
-      cases.push_back({"source in a memory ID without read permission", DmaErr::Range, d, 1});
-    }
-    {
-      DmaDescriptor d = put(128, false);
-      d.flags |= kDescSrcMid;
-      d.srcMid = 14;  // valid and readable, 32 pages
-      d.src = kMemPages * 4096 - 64;
-      cases.push_back({"source past the end of its memory ID's region", DmaErr::Range, d, 1});
-    }
-    {
-      DmaDescriptor d = put(64, false);
-      d.flags |= kDescSrcMid;
-      d.srcMid = kMemIds;
-      d.src = 0;
-      cases.push_back({"source in a memory ID past the table", DmaErr::Range, d, 1});
-    }
+      d.srcMid = static_cast<uint8_t>(mid);
+      d.src = off;
+      return d;
+    };
+    cases.push_back({"source in a memory ID without read permission", DmaErr::Range, putFromMid(64, kNoReadId, 0), 1});
+    // ID 14: valid and readable, 32 pages.
+    cases.push_back({"source past the end of its memory ID's region", DmaErr::Range,
+                     putFromMid(128, 14, kMemPages * 4096 - 64), 1});
+    cases.push_back({"source in a memory ID past the table", DmaErr::Range, putFromMid(64, kMemIds, 0), 1});
     {
       DmaDescriptor d = put(96, true);
       d.op = static_cast<uint8_t>(DmaOp::Rget);

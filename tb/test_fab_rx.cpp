@@ -503,13 +503,7 @@ class FabRxTest : public tb::VerilatedTest {
         if (seq != Seq::Next) break;  // a duplicate is ACKed again, one ahead dropped (sequence())
         uint16_t& tail = rfTail[q];
         if ((tail + 1) % kRfSize[q] == 0) {  // full: not taken, its source resends it later
-          e = Expect{};
-          e.slid = p.slid;
-          e.events |= kNakTx | kRnrTx;
-          e.gen = ack(p, kAethRnr, p.psn);
-          naked[p.slid] = true;
-          ++rnrs;
-          push(encodeFabric(p), p.vl, e);
+          pushRnr(p);
           return;
         }
         e.tlp.addr = kRfBase[q] + uint64_t{tail} * kMaxPayload;
@@ -552,13 +546,7 @@ class FabRxTest : public tb::VerilatedTest {
         }
         if (seq != Seq::Next) break;
         if (full) {  // not taken, its source resends it later
-          e = Expect{};
-          e.slid = p.slid;
-          e.events |= kNakTx | kRnrTx;
-          e.gen = ack(p, kAethRnr, p.psn);
-          naked[p.slid] = true;
-          ++rnrs;
-          push(encodeFabric(p), p.vl, e);
+          pushRnr(p);
           return;
         }
         e.tlp.addr = injBase(q) + uint64_t{tail} * kSlotBytes;
@@ -605,6 +593,16 @@ class FabRxTest : public tb::VerilatedTest {
       ++rawEntries;
     }
     push(wire, 0, e);
+  }
+  // A request that finds its FIFO full: not taken, answered RNR; its source resends it.
+  void pushRnr(const FabricPacket& p) {
+    Expect e;
+    e.slid = p.slid;
+    e.events |= kNakTx | kRnrTx;
+    e.gen = ack(p, kAethRnr, p.psn);
+    naked[p.slid] = true;
+    ++rnrs;
+    push(encodeFabric(p), p.vl, e);
   }
   void push(const Bytes& b, uint8_t vc, const Expect& e) {
     packets.push_back({b, vc});
