@@ -100,6 +100,7 @@ module ni_csr_regs (
   output logic [15:0] memid_ctrl_perm_r_o,
   output logic [15:0] memid_ctrl_perm_w_o,
   output logic [15:0] memid_ctrl_perm_a_o,
+  output logic [15:0][15:0] memid_key_key_o,
   input  logic [7:0] caps4_inj_fifos_i,
   input  logic [7:0] caps4_rcv_fifos_i,
   input  logic [15:0] caps4_slot_bytes_i,
@@ -116,6 +117,7 @@ module ni_csr_regs (
   input  logic [7:0] fab_credits_vc1_i,
   input  logic raw_drop_cnt_inc_i,
   input  logic rget_rx_cnt_inc_i,
+  input  logic key_err_cnt_inc_i,
   output logic [7:0][31:0] inj_base_lo_addr_o,
   output logic [7:0][31:0] inj_base_hi_addr_o,
   output logic [7:0][15:0] inj_size_slots_o,
@@ -137,6 +139,7 @@ module ni_csr_regs (
   output logic [3:0] rfifo_ctrl_written_o,
   output logic [3:0] rfifo_ctrl_enable_o,
   output logic [3:0] rfifo_ctrl_reset_o,
+  output logic [3:0][15:0] rfifo_key_key_o,
   output logic [31:0] cnt_load_written_o,
   output logic [31:0][31:0] cnt_load_value_o,
   input  logic [31:0][31:0] cnt_value_value_i
@@ -271,6 +274,9 @@ module ni_csr_regs (
   assign memid_ctrl_perm_w_o = memid_ctrl_perm_w_q;
   logic [15:0] memid_ctrl_perm_a_q, memid_ctrl_perm_a_d;
   assign memid_ctrl_perm_a_o = memid_ctrl_perm_a_q;
+  logic [15:0][15:0] memid_key_key_q, memid_key_key_d;
+  logic [15:0][15:0] memid_key_key_act_q, memid_key_key_act_d;
+  assign memid_key_key_o = memid_key_key_act_q;
   logic [31:0] dma_err_cnt_count_q, dma_err_cnt_count_d;
   logic [31:0] rnr_tx_cnt_count_q, rnr_tx_cnt_count_d;
   logic [31:0] rnr_rx_cnt_count_q, rnr_rx_cnt_count_d;
@@ -283,6 +289,7 @@ module ni_csr_regs (
   logic [31:0] raw_rx_cnt_count_q, raw_rx_cnt_count_d;
   logic [31:0] raw_drop_cnt_count_q, raw_drop_cnt_count_d;
   logic [31:0] rget_rx_cnt_count_q, rget_rx_cnt_count_d;
+  logic [31:0] key_err_cnt_count_q, key_err_cnt_count_d;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
   assign inj_base_lo_addr_o = inj_base_lo_addr_q;
   logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
@@ -309,6 +316,8 @@ module ni_csr_regs (
   assign rfifo_ctrl_enable_o = rfifo_ctrl_enable_q;
   logic [3:0] rfifo_ctrl_reset_q, rfifo_ctrl_reset_d;
   assign rfifo_ctrl_reset_o = rfifo_ctrl_reset_q;
+  logic [3:0][15:0] rfifo_key_key_q, rfifo_key_key_d;
+  assign rfifo_key_key_o = rfifo_key_key_q;
   logic [31:0][31:0] cnt_load_value_q, cnt_load_value_d;
   assign cnt_load_value_o = cnt_load_value_q;
 
@@ -680,6 +689,13 @@ module ni_csr_regs (
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_perm_w_d[i] = req_wdata_i[5:5];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_perm_a_d[i] = req_wdata_i[6:6];
     end
+    memid_key_key_act_d = memid_key_key_act_q;
+    memid_key_key_d = memid_key_key_q;
+    for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_key_key_act_d[i] = memid_key_key_q[i];
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h500 + 12'(i * 4))) memid_key_key_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h500 + 12'(i * 4))) memid_key_key_d[i][15:8] = req_wdata_i[15:8];
+    end
     dma_err_cnt_count_d = dma_err_cnt_count_q;
     begin
       if (dma_err_cnt_inc_i) dma_err_cnt_count_d = dma_err_cnt_count_q + 32'd1;
@@ -722,6 +738,11 @@ module ni_csr_regs (
     begin
       if (rget_rx_cnt_inc_i) rget_rx_cnt_count_d = rget_rx_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h33c)) rget_rx_cnt_count_d = '0;
+    end
+    key_err_cnt_count_d = key_err_cnt_count_q;
+    begin
+      if (key_err_cnt_inc_i) key_err_cnt_count_d = key_err_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h340)) key_err_cnt_count_d = '0;
     end
     inj_base_lo_addr_d = inj_base_lo_addr_q;
     for (int i = 0; i < 8; i++) begin
@@ -793,6 +814,11 @@ module ni_csr_regs (
     for (int i = 0; i < 4; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h714 + 12'(i * 32))) rfifo_ctrl_enable_d[i] = req_wdata_i[0:0];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h714 + 12'(i * 32))) rfifo_ctrl_reset_d[i] = req_wdata_i[1:1];
+    end
+    rfifo_key_key_d = rfifo_key_key_q;
+    for (int i = 0; i < 4; i++) begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h718 + 12'(i * 32))) rfifo_key_key_d[i][7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h718 + 12'(i * 32))) rfifo_key_key_d[i][15:8] = req_wdata_i[15:8];
     end
     for (int i = 0; i < 32; i++) begin
       cnt_load_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h800 + 12'(i * 4));
@@ -1013,6 +1039,7 @@ module ni_csr_regs (
       12'h334: begin rdata_o[31:0] = raw_drop_cnt_count_q; end
       12'h338: begin rdata_o[7:0] = fab_credits_vc0_i; rdata_o[15:8] = fab_credits_vc1_i; end
       12'h33c: begin rdata_o[31:0] = rget_rx_cnt_count_q; end
+      12'h340: begin rdata_o[31:0] = key_err_cnt_count_q; end
       12'h400: begin rdata_o[31:12] = memid_base_lo_addr_q[0]; end
       12'h404: begin rdata_o[31:0] = memid_base_hi_addr_q[0]; end
       12'h408: begin rdata_o[31:12] = memid_size_bytes_q[0]; end
@@ -1077,6 +1104,22 @@ module ni_csr_regs (
       12'h4f4: begin rdata_o[31:0] = memid_base_hi_addr_q[15]; end
       12'h4f8: begin rdata_o[31:12] = memid_size_bytes_q[15]; end
       12'h4fc: begin rdata_o[0:0] = memid_ctrl_valid_q[15]; rdata_o[4:4] = memid_ctrl_perm_r_q[15]; rdata_o[5:5] = memid_ctrl_perm_w_q[15]; rdata_o[6:6] = memid_ctrl_perm_a_q[15]; end
+      12'h500: begin rdata_o[15:0] = memid_key_key_q[0]; end
+      12'h504: begin rdata_o[15:0] = memid_key_key_q[1]; end
+      12'h508: begin rdata_o[15:0] = memid_key_key_q[2]; end
+      12'h50c: begin rdata_o[15:0] = memid_key_key_q[3]; end
+      12'h510: begin rdata_o[15:0] = memid_key_key_q[4]; end
+      12'h514: begin rdata_o[15:0] = memid_key_key_q[5]; end
+      12'h518: begin rdata_o[15:0] = memid_key_key_q[6]; end
+      12'h51c: begin rdata_o[15:0] = memid_key_key_q[7]; end
+      12'h520: begin rdata_o[15:0] = memid_key_key_q[8]; end
+      12'h524: begin rdata_o[15:0] = memid_key_key_q[9]; end
+      12'h528: begin rdata_o[15:0] = memid_key_key_q[10]; end
+      12'h52c: begin rdata_o[15:0] = memid_key_key_q[11]; end
+      12'h530: begin rdata_o[15:0] = memid_key_key_q[12]; end
+      12'h534: begin rdata_o[15:0] = memid_key_key_q[13]; end
+      12'h538: begin rdata_o[15:0] = memid_key_key_q[14]; end
+      12'h53c: begin rdata_o[15:0] = memid_key_key_q[15]; end
       12'h600: begin rdata_o[31:0] = inj_base_lo_addr_q[0]; end
       12'h604: begin rdata_o[31:0] = inj_base_hi_addr_q[0]; end
       12'h608: begin rdata_o[15:0] = inj_size_slots_q[0]; end
@@ -1139,24 +1182,28 @@ module ni_csr_regs (
       12'h70c: begin rdata_o[15:0] = rfifo_head_slot_q[0]; end
       12'h710: begin rdata_o[15:0] = rfifo_tail_slot_i[0]; end
       12'h714: begin rdata_o[0:0] = rfifo_ctrl_enable_q[0]; rdata_o[1:1] = rfifo_ctrl_reset_q[0]; end
+      12'h718: begin rdata_o[15:0] = rfifo_key_key_q[0]; end
       12'h720: begin rdata_o[31:0] = rfifo_base_lo_addr_q[1]; end
       12'h724: begin rdata_o[31:0] = rfifo_base_hi_addr_q[1]; end
       12'h728: begin rdata_o[15:0] = rfifo_size_slots_q[1]; end
       12'h72c: begin rdata_o[15:0] = rfifo_head_slot_q[1]; end
       12'h730: begin rdata_o[15:0] = rfifo_tail_slot_i[1]; end
       12'h734: begin rdata_o[0:0] = rfifo_ctrl_enable_q[1]; rdata_o[1:1] = rfifo_ctrl_reset_q[1]; end
+      12'h738: begin rdata_o[15:0] = rfifo_key_key_q[1]; end
       12'h740: begin rdata_o[31:0] = rfifo_base_lo_addr_q[2]; end
       12'h744: begin rdata_o[31:0] = rfifo_base_hi_addr_q[2]; end
       12'h748: begin rdata_o[15:0] = rfifo_size_slots_q[2]; end
       12'h74c: begin rdata_o[15:0] = rfifo_head_slot_q[2]; end
       12'h750: begin rdata_o[15:0] = rfifo_tail_slot_i[2]; end
       12'h754: begin rdata_o[0:0] = rfifo_ctrl_enable_q[2]; rdata_o[1:1] = rfifo_ctrl_reset_q[2]; end
+      12'h758: begin rdata_o[15:0] = rfifo_key_key_q[2]; end
       12'h760: begin rdata_o[31:0] = rfifo_base_lo_addr_q[3]; end
       12'h764: begin rdata_o[31:0] = rfifo_base_hi_addr_q[3]; end
       12'h768: begin rdata_o[15:0] = rfifo_size_slots_q[3]; end
       12'h76c: begin rdata_o[15:0] = rfifo_head_slot_q[3]; end
       12'h770: begin rdata_o[15:0] = rfifo_tail_slot_i[3]; end
       12'h774: begin rdata_o[0:0] = rfifo_ctrl_enable_q[3]; rdata_o[1:1] = rfifo_ctrl_reset_q[3]; end
+      12'h778: begin rdata_o[15:0] = rfifo_key_key_q[3]; end
       12'h800: begin rdata_o[31:0] = cnt_load_value_q[0]; end
       12'h804: begin rdata_o[31:0] = cnt_load_value_q[1]; end
       12'h808: begin rdata_o[31:0] = cnt_load_value_q[2]; end
@@ -1316,6 +1363,8 @@ module ni_csr_regs (
       memid_ctrl_perm_r_q <= {16{1'h0}};
       memid_ctrl_perm_w_q <= {16{1'h0}};
       memid_ctrl_perm_a_q <= {16{1'h0}};
+      memid_key_key_act_q <= {16{16'h0}};
+      memid_key_key_q <= {16{16'h0}};
       dma_err_cnt_count_q <= 32'h0;
       rnr_tx_cnt_count_q <= 32'h0;
       rnr_rx_cnt_count_q <= 32'h0;
@@ -1325,6 +1374,7 @@ module ni_csr_regs (
       raw_rx_cnt_count_q <= 32'h0;
       raw_drop_cnt_count_q <= 32'h0;
       rget_rx_cnt_count_q <= 32'h0;
+      key_err_cnt_count_q <= 32'h0;
       inj_base_lo_addr_q <= {8{32'h0}};
       inj_base_hi_addr_q <= {8{32'h0}};
       inj_size_slots_q <= {8{16'h0}};
@@ -1338,6 +1388,7 @@ module ni_csr_regs (
       rfifo_head_slot_q <= {4{16'h0}};
       rfifo_ctrl_enable_q <= {4{1'h0}};
       rfifo_ctrl_reset_q <= {4{1'h0}};
+      rfifo_key_key_q <= {4{16'h0}};
       cnt_load_value_q <= {32{32'h0}};
     end else begin
       node_id_lid_q <= node_id_lid_d;
@@ -1429,6 +1480,8 @@ module ni_csr_regs (
       memid_ctrl_perm_r_q <= memid_ctrl_perm_r_d;
       memid_ctrl_perm_w_q <= memid_ctrl_perm_w_d;
       memid_ctrl_perm_a_q <= memid_ctrl_perm_a_d;
+      memid_key_key_act_q <= memid_key_key_act_d;
+      memid_key_key_q <= memid_key_key_d;
       dma_err_cnt_count_q <= dma_err_cnt_count_d;
       rnr_tx_cnt_count_q <= rnr_tx_cnt_count_d;
       rnr_rx_cnt_count_q <= rnr_rx_cnt_count_d;
@@ -1438,6 +1491,7 @@ module ni_csr_regs (
       raw_rx_cnt_count_q <= raw_rx_cnt_count_d;
       raw_drop_cnt_count_q <= raw_drop_cnt_count_d;
       rget_rx_cnt_count_q <= rget_rx_cnt_count_d;
+      key_err_cnt_count_q <= key_err_cnt_count_d;
       inj_base_lo_addr_q <= inj_base_lo_addr_d;
       inj_base_hi_addr_q <= inj_base_hi_addr_d;
       inj_size_slots_q <= inj_size_slots_d;
@@ -1451,6 +1505,7 @@ module ni_csr_regs (
       rfifo_head_slot_q <= rfifo_head_slot_d;
       rfifo_ctrl_enable_q <= rfifo_ctrl_enable_d;
       rfifo_ctrl_reset_q <= rfifo_ctrl_reset_d;
+      rfifo_key_key_q <= rfifo_key_key_d;
       cnt_load_value_q <= cnt_load_value_d;
     end
   end

@@ -223,7 +223,7 @@ module ni_dma_inj #(
   // descriptor with the beat read in this cycle: it is checked as its last beat arrives.
   logic [511:0] desc_n;
   logic [7:0] d_op, d_flags, d_slots, d_icnt, d_rcnt, d_smid;
-  logic [15:0] d_dest, d_qid;
+  logic [15:0] d_dest, d_qid, d_key;
   logic [31:0] d_len, d_tag;
   logic [63:0] d_src, d_dst;
   logic d_inline, d_use_icnt, d_use_rcnt, d_src_mid;
@@ -236,6 +236,7 @@ module ni_dma_inj #(
   assign d_len = desc_n[64 +: 32];
   assign d_rcnt = desc_n[96 +: 8];
   assign d_smid = desc_n[104 +: 8];
+  assign d_key = desc_n[112 +: 16];  // protection key of the target's memory ID or reception FIFO
   assign d_src = desc_n[128 +: 64];
   assign d_dst = desc_n[192 +: 64];
   assign d_tag = desc_n[256 +: 32];
@@ -481,6 +482,10 @@ module ni_dma_inj #(
     out_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, d_dest, node_id_i, words,
                                          24'h0, flags, d_qid, 8'h0);
     out_hdr_o.bytes[21 * 8 +: 8] = d_use_rcnt && !is_rget ? d_rcnt : 8'h00;
+    if (is_put || is_send) begin  // TEH bytes 24-25: the key the target checks
+      out_hdr_o.bytes[24 * 8 +: 8] = d_key[15:8];
+      out_hdr_o.bytes[25 * 8 +: 8] = d_key[7:0];
+    end
     out_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
     out_hdr_o.has_payload = 1'b1;
     out_hdr_o.vc = 1'b0;

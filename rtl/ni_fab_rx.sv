@@ -79,6 +79,7 @@ module ni_fab_rx #(
   input  logic [NumMemId-1:0] mem_perm_a_i,
   input  logic [NumMemId-1:0][51:0] mem_base_i,
   input  logic [NumMemId-1:0][19:0] mem_pages_i,
+  input  logic [NumMemId-1:0][15:0] mem_key_i,  // protection keys (0: none)
   // Read tracker allocation.
   input  logic trk_free_avail_i,
   input  logic [TagW-1:0] trk_free_tag_i,
@@ -96,6 +97,7 @@ module ni_fab_rx #(
   input  logic [NumRfifo-1:0][15:0] rf_size_i,
   input  logic [NumRfifo-1:0][15:0] rf_head_i,
   input  logic [NumRfifo-1:0] rf_reset_i,  // tail := head
+  input  logic [NumRfifo-1:0][15:0] rf_key_i,  // protection keys (0: none)
   // Raw packets (RAW_CTRL): taken, and into which reception FIFO.
   input  logic raw_enable_i,
   input  logic [7:0] raw_fifo_i,
@@ -110,6 +112,7 @@ module ni_fab_rx #(
   input  logic [NumInj-1:0] ri_reset_i,
   output logic [NumInj-1:0] ri_push_o,       // a descriptor is in memory at the engine's tail
   output logic ev_rget_rx_o,                 // a remote get taken
+  output logic ev_key_err_o,                 // a request refused for its protection key
   // Answers for the sender side (ni_retx), and its check of a response.
   output logic rel_valid_o,
   output logic [2:0] rel_kind_o,
@@ -379,7 +382,7 @@ module ni_fab_rx #(
   assign q_psn_o = psn;
 
   // ------------------------------------------------------------ request checks (D2: byte 47 seen)
-  typedef enum logic [1:0] {ErrNone, ErrMemId, ErrBounds, ErrMalformed} err_e;
+  typedef enum logic [2:0] {ErrNone, ErrMemId, ErrBounds, ErrMalformed, ErrKey} err_e;
   err_e err_q, err_d, err_new;
   logic d2_now, d2_q, d2_d;
   logic [63:0] new_addr;
@@ -415,6 +418,10 @@ module ni_fab_rx #(
   assign t_bytes_want = (t_cpl ? 13'd12 : 13'd16) + (t_ft[6] ? t_len_bytes : 13'd0);
   assign t_malformed = !is_cont && t_pos - 13'd32 != t_bytes_want;
   assign page_off = rx_xlate ? t_addr[63:12] : t_addr[63:12] - mem_base_i[mi];
+  // The protection key a request carries (TEH bytes 24-25; a continuation carries none),
+  // checked against a keyed memory ID or reception FIFO before anything is written.
+  logic [15:0] teh_key;
+  assign teh_key = is_cont ? 16'h0 : {view[24*8 +: 8], view[25*8 +: 8]};
   always_comb begin
     err_new = ErrNone;
     new_addr = is_rget ? ri_slot_addr : is_rfifo ? rf_slot_addr : rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
@@ -432,8 +439,11 @@ module ni_fab_rx #(
         if (!t_mwr || !sequenced || !ri_ok || t_len_bytes != 13'(SlotBytes)) err_new = ErrMemId;
       end else if (is_rfifo) begin
         if (!t_mwr || !sequenced || !rf_ok) err_new = ErrMemId;  // a FIFO takes unicast writes
+        else if (rf_key_i[rf] != 16'h0 && teh_key != rf_key_i[rf]) err_new = ErrKey;
       end else if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin
         err_new = ErrMemId;
+      end else if (mem_key_i[mi] != 16'h0 && teh_key != mem_key_i[mi]) begin
+        err_new = ErrKey;
       end else if (page_off >= {32'h0, mem_pages_i[mi]} ||
                    ({1'b0, t_addr[11:0]} + t_target_bytes) > 13'd4096) begin
         err_new = ErrBounds;
@@ -884,6 +894,7 @@ module ni_fab_rx #(
   assign ev_crc_err_o = fin && !good;
   assign ev_memid_err_o = fin && good && deliver && err_cur == ErrMemId;
   assign ev_bounds_err_o = fin && good && deliver && err_cur == ErrBounds;
+  assign ev_key_err_o = fin && good && deliver && err_cur == ErrKey;
   assign ev_nak_tx_o = fin && gen_ack && gen_syn != ni_pkg::AETH_ACK;
   assign ev_dup_o = fin && good && (dup_drop || (cl_cur == ClDrop && !is_req && !is_raw) ||
                                      (cl_cur == ClTun && rsp_gone));

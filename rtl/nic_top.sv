@@ -104,6 +104,7 @@ module nic_top #(
   logic [NumMemId-1:0][31:0] mem_base_hi;
   logic [NumMemId-1:0][51:0] mem_base;
   logic [NumMemId-1:0] mem_valid, mem_perm_r, mem_perm_w, mem_perm_a;
+  logic [NumMemId-1:0][15:0] mem_key;
   logic [3:0][15:0] mcast_lid;
   logic [3:0] mcast_valid;
   logic [3:0][15:0] grp_lid;
@@ -151,6 +152,8 @@ module nic_top #(
   logic [NumRfifo-1:0][63:0] rf_base;
   logic [NumRfifo-1:0][15:0] rf_size, rf_head, rf_tail;
   logic [NumRfifo-1:0] rf_ctrl_written, rf_enable, rf_reset_bit, rf_ctrl_we_q;
+  logic [NumRfifo-1:0][15:0] rf_key;
+  logic ev_key_err;
   logic ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop;
   logic raw_enable;
   logic [7:0] raw_fifo;
@@ -248,7 +251,8 @@ module nic_top #(
     .memid_base_lo_addr_o(mem_base_lo), .memid_base_hi_addr_o(mem_base_hi),
     .memid_size_bytes_o(mem_pages),
     .memid_ctrl_valid_o(mem_valid), .memid_ctrl_perm_r_o(mem_perm_r),
-    .memid_ctrl_perm_w_o(mem_perm_w), .memid_ctrl_perm_a_o(mem_perm_a),
+    .memid_ctrl_perm_w_o(mem_perm_w), .memid_ctrl_perm_a_o(mem_perm_a), .memid_key_key_o(mem_key),
+    .rfifo_key_key_o(rf_key), .key_err_cnt_inc_i(ev_key_err),
     .mcast_lid_lid_o(mcast_lid), .mcast_lid_valid_o(mcast_valid),
     .mgrp_ctrl_lid_o(grp_lid), .mgrp_ctrl_members_o(grp_members), .mgrp_ctrl_valid_o(grp_valid),
     .mgrp_member_dlid_o(mbr_dlid), .mgrp_member_memid_o(mbr_memid)
@@ -496,18 +500,18 @@ module nic_top #(
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
     .s_axis_tready(s_fab_axis_tready), .credit_o(fab_rx_credit_o),
     .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w), .mem_perm_a_i(mem_perm_a),
-    .mem_base_i(mem_base), .mem_pages_i(mem_pages),
+    .mem_base_i(mem_base), .mem_pages_i(mem_pages), .mem_key_i(mem_key),
     .trk_free_avail_i(trk_free_avail), .trk_free_tag_i(trk_free_tag), .trk_commit_o(trk_commit),
     .trk_commit_tag_o(trk_commit_tag), .trk_commit_node_o(trk_commit_node),
     .trk_commit_reqid_o(trk_commit_reqid), .trk_commit_otag_o(trk_commit_otag),
     .trk_commit_psn_o(trk_commit_psn), .trk_commit_kind_o(trk_commit_kind),
     .trk_commit_page_o(trk_commit_page),
     .rf_enable_i(rf_enable), .rf_base_i(rf_base), .rf_size_i(rf_size), .rf_head_i(rf_head),
-    .rf_reset_i(rf_ctrl_we_q & rf_reset_bit), .rf_tail_o(rf_tail),
+    .rf_reset_i(rf_ctrl_we_q & rf_reset_bit), .rf_key_i(rf_key), .rf_tail_o(rf_tail),
     .raw_enable_i(raw_enable), .raw_fifo_i(raw_fifo),
     .ri_remote_i(inj_remote & inj_enable), .ri_err_i(inj_err), .ri_base_i(inj_base), .ri_size_i(inj_size),
     .ri_head_i(inj_head), .ri_tail_i(inj_tail_now), .ri_reset_i(inj_ctrl_we_q & inj_reset_bit),
-    .ri_push_o(inj_push), .ev_rget_rx_o(ev_rget_rx),
+    .ri_push_o(inj_push), .ev_rget_rx_o(ev_rget_rx), .ev_key_err_o(ev_key_err),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
     .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back), .q_cpl_i(q_cpl),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),

@@ -37,12 +37,14 @@ struct DmaDescriptor {
   uint32_t len = 0;       // message bytes
   uint8_t rcvCnt = 0;     // reception counter at the target (flag kDescRcvCnt)
   uint8_t srcMid = 0;     // memory ID src is an offset into (flag kDescSrcMid)
+  uint16_t key = 0;       // put, send: protection key of the target memory ID or reception FIFO
   uint64_t src = 0;       // data address when not inline
   uint64_t dst = 0;       // put, copy: offset in the memory ID's region
   uint32_t tag = 0;       // send: copied into every entry header
 
   bool isInline() const { return flags & kDescInline; }
   bool isPut() const { return op == static_cast<uint8_t>(DmaOp::Put); }
+  bool isSend() const { return op == static_cast<uint8_t>(DmaOp::Send); }
   bool isCopy() const { return op == static_cast<uint8_t>(DmaOp::Copy); }
   bool isRaw() const { return op == static_cast<uint8_t>(DmaOp::Raw); }
   bool isRget() const { return op == static_cast<uint8_t>(DmaOp::Rget); }
@@ -59,6 +61,7 @@ struct DmaDescriptor {
     putLe(&b[8], 4, len);
     putLe(&b[12], 1, rcvCnt);
     putLe(&b[13], 1, srcMid);
+    putLe(&b[14], 2, key);
     putLe(&b[16], 8, src);
     putLe(&b[24], 8, dst);
     putLe(&b[32], 4, tag);
@@ -136,6 +139,7 @@ inline std::vector<FabricPacket> dmaPackets(const DmaDescriptor& d, const Bytes&
     const bool rcnt = (d.flags & kDescRcvCnt) && !d.isRget();
     p.tehFlags = kTehDma | (d.isPut() ? kTehRxXlate : d.isRget() ? kTehRget : kTehRfifo) | (rcnt ? kTehRcnt : 0);
     p.counter = rcnt ? d.rcvCnt : 0;
+    p.key = d.isRget() ? 0 : d.key;
     Bytes payload;
     if (!d.isPut() && !d.isRget()) payload = EntryHeader{srcLid, static_cast<uint16_t>(n), d.len, off, d.tag}.encode();
     payload.insert(payload.end(), data.begin() + off, data.begin() + off + n);

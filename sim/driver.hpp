@@ -63,6 +63,7 @@ inline void setMemId(const CsrWrite& wr, unsigned id, const MemRegion& m) {
   wr(regs::MEMID_BASE_LO(id), static_cast<uint32_t>(m.base));
   wr(regs::MEMID_BASE_HI(id), static_cast<uint32_t>(m.base >> 32));
   wr(regs::MEMID_SIZE(id), static_cast<uint32_t>(m.size));
+  wr(regs::MEMID_KEY(id), m.key);
   wr(regs::MEMID_CTRL(id), (m.valid ? regs::MEMID_CTRL_VALID_MASK : 0) | (m.read ? regs::MEMID_CTRL_PERM_R_MASK : 0) |
                                (m.write ? regs::MEMID_CTRL_PERM_W_MASK : 0) |
                                (m.atomic ? regs::MEMID_CTRL_PERM_A_MASK : 0));
@@ -91,8 +92,10 @@ inline void resetInjFifo(const CsrWrite& wr, unsigned f, bool remote = false) {
 
 // Reception FIFO f: a ring of `slots` slots of MaxPayload bytes at `base` (slot-
 // aligned) in host memory, emptied (head = tail = 0) and enabled.
-inline void setRcvFifo(const CsrWrite& wr, unsigned f, uint64_t base, uint16_t slots) {
+// key: the protection key sends into it must carry (0: none).
+inline void setRcvFifo(const CsrWrite& wr, unsigned f, uint64_t base, uint16_t slots, uint16_t key = 0) {
   wr(regs::RFIFO_CTRL(f), 0);
+  wr(regs::RFIFO_KEY(f), key);
   wr(regs::RFIFO_BASE_LO(f), static_cast<uint32_t>(base));
   wr(regs::RFIFO_BASE_HI(f), static_cast<uint32_t>(base >> 32));
   wr(regs::RFIFO_SIZE(f), slots);

@@ -74,6 +74,7 @@ Bytes encodeFabric(const FabricPacket& p) {
     b[20] = p.tehFlags;
     b[21] = p.counter;
     putBe(&b[22], 2, p.memid);
+    putBe(&b[24], 2, p.key);
   } else if (p.opcode == kOpRcAck) {
     b[20] = p.syndrome;
     putBe(&b[21], 3, p.msn);
@@ -150,6 +151,7 @@ std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {
     p.tehFlags = b[20];
     p.counter = b[21];
     p.memid = static_cast<uint16_t>(getBe(&b[22], 2));
+    p.key = static_cast<uint16_t>(getBe(&b[24], 2));
   } else if (p.opcode == kOpRcAck) {
     ext = kAethBytes;
     p.syndrome = b[20];

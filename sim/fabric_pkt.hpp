@@ -56,6 +56,7 @@ struct FabricPacket {
   uint8_t tehFlags = 0;   // tunnel opcodes
   uint16_t memid = 0;
   uint8_t counter = 0;    // TEH byte 21: the reception counter of a DMA packet (kTehRcnt)
+  uint16_t key = 0;       // TEH bytes 24-25: protection key of the target memory ID or reception FIFO
   uint8_t syndrome = 0;   // ACK opcode (AETH)
   uint32_t msn = 0;
   bool raw = false;       // an IB raw packet: no BTH, no ICRC, never sequenced

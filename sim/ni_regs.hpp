@@ -204,6 +204,10 @@ constexpr unsigned MEMID_CTRL_PERM_W_LSB = 5;
 constexpr uint32_t MEMID_CTRL_PERM_W_MASK = 0x00000020u;
 constexpr unsigned MEMID_CTRL_PERM_A_LSB = 6;
 constexpr uint32_t MEMID_CTRL_PERM_A_MASK = 0x00000040u;
+constexpr uint32_t MEMID_KEY(unsigned i) { return 0x500 + i * 0x4; }
+constexpr unsigned MEMID_KEY_COUNT = 16;
+constexpr unsigned MEMID_KEY_KEY_LSB = 0;
+constexpr uint32_t MEMID_KEY_KEY_MASK = 0x0000ffffu;
 constexpr uint32_t CAPS4 = 0x310;
 constexpr unsigned CAPS4_INJ_FIFOS_LSB = 0;
 constexpr uint32_t CAPS4_INJ_FIFOS_MASK = 0x000000ffu;
@@ -236,6 +240,7 @@ constexpr unsigned FAB_CREDITS_VC1_LSB = 8;
 constexpr uint32_t FAB_CREDITS_VC1_MASK = 0x0000ff00u;
 constexpr uint32_t RAW_DROP_CNT = 0x334;
 constexpr uint32_t RGET_RX_CNT = 0x33c;
+constexpr uint32_t KEY_ERR_CNT = 0x340;
 constexpr uint32_t INJ_BASE_LO(unsigned i) { return 0x600 + i * 0x20; }
 constexpr unsigned INJ_BASE_LO_COUNT = 8;
 constexpr unsigned INJ_BASE_LO_ADDR_LSB = 0;
@@ -298,6 +303,10 @@ constexpr unsigned RFIFO_CTRL_ENABLE_LSB = 0;
 constexpr uint32_t RFIFO_CTRL_ENABLE_MASK = 0x00000001u;
 constexpr unsigned RFIFO_CTRL_RESET_LSB = 1;
 constexpr uint32_t RFIFO_CTRL_RESET_MASK = 0x00000002u;
+constexpr uint32_t RFIFO_KEY(unsigned i) { return 0x718 + i * 0x20; }
+constexpr unsigned RFIFO_KEY_COUNT = 4;
+constexpr unsigned RFIFO_KEY_KEY_LSB = 0;
+constexpr uint32_t RFIFO_KEY_KEY_MASK = 0x0000ffffu;
 constexpr uint32_t CNT_LOAD(unsigned i) { return 0x800 + i * 0x4; }
 constexpr unsigned CNT_LOAD_COUNT = 32;
 constexpr unsigned CNT_LOAD_VALUE_LSB = 0;
@@ -372,6 +381,7 @@ constexpr RegInfo kRegisters[] = {
     {"MEMID_BASE_HI", 0x404, 0x10, 16, Access::Rw, 0x00000000u, 0xffffffffu, 53},
     {"MEMID_SIZE", 0x408, 0x10, 16, Access::Rw, 0x00000000u, 0xfffff000u, 53},
     {"MEMID_CTRL", 0x40c, 0x10, 16, Access::Rw, 0x00000000u, 0x00000071u, -1},
+    {"MEMID_KEY", 0x500, 0x4, 16, Access::Rw, 0x00000000u, 0x0000ffffu, 53},
     {"CAPS4", 0x310, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu, -1},
     {"DMA_ERR_CNT", 0x314, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RNR_TX_CNT", 0x318, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
@@ -384,6 +394,7 @@ constexpr RegInfo kRegisters[] = {
     {"FAB_CREDITS", 0x338, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"RAW_DROP_CNT", 0x334, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RGET_RX_CNT", 0x33c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"KEY_ERR_CNT", 0x340, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_LO", 0x600, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_HI", 0x604, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_SIZE", 0x608, 0x20, 8, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
@@ -397,6 +408,7 @@ constexpr RegInfo kRegisters[] = {
     {"RFIFO_HEAD", 0x70c, 0x20, 4, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
     {"RFIFO_TAIL", 0x710, 0x20, 4, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"RFIFO_CTRL", 0x714, 0x20, 4, Access::Rw, 0x00000000u, 0x00000003u, -1},
+    {"RFIFO_KEY", 0x718, 0x20, 4, Access::Rw, 0x00000000u, 0x0000ffffu, -1},
     {"CNT_LOAD", 0x800, 0x4, 32, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"CNT_VALUE", 0x880, 0x4, 32, Access::Hw, 0x00000000u, 0xffffffffu, -1},
 };

@@ -33,6 +33,7 @@ struct MemRegion {
   bool valid = false;
   uint64_t base = 0, size = 0;
   bool read = false, write = false, atomic = false;
+  uint16_t key = 0;  // protection key: a request must carry it (0: none)
 };
 
 // What a request does to the target memory: the permission it needs.
@@ -61,7 +62,7 @@ class RefNi {
     bool confirmed = false;  // a confirmed write (DMWr, or a write through a conf_all window)
     ConfAt confAt = ConfAt::SenderNi;
   };
-  enum class RecvErr { Ok, MemId, Bounds };
+  enum class RecvErr { Ok, MemId, Bounds, Key };
   struct Landing {
     RecvErr err = RecvErr::MemId;
     uint64_t addr = 0;
@@ -114,7 +115,8 @@ class RefNi {
   Landing land(bool rxXlate, uint16_t memid, uint64_t tlpAddr, size_t len, bool write) const {
     return land(rxXlate, memid, tlpAddr, len, write ? MemOp::Write : MemOp::Read);
   }
-  Landing land(bool rxXlate, uint16_t memid, uint64_t tlpAddr, size_t len, MemOp acc) const {
+  // `key`: the protection key the request carries (TEH; a continuation carries none).
+  Landing land(bool rxXlate, uint16_t memid, uint64_t tlpAddr, size_t len, MemOp acc, uint16_t key = 0) const {
     // Either translation lands only inside the named memory ID's region: receiver
     // translation carries an offset into it, sender translation a physical address in it.
     Landing l;
@@ -122,6 +124,7 @@ class RefNi {
     const MemRegion& m = regions[memid];
     const bool allowed = acc == MemOp::Read ? m.read : acc == MemOp::Write ? m.write : m.atomic;
     if (!m.valid || !allowed) return l;
+    if (m.key && key != m.key) { l.err = RecvErr::Key; return l; }
     const uint64_t basePage = m.base >> 12, page = tlpAddr >> 12;
     const uint64_t offPage = rxXlate ? page : page - basePage;  // below the region: wraps past its size
     if (offPage >= (m.size >> 12) || (tlpAddr & 0xFFF) + len > 4096) { l.err = RecvErr::Bounds; return l; }

@@ -26,7 +26,7 @@
 namespace ni {
 
 // Control messages between runtimes: 64-byte memory-FIFO sends; byte 63 says which.
-enum class CtrlKind : uint8_t { None = 0, Rts = 1, RemoteError = 2 };
+enum class CtrlKind : uint8_t { None = 0, Rts = 1, RemoteError = 2, EagerAnnounce = 3 };
 inline CtrlKind ctrlKindOf(const Bytes& payload) {
   return payload.size() == kDescBytes ? static_cast<CtrlKind>(payload[63]) : CtrlKind::None;
 }
@@ -54,6 +54,32 @@ struct RemoteErrorMessage {
     m.code = b[3];
     m.tag = static_cast<uint32_t>(getLe(b + 4, 4));
     return m;
+  }
+};
+
+// A receiver's eager buffers: the reception FIFO eager messages go to and the
+// protection key they must carry (seed 000 claims 13-14).
+struct EagerAnnounce {
+  uint16_t lid = 0;
+  uint8_t fifo = 0;
+  uint16_t key = 0;
+  uint32_t maxBytes = 0;  // largest eager message
+  Bytes encode() const {
+    Bytes b(kDescBytes, 0);
+    putLe(&b[0], 2, lid);
+    b[2] = fifo;
+    putLe(&b[4], 2, key);
+    putLe(&b[8], 4, maxBytes);
+    b[63] = static_cast<uint8_t>(CtrlKind::EagerAnnounce);
+    return b;
+  }
+  static EagerAnnounce decode(const uint8_t* b) {
+    EagerAnnounce a;
+    a.lid = static_cast<uint16_t>(getLe(b, 2));
+    a.fifo = b[2];
+    a.key = static_cast<uint16_t>(getLe(b + 4, 2));
+    a.maxBytes = static_cast<uint32_t>(getLe(b + 8, 4));
+    return a;
   }
 };
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -27,7 +28,10 @@ struct RuntimeLayout {
   uint64_t doneArea = 0x5200'0000, stage = 0x5300'0000, stageStride = 0x1000;
   uint64_t ring = 0x1000'0000, remRing = 0x1001'0000, ctrlRing = 0x1100'0000;
   uint16_t recvMid = 1, scratchMid = 4, sendMid = 5, descMid = 6, doneMid = 7;
-  unsigned swFifo = 0, remFifo = 7, ctrlFifo = 0;
+  unsigned swFifo = 0, remFifo = 7, ctrlFifo = 0, eagerFifo = 1;
+  uint64_t eagerRing = 0x1200'0000;
+  uint16_t eagerSlots = 256;
+  uint32_t eagerMax = 4096;      // largest eager message (inline in the injection FIFO)
   uint16_t ringSlots = 256, remSlots = 64, ctrlSlots = 64;
   // Rendezvous portion: each costs the origin's engine two memory round trips (the
   // remote get of the next descriptors, the portion's first data read); grown when a
@@ -41,7 +45,8 @@ class Runtime {
   // control reception FIFO. `csr` is how the node's CPU writes registers.
   Runtime(System& sys, unsigned n, driver::CsrWrite csr, const RuntimeLayout& l = {})
       : sys_(sys), n_(n), csr_(std::move(csr)), l_(l), ring_(l.ring, l.ringSlots),
-        ctrl_(l.ctrlRing, l.ctrlSlots, sys.config().maxPayload) {
+        ctrl_(l.ctrlRing, l.ctrlSlots, sys.config().maxPayload),
+        eager_(l.eagerRing, l.eagerSlots, sys.config().maxPayload) {
     sys.setMemId(n, l.recvMid, MemRegion{true, l.recvBuf, l.bufBytes, false, true});
     sys.setMemId(n, l.scratchMid, MemRegion{true, l.scratch, l.scratchBytes, true, true});
     sys.setMemId(n, l.sendMid, MemRegion{true, l.sendBuf, l.bufBytes, true, false});
@@ -93,6 +98,58 @@ class Runtime {
     pollControl();
     return rts_;
   }
+  // Eager messages. The receiver allocates its eager buffers (a reception FIFO), gives
+  // them a protection key in its NI and announces FIFO and key to the peers; a sender
+  // sends into them with the key, which the receiving NI checks before it writes (a
+  // wrong key: refused, KEY_ERR_CNT at the receiver, a NAK the sender counts).
+  void openEager(uint16_t key, const std::vector<unsigned>& peers) {
+    driver::setRcvFifo(csr_, l_.eagerFifo, l_.eagerRing, l_.eagerSlots, key);
+    for (unsigned p : peers)
+      sendControl(p, EagerAnnounce{lidOf(n_), static_cast<uint8_t>(l_.eagerFifo), key, l_.eagerMax}.encode(), 0);
+  }
+  // The peers' announced eager buffers, by node.
+  std::map<unsigned, EagerAnnounce>& eagerPeers() {
+    pollControl();
+    return eagerPeers_;
+  }
+  // An eager send of `data` (inline) to node `to`, which must have announced its eager
+  // buffers; keyOverride stands for a stale or forged key (tests).
+  void eagerSend(unsigned to, uint32_t tag, const Bytes& data, std::optional<uint16_t> keyOverride = {}) {
+    const EagerAnnounce& a = eagerPeers().at(to);
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Send);
+    d.flags = kDescInline;
+    d.dest = lidOf(to);
+    d.qid = a.fifo;
+    d.len = static_cast<uint32_t>(data.size());
+    d.tag = tag;
+    d.key = keyOverride.value_or(a.key);
+    post({{d, data}});
+  }
+  struct EagerMessage {
+    uint16_t srcLid = 0;
+    uint32_t tag = 0;
+    Bytes data;
+  };
+  // Eager messages that have arrived whole (their packets' entries, in order per source).
+  std::deque<EagerMessage>& eagerReceived() {
+    Memory& m = memory();
+    bool took = false;
+    while (auto e = eager_.take([&m](uint64_t a, size_t k) { return m.read(a, k); },
+                                [&m](uint64_t a, const Bytes& b) { m.write(a, b); })) {
+      took = true;
+      EagerMessage& part = partial_[e->hdr.srcLid];
+      if (e->hdr.offset == 0) part = EagerMessage{e->hdr.srcLid, e->hdr.tag, {}};
+      part.data.insert(part.data.end(), e->data.begin(), e->data.end());
+      if (part.data.size() == e->hdr.msgLen) {
+        eagerDone_.push_back(std::move(part));
+        partial_.erase(e->hdr.srcLid);
+      }
+    }
+    if (took) driver::releaseRcvSlots(csr_, l_.eagerFifo, eager_.head());
+    return eagerDone_;
+  }
+
   // Errors other nodes reported about descriptors this node injected into them.
   std::deque<RemoteErrorMessage>& remoteErrors() {
     pollControl();
@@ -164,6 +221,11 @@ class Runtime {
       switch (ctrlKindOf(e->data)) {
         case CtrlKind::Rts: rts_.push_back(RtsMessage::decode(e->data.data())); break;
         case CtrlKind::RemoteError: errors_.push_back(RemoteErrorMessage::decode(e->data.data())); break;
+        case CtrlKind::EagerAnnounce: {
+          const EagerAnnounce a = EagerAnnounce::decode(e->data.data());
+          eagerPeers_[a.lid - 1u] = a;
+          break;
+        }
         default: ++badControl_; break;
       }
     }
@@ -178,6 +240,10 @@ class Runtime {
   RcvRing ctrl_;
   std::deque<RtsMessage> rts_;
   std::deque<RemoteErrorMessage> errors_;
+  RcvRing eager_;
+  std::map<unsigned, EagerAnnounce> eagerPeers_;
+  std::map<uint16_t, EagerMessage> partial_;
+  std::deque<EagerMessage> eagerDone_;
   unsigned badControl_ = 0;
 };
 

@@ -392,6 +392,7 @@ class DmaInjTest : public tb::VerilatedTest {
     d.qid = static_cast<uint16_t>(d.isCopy() ? r(kCopyIds) : d.isRaw() ? (r(2) ? kEtherTypeIpv6 : kEtherTypeBridged) : r(16));
     if (d.isRget()) d.qid = static_cast<uint16_t>(r(8));
     d.tag = (f << 24) | seq;
+    if (d.isPut() || d.isSend()) d.key = r(2) ? static_cast<uint16_t>(rng()()) : 0;  // TEH bytes 24-25
     // Source buffers: one 8 KiB area per message (512 per FIFO), 64-byte aligned, may cross pages.
     d.src = 0x1000'0000 + (uint64_t{f} << 22) + (uint64_t{seq % 512} << 13) + 64 * r(64);
     d.dst = 64 * r(1024);
@@ -684,7 +685,7 @@ class DmaInjTest : public tb::VerilatedTest {
       b->push(kRem);
     };
     for (unsigned k = 0; k < 60 && !HasFatalFailure(); ++k) {
-      while (b->freeSlots(kRem) == 0) run(*b, 10);
+      while (b->freeSlots(kRem) == 0 && !HasFatalFailure()) run(*b, 10);
       pushOne(true);
       run(*b, 1 + rng()() % 12);
       if (b->freeSlots(kLocal) > 2 && rng()() % 2) {

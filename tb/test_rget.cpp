@@ -267,6 +267,57 @@ TEST_P(RgetSystemTest, RemoteGetsATargetMayNotTakeEndInErrorsBothSidesSee) {
   EXPECT_EQ(mem(a).read(rt[a].recvAddr(1), data[1].size()), data[1]);
 }
 
+// Eager messages into keyed eager buffers (seed 000 claims 13-14): node 0 allocates its
+// eager reception FIFO, keys it and announces it to the others, which send it messages
+// of 8 bytes to 4 KiB with the key: every one arrives whole. A message with a wrong key
+// is refused before anything is written (KEY_ERR_CNT at node 0, a NAK at the sender,
+// nothing in the FIFO), and the messages after it still arrive.
+TEST_P(RgetSystemTest, EagerMessagesCarryTheKeyOfTheirBuffers) {
+  const unsigned nodes = sys->size();
+  constexpr uint16_t kKey = 0x6A5C;
+  std::vector<unsigned> peers;
+  for (unsigned n = 1; n < nodes; ++n) peers.push_back(n);
+  rt[0].openEager(kKey, peers);
+  for (unsigned n : peers) {
+    ASSERT_TRUE(sys->runUntil([&] { return rt[n].eagerPeers().count(0) > 0; }, 100'000)) << "announce to " << n;
+    EXPECT_EQ(rt[n].eagerPeers().at(0).key, kKey);
+  }
+  std::map<std::pair<uint16_t, uint32_t>, Bytes> sent;
+  const size_t lens[] = {8, 256, 200, 4096, 64};
+  const uint32_t nak = csr(1, regs::NAK_RX_CNT);
+  uint32_t refused = 0;  // packets of the message with the stale key: each is refused
+  for (unsigned n : peers) {
+    for (size_t k = 0; k < std::size(lens); ++k) {
+      Bytes data(lens[k]);
+      for (auto& x : data) x = static_cast<uint8_t>(rng());
+      const uint32_t tag = static_cast<uint32_t>(n << 8 | k);
+      if (n == 1 && k == 2) {  // a stale key: refused
+        rt[n].eagerSend(0, tag, data, static_cast<uint16_t>(kKey ^ 0x0100));
+        DmaDescriptor d;
+        d.len = static_cast<uint32_t>(data.size());
+        refused = static_cast<uint32_t>(dmaPackets(d, data, 0, 0, sys->config().maxPayload).size());
+        continue;
+      }
+      rt[n].eagerSend(0, tag, data);
+      sent[{lidOf(n), tag}] = data;
+    }
+  }
+  ASSERT_TRUE(sys->drain());
+  auto& got = rt[0].eagerReceived();
+  EXPECT_EQ(got.size(), sent.size());
+  for (const auto& m : got) {
+    auto it = sent.find({m.srcLid, m.tag});
+    ASSERT_NE(it, sent.end()) << "tag " << m.tag << " from " << m.srcLid;
+    EXPECT_EQ(m.data, it->second) << "tag " << m.tag;
+    sent.erase(it);
+  }
+  EXPECT_TRUE(sent.empty());
+  EXPECT_GT(refused, 1u);
+  EXPECT_EQ(csr(0, regs::KEY_ERR_CNT), refused);
+  EXPECT_EQ(csr(1, regs::NAK_RX_CNT), nak + refused) << "the sender is told";
+  EXPECT_EQ(csr(0, regs::MEMID_ERR_CNT), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Widths, RgetSystemTest,
                          ::testing::Values(Param{2, 64}, Param{4, 512}),
                          [](const auto& info) {
