@@ -181,7 +181,10 @@ inline RndvPlan planRendezvous(const RtsMessage& rts, const RndvTarget& t) {
     d.len = len;
     return d;
   };
-  auto slot = [](const DmaDescriptor& d) { return d.encode(); };
+  auto append = [](Bytes& to, const DmaDescriptor& d) {
+    const Bytes e = d.encode();
+    to.insert(to.end(), e.begin(), e.end());
+  };
   for (uint32_t i = 0; i < plan.portions; ++i) {
     const uint32_t off = i * p;
     DmaDescriptor put;  // D_i, at the origin
@@ -195,20 +198,15 @@ inline RndvPlan planRendezvous(const RtsMessage& rts, const RndvTarget& t) {
     put.len = std::min(p, rts.len - off);
     put.rcvCnt = t.rcvCnt;
     put.tag = rts.tag;
-    Bytes block;
     if (i + 1 < plan.portions) {
       // R_T_i (at the origin): the remote get of R_O_i from the origin's scratch.
-      Bytes a = slot(rget(t.lid, t.fifo, rts.scratchMid, rts.scratchOff + uint64_t{i} * kDescBytes, kDescBytes));
-      block.insert(block.end(), a.begin(), a.end());
-      Bytes b = slot(put);
-      block.insert(block.end(), b.begin(), b.end());
+      append(plan.descArea, rget(t.lid, t.fifo, rts.scratchMid, rts.scratchOff + uint64_t{i} * kDescBytes, kDescBytes));
+      append(plan.descArea, put);
       // R_O_i (at the target): the remote get of block i + 1 from the descriptor area.
-      Bytes r = slot(rget(rts.originLid, rts.originFifo, t.descMid,
-                          t.descOff + uint64_t{i + 1} * RndvPlan::kBlockBytes, RndvPlan::kBlockBytes));
-      plan.scratch.insert(plan.scratch.end(), r.begin(), r.end());
+      append(plan.scratch, rget(rts.originLid, rts.originFifo, t.descMid,
+                                t.descOff + uint64_t{i + 1} * RndvPlan::kBlockBytes, RndvPlan::kBlockBytes));
     } else {
-      Bytes b = slot(put);
-      block.insert(block.end(), b.begin(), b.end());
+      append(plan.descArea, put);
       // F (at the origin): copy the completion record (the scratch slot after the
       // R_O descriptors) into the origin's done area, decrementing its counter.
       DmaDescriptor f;
@@ -220,10 +218,8 @@ inline RndvPlan planRendezvous(const RtsMessage& rts, const RndvTarget& t) {
       f.src = rts.scratchOff + uint64_t{i} * kDescBytes;
       f.len = kDescBytes;
       f.rcvCnt = rts.doneCnt;
-      Bytes c = slot(f);
-      block.insert(block.end(), c.begin(), c.end());
+      append(plan.descArea, f);
     }
-    plan.descArea.insert(plan.descArea.end(), block.begin(), block.end());
   }
   // The completion record: the message's tag and length.
   Bytes rec(kDescBytes, 0);
