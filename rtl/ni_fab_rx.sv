@@ -774,12 +774,14 @@ module ni_fab_rx #(
   // decrements a reception counter ({counter, data bytes}; a send's data is its payload
   // less the entry header) and/or pushes a remote get's descriptor to its FIFO. The
   // info travels with the TLP's last beat: {push, FIFO, decrement, counter, bytes}.
-  logic rc_take, rc_dec, ri_take;
+  logic taken, rc_take, rc_dec, ri_take;
+  // The request arrived whole and good in its place in the sequence and was not refused.
+  assign taken = fin && in_seq && good && err_cur == ErrNone;
   logic [RiW+19:0] rc_info, o_rc_info_q, flush_rc_info_q;
   logic o_rc_q, flush_rc_q;
-  assign rc_dec = fin && in_seq && good && err_cur == ErrNone && !is_cont &&
+  assign rc_dec = taken && !is_cont &&
                   (teh_flags & (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT)) == (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT);
-  assign ri_take = fin && in_seq && good && err_cur == ErrNone && is_rget;
+  assign ri_take = taken && is_rget;
   assign rc_take = rc_dec || ri_take;
   assign rc_info = {ri_take, ri, rc_dec, view[21*8 +: 5], t_len_bytes - (is_rfifo ? 13'd16 : 13'd0)};
   always_comb begin
@@ -862,7 +864,7 @@ module ni_fab_rx #(
   // A reception FIFO's tail moves past an entry that arrived whole and was taken.
   always_comb begin
     rf_tail_d = rf_tail_q;
-    if (fin && ((in_seq && err_cur == ErrNone && is_rfifo) || cl_cur == ClRaw) && good) rf_tail_d[rf] = rf_next;
+    if ((taken && is_rfifo) || (fin && good && cl_cur == ClRaw)) rf_tail_d[rf] = rf_next;
     for (int f = 0; f < NumRfifo; f++) begin
       if (rf_reset_i[f]) rf_tail_d[f] = rf_head_i[f];
     end
