@@ -82,6 +82,8 @@ bench: build
 	python3 scripts/update_doc_table.py docs/performance.md dma docs/figures/dma_bench.md
 	$(BUILD)/bench_rget $(BUILD)/bench/rget_bench.json docs/figures/rget_bench.md
 	python3 scripts/update_doc_table.py docs/performance.md rget docs/figures/rget_bench.md
+	$(BUILD)/bench_protocols $(BUILD)/bench/protocols_bench.json docs/figures/protocols_bench.md
+	python3 scripts/update_doc_table.py docs/performance.md protocols docs/figures/protocols_bench.md
 
 # The soak of issue 4: 1,000,000 random confirmed writes, reads and fetch-adds over 8
 # nodes at 1% drop, 0.1% corruption, 0.5% duplication and 0.5% reordering, scoreboarded.

@@ -51,7 +51,7 @@ module ni_amo_cache #(
   logic wr_ok;
   assign wr_peer = wr_lid_i[PeerW-1:0];
   assign q_peer = q_lid_i[PeerW-1:0];
-  assign wr_ok = wr_valid_i && wr_lid_i < 16'(NumPeers);
+  assign wr_ok = wr_valid_i && ni_pkg::lid_has_peer(wr_lid_i, 16'(NumPeers));
 
   // Replays waiting for the framer; a full queue answers "not kept" (the sender resends).
   logic [RecW+4:0] rq_head;
@@ -62,7 +62,7 @@ module ni_amo_cache #(
     .rdata_o(rq_head), .rvalid_o(rq_rvalid), .rready_i(rq_pop)
   );
 
-  assign q_hit_o = q_lid_i < 16'(NumPeers) && valid_q[q_peer] && psn_mem_q[q_peer] == q_psn_i && rq_wready;
+  assign q_hit_o = ni_pkg::lid_has_peer(q_lid_i, 16'(NumPeers)) && valid_q[q_peer] && psn_mem_q[q_peer] == q_psn_i && rq_wready;
   assign q_len_o = len_mem_q[q_peer];
 
   // Beats of the record at the head of the queue.

@@ -118,6 +118,8 @@ module ni_csr_regs (
   input  logic raw_drop_cnt_inc_i,
   input  logic rget_rx_cnt_inc_i,
   input  logic key_err_cnt_inc_i,
+  output logic [31:0] rndv_threshold_bytes_o,
+  input  logic rts_tx_cnt_inc_i,
   output logic [7:0][31:0] inj_base_lo_addr_o,
   output logic [7:0][31:0] inj_base_hi_addr_o,
   output logic [7:0][15:0] inj_size_slots_o,
@@ -290,6 +292,9 @@ module ni_csr_regs (
   logic [31:0] raw_drop_cnt_count_q, raw_drop_cnt_count_d;
   logic [31:0] rget_rx_cnt_count_q, rget_rx_cnt_count_d;
   logic [31:0] key_err_cnt_count_q, key_err_cnt_count_d;
+  logic [31:0] rndv_threshold_bytes_q, rndv_threshold_bytes_d;
+  assign rndv_threshold_bytes_o = rndv_threshold_bytes_q;
+  logic [31:0] rts_tx_cnt_count_q, rts_tx_cnt_count_d;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
   assign inj_base_lo_addr_o = inj_base_lo_addr_q;
   logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
@@ -744,6 +749,18 @@ module ni_csr_regs (
       if (key_err_cnt_inc_i) key_err_cnt_count_d = key_err_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h340)) key_err_cnt_count_d = '0;
     end
+    rndv_threshold_bytes_d = rndv_threshold_bytes_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h344)) rndv_threshold_bytes_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h344)) rndv_threshold_bytes_d[15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h344)) rndv_threshold_bytes_d[23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h344)) rndv_threshold_bytes_d[31:24] = req_wdata_i[31:24];
+    end
+    rts_tx_cnt_count_d = rts_tx_cnt_count_q;
+    begin
+      if (rts_tx_cnt_inc_i) rts_tx_cnt_count_d = rts_tx_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h348)) rts_tx_cnt_count_d = '0;
+    end
     inj_base_lo_addr_d = inj_base_lo_addr_q;
     for (int i = 0; i < 8; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
@@ -1040,6 +1057,8 @@ module ni_csr_regs (
       12'h338: begin rdata_o[7:0] = fab_credits_vc0_i; rdata_o[15:8] = fab_credits_vc1_i; end
       12'h33c: begin rdata_o[31:0] = rget_rx_cnt_count_q; end
       12'h340: begin rdata_o[31:0] = key_err_cnt_count_q; end
+      12'h344: begin rdata_o[31:0] = rndv_threshold_bytes_q; end
+      12'h348: begin rdata_o[31:0] = rts_tx_cnt_count_q; end
       12'h400: begin rdata_o[31:12] = memid_base_lo_addr_q[0]; end
       12'h404: begin rdata_o[31:0] = memid_base_hi_addr_q[0]; end
       12'h408: begin rdata_o[31:12] = memid_size_bytes_q[0]; end
@@ -1375,6 +1394,8 @@ module ni_csr_regs (
       raw_drop_cnt_count_q <= 32'h0;
       rget_rx_cnt_count_q <= 32'h0;
       key_err_cnt_count_q <= 32'h0;
+      rndv_threshold_bytes_q <= 32'hffffffff;
+      rts_tx_cnt_count_q <= 32'h0;
       inj_base_lo_addr_q <= {8{32'h0}};
       inj_base_hi_addr_q <= {8{32'h0}};
       inj_size_slots_q <= {8{16'h0}};
@@ -1492,6 +1513,8 @@ module ni_csr_regs (
       raw_drop_cnt_count_q <= raw_drop_cnt_count_d;
       rget_rx_cnt_count_q <= rget_rx_cnt_count_d;
       key_err_cnt_count_q <= key_err_cnt_count_d;
+      rndv_threshold_bytes_q <= rndv_threshold_bytes_d;
+      rts_tx_cnt_count_q <= rts_tx_cnt_count_d;
       inj_base_lo_addr_q <= inj_base_lo_addr_d;
       inj_base_hi_addr_q <= inj_base_hi_addr_d;
       inj_size_slots_q <= inj_size_slots_d;

@@ -44,6 +44,11 @@ module ni_dma_inj #(
   output logic [NumFifos-1:0] err_o,
   output logic [NumFifos-1:0][3:0] err_code_o,
   output logic [NumFifos-1:0] busy_o,         // the FIFO has a turn in the engine (read or served)
+  // Protocol selection (RNDV_THRESHOLD): a send from memory named by memory ID that is
+  // longer than rndv_thresh_i bytes goes out as an RTS instead of its data; the
+  // destination fetches the data by remote gets.
+  input  logic [31:0] rndv_thresh_i,
+  output logic ev_rts_o,                      // an RTS left in place of a message
   // Reads of host memory (ni_host_tx makes the MRd; tag 0x80 | region).
   output logic rd_valid_o,
   input  logic rd_ready_i,
@@ -121,6 +126,11 @@ module ni_dma_inj #(
   localparam logic [3:0] ErrOp = 4'd1, ErrCount = 4'd2, ErrLen = 4'd3, ErrAlign = 4'd4,
                          ErrMem = 4'd5, ErrTail = 4'd6, ErrRange = 4'd7, ErrRemote = 4'd8;
   localparam int unsigned SlotShift = $clog2(SlotBytes);
+  // An RTS is one memory-FIFO packet whose data is the send descriptor itself (its bytes
+  // 36..63 the software's rendezvous words) and whose entry header has the offset RtsMark.
+  localparam int unsigned RtsBytes = 64;
+  localparam int unsigned RtsBeats = RtsBytes / Bpb;
+  localparam logic [31:0] RtsMark = 32'hFFFF_FFFF;
 
   // ------------------------------------------------------------ ring state
   logic [NumFifos-1:0][15:0] head_q, head_d, tail_q, tail_d;
@@ -284,9 +294,16 @@ module ni_dma_inj #(
   assign is_raw = d_op == OpRaw;
   assign is_rget = d_op == OpRget;
   assign at_dst = is_put || is_copy;  // data lands at dst + offset
+  // A send that goes by rendezvous: its RTS is the message (one packet, the descriptor
+  // as data); the data itself stays in memory until the destination fetches it.
+  logic is_rts, from_mem;
+  logic [31:0] m_len;   // bytes of what is sent: the message, or the RTS
+  assign is_rts = is_send && !d_inline && d_src_mid && d_len > rndv_thresh_i;
+  assign from_mem = !d_inline && !is_rts;
+  assign m_len = is_rts ? 32'(RtsBytes) : d_len;
   // A raw datagram is never split (its length and source page are checked).
-  assign chunk = is_raw ? d_len[12:0] : chunk_at(po_q, at_dst, is_rget, d_inline, d_src[11:0], d_dst[11:0], d_len);
-  assign dchunk = is_raw ? d_len[12:0] : chunk_at(dfo_q, at_dst, is_rget, d_inline, d_src[11:0], d_dst[11:0], d_len);
+  assign chunk = is_raw ? d_len[12:0] : chunk_at(po_q, at_dst, is_rget, !from_mem, d_src[11:0], d_dst[11:0], m_len);
+  assign dchunk = is_raw ? d_len[12:0] : chunk_at(dfo_q, at_dst, is_rget, !from_mem, d_src[11:0], d_dst[11:0], m_len);
 
   // Why a descriptor is refused (docs/formats.md#dma-descriptors); 0: it is good. A
   // local copy must fall inside a valid, writable memory ID of this node, a source
@@ -462,7 +479,7 @@ module ni_dma_inj #(
     hb = '0;
     hb[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, len_dw, NiReqId, 8'h00, tlp_addr);
     // Entry header of a memory-FIFO packet (lands in the reception FIFO as is).
-    hb[16 * 8 +: 128] = ni_pkg::entry_header(node_id_i, 16'(chunk), d_len, po_q, d_tag);
+    hb[16 * 8 +: 128] = ni_pkg::entry_header(node_id_i, 16'(chunk), d_len, is_rts ? RtsMark : po_q, d_tag);
     // A raw packet: LRH (next header raw, VL/SL 0, PktLen up to the VCRC) and RWH.
     if (is_raw) begin
       hb = '0;
@@ -476,12 +493,12 @@ module ni_dma_inj #(
     logic [7:0] flags;
     logic [10:0] words;
     flags = ni_pkg::TEH_DMA | (is_put ? ni_pkg::TEH_RX_XLATE : is_rget ? ni_pkg::TEH_RGET : ni_pkg::TEH_RFIFO) |
-            (d_use_rcnt && !is_rget ? ni_pkg::TEH_RCNT : 8'h00);
+            (d_use_rcnt && !is_rget && !is_rts ? ni_pkg::TEH_RCNT : 8'h00);
     words = 11'((14'(ni_pkg::FabHdrBytes) + pkt_bytes + 14'd4) >> 2);
     out_hdr_o = '0;
     out_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, d_dest, node_id_i, words,
                                          24'h0, flags, d_qid, 8'h0);
-    out_hdr_o.bytes[21 * 8 +: 8] = d_use_rcnt && !is_rget ? d_rcnt : 8'h00;
+    out_hdr_o.bytes[21 * 8 +: 8] = d_use_rcnt && !is_rget && !is_rts ? d_rcnt : 8'h00;
     if (is_put || is_send) begin  // TEH bytes 24-25: the key the target checks
       out_hdr_o.bytes[24 * 8 +: 8] = d_key[15:8];
       out_hdr_o.bytes[25 * 8 +: 8] = d_key[7:0];
@@ -508,7 +525,7 @@ module ni_dma_inj #(
   logic next_ready;
   logic [3:0] next_reg;
   assign next_reg = d_reg_of(d_head_q + DW'(1));
-  assign next_ready = d_inline || (d_cnt_q > (DW+1)'(1) && wbeats_q[next_reg] != '0 && !rerr_q[next_reg]);
+  assign next_ready = !from_mem || (d_cnt_q > (DW+1)'(1) && wbeats_q[next_reg] != '0 && !rerr_q[next_reg]);
   logic [DataW-1:0] src_beat, hdr_beat, obeat;
   logic [KeepW-1:0] okeep;
   logic [9:0] sidx;
@@ -516,9 +533,10 @@ module ni_dma_inj #(
   assign shift = 8'(32'(hdr_bytes) % Bpb);
   assign sidx = ob_q - q_beats;
   assign need_src = ob_q + 10'd1 > q_beats && sidx < src_beats;  // ob_q >= q_beats
-  assign src_avail = d_inline ? s_avail : d_avail;
-  assign src_bad = d_inline ? s_bad : d_bad;
-  assign src_beat = ram_rdata;
+  assign src_avail = is_rts || (d_inline ? s_avail : d_avail);
+  assign src_bad = !is_rts && (d_inline ? s_bad : d_bad);
+  // An RTS's data: the descriptor.
+  assign src_beat = is_rts ? desc_q[(32'(sidx) % RtsBeats) * DataW +: DataW] : ram_rdata;
   assign last_beat = ob_q == pkt_beats - 10'd1;
   always_comb begin
     hdr_beat = '0;
@@ -629,6 +647,7 @@ module ni_dma_inj #(
     loc_cnt_valid_o = 1'b0;
     loc_cnt_id_o = d_rcnt[4:0];
     loc_cnt_bytes_o = chunk;
+    ev_rts_o = 1'b0;
 
     // Doorbells: a tail outside the ring, or any doorbell of a remote-fed FIFO, stops
     // the FIFO and is not taken. A remote-fed FIFO's tail moves by the receiver's pushes.
@@ -749,10 +768,10 @@ module ni_dma_inj #(
       PHdr: begin
         // Data from memory: the header waits for the packet's first data beat, so a
         // refused read (a completion without data) stops the FIFO before the packet starts.
-        if (!d_inline && d_bad && rdone[d_reg]) begin
+        if (from_mem && d_bad && rdone[d_reg]) begin
           perr_d = ErrMem;
           ps_d = PErr;
-        end else if (d_inline || (d_avail && !d_bad)) begin
+        end else if (!from_mem || (d_avail && !d_bad)) begin
           ob_d = '0;
           hdr_pend_d = !is_copy;
           ps_d = PBeats;
@@ -775,13 +794,15 @@ module ni_dma_inj #(
           end else if (need_src) begin
             prev_d = src_beat;
             if (d_inline) s_adv_beat = 1'b1;
-            else db_d = db_q + RbW'(1);
+            else if (from_mem) db_d = db_q + RbW'(1);
           end
           if (last_beat && !stomp_q) begin
-            inj_cnt_valid_o = d_use_icnt;
+            // An RTS counts nothing: the data it announces is counted as it leaves.
+            inj_cnt_valid_o = d_use_icnt && !is_rts;
             loc_cnt_valid_o = is_copy && d_use_rcnt;
+            ev_rts_o = is_rts;
             po_d = po_q + 32'(chunk);
-            if (!d_inline) begin
+            if (from_mem) begin
               // The packet's data region is used up.
               d_head_d = d_head_q + DW'(1);
               d_cnt_d = d_cnt_d - (DW+1)'(1);
@@ -789,7 +810,7 @@ module ni_dma_inj #(
             end
             // The next packet starts at once when its data is at hand (no bubble
             // between packets of a message); PHdr waits for it otherwise.
-            if (po_q + 32'(chunk) == d_len) begin
+            if (po_q + 32'(chunk) == m_len) begin
               // The message ends here when its last slot is passed with this beat
               // (the rest of a slot skipped at once); PEnd skips what is left.
               if (d_inline && dslots_q == d_slots) begin
@@ -855,7 +876,7 @@ module ni_dma_inj #(
       dfo_d = '0;
       db_d = '0;
       ob_d = '0;
-      dmsg_d = !d_inline;
+      dmsg_d = from_mem;
       hdr_pend_d = !is_copy;
       ps_d = d_inline ? PBeats : PHdr;
     end

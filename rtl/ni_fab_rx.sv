@@ -310,7 +310,7 @@ module ni_fab_rx #(
     for_us = dlid == node_id_i || (to_group && opcode == ni_pkg::OP_TUNNEL_REQ);
   end
   assign peer = slid[PeerW-1:0];
-  assign peer_ok = slid < 16'(NumPeers);
+  assign peer_ok = ni_pkg::lid_has_peer(slid, 16'(NumPeers));
   // A send to a reception FIFO (flags in view with the rest of the transport header).
   localparam int unsigned RfW = (NumRfifo > 1) ? $clog2(NumRfifo) : 1;
   localparam int unsigned SlotShift = $clog2(MaxPayload);

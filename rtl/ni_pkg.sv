@@ -183,6 +183,13 @@ package ni_pkg;
   endfunction
 
   // Reception-FIFO entry header (docs/formats.md#dma-descriptors), little-endian.
+  // Whether a source or destination LID has a PSN sequence: LIDs 1..num_peers (a power of
+  // two), held at index lid mod num_peers (LID 0 is never a node's, so LID num_peers
+  // takes index 0).
+  function automatic logic lid_has_peer(input logic [15:0] lid, input logic [15:0] num_peers);
+    lid_has_peer = lid != 16'd0 && lid <= num_peers;
+  endfunction
+
   function automatic logic [127:0] entry_header(input logic [15:0] src_lid, input logic [15:0] bytes,
                                                 input logic [31:0] msg_len, input logic [31:0] offset,
                                                 input logic [31:0] tag);

@@ -19,7 +19,7 @@ module ni_retx #(
   parameter int unsigned DataW = 64,
   parameter int unsigned NumSlots = 32,   // requests awaiting an answer
   parameter int unsigned SlotBeats = 34,  // beats of the largest request TLP
-  parameter int unsigned NumPeers = 64,   // LIDs below this have a PSN sequence
+  parameter int unsigned NumPeers = 64,   // LIDs 1..NumPeers have a PSN sequence (ni_pkg::lid_has_peer)
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned BeatW = DataW + KeepW + 2,  // {bad, last, keep, data}

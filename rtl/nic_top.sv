@@ -12,7 +12,7 @@ module nic_top #(
   parameter int unsigned RxCredits = 2,     // packet slots per VC at the fabric input
   parameter int unsigned NumTags = 16,      // remote reads served at once
   parameter int unsigned RetxSlots = 32,    // requests awaiting an answer at once
-  parameter int unsigned NumPeers = 64,     // LIDs below this have a PSN sequence
+  parameter int unsigned NumPeers = 64,     // LIDs 1..NumPeers have a PSN sequence (a power of two)
   parameter int unsigned MemKeepSlots = 4,  // writes this NI confirmed, kept until memory confirms
   parameter int unsigned SlotBytes = 64,    // injection FIFO slot: 64 .. MaxPayload, a power of two
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
@@ -154,6 +154,8 @@ module nic_top #(
   logic [NumRfifo-1:0] rf_ctrl_written, rf_enable, rf_reset_bit, rf_ctrl_we_q;
   logic [NumRfifo-1:0][15:0] rf_key;
   logic ev_key_err;
+  logic ev_rts;
+  logic [31:0] rndv_thresh;
   logic ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop;
   logic raw_enable;
   logic [7:0] raw_fifo;
@@ -253,6 +255,8 @@ module nic_top #(
     .memid_ctrl_valid_o(mem_valid), .memid_ctrl_perm_r_o(mem_perm_r),
     .memid_ctrl_perm_w_o(mem_perm_w), .memid_ctrl_perm_a_o(mem_perm_a), .memid_key_key_o(mem_key),
     .rfifo_key_key_o(rf_key), .key_err_cnt_inc_i(ev_key_err),
+    .rndv_threshold_bytes_o(rndv_thresh),
+    .rts_tx_cnt_inc_i(ev_rts),
     .mcast_lid_lid_o(mcast_lid), .mcast_lid_valid_o(mcast_valid),
     .mgrp_ctrl_lid_o(grp_lid), .mgrp_ctrl_members_o(grp_members), .mgrp_ctrl_valid_o(grp_valid),
     .mgrp_member_dlid_o(mbr_dlid), .mgrp_member_memid_o(mbr_memid)
@@ -428,6 +432,7 @@ module nic_top #(
     .tail_we_i(inj_tail_we_q), .reset_i(inj_ctrl_we_q & inj_reset_bit),
     .remote_i(inj_remote), .push_i(inj_push), .tail_o(inj_tail_now),
     .head_o(inj_head), .err_o(inj_err), .err_code_o(inj_code), .busy_o(inj_busy),
+    .rndv_thresh_i(rndv_thresh), .ev_rts_o(ev_rts),
     .rd_valid_o(dma_rd_valid), .rd_ready_i(dma_rd_ready), .rd_addr_o(dma_rd_addr),
     .rd_bytes_o(dma_rd_bytes), .rd_tag_o(dma_rd_tag),
     .s_cpl_tdata(dma_cpl_tdata), .s_cpl_tkeep(dma_cpl_tkeep), .s_cpl_tlast(dma_cpl_tlast),

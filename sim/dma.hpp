@@ -5,6 +5,7 @@
 // packets (one descriptor slot each).
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -41,6 +42,9 @@ struct DmaDescriptor {
   uint64_t src = 0;       // data address when not inline
   uint64_t dst = 0;       // put, copy: offset in the memory ID's region
   uint32_t tag = 0;       // send: copied into every entry header
+  // Bytes 36..63: the NI reads them only to carry them in an RTS (the software's
+  // rendezvous words).
+  std::array<uint8_t, 28> words{};
 
   bool isInline() const { return flags & kDescInline; }
   bool isPut() const { return op == static_cast<uint8_t>(DmaOp::Put); }
@@ -65,7 +69,38 @@ struct DmaDescriptor {
     putLe(&b[16], 8, src);
     putLe(&b[24], 8, dst);
     putLe(&b[32], 4, tag);
+    std::copy(words.begin(), words.end(), b.begin() + 36);
     return b;
+  }
+  static DmaDescriptor decode(const uint8_t* b) {
+    DmaDescriptor d;
+    d.op = b[0];
+    d.flags = b[1];
+    d.slots = b[2];
+    d.injCnt = b[3];
+    d.dest = static_cast<uint16_t>(getLe(b + 4, 2));
+    d.qid = static_cast<uint16_t>(getLe(b + 6, 2));
+    d.len = static_cast<uint32_t>(getLe(b + 8, 4));
+    d.rcvCnt = b[12];
+    d.srcMid = b[13];
+    d.key = static_cast<uint16_t>(getLe(b + 14, 2));
+    d.src = getLe(b + 16, 8);
+    d.dst = getLe(b + 24, 8);
+    d.tag = static_cast<uint32_t>(getLe(b + 32, 4));
+    std::copy(b + 36, b + 64, d.words.begin());
+    return d;
+  }
+};
+
+// Protocol selection (RNDV_THRESHOLD): a send from memory named by memory ID longer
+// than the threshold leaves as an RTS: one packet into the same reception FIFO with the
+// same key, whose entry header has offset kRtsOffset and the message's length and tag,
+// and whose data is the descriptor (no counter: the data is counted when it leaves).
+constexpr uint32_t kRtsOffset = 0xFFFF'FFFF;
+struct RndvSelect {
+  uint32_t threshold = 0xFFFF'FFFF;  // the reset value: every send is eager
+  bool rendezvous(const DmaDescriptor& d) const {
+    return d.isSend() && !d.isInline() && (d.flags & kDescSrcMid) && d.len > threshold;
   }
 };
 
@@ -117,8 +152,22 @@ inline uint32_t dmaChunk(const DmaDescriptor& d, uint32_t off, unsigned maxPaylo
 // entry header in front of its data, a remote get at address 0 with one descriptor
 // slot (the receiver writes it at its FIFO's tail).
 inline std::vector<FabricPacket> dmaPackets(const DmaDescriptor& d, const Bytes& data, uint16_t srcLid,
-                                            uint16_t niReqId, unsigned maxPayload) {
+                                            uint16_t niReqId, unsigned maxPayload, const RndvSelect& sel = {}) {
   std::vector<FabricPacket> out;
+  if (sel.rendezvous(d)) {
+    FabricPacket p;
+    p.dlid = d.dest;
+    p.slid = srcLid;
+    p.memid = d.qid;
+    p.tehFlags = kTehDma | kTehRfifo;
+    p.key = d.key;
+    Bytes payload = EntryHeader{srcLid, kDescBytes, d.len, kRtsOffset, d.tag}.encode();
+    const Bytes desc = d.encode();
+    payload.insert(payload.end(), desc.begin(), desc.end());
+    p.payload = encodeTlp(makeMWr(niReqId, 0, 0, payload));
+    out.push_back(std::move(p));
+    return out;
+  }
   if (d.isRaw()) {
     // One IB raw packet (VL 0), the datagram as it is; the EtherType in the RWH.
     FabricPacket p;

@@ -241,6 +241,10 @@ constexpr uint32_t FAB_CREDITS_VC1_MASK = 0x0000ff00u;
 constexpr uint32_t RAW_DROP_CNT = 0x334;
 constexpr uint32_t RGET_RX_CNT = 0x33c;
 constexpr uint32_t KEY_ERR_CNT = 0x340;
+constexpr uint32_t RNDV_THRESHOLD = 0x344;
+constexpr unsigned RNDV_THRESHOLD_BYTES_LSB = 0;
+constexpr uint32_t RNDV_THRESHOLD_BYTES_MASK = 0xffffffffu;
+constexpr uint32_t RTS_TX_CNT = 0x348;
 constexpr uint32_t INJ_BASE_LO(unsigned i) { return 0x600 + i * 0x20; }
 constexpr unsigned INJ_BASE_LO_COUNT = 8;
 constexpr unsigned INJ_BASE_LO_ADDR_LSB = 0;
@@ -395,6 +399,8 @@ constexpr RegInfo kRegisters[] = {
     {"RAW_DROP_CNT", 0x334, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RGET_RX_CNT", 0x33c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"KEY_ERR_CNT", 0x340, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"RNDV_THRESHOLD", 0x344, 0x0, 1, Access::Rw, 0xffffffffu, 0xffffffffu, -1},
+    {"RTS_TX_CNT", 0x348, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_LO", 0x600, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_HI", 0x604, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_SIZE", 0x608, 0x20, 8, Access::Rw, 0x00000000u, 0x0000ffffu, -1},

@@ -5,16 +5,18 @@
 // receive post. Golden model for the tests and the code the runtime uses.
 //
 //   origin O                                   target T
-//   RTS (a send) ----------------------------> receive post: writes blocks B_0..B_{P-1}
+//   send (its NI makes
+//   it an RTS) ------------------------------> receive post: writes blocks B_0..B_{P-1}
 //                                              in its descriptor area, puts R_O_0..R_O_{P-2}
 //                                              and a completion record into O's scratch,
 //   remote-fed FIFO <---- RGET of B_0 -------- and sends B_0 by a remote get
 //   B_i = [R_T_i, D_i]:
 //     R_T_i: RGET of R_O_i (O's scratch) ----> remote-fed FIFO: R_O_i = RGET of B_{i+1}
-//     D_i:   put of portion i --------------->  (lands; reception counter K drops)
+//     D_i:   put of portion i --------------->  (lands; reception counter K drops;
+//                                                 O's injection counter drops as it leaves)
 //   remote-fed FIFO <---- RGET of B_{i+1} ---
 //   B_{P-1} = [D_{P-1}, F]: F is a local copy of the completion record into O's done
-//   area, decrementing O's counter: the origin learns its buffer is free.
+//   area: the origin's record of the message, written after its last data left.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -25,8 +27,11 @@
 
 namespace ni {
 
-// Control messages between runtimes: 64-byte memory-FIFO sends; byte 63 says which.
-enum class CtrlKind : uint8_t { None = 0, Rts = 1, RemoteError = 2, EagerAnnounce = 3 };
+// Control messages between runtimes: 64-byte memory-FIFO sends; byte 63 says which
+// (an RTS is not one: it comes from the NI into the eager FIFO).
+enum class CtrlKind : uint8_t {
+  None = 0, RemoteError = 2, EagerAnnounce = 3, RtsRefused = 4, ProvisionRequest = 5, ProvisionAck = 6
+};
 inline CtrlKind ctrlKindOf(const Bytes& payload) {
   return payload.size() == kDescBytes ? static_cast<CtrlKind>(payload[63]) : CtrlKind::None;
 }
@@ -57,6 +62,70 @@ struct RemoteErrorMessage {
   }
 };
 
+// The target of an RTS could not place the message (longer than the receive buffer
+// that matched it, or than any): told to the origin, whose send ends Refused.
+struct RtsRefusedMessage {
+  uint16_t targetLid = 0;
+  uint32_t tag = 0;
+  uint32_t len = 0;
+  Bytes encode() const {
+    Bytes b(kDescBytes, 0);
+    putLe(&b[0], 2, targetLid);
+    putLe(&b[4], 4, tag);
+    putLe(&b[8], 4, len);
+    b[63] = static_cast<uint8_t>(CtrlKind::RtsRefused);
+    return b;
+  }
+  static RtsRefusedMessage decode(const uint8_t* b) {
+    return RtsRefusedMessage{static_cast<uint16_t>(getLe(b, 2)), static_cast<uint32_t>(getLe(b + 4, 4)),
+                             static_cast<uint32_t>(getLe(b + 8, 4))};
+  }
+};
+
+// Buffer provisioning (seed 002): a sender whose message is larger than the receiver's
+// eager buffers asks it for a buffer of `len` bytes; the receiver answers with the
+// memory ID, key and counter of the buffer it registered, or a refusal (ok false).
+struct ProvisionRequest {
+  uint16_t senderLid = 0;
+  uint32_t tag = 0;
+  uint32_t len = 0;
+  Bytes encode() const {
+    Bytes b(kDescBytes, 0);
+    putLe(&b[0], 2, senderLid);
+    putLe(&b[4], 4, tag);
+    putLe(&b[8], 4, len);
+    b[63] = static_cast<uint8_t>(CtrlKind::ProvisionRequest);
+    return b;
+  }
+  static ProvisionRequest decode(const uint8_t* b) {
+    return ProvisionRequest{static_cast<uint16_t>(getLe(b, 2)), static_cast<uint32_t>(getLe(b + 4, 4)),
+                            static_cast<uint32_t>(getLe(b + 8, 4))};
+  }
+};
+struct ProvisionAck {
+  uint16_t receiverLid = 0;
+  uint32_t tag = 0;
+  bool ok = false;
+  uint8_t mid = 0;   // the buffer's memory ID (its region starts at offset 0) ...
+  uint16_t key = 0;  // ... its key
+  uint8_t cnt = 0;   // the receiver's counter the puts decrement
+  Bytes encode() const {
+    Bytes b(kDescBytes, 0);
+    putLe(&b[0], 2, receiverLid);
+    putLe(&b[4], 4, tag);
+    b[8] = ok;
+    b[9] = mid;
+    putLe(&b[10], 2, key);
+    b[12] = cnt;
+    b[63] = static_cast<uint8_t>(CtrlKind::ProvisionAck);
+    return b;
+  }
+  static ProvisionAck decode(const uint8_t* b) {
+    return ProvisionAck{static_cast<uint16_t>(getLe(b, 2)), static_cast<uint32_t>(getLe(b + 4, 4)), b[8] != 0, b[9],
+                        static_cast<uint16_t>(getLe(b + 10, 2)), b[12]};
+  }
+};
+
 // A receiver's eager buffers: the reception FIFO eager messages go to and the
 // protection key they must carry (seed 000 claims 13-14).
 struct EagerAnnounce {
@@ -83,13 +152,17 @@ struct EagerAnnounce {
   }
 };
 
-// The RTS: a memory-FIFO send from the origin to the target (its data, 64 bytes).
+// The RTS. The origin posts a send descriptor whose source is named by memory ID; when
+// it is longer than RNDV_THRESHOLD its NI sends the descriptor itself as the RTS
+// (docs/formats.md#rts), bytes 36..62 carrying the runtime's rendezvous words below.
+// The origin's LID comes from the RTS's entry header.
 struct RtsMessage {
   uint32_t tag = 0;          // the message's tag (matched against posted receives)
   uint32_t len = 0;          // message bytes (a multiple of 4)
   uint16_t originLid = 0;
   uint8_t originFifo = 0;    // the origin's remote-fed injection FIFO
-  uint8_t doneCnt = 0;       // the origin's counter the completion copy decrements
+  bool countInj = false;     // the origin's injection counter injCnt counts the data ...
+  uint8_t injCnt = 0;        // ... as it leaves (as for an eager send)
   uint16_t srcMid = 0;       // origin memory ID holding the message (readable) ...
   uint64_t srcOff = 0;       // ... at this offset (64-byte aligned)
   uint16_t scratchMid = 0;   // origin memory ID (writable, readable) for R_O descriptors ...
@@ -98,37 +171,46 @@ struct RtsMessage {
   uint16_t doneMid = 0;      // origin memory ID (writable) the completion record is copied to ...
   uint64_t doneOff = 0;      // ... at this offset
 
-  Bytes encode() const {
-    Bytes b(kDescBytes, 0);
-    putLe(&b[0], 4, tag);
-    putLe(&b[4], 4, len);
-    putLe(&b[8], 2, originLid);
-    putLe(&b[10], 1, originFifo);
-    putLe(&b[11], 1, doneCnt);
-    putLe(&b[12], 2, srcMid);
-    putLe(&b[14], 2, scratchMid);
-    putLe(&b[16], 8, srcOff);
-    putLe(&b[24], 8, scratchOff);
-    putLe(&b[32], 2, scratchSlots);
-    putLe(&b[34], 2, doneMid);
-    putLe(&b[40], 8, doneOff);
-    b[63] = static_cast<uint8_t>(CtrlKind::Rts);
-    return b;
+  // The origin's send descriptor: to `target`, eagerly into reception FIFO `fifo` with
+  // `key` when its NI selects eager.
+  DmaDescriptor descriptor(uint16_t targetLid, uint16_t fifo, uint16_t key) const {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Send);
+    d.flags = kDescSrcMid | (countInj ? kDescInjCnt : 0);
+    d.dest = targetLid;
+    d.qid = fifo;
+    d.len = len;
+    d.injCnt = injCnt;
+    d.srcMid = static_cast<uint8_t>(srcMid);
+    d.key = key;
+    d.src = srcOff;
+    d.tag = tag;
+    uint8_t* w = d.words.data();  // descriptor byte 36 + i is w[i]
+    w[0] = originFifo;
+    w[1] = static_cast<uint8_t>(scratchMid);
+    w[2] = static_cast<uint8_t>(doneMid);
+    putLe(w + 4, 8, scratchOff);
+    putLe(w + 12, 8, doneOff);
+    putLe(w + 20, 2, scratchSlots);
+    return d;
   }
-  static RtsMessage decode(const uint8_t* b) {
+  static RtsMessage decode(uint16_t originLid, const uint8_t* b) {
+    const DmaDescriptor d = DmaDescriptor::decode(b);
+    const uint8_t* w = d.words.data();
     RtsMessage r;
-    r.tag = static_cast<uint32_t>(getLe(b, 4));
-    r.len = static_cast<uint32_t>(getLe(b + 4, 4));
-    r.originLid = static_cast<uint16_t>(getLe(b + 8, 2));
-    r.originFifo = b[10];
-    r.doneCnt = b[11];
-    r.srcMid = static_cast<uint16_t>(getLe(b + 12, 2));
-    r.scratchMid = static_cast<uint16_t>(getLe(b + 14, 2));
-    r.srcOff = getLe(b + 16, 8);
-    r.scratchOff = getLe(b + 24, 8);
-    r.scratchSlots = static_cast<uint16_t>(getLe(b + 32, 2));
-    r.doneMid = static_cast<uint16_t>(getLe(b + 34, 2));
-    r.doneOff = getLe(b + 40, 8);
+    r.tag = d.tag;
+    r.len = d.len;
+    r.originLid = originLid;
+    r.originFifo = w[0];
+    r.countInj = d.flags & kDescInjCnt;
+    r.injCnt = d.injCnt;
+    r.srcMid = d.srcMid;
+    r.srcOff = d.src;
+    r.scratchMid = w[1];
+    r.doneMid = w[2];
+    r.scratchOff = getLe(w + 4, 8);
+    r.doneOff = getLe(w + 12, 8);
+    r.scratchSlots = static_cast<uint16_t>(getLe(w + 20, 2));
     return r;
   }
 };
@@ -198,6 +280,10 @@ inline RndvPlan planRendezvous(const RtsMessage& rts, const RndvTarget& t) {
     put.len = std::min(p, rts.len - off);
     put.rcvCnt = t.rcvCnt;
     put.tag = rts.tag;
+    if (rts.countInj) {  // the origin counts the data leaving, as for an eager send
+      put.flags |= kDescInjCnt;
+      put.injCnt = rts.injCnt;
+    }
     if (i + 1 < plan.portions) {
       // R_T_i (at the origin): the remote get of R_O_i from the origin's scratch.
       append(plan.descArea, rget(t.lid, t.fifo, rts.scratchMid, rts.scratchOff + uint64_t{i} * kDescBytes, kDescBytes));
@@ -208,16 +294,15 @@ inline RndvPlan planRendezvous(const RtsMessage& rts, const RndvTarget& t) {
     } else {
       append(plan.descArea, put);
       // F (at the origin): copy the completion record (the scratch slot after the
-      // R_O descriptors) into the origin's done area, decrementing its counter.
+      // R_O descriptors) into the origin's done area.
       DmaDescriptor f;
       f.op = static_cast<uint8_t>(DmaOp::Copy);
-      f.flags = kDescSrcMid | kDescRcvCnt;
+      f.flags = kDescSrcMid;
       f.qid = rts.doneMid;
       f.dst = rts.doneOff;
       f.srcMid = static_cast<uint8_t>(rts.scratchMid);
       f.src = rts.scratchOff + uint64_t{i} * kDescBytes;
       f.len = kDescBytes;
-      f.rcvCnt = rts.doneCnt;
       append(plan.descArea, f);
     }
   }

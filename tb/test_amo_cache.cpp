@@ -46,10 +46,12 @@ void AmoCacheTest::run() {
   std::deque<Bytes> replays;  // queued, in order; the front one is being sent
   size_t sentOff = 0;         // bytes of the front replay already taken
   unsigned hits = 0, fullMisses = 0, replayed = 0;
+  // A LID without a PSN sequence: 0 or past the peers (LIDs 1..kPeers have one).
+  auto outOfRange = [this] { return rng()() % 4 == 0 ? 0u : kPeers + 1 + static_cast<unsigned>(rng()() % 100); };
   for (int c = 0; c < 40000; ++c) {
     // Write a record now and then: a source in range, or beyond the peers (ignored).
     const bool wr = rng()() % 100 < 20;
-    const unsigned wlid = rng()() % 10 ? rng()() % kPeers : kPeers + rng()() % 100;
+    const unsigned wlid = rng()() % 10 ? 1 + rng()() % kPeers : outOfRange();
     Record w;
     w.psn = static_cast<uint32_t>(rng()() % 4);
     w.len = 12 + 4 * (rng()() % 5);
@@ -61,7 +63,7 @@ void AmoCacheTest::run() {
     for (unsigned i = 0; i < kRecBytes; ++i) setField(m.wr_tlp_i, 8 * i, 8, w.tlp[i]);
     m.wr_len_i = w.len;
     // Look up a source (sometimes out of range) and a PSN that is often the kept one.
-    const unsigned qlid = rng()() % 10 ? rng()() % kPeers : kPeers + rng()() % 100;
+    const unsigned qlid = rng()() % 10 ? 1 + rng()() % kPeers : outOfRange();
     const uint32_t qpsn = static_cast<uint32_t>(rng()() % 4);
     m.q_lid_i = qlid;
     m.q_psn_i = qpsn;
@@ -106,7 +108,7 @@ void AmoCacheTest::run() {
       }
     }
     cycle();
-    if (wr && wlid < kPeers) kept[wlid] = w;
+    if (wr && wlid >= 1 && wlid <= kPeers) kept[wlid] = w;
   }
   EXPECT_GT(hits, 2000u);
   EXPECT_GT(replayed, 1000u);

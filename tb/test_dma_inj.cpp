@@ -72,6 +72,8 @@ class Bench {
   std::map<unsigned, uint64_t> wantCnt;  // bytes the descriptors asked to count
   std::map<unsigned, uint64_t> locCnt, wantLoc;  // local copies' reception counters
   unsigned errEvents = 0, packets = 0, stomped = 0;
+  unsigned rtsEvents = 0, wantRts = 0;  // sends that left as an RTS: seen, expected
+  RndvSelect sel;                       // protocol selection (the RNDV_* registers)
   double outStall = 0.3, rdStall = 0.2;
   unsigned minLat = 8, maxLat = 60;
 
@@ -92,6 +94,10 @@ class Bench {
     setField(dut_.m.base_i, 64 * f, 64, base);
     setField(dut_.m.size_i, 16 * f, 16, size);
     dut_.m.enable_i |= 1u << f;
+  }
+  void setRndv(const RndvSelect& s) {
+    sel = s;
+    dut_.m.rndv_thresh_i = s.threshold;
   }
   void setMemIds() {
     auto& m = dut_.m;
@@ -137,11 +143,13 @@ class Bench {
         e.pkts.push_back({Expected::Port::Local, t});
       if (d.flags & kDescRcvCnt) wantLoc[d.rcvCnt] += d.len;
     } else {
-      for (auto& p : dmaPackets(d, data, kLid, kReqId, kMaxPayload))
+      for (auto& p : dmaPackets(d, data, kLid, kReqId, kMaxPayload, sel))
         e.pkts.push_back({d.isRaw() ? Expected::Port::Raw : Expected::Port::Req, expectedBytes(p)});
     }
     expect[f].push_back(std::move(e));
-    if (d.flags & kDescInjCnt) wantCnt[d.injCnt] += d.len;
+    // An RTS counts nothing: the data it announces is counted when it leaves.
+    if (sel.rendezvous(d)) ++wantRts;
+    else if (d.flags & kDescInjCnt) wantCnt[d.injCnt] += d.len;
   }
   void doorbell(unsigned f) { doorbell(f, ring[f].tail); }
   void doorbell(unsigned f, uint16_t tail) {
@@ -249,6 +257,7 @@ class Bench {
     if (m.loc_cnt_valid_o) locCnt[m.loc_cnt_id_o] += m.loc_cnt_bytes_o;
     if (m.inj_cnt_valid_o) injCnt[m.inj_cnt_id_o] += m.inj_cnt_bytes_o;
     if (m.ev_err_o) ++errEvents;
+    if (m.ev_rts_o) ++rtsEvents;
   }
   // Inputs that are pulses return to 0 after the cycle.
   void endCycle() {
@@ -344,6 +353,7 @@ class DmaInjTest : public tb::VerilatedTest {
   std::unique_ptr<Bench<M, kBpb>> makeBench() {
     auto b = std::make_unique<Bench<M, kBpb>>(this, ctx(), &rng());
     b->t_cycles = [this] { return cycles(); };
+    b->setRndv(RndvSelect{});
     b->dut().m.node_id_i = kLid;
     b->setMemIds();
     attach(&b->dut());
@@ -403,6 +413,7 @@ class DmaInjTest : public tb::VerilatedTest {
       d.srcMid = kSrcId;
       d.src -= 0x1000'0000;
     }
+    for (auto& w : d.words) w = static_cast<uint8_t>(rng()());  // carried only by an RTS
     data->resize(len);
     for (auto& c : *data) c = static_cast<uint8_t>(rng()());
     return d;
@@ -413,6 +424,8 @@ class DmaInjTest : public tb::VerilatedTest {
     auto b = makeBench<M, kBpb>();
     const uint16_t sizes[kFifos] = {16, 7, 32, 5, 64, 9, 12, 128};
     for (unsigned f = 0; f < kFifos; ++f) b->setRing(f, 0x2000'0000 + (uint64_t{f} << 16), sizes[f]);
+    // Sends from memory IDs longer than the threshold leave as RTS messages.
+    b->setRndv(RndvSelect{static_cast<uint32_t>(256 + 4 * (rng()() % 128))});
     unsigned made[kFifos] = {};
     for (uint64_t c = 0; !HasFatalFailure(); ++c) {
       bool more = false;
@@ -446,7 +459,10 @@ class DmaInjTest : public tb::VerilatedTest {
     EXPECT_EQ(b->locCnt, b->wantLoc);
     EXPECT_EQ(b->errEvents, 0u);
     EXPECT_EQ(b->stomped, 0u);
-    std::cout << "packets " << b->packets << ", reads " << b->reads << ", cycles " << cycles() << "\n";
+    EXPECT_EQ(b->rtsEvents, b->wantRts);
+    EXPECT_GT(b->wantRts, 0u) << "no send went by rendezvous";
+    std::cout << "packets " << b->packets << ", RTS " << b->rtsEvents << " (threshold " << b->sel.threshold
+              << "), reads " << b->reads << ", cycles " << cycles() << "\n";
   }
 
   // Each kind of bad input on FIFO 0 while FIFO 1 streams good messages: FIFO 0 stops
@@ -619,6 +635,71 @@ class DmaInjTest : public tb::VerilatedTest {
     }
   }
 
+  // Protocol selection at its edges: with the threshold at 512 bytes, a send from a
+  // memory ID of 512 bytes goes eagerly and one of 516 as an RTS (one packet into the
+  // same FIFO with the same key, the offset marked, the descriptor as data with the
+  // words it carries, no counter); inline sends and sends from a plain address go
+  // eagerly at any length, puts are never selected; at the reset threshold all go
+  // eagerly; a long send whose source is outside its memory ID stops its FIFO (code 7)
+  // and sends no RTS.
+  template <class M, unsigned kBpb>
+  void protocolSelection() {
+    auto b = makeBench<M, kBpb>();
+    b->setRing(0, 0x3000'0000, 64);
+    b->setRndv(RndvSelect{512});
+    auto send = [](uint32_t len, uint8_t flags) {
+      DmaDescriptor d;
+      d.op = static_cast<uint8_t>(DmaOp::Send);
+      d.flags = flags | kDescInjCnt | kDescRcvCnt;
+      d.slots = static_cast<uint8_t>((flags & kDescInline) ? 1 + (len + kSlot - 1) / kSlot : 1);
+      d.len = len;
+      d.dest = 5;
+      d.qid = 1;
+      d.key = 0x1234;
+      d.injCnt = 3;
+      d.rcvCnt = 4;
+      d.srcMid = kSrcId;
+      d.src = (flags & kDescSrcMid) ? 0x4000 : 0x3100'0000;
+      d.tag = 0xC0DE0000 + len;
+      for (unsigned i = 0; i < d.words.size(); ++i) d.words[i] = static_cast<uint8_t>(0xA0 + i);
+      return d;
+    };
+    DmaDescriptor put = send(2048, kDescSrcMid);
+    put.op = static_cast<uint8_t>(DmaOp::Put);
+    const struct {
+      DmaDescriptor d;
+      bool rts;
+    } cases[] = {
+        {send(512, kDescSrcMid), false}, {send(516, kDescSrcMid), true}, {send(8192, kDescSrcMid), true},
+        {send(1024, kDescInline), false}, {send(2048, 0), false},         {put, false},
+    };
+    for (const auto& c : cases) {
+      EXPECT_EQ(b->sel.rendezvous(c.d), c.rts) << "golden model, length " << c.d.len;
+      b->produce(0, c.d, Bytes(c.d.len, static_cast<uint8_t>(c.d.len)));
+    }
+    b->doorbell(0);
+    runUntilIdle(*b);
+    EXPECT_EQ(b->rtsEvents, 2u);
+    EXPECT_EQ(b->injCnt[3], 512u + 1024 + 2048 + 2048) << "bytes counted: the eager messages' only";
+    // The reset threshold: the long send goes eagerly.
+    b->setRndv(RndvSelect{});
+    b->produce(0, send(8192, kDescSrcMid), Bytes(8192, 0x77));
+    b->doorbell(0);
+    runUntilIdle(*b);
+    EXPECT_EQ(b->rtsEvents, 2u);
+    // A long send whose source runs past its memory ID: refused before any RTS.
+    b->setRndv(RndvSelect{512});
+    DmaDescriptor bad = send(8192, kDescSrcMid);
+    bad.srcMid = 14;  // valid and readable, 32 pages
+    bad.src = kMemPages * 4096 - 4096;
+    b->produce(0, bad, Bytes(8192, 0), false);
+    b->doorbell(0);
+    run(*b, 2000);
+    EXPECT_TRUE(b->err(0));
+    EXPECT_EQ(b->code(0), DmaErr::Range);
+    EXPECT_EQ(b->rtsEvents, 2u);
+  }
+
   // A message longer than a turn (60 slots; BatchSlots is 32) in FIFO 0 while the
   // seven others are full of 2-slot messages: FIFO 0's first turn ends before it, its
   // next turn reads it whole, so it leaves within three rounds, not after the others
@@ -751,6 +832,9 @@ class DmaInjTest : public tb::VerilatedTest {
 
 TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W64) { remoteFedFifo<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W512) { remoteFedFifo<Vni_dma_inj512, 64>(); }
+
+TEST_F(DmaInjTest, ProtocolSelectionByLength_W64) { protocolSelection<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, ProtocolSelectionByLength_W512) { protocolSelection<Vni_dma_inj512, 64>(); }
 
 TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W64) { badInput<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W512) { badInput<Vni_dma_inj512, 64>(); }

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Remote gets in a multi-node system: the self-paced rendezvous of seed 003
-// (sim/rget.hpp). Each node sends a message to the next: its CPU posts an RTS, the
-// target's CPU takes it and makes one receive post, and from then on the two DMA
-// engines hand descriptors back and forth by remote gets until the message has moved,
-// portion by portion. Checked: every byte at the target when its reception counter
-// reaches zero, the origin's completion record when its counter does, the remote-get
-// counts, and the CPU's register writes per message: the same for 1 portion as for 17.
+// Remote gets and the message protocols in a multi-node system (sim/runtime.hpp): the
+// self-paced rendezvous of seed 003 (sim/rget.hpp), the NI's choice between eager and
+// rendezvous by length, keyed eager buffers, tag matching, one-sided put and get, and
+// the bad cases (remote gets a target may not take, an RTS it cannot place).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 
 #include "dma.hpp"
@@ -28,6 +27,7 @@ struct Param {
 };
 
 constexpr unsigned kRecvCnt = 1, kDoneCnt = 2;
+constexpr uint32_t kThreshold = 512;  // RNDV_THRESHOLD in these tests
 
 class RgetSystemTest : public ::testing::TestWithParam<Param> {
  protected:
@@ -43,6 +43,7 @@ class RgetSystemTest : public ::testing::TestWithParam<Param> {
     sys->reset();
     RuntimeLayout l;
     l.portion = 4096;
+    l.rndvThreshold = kThreshold;
     for (unsigned n = 0; n < sys->size(); ++n) rt.emplace_back(*sys, n, cpu(n), l);
     ASSERT_TRUE(sys->drain());
   }
@@ -65,19 +66,22 @@ class RgetSystemTest : public ::testing::TestWithParam<Param> {
     uint32_t tag, len;
     uint64_t slot;  // where its buffers and areas are
     Bytes data;
-    bool rtsTaken = false;
-    uint32_t portions = 0;
+    unsigned send = 0, recv = 0;  // the runtimes' request numbers
   };
-  // The target's one action, once the RTS is in its control FIFO: the receive post.
-  bool receivePost(Message& m) {
-    auto& q = rt[m.target].pendingRts();
-    if (q.empty()) return false;
-    const RtsMessage rts = q.front();
-    q.pop_front();
-    EXPECT_EQ(rts.tag, m.tag);
-    EXPECT_EQ(rts.originLid, lidOf(m.origin));
-    m.portions = rt[m.target].recvPost(rts, m.slot, kRecvCnt);
-    return true;
+  Message makeMessage(unsigned origin, unsigned target, uint32_t tag, uint32_t len, uint64_t slot) {
+    Message m{origin, target, tag, len, slot, Bytes(len)};
+    for (auto& b : m.data) b = static_cast<uint8_t>(rng());
+    mem(origin).write(rt[origin].sendAddr(slot), m.data);
+    return m;
+  }
+  // Polls the runtimes until done() or maxCycles.
+  bool progressUntil(const std::function<bool()>& done, uint64_t maxCycles = 2'000'000) {
+    for (uint64_t c = 0; c < maxCycles; c += 200) {
+      if (done()) return true;
+      sys->runUntil([] { return false; }, 200);
+      if (sys->rtlError()) return false;
+    }
+    return done();
   }
 
   uint64_t seed = 1;
@@ -88,7 +92,14 @@ class RgetSystemTest : public ::testing::TestWithParam<Param> {
 };
 
 // Each node sends messages to the next one (with two nodes, both ways at once), one
-// at a time per pair: 1, 2, 5 and 17 portions, lengths not a multiple of a portion.
+// at a time per pair: 1, 2, 5 and 17 portions, lengths not a multiple of a portion,
+// all above the threshold, so the NI sends an RTS for each. The origin's one action is
+// the send, the target's the receive post its runtime makes when the RTS matches its
+// posted receive; from then on the two DMA engines hand descriptors back and forth by
+// remote gets until the message has moved, portion by portion. Checked: every byte at
+// the target when its reception counter reaches zero, the origin's injection counter
+// and completion record, the remote-get counts, and the CPU's register writes per
+// message: the same for 1 portion as for 17.
 TEST_P(RgetSystemTest, SelfPacedRendezvousMovesMessagesWithOneActionPerSide) {
   const unsigned nodes = sys->size();
   const uint32_t kPortion = 4096;
@@ -96,53 +107,43 @@ TEST_P(RgetSystemTest, SelfPacedRendezvousMovesMessagesWithOneActionPerSide) {
   std::map<uint32_t, std::pair<unsigned, unsigned>> writesByPortions;  // portions -> {origin, target} writes
   for (uint64_t k = 0; k < std::size(lens); ++k) {
     std::vector<Message> msgs;
-    for (unsigned o = 0; o < nodes; ++o) {
-      Message m;
-      m.origin = o;
-      m.target = (o + 1) % nodes;
-      m.tag = static_cast<uint32_t>(0x100 * (o + 1) + k);
-      m.len = lens[k];
-      m.slot = k;
-      m.data.resize(m.len);
-      for (auto& b : m.data) b = static_cast<uint8_t>(rng());
-      msgs.push_back(std::move(m));
-    }
+    for (unsigned o = 0; o < nodes; ++o)
+      msgs.push_back(makeMessage(o, (o + 1) % nodes, static_cast<uint32_t>(0x100 * (o + 1) + k), lens[k], k));
+    for (auto& m : msgs) m.recv = rt[m.target].irecv(m.origin, m.tag, m.slot, lens[k], kRecvCnt);
     csrWrites.clear();
     std::map<unsigned, unsigned> originWrites, targetWrites;
-    for (auto& m : msgs) {
-      mem(m.origin).write(rt[m.origin].sendAddr(m.slot), m.data);
-      rt[m.origin].rtsSend(m.target, m.tag, m.slot, m.len, kDoneCnt);
-    }
+    const uint32_t rts = csr(0, regs::RTS_TX_CNT);
+    for (auto& m : msgs) m.send = rt[m.origin].isend(m.target, m.tag, m.slot, m.len, kDoneCnt);
     for (auto& m : msgs) originWrites[m.origin] = csrWrites[m.origin];
     csrWrites.clear();
     // Targets take their RTS as it arrives: the only CPU work at the target.
-    for (uint64_t c = 0; c < 200'000; c += 100) {
-      bool all = true;
-      for (auto& m : msgs) {
-        if (!m.rtsTaken) m.rtsTaken = receivePost(m);
-        all = all && m.rtsTaken;
-      }
-      if (all) break;
-      sys->runUntil([] { return false; }, 100);
-    }
-    for (auto& m : msgs) ASSERT_TRUE(m.rtsTaken) << "no RTS arrived at node " << m.target;
+    ASSERT_TRUE(progressUntil([&] {
+      return std::all_of(msgs.begin(), msgs.end(), [&](Message& m) { return rt[m.target].matched(m.recv); });
+    })) << "an RTS never arrived";
     for (auto& m : msgs) targetWrites[m.target] = csrWrites[m.target];
+    EXPECT_EQ(csr(0, regs::RTS_TX_CNT), rts + 1) << "node 0 sent its message as an RTS";
     csrWrites.clear();
     // From here the NIs alone: no CPU writes until both counters are at zero.
     for (auto& m : msgs) {
       ASSERT_TRUE(sys->waitCounter(m.target, kRecvCnt, 3'000'000)) << "message " << m.tag << " never completed";
-      ASSERT_TRUE(sys->waitCounter(m.origin, kDoneCnt, 1'000'000)) << "origin of " << m.tag << " never told";
+      ASSERT_TRUE(sys->waitCounter(m.origin, kDoneCnt, 1'000'000)) << "origin of " << m.tag << " never done";
     }
     for (auto& [n, w] : csrWrites) EXPECT_EQ(w, 0u) << "node " << n << " wrote a register during the transfer";
     ASSERT_TRUE(sys->drain());
     for (auto& m : msgs) {
       SCOPED_TRACE("message " + std::to_string(m.tag));
+      EXPECT_EQ(rt[m.target].recvStatus(m.recv), Runtime::Status::Done);
+      EXPECT_EQ(rt[m.origin].sendStatus(m.send), Runtime::Status::Done);
+      const Runtime::Received& got = rt[m.target].received(m.recv);
+      EXPECT_TRUE(got.rendezvous);
+      EXPECT_EQ(got.from, m.origin);
+      EXPECT_EQ(got.len, m.len);
       EXPECT_EQ(mem(m.target).read(rt[m.target].recvAddr(m.slot), m.len), m.data);
       const Bytes rec = mem(m.origin).read(rt[m.origin].layout().doneArea + m.slot * 64, 8);
       EXPECT_EQ(getLe(&rec[0], 4), m.tag) << "completion record at the origin";
       EXPECT_EQ(getLe(&rec[4], 4), m.len);
-      EXPECT_EQ(m.portions, (m.len + kPortion - 1) / kPortion);
-      writesByPortions[m.portions] = {originWrites[m.origin], targetWrites[m.target]};
+      EXPECT_EQ(got.portions, (m.len + kPortion - 1) / kPortion);
+      writesByPortions[got.portions] = {originWrites[m.origin], targetWrites[m.target]};
     }
     for (unsigned n = 0; n < nodes; ++n) {
       for (unsigned f : {rt[n].layout().swFifo, rt[n].layout().remFifo})
@@ -249,22 +250,15 @@ TEST_P(RgetSystemTest, RemoteGetsATargetMayNotTakeEndInErrorsBothSidesSee) {
   EXPECT_EQ(csr(b, regs::RGET_RX_CNT), 2u);
 
   // Both ways afterwards: a rendezvous of 3 portions each.
-  std::vector<Bytes> data;
-  for (unsigned o : {a, b}) {
-    data.push_back(Bytes(3 * 4096 - 8));
-    for (auto& x : data.back()) x = static_cast<uint8_t>(rng());
-    mem(o).write(rt[o].sendAddr(1), data.back());
-    rt[o].rtsSend(1 - o, 0x77 + o, 1, static_cast<uint32_t>(data.back().size()), kDoneCnt);
+  std::vector<Message> msgs{makeMessage(a, b, 0x77, 3 * 4096 - 8, 1), makeMessage(b, a, 0x78, 3 * 4096 - 8, 1)};
+  for (auto& m : msgs) {
+    m.recv = rt[m.target].irecv(m.origin, m.tag, m.slot, m.len, kRecvCnt);
+    m.send = rt[m.origin].isend(m.target, m.tag, m.slot, m.len, kDoneCnt);
   }
-  for (unsigned t : {b, a}) {
-    ASSERT_TRUE(sys->runUntil([&] { return !rt[t].pendingRts().empty(); }, 100'000));
-    rt[t].recvPost(rt[t].pendingRts().front(), 1, kRecvCnt);
-    rt[t].pendingRts().pop_front();
+  for (auto& m : msgs) {
+    ASSERT_TRUE(progressUntil([&] { return rt[m.target].recvStatus(m.recv) == Runtime::Status::Done; }));
+    EXPECT_EQ(mem(m.target).read(rt[m.target].recvAddr(m.slot), m.len), m.data);
   }
-  for (unsigned t : {b, a}) ASSERT_TRUE(sys->waitCounter(t, kRecvCnt));
-  ASSERT_TRUE(sys->drain());
-  EXPECT_EQ(mem(b).read(rt[b].recvAddr(1), data[0].size()), data[0]);
-  EXPECT_EQ(mem(a).read(rt[a].recvAddr(1), data[1].size()), data[1]);
 }
 
 // Eager messages into keyed eager buffers (seed 000 claims 13-14): node 0 allocates its
@@ -282,8 +276,14 @@ TEST_P(RgetSystemTest, EagerMessagesCarryTheKeyOfTheirBuffers) {
     ASSERT_TRUE(sys->runUntil([&] { return rt[n].eagerPeers().count(0) > 0; }, 100'000)) << "announce to " << n;
     EXPECT_EQ(rt[n].eagerPeers().at(0).key, kKey);
   }
-  std::map<std::pair<uint16_t, uint32_t>, Bytes> sent;
+  struct Sent {
+    Bytes data;
+    unsigned recv;
+    uint64_t slot;
+  };
+  std::map<std::pair<unsigned, uint32_t>, Sent> sent;  // {origin, tag}
   const size_t lens[] = {8, 256, 200, 4096, 64};
+  uint64_t slot = 0;
   const uint32_t nak = csr(1, regs::NAK_RX_CNT);
   uint32_t refused = 0;  // packets of the message with the stale key: each is refused
   for (unsigned n : peers) {
@@ -299,29 +299,249 @@ TEST_P(RgetSystemTest, EagerMessagesCarryTheKeyOfTheirBuffers) {
         continue;
       }
       rt[n].eagerSend(0, tag, data);
-      sent[{lidOf(n), tag}] = data;
+      sent[{n, tag}] = Sent{data, rt[0].irecv(n, tag, slot, 4096, kRecvCnt), slot};
+      ++slot;
     }
   }
   ASSERT_TRUE(sys->drain());
-  auto& got = rt[0].eagerReceived();
-  EXPECT_EQ(got.size(), sent.size());
-  for (const auto& m : got) {
-    auto it = sent.find({m.srcLid, m.tag});
-    ASSERT_NE(it, sent.end()) << "tag " << m.tag << " from " << m.srcLid;
-    EXPECT_EQ(m.data, it->second) << "tag " << m.tag;
-    sent.erase(it);
+  for (const auto& [from, m] : sent) {
+    SCOPED_TRACE("tag " + std::to_string(from.second));
+    ASSERT_EQ(rt[0].recvStatus(m.recv), Runtime::Status::Done);
+    EXPECT_EQ(rt[0].received(m.recv).len, m.data.size());
+    EXPECT_FALSE(rt[0].received(m.recv).rendezvous);
+    EXPECT_EQ(mem(0).read(rt[0].recvAddr(m.slot), m.data.size()), m.data);
   }
-  EXPECT_TRUE(sent.empty());
   EXPECT_GT(refused, 1u);
   EXPECT_EQ(csr(0, regs::KEY_ERR_CNT), refused);
   EXPECT_EQ(csr(1, regs::NAK_RX_CNT), nak + refused) << "the sender is told";
   EXPECT_EQ(csr(0, regs::MEMID_ERR_CNT), 0u);
+  // A rendezvous into the keyed buffers: the RTS carries the key too.
+  Message m = makeMessage(1, 0, 0x4D, 3 * kThreshold, slot);
+  m.recv = rt[0].irecv(1, m.tag, m.slot, m.len, kRecvCnt);
+  m.send = rt[1].isend(0, m.tag, m.slot, m.len, kDoneCnt);
+  ASSERT_TRUE(progressUntil([&] { return rt[0].recvStatus(m.recv) == Runtime::Status::Done; }));
+  EXPECT_TRUE(rt[0].received(m.recv).rendezvous);
+  EXPECT_EQ(mem(0).read(rt[0].recvAddr(m.slot), m.len), m.data);
+  EXPECT_EQ(csr(0, regs::KEY_ERR_CNT), refused);
 }
 
-INSTANTIATE_TEST_SUITE_P(Widths, RgetSystemTest,
-                         ::testing::Values(Param{2, 64}, Param{4, 512}),
-                         [](const auto& info) {
-                           return std::to_string(info.param.nodes) + "N_W" + std::to_string(info.param.width);
-                         });
+// An RTS the target cannot place ends in an error both sides see, and nothing moves: a
+// message longer than the receive it matched (the receive ends Truncated, the origin's
+// send Refused, told by a control message), and one longer than any receive buffer
+// (refused as it arrives, before any receive). An eager message longer than its receive
+// ends Truncated at the receiver (its sender is done). Rendezvous both ways afterwards.
+TEST_P(RgetSystemTest, RtsTheTargetCannotPlaceIsRefusedAndBothSidesSeeIt) {
+  const unsigned a = 0, b = 1;
+  using St = Runtime::Status;
+  auto settle = [&](Runtime& side, auto pending) {
+    return progressUntil([&] {
+      rt[a].progress();
+      rt[b].progress();
+      return !pending(side);
+    });
+  };
+  Message big = makeMessage(a, b, 0x51, 64 * 1024, 2);
+  big.recv = rt[b].irecv(a, big.tag, big.slot, 16 * 1024, kRecvCnt);
+  big.send = rt[a].isend(b, big.tag, big.slot, big.len, kDoneCnt);
+  ASSERT_TRUE(settle(rt[a], [&](Runtime& r) { return r.sendStatus(big.send) == St::Pending; }));
+  EXPECT_EQ(rt[a].sendStatus(big.send), St::Refused);
+  EXPECT_EQ(rt[b].recvStatus(big.recv), St::Truncated);
+  EXPECT_EQ(rt[b].received(big.recv).len, big.len);
+  EXPECT_TRUE(rt[b].received(big.recv).rendezvous);
+  // Longer than any receive buffer: refused on arrival.
+  const uint32_t huge = static_cast<uint32_t>(rt[a].layout().bufStride + 64);
+  const unsigned hugeSend = rt[a].isend(b, 0x52, 3, huge, kDoneCnt);
+  ASSERT_TRUE(settle(rt[a], [&](Runtime& r) { return r.sendStatus(hugeSend) == St::Pending; }));
+  EXPECT_EQ(rt[a].sendStatus(hugeSend), St::Refused);
+  EXPECT_EQ(rt[b].refusedOnArrival(), 1u);
+  // Eager, longer than its receive.
+  Message small = makeMessage(a, b, 0x53, 256, 4);
+  small.recv = rt[b].irecv(a, small.tag, small.slot, 64, kRecvCnt);
+  small.send = rt[a].isend(b, small.tag, small.slot, small.len, kDoneCnt);
+  ASSERT_TRUE(settle(rt[b], [&](Runtime& r) { return r.recvStatus(small.recv) == St::Pending; }));
+  EXPECT_EQ(rt[b].recvStatus(small.recv), St::Truncated);
+  EXPECT_EQ(rt[a].sendStatus(small.send), St::Done);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(csr(a, regs::RGET_RX_CNT), 0u) << "no remote get for a refused message";
+  EXPECT_EQ(csr(b, regs::RGET_RX_CNT), 0u);
+  EXPECT_EQ(mem(b).read(rt[b].recvAddr(big.slot), 256), Bytes(256, 0)) << "nothing landed";
+  EXPECT_EQ(mem(b).read(rt[b].recvAddr(small.slot), 256), Bytes(256, 0));
+  // Both ways afterwards, in the same slots.
+  std::vector<Message> msgs{makeMessage(a, b, 0x61, 64 * 1024, 2), makeMessage(b, a, 0x62, 64 * 1024, 2)};
+  for (auto& m : msgs) {
+    m.recv = rt[m.target].irecv(m.origin, m.tag, m.slot, m.len, kRecvCnt);
+    m.send = rt[m.origin].isend(m.target, m.tag, m.slot, m.len, kDoneCnt);
+  }
+  for (auto& m : msgs) {
+    ASSERT_TRUE(progressUntil([&] { return rt[m.target].recvStatus(m.recv) == St::Done; }));
+    EXPECT_EQ(mem(m.target).read(rt[m.target].recvAddr(m.slot), m.len), m.data);
+    ASSERT_TRUE(progressUntil([&] { return rt[m.origin].sendStatus(m.send) == St::Done; }));
+  }
+}
+
+// Buffer provisioning (seed 002): a gather list that fits the receiver's eager buffers
+// is packed into one eager send; one larger than them, or with a piece larger than
+// them, gets a buffer the receiver provisions (memory ID, key, counter) and acknowledges;
+// the pieces are put into it and the receiver copies the message out, unregisters the
+// buffer and frees it. A request the receiver cannot satisfy (larger than its heap; a
+// fifth while its four memory IDs are taken) is refused and the sender's send ends
+// Refused; what was granted completes, and afterwards a new request is granted again.
+TEST_P(RgetSystemTest, LargeGatherListsGetAProvisionedBuffer) {
+  using St = Runtime::Status;
+  using Piece = Runtime::Piece;
+  const unsigned a = 0, b = sys->size() - 1;
+  const RuntimeLayout& l = rt[a].layout();
+  uint32_t tag = 0x700;
+  // Pieces of a's send buffers from slot `slot` on, one per 64 KiB, random bytes; the
+  // message they make.
+  auto gather = [&](uint64_t slot, const std::vector<uint32_t>& lens, Bytes* msg) {
+    std::vector<Piece> pieces;
+    for (size_t i = 0; i < lens.size(); ++i) {
+      Piece p{slot * l.bufStride + i * 0x1'0000, lens[i]};
+      Bytes d(lens[i]);
+      for (auto& x : d) x = static_cast<uint8_t>(rng());
+      mem(a).write(l.sendBuf + p.srcOff, d);
+      msg->insert(msg->end(), d.begin(), d.end());
+      pieces.push_back(p);
+    }
+    return pieces;
+  };
+  struct Op {
+    Bytes msg;
+    unsigned send = 0, recv = 0;
+    uint64_t slot = 0;
+  };
+  auto start = [&](uint64_t slot, const std::vector<uint32_t>& lens) {
+    Op o;
+    o.slot = slot;
+    const std::vector<Piece> pieces = gather(slot, lens, &o.msg);
+    o.recv = rt[b].irecv(a, tag, slot, static_cast<uint32_t>(o.msg.size()), kRecvCnt);
+    o.send = rt[a].isendv(b, tag++, pieces, 8 + static_cast<unsigned>(slot));
+    return o;
+  };
+  auto settled = [&](const std::vector<Op*>& ops) {
+    return progressUntil([&] {
+      rt[b].progress();
+      for (Op* o : ops)
+        if (rt[a].sendStatus(o->send) == St::Pending) return false;
+      return true;
+    });
+  };
+  auto landed = [&](const Op& o) {
+    EXPECT_EQ(rt[a].sendStatus(o.send), St::Done);
+    ASSERT_TRUE(progressUntil([&] { return rt[b].recvStatus(o.recv) == St::Done; }));
+    EXPECT_EQ(rt[b].received(o.recv).len, o.msg.size());
+    EXPECT_EQ(mem(b).read(rt[b].recvAddr(o.slot), o.msg.size()), o.msg);
+  };
+  const uint32_t rts = csr(a, regs::RTS_TX_CNT);
+  // Fits the eager buffers (4 KiB): one eager send, no provisioning.
+  Op small = start(0, {64, 128, 100});
+  // Larger than them, and one piece larger than them.
+  Op big = start(1, {8192, 4096 - 64, 1000});
+  Op onePiece = start(2, {5000});
+  for (Op* o : {&small, &big, &onePiece}) ASSERT_TRUE(settled({o}));
+  for (Op* o : {&small, &big, &onePiece}) landed(*o);
+  EXPECT_EQ(rt[b].provisionsOpen(), 0u) << "every provisioned buffer freed";
+  for (unsigned i = 0; i < l.provMids; ++i)
+    EXPECT_EQ(csr(b, regs::MEMID_CTRL(l.provMidFirst + i)) & regs::MEMID_CTRL_VALID_MASK, 0u) << "unregistered";
+  EXPECT_EQ(csr(a, regs::RTS_TX_CNT), rts) << "gather lists never go by rendezvous";
+  // Larger than the receiver's heap: refused.
+  Op huge = start(3, {4u << 20, 4u << 20, 4u << 20, 4u << 20, 1u << 20});
+  ASSERT_TRUE(settled({&huge}));
+  EXPECT_EQ(rt[a].sendStatus(huge.send), St::Refused);
+  EXPECT_EQ(rt[b].provisionsRefused(), 1u);
+  // Five at once for four memory IDs: the fifth refused, the four land.
+  std::vector<Op> five;
+  for (uint64_t s = 4; s < 9; ++s) five.push_back(start(s, {16384, 600}));
+  std::vector<Op*> ptrs;
+  for (Op& o : five) ptrs.push_back(&o);
+  ASSERT_TRUE(settled(ptrs));
+  EXPECT_EQ(rt[a].sendStatus(five.back().send), St::Refused);
+  EXPECT_EQ(rt[b].provisionsRefused(), 2u);
+  for (size_t i = 0; i + 1 < five.size(); ++i) landed(five[i]);
+  EXPECT_EQ(rt[b].provisionsOpen(), 0u);
+  // Resources back: granted again.
+  Op again = start(9, {12288, 64});
+  ASSERT_TRUE(settled({&again}));
+  landed(again);
+  EXPECT_EQ(csr(b, regs::KEY_ERR_CNT), 0u);
+}
+
+// A program written once against the runtime, unchanged on any number of nodes: every
+// node sends its right neighbour an eager and a rendezvous message and its left
+// neighbour a short one, receiving with receives posted before the messages come (one
+// from any source) and after (the RTS waits unexpected); it puts a block into its
+// right neighbour's memory and gets one from its left neighbour's. Every byte checked.
+class RuntimeProgramTest : public RgetSystemTest {};
+TEST_P(RuntimeProgramTest, RingProgramRunsUnchangedOnAnyNodeCount) {
+  using St = Runtime::Status;
+  const unsigned nodes = sys->size();
+  constexpr uint32_t kEager = 200, kRndv = 20 * 1024, kShort = 8, kPut = 1024, kGet = 2048;
+  constexpr unsigned kPutCnt = 7, kGetCnt = 8;
+  struct Node {
+    Message toRight, rndvRight, toLeft;
+    unsigned recvEager = 0, recvRndv = 0, recvShort = 0;
+    Bytes putData, getData;
+  };
+  std::vector<Node> at(nodes);
+  auto right = [&](unsigned n) { return (n + 1) % nodes; };
+  auto left = [&](unsigned n) { return (n + nodes - 1) % nodes; };
+  for (unsigned n = 0; n < nodes; ++n) {
+    Node& x = at[n];
+    x.toRight = makeMessage(n, right(n), 0x1000 + n, kEager, 0);
+    x.rndvRight = makeMessage(n, right(n), 0x2000 + n, kRndv, 1);
+    x.toLeft = makeMessage(n, left(n), 0x3000 + n, kShort, 2);
+    x.putData = makeMessage(n, right(n), 0, kPut, 3).data;  // at sendAddr(3)
+    x.getData = makeMessage(n, left(n), 0, kGet, 4).data;   // at sendAddr(4): the left neighbour gets it
+    driver::loadCounter(sys->csrWriter(n), kPutCnt, kPut);
+  }
+  // Receives before the messages: eager from the left, the short one from any source.
+  for (unsigned n = 0; n < nodes; ++n) {
+    at[n].recvEager = rt[n].irecv(left(n), 0x1000 + left(n), 0, kEager, kRecvCnt);
+    at[n].recvShort = rt[n].irecv(std::nullopt, 0x3000 + right(n), 2, 64, kRecvCnt);
+  }
+  for (unsigned n = 0; n < nodes; ++n) {
+    for (Message* m : {&at[n].toRight, &at[n].rndvRight, &at[n].toLeft})
+      m->send = rt[n].isend(m->target, m->tag, m->slot, m->len, 3 + static_cast<unsigned>(m->slot));
+    rt[n].put(right(n), 3 * rt[n].layout().bufStride, rt[n].layout().recvMid, 3 * rt[n].layout().bufStride, kPut,
+              6, kPutCnt);
+    rt[n].get(left(n), rt[n].layout().sendMid, 4 * rt[n].layout().bufStride, 4 * rt[n].layout().bufStride, kGet,
+              kGetCnt);
+  }
+  // The rendezvous receive after its RTS has come.
+  sys->runUntil([] { return false; }, 2000);
+  for (unsigned n = 0; n < nodes; ++n) at[n].recvRndv = rt[n].irecv(left(n), 0x2000 + left(n), 1, kRndv, kRecvCnt);
+  ASSERT_TRUE(progressUntil([&] {
+    for (unsigned n = 0; n < nodes; ++n) {
+      for (unsigned r : {at[n].recvEager, at[n].recvRndv, at[n].recvShort})
+        if (rt[n].recvStatus(r) != St::Done) return false;
+      for (Message* m : {&at[n].toRight, &at[n].rndvRight, &at[n].toLeft})
+        if (rt[n].sendStatus(m->send) != St::Done) return false;
+      if (!rt[n].counterZero(kPutCnt) || !rt[n].counterZero(kGetCnt)) return false;
+    }
+    return true;
+  }, 20'000'000)) << "the program did not finish";
+  ASSERT_TRUE(sys->drain());
+  const uint64_t stride = rt[0].layout().bufStride;
+  for (unsigned n = 0; n < nodes; ++n) {
+    SCOPED_TRACE("node " + std::to_string(n));
+    const Node& l = at[left(n)];
+    EXPECT_EQ(mem(n).read(rt[n].recvAddr(0), kEager), l.toRight.data);
+    EXPECT_EQ(mem(n).read(rt[n].recvAddr(1), kRndv), l.rndvRight.data);
+    EXPECT_TRUE(rt[n].received(at[n].recvRndv).rendezvous);
+    EXPECT_FALSE(rt[n].received(at[n].recvEager).rendezvous);
+    EXPECT_EQ(mem(n).read(rt[n].recvAddr(2), kShort), at[right(n)].toLeft.data);
+    EXPECT_EQ(rt[n].received(at[n].recvShort).from, right(n));
+    EXPECT_EQ(mem(n).read(rt[n].recvAddr(0) + 3 * stride, kPut), l.putData) << "put from the left";
+    EXPECT_EQ(mem(n).read(rt[n].recvAddr(0) + 4 * stride, kGet), l.getData) << "got from the left";
+  }
+}
+
+std::string paramName(const ::testing::TestParamInfo<Param>& info) {
+  return std::to_string(info.param.nodes) + "N_W" + std::to_string(info.param.width);
+}
+INSTANTIATE_TEST_SUITE_P(Widths, RgetSystemTest, ::testing::Values(Param{2, 64}, Param{4, 512}), paramName);
+INSTANTIATE_TEST_SUITE_P(Nodes, RuntimeProgramTest,
+                         ::testing::Values(Param{2, 64}, Param{5, 128}, Param{16, 64}, Param{64, 64}), paramName);
 
 }  // namespace
