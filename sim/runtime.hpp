@@ -43,6 +43,9 @@ struct RuntimeLayout {
   uint32_t portion = 256 * 1024;
   uint32_t rndvThreshold = 4096;  // RNDV_THRESHOLD: longer sends go by rendezvous
   uint32_t inlineMax = 256;       // sends up to this long are copied inline into the ring
+  // A send, or a receive that has matched its message, whose DMA counter has not moved
+  // for this many cycles has failed (its peer is gone: link cut, node down).
+  uint64_t stallCycles = 2'000'000;
   // Buffer provisioning (seed 002): buffers for messages larger than the eager buffers
   // come from this heap, each under a memory ID and a counter of these pools.
   uint64_t provHeap = 0x6000'0000, provBytes = 0x100'0000;
@@ -52,7 +55,7 @@ struct RuntimeLayout {
 
 class Runtime {
  public:
-  enum class Status { Pending, Done, Refused, Truncated };
+  enum class Status { Pending, Done, Refused, Truncated, Failed };
   // Sets up node n's memory IDs, its doorbell-fed and remote-fed injection FIFOs, its
   // control and eager reception FIFOs (the eager one unkeyed until openEager) and the
   // protocol threshold. `csr` is how the node's CPU writes registers.
@@ -108,13 +111,17 @@ class Runtime {
     driver::loadCounter(csr_, cnt, len);
     post({{d, data}});
     sends_.push_back(Send{to, tag, cnt, Status::Pending});
+    sends_.back().watch.since = sys_.cycle();
     return static_cast<unsigned>(sends_.size() - 1);
   }
-  // Done when its data has left; Refused when the target could not place it.
+  // Done when its data has left; Refused when the target could not place it; Failed
+  // when it stalled for stallCycles (a provisioned one: from its request on).
   Status sendStatus(unsigned id) {
     progress();
     Send& s = sends_.at(id);
     if (s.st == Status::Pending && s.counting && counterZero(s.cnt)) s.st = Status::Done;
+    else if (s.st == Status::Pending && stalled(s.watch, s.counting ? std::optional<unsigned>(s.cnt) : std::nullopt))
+      s.st = Status::Failed;
     return s.st;
   }
 
@@ -135,11 +142,14 @@ class Runtime {
     uint32_t portions = 0;  // of a rendezvous
   };
   // Done when the message is in the buffer; Truncated when it was longer than the
-  // buffer (a rendezvous one is refused: its origin is told and nothing moves).
+  // buffer (a rendezvous one is refused: its origin is told and nothing moves); Failed
+  // when a rendezvous stalled for stallCycles after its receive post (its origin gone).
+  // A failed receive's buffer may be used again once its origin cannot come back.
   Status recvStatus(unsigned id) {
     progress();
     Recv& r = recvs_.at(id);
     if (r.st == Status::Pending && r.matched && counterZero(r.cnt)) r.st = Status::Done;
+    else if (r.st == Status::Pending && r.matched && stalled(r.watch, r.cnt)) r.st = Status::Failed;
     return r.st;
   }
   // Whether a message has matched the receive (a rendezvous: its receive post is made).
@@ -195,6 +205,7 @@ class Runtime {
     }
     sends_.push_back(Send{to, tag, cnt, Status::Pending});
     Send& s = sends_.back();
+    s.watch.since = sys_.cycle();
     if (large || total > e.maxBytes) {
       s.pieces = pieces;
       s.len = total;
@@ -363,6 +374,20 @@ class Runtime {
   }
 
  private:
+  // How long a DMA counter has stood still.
+  struct Watch {
+    uint64_t since = 0;     // cycle of the last change seen (or of the start)
+    uint32_t value = ~0u;   // the counter's value then
+  };
+  // Whether counter `cnt` (none: nothing that moves) has stood still for stallCycles.
+  bool stalled(Watch& w, std::optional<unsigned> cnt) {
+    const uint32_t v = cnt ? sys_.readCsr(n_, regs::CNT_VALUE(*cnt)) : 0;
+    if (cnt && v != w.value) {
+      w = Watch{sys_.cycle(), v};
+      return false;
+    }
+    return sys_.cycle() - w.since > l_.stallCycles;
+  }
   struct Send {
     unsigned to;
     uint32_t tag;
@@ -371,6 +396,7 @@ class Runtime {
     bool counting = true;       // counter cnt counts its data (a provisioned send: once put)
     std::vector<Piece> pieces;  // a provisioned send's, until the buffer is granted
     uint32_t len = 0;
+    Watch watch;
   };
   // A buffer this node provisioned for a peer's message.
   struct Provision {
@@ -389,6 +415,7 @@ class Runtime {
     Status st = Status::Pending;
     bool matched = false;
     Received msg;
+    Watch watch;
   };
   // A message that has arrived: eager (its data) or an RTS.
   struct Incoming {
@@ -407,6 +434,7 @@ class Runtime {
       if (m.msg.rendezvous) refuse(m.rts);
     } else if (m.msg.rendezvous) {
       r.msg.portions = recvPost(m.rts, r.slot, r.cnt);
+      r.watch.since = sys_.cycle();
     } else {
       memory().write(recvAddr(r.slot), m.data);
       r.st = Status::Done;
