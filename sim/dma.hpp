@@ -46,6 +46,18 @@ struct DmaDescriptor {
   // rendezvous words).
   std::array<uint8_t, 28> words{};
 
+  // A descriptor whose source is `len` bytes at offset `src` of memory ID srcMid.
+  static DmaDescriptor fromMid(DmaOp op, uint16_t dest, uint16_t qid, uint16_t srcMid, uint64_t src, uint32_t len) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(op);
+    d.flags = kDescSrcMid;
+    d.dest = dest;
+    d.qid = qid;
+    d.srcMid = static_cast<uint8_t>(srcMid);
+    d.src = src;
+    d.len = len;
+    return d;
+  }
   bool isInline() const { return flags & kDescInline; }
   bool isPut() const { return op == static_cast<uint8_t>(DmaOp::Put); }
   bool isSend() const { return op == static_cast<uint8_t>(DmaOp::Send); }

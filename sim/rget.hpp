@@ -174,16 +174,10 @@ struct RtsMessage {
   // The origin's send descriptor: to `target`, eagerly into reception FIFO `fifo` with
   // `key` when its NI selects eager.
   DmaDescriptor descriptor(uint16_t targetLid, uint16_t fifo, uint16_t key) const {
-    DmaDescriptor d;
-    d.op = static_cast<uint8_t>(DmaOp::Send);
-    d.flags = kDescSrcMid | (countInj ? kDescInjCnt : 0);
-    d.dest = targetLid;
-    d.qid = fifo;
-    d.len = len;
+    DmaDescriptor d = DmaDescriptor::fromMid(DmaOp::Send, targetLid, fifo, srcMid, srcOff, len);
+    d.flags |= countInj ? kDescInjCnt : 0;
     d.injCnt = injCnt;
-    d.srcMid = static_cast<uint8_t>(srcMid);
     d.key = key;
-    d.src = srcOff;
     d.tag = tag;
     uint8_t* w = d.words.data();  // descriptor byte 36 + i is w[i]
     w[0] = originFifo;
@@ -253,15 +247,7 @@ inline RndvPlan planRendezvous(const RtsMessage& rts, const RndvTarget& t) {
   const uint32_t p = t.portion;
   plan.portions = (rts.len + p - 1) / p;
   auto rget = [](uint16_t dest, uint8_t fifo, uint16_t mid, uint64_t off, uint32_t len) {
-    DmaDescriptor d;
-    d.op = static_cast<uint8_t>(DmaOp::Rget);
-    d.flags = kDescSrcMid;
-    d.dest = dest;
-    d.qid = fifo;
-    d.srcMid = static_cast<uint8_t>(mid);
-    d.src = off;
-    d.len = len;
-    return d;
+    return DmaDescriptor::fromMid(DmaOp::Rget, dest, fifo, mid, off, len);
   };
   auto append = [](Bytes& to, const DmaDescriptor& d) {
     const Bytes e = d.encode();
@@ -269,15 +255,11 @@ inline RndvPlan planRendezvous(const RtsMessage& rts, const RndvTarget& t) {
   };
   for (uint32_t i = 0; i < plan.portions; ++i) {
     const uint32_t off = i * p;
-    DmaDescriptor put;  // D_i, at the origin
-    put.op = static_cast<uint8_t>(DmaOp::Put);
-    put.flags = kDescSrcMid | kDescRcvCnt;
-    put.dest = t.lid;
-    put.qid = t.recvMid;
+    // D_i, at the origin
+    DmaDescriptor put = DmaDescriptor::fromMid(DmaOp::Put, t.lid, t.recvMid, rts.srcMid, rts.srcOff + off,
+                                               std::min(p, rts.len - off));
+    put.flags |= kDescRcvCnt;
     put.dst = t.recvOff + off;
-    put.srcMid = static_cast<uint8_t>(rts.srcMid);
-    put.src = rts.srcOff + off;
-    put.len = std::min(p, rts.len - off);
     put.rcvCnt = t.rcvCnt;
     put.tag = rts.tag;
     if (rts.countInj) {  // the origin counts the data leaving, as for an eager send

@@ -217,17 +217,7 @@ class Runtime {
         const Bytes b = memory().read(l_.sendBuf + p.srcOff, p.len);
         data.insert(data.end(), b.begin(), b.end());
       }
-      DmaDescriptor d;
-      d.op = static_cast<uint8_t>(DmaOp::Send);
-      d.flags = kDescInline | kDescInjCnt;
-      d.dest = lidOf(to);
-      d.qid = e.fifo;
-      d.len = total;
-      d.tag = tag;
-      d.key = e.key;
-      d.injCnt = static_cast<uint8_t>(cnt);
-      driver::loadCounter(csr_, cnt, total);
-      post({{d, data}});
+      postInlineSend(to, e.fifo, e.key, tag, data, cnt);
     }
     return static_cast<unsigned>(sends_.size() - 1);
   }
@@ -241,15 +231,8 @@ class Runtime {
   // counter `rcvCnt` (if given) landing.
   void put(unsigned to, uint64_t srcOff, uint16_t mid, uint64_t dst, uint32_t len, unsigned cnt,
            std::optional<unsigned> rcvCnt = {}, uint16_t key = 0) {
-    DmaDescriptor d;
-    d.op = static_cast<uint8_t>(DmaOp::Put);
-    d.flags = kDescSrcMid | kDescInjCnt | (rcvCnt ? kDescRcvCnt : 0);
-    d.dest = lidOf(to);
-    d.qid = mid;
-    d.dst = dst;
-    d.srcMid = static_cast<uint8_t>(l_.sendMid);
-    d.src = srcOff;
-    d.len = len;
+    DmaDescriptor d = putFromMid(lidOf(to), mid, dst, l_.sendMid, srcOff, len);
+    d.flags |= kDescInjCnt | (rcvCnt ? kDescRcvCnt : 0);
     d.injCnt = static_cast<uint8_t>(cnt);
     d.rcvCnt = static_cast<uint8_t>(rcvCnt.value_or(0));
     d.key = key;
@@ -260,15 +243,8 @@ class Runtime {
   // node's receive buffers at offset dstOff; counter `cnt` reaches zero when they are
   // in. One remote get carrying the put that node's engine runs.
   void get(unsigned from, uint16_t mid, uint64_t off, uint64_t dstOff, uint32_t len, unsigned cnt) {
-    DmaDescriptor p;
-    p.op = static_cast<uint8_t>(DmaOp::Put);
-    p.flags = kDescSrcMid | kDescRcvCnt;
-    p.dest = lidOf(n_);
-    p.qid = l_.recvMid;
-    p.dst = dstOff;
-    p.srcMid = static_cast<uint8_t>(mid);
-    p.src = off;
-    p.len = len;
+    DmaDescriptor p = putFromMid(lidOf(n_), l_.recvMid, dstOff, mid, off, len);
+    p.flags |= kDescRcvCnt;
     p.rcvCnt = static_cast<uint8_t>(cnt);
     DmaDescriptor g;
     g.op = static_cast<uint8_t>(DmaOp::Rget);
@@ -314,15 +290,7 @@ class Runtime {
   // stands for a stale or forged key (tests).
   void eagerSend(unsigned to, uint32_t tag, const Bytes& data, std::optional<uint16_t> keyOverride = {}) {
     const EagerAnnounce& a = eagerOf(to);
-    DmaDescriptor d;
-    d.op = static_cast<uint8_t>(DmaOp::Send);
-    d.flags = kDescInline;
-    d.dest = lidOf(to);
-    d.qid = a.fifo;
-    d.len = static_cast<uint32_t>(data.size());
-    d.tag = tag;
-    d.key = keyOverride.value_or(a.key);
-    post({{d, data}});
+    postInlineSend(to, a.fifo, keyOverride.value_or(a.key), tag, data);
   }
 
   // ---------------------------------------------------------------- errors
@@ -451,14 +419,31 @@ class Runtime {
   }
   // A 64-byte control message into node `to`'s control FIFO.
   void sendControl(unsigned to, const Bytes& payload, uint32_t tag) {
+    postInlineSend(to, static_cast<uint16_t>(l_.ctrlFifo), 0, tag, payload);
+  }
+  // A send of `data` inline in the ring into reception FIFO `fifo` of node `to` with
+  // `key`; counter `cnt`, if given, counts it leaving.
+  void postInlineSend(unsigned to, uint16_t fifo, uint16_t key, uint32_t tag, const Bytes& data,
+                      std::optional<unsigned> cnt = {}) {
     DmaDescriptor d;
     d.op = static_cast<uint8_t>(DmaOp::Send);
-    d.flags = kDescInline;
+    d.flags = kDescInline | (cnt ? kDescInjCnt : 0);
     d.dest = lidOf(to);
-    d.qid = static_cast<uint16_t>(l_.ctrlFifo);
-    d.len = kDescBytes;
+    d.qid = fifo;
+    d.len = static_cast<uint32_t>(data.size());
     d.tag = tag;
-    post({{d, payload}});
+    d.key = key;
+    d.injCnt = static_cast<uint8_t>(cnt.value_or(0));
+    if (cnt) driver::loadCounter(csr_, *cnt, d.len);
+    post({{d, data}});
+  }
+  // A put of `len` bytes at `src` in this node's memory ID srcMid into memory ID `mid`
+  // of node destLid at `dst`.
+  static DmaDescriptor putFromMid(uint16_t destLid, uint16_t mid, uint64_t dst, uint16_t srcMid, uint64_t src,
+                                  uint32_t len) {
+    DmaDescriptor d = DmaDescriptor::fromMid(DmaOp::Put, destLid, mid, srcMid, src, len);
+    d.dst = dst;
+    return d;
   }
   // Takes the control messages that have arrived.
   void pollControl() {
@@ -531,15 +516,8 @@ class Runtime {
     std::vector<std::pair<DmaDescriptor, Bytes>> puts;
     uint64_t dst = 0;
     for (const Piece& p : s->pieces) {
-      DmaDescriptor d;
-      d.op = static_cast<uint8_t>(DmaOp::Put);
-      d.flags = kDescSrcMid | kDescInjCnt | kDescRcvCnt;
-      d.dest = a.receiverLid;
-      d.qid = a.mid;
-      d.dst = dst;
-      d.srcMid = static_cast<uint8_t>(l_.sendMid);
-      d.src = p.srcOff;
-      d.len = p.len;
+      DmaDescriptor d = putFromMid(a.receiverLid, a.mid, dst, l_.sendMid, p.srcOff, p.len);
+      d.flags |= kDescInjCnt | kDescRcvCnt;
       d.injCnt = static_cast<uint8_t>(s->cnt);
       d.rcvCnt = a.cnt;
       d.key = a.key;
