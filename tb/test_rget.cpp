@@ -584,8 +584,9 @@ TEST_P(RgetSystemTest, ChainWhoseOriginIsCutOffFailsOnBothSides) {
 
 // The protocols under the faulty fabric of the reliability issue (1 % drops, 0.5 %
 // corruption, duplication and reordering): the ring program, an RTS its target cannot
-// place and a provisioning request its receiver cannot satisfy end as they do on a
-// clean fabric, and every byte of what moved is right.
+// place, a provisioning request its receiver cannot satisfy, an eager message with a
+// wrong key and a remote get reading outside the target's readable memory end as they
+// do on a clean fabric, and every byte of what moved is right.
 TEST_P(RgetSystemTest, ProtocolsAndTheirErrorsHoldUnderAFaultyFabric) {
   using St = Runtime::Status;
   FabricFaults f;
@@ -609,6 +610,27 @@ TEST_P(RgetSystemTest, ProtocolsAndTheirErrorsHoldUnderAFaultyFabric) {
   EXPECT_EQ(rt[b].recvStatus(big.recv), St::Truncated);
   EXPECT_EQ(rt[a].sendStatus(huge), St::Refused);
   EXPECT_EQ(rt[b].provisionsRefused(), 1u);
+  // A wrong key: every packet refused (a duplicate may be refused twice), nothing lands.
+  rt[b].openEager(0x3C3C, {a});
+  ASSERT_TRUE(progressUntil([&] { return rt[a].eagerPeers().count(b) > 0; }));
+  const unsigned keyed = rt[b].irecv(a, 0x53, 7, 4096, kRecvCnt);
+  rt[a].eagerSend(b, 0x53, Bytes(1000, 0x5A), 0x3C3D);
+  // A remote get whose put would read b's memory outside its readable memory IDs.
+  DmaDescriptor put = DmaDescriptor::fromMid(DmaOp::Put, lidOf(a), layout.recvMid, layout.recvMid, 0, 64);
+  put.tag = 0x54;
+  DmaDescriptor g;
+  g.op = static_cast<uint8_t>(DmaOp::Rget);
+  g.flags = kDescInline;
+  g.dest = lidOf(b);
+  g.qid = static_cast<uint16_t>(layout.remFifo);
+  g.len = kDescBytes;
+  rt[a].post({{g, put.encode()}});
+  ASSERT_TRUE(progressUntil([&] { return rt[b].checkRemoteFifo() == DmaErr::Range; }));
+  ASSERT_TRUE(progressUntil([&] { return !rt[a].remoteErrors().empty(); }));
+  EXPECT_EQ(rt[a].remoteErrors().front().tag, 0x54u);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_GE(csr(b, regs::KEY_ERR_CNT), 6u) << "the 1000-byte message's packets";
+  EXPECT_FALSE(rt[b].matched(keyed));
   uint32_t retx = 0;
   for (unsigned n = 0; n < sys->size(); ++n) retx += csr(n, regs::RETX_CNT);
   EXPECT_GT(retx, 0u) << "the fabric lost nothing: the test proves nothing";
