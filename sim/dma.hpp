@@ -81,7 +81,7 @@ struct DmaDescriptor {
     putLe(&b[16], 8, src);
     putLe(&b[24], 8, dst);
     putLe(&b[32], 4, tag);
-    std::copy(words.begin(), words.end(), b.begin() + 36);
+    for (size_t i = 0; i < words.size(); ++i) b[36 + i] = words[i];
     return b;
   }
   static DmaDescriptor decode(const uint8_t* b) {
@@ -228,10 +228,9 @@ inline std::vector<Bytes> dmaCopyTlps(const DmaDescriptor& d, const Bytes& data,
 // LID, bytes of the packet that follow, message length 0 marking a raw entry) and the
 // packet as it arrived, LRH and RWH included, without its VCRC.
 inline Bytes rawFifoEntry(const Bytes& wire) {
-  Bytes e = EntryHeader{static_cast<uint16_t>(getBe(&wire[6], 2)),
-                        static_cast<uint16_t>(wire.size() - kRawTrailerBytes), 0, 0, 0}.encode();
-  e.insert(e.end(), wire.begin(), wire.end() - kRawTrailerBytes);
-  return e;
+  const size_t n = wire.size() - kRawTrailerBytes;
+  return joined(EntryHeader{static_cast<uint16_t>(getBe(&wire[6], 2)), static_cast<uint16_t>(n), 0, 0, 0}.encode(),
+                wire.data(), n);
 }
 
 // The producer's side of an injection FIFO: writes descriptors (and inline data) at
@@ -289,9 +288,7 @@ class RcvRing {
     EntryHeader hdr;
     Bytes data;
     Bytes raw() const {  // as the NI wrote it: the send packet's payload
-      Bytes b = hdr.encode();
-      b.insert(b.end(), data.begin(), data.end());
-      return b;
+      return joined(hdr.encode(), data.data(), data.size());
     }
   };
   RcvRing(uint64_t base, uint16_t slots, unsigned slotBytes) : base_(base), size_(slots), slot_(slotBytes) {}
