@@ -246,14 +246,19 @@ class Runtime {
     DmaDescriptor p = putFromMid(lidOf(n_), l_.recvMid, dstOff, mid, off, len);
     p.flags |= kDescRcvCnt;
     p.rcvCnt = static_cast<uint8_t>(cnt);
+    driver::loadCounter(csr_, cnt, len);
+    remoteGet(from, l_.remFifo, p);
+  }
+  // One remote get carrying descriptor `carried` (inline) into injection FIFO `fifo` of
+  // node `to` (its remote-fed FIFO runs it; any other refuses it).
+  void remoteGet(unsigned to, unsigned fifo, const DmaDescriptor& carried) {
     DmaDescriptor g;
     g.op = static_cast<uint8_t>(DmaOp::Rget);
     g.flags = kDescInline;
-    g.dest = lidOf(from);
-    g.qid = static_cast<uint16_t>(l_.remFifo);
+    g.dest = lidOf(to);
+    g.qid = static_cast<uint16_t>(fifo);
     g.len = kDescBytes;
-    driver::loadCounter(csr_, cnt, len);
-    post({{g, p.encode()}});
+    post({{g, carried.encode()}});
   }
   bool counterZero(unsigned cnt) { return sys_.readCsr(n_, regs::CNT_ZERO) >> cnt & 1; }
 

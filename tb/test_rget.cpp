@@ -262,15 +262,7 @@ TEST_P(RgetSystemTest, RemoteGetsATargetMayNotTakeEndInErrorsBothSidesSee) {
   wrB(regs::INTR_MASK, regs::STATUS_DMA_ERR_MASK);
   ASSERT_TRUE(sys->drain());
   // A remote get from a's doorbell-fed FIFO carrying one descriptor (inline).
-  auto rget = [&](unsigned fifo, const DmaDescriptor& carried) {
-    DmaDescriptor d;
-    d.op = static_cast<uint8_t>(DmaOp::Rget);
-    d.flags = kDescInline;
-    d.dest = lidOf(b);
-    d.qid = static_cast<uint16_t>(fifo);
-    d.len = kDescBytes;
-    rt[a].post({{d, carried.encode()}});
-  };
+  auto rget = [&](unsigned fifo, const DmaDescriptor& carried) { rt[a].remoteGet(b, fifo, carried); };
   DmaDescriptor put;  // would push 64 bytes of b's memory to a
   put.op = static_cast<uint8_t>(DmaOp::Put);
   put.flags = kDescSrcMid;
@@ -618,13 +610,7 @@ TEST_P(RgetSystemTest, ProtocolsAndTheirErrorsHoldUnderAFaultyFabric) {
   // A remote get whose put would read b's memory outside its readable memory IDs.
   DmaDescriptor put = DmaDescriptor::fromMid(DmaOp::Put, lidOf(a), layout.recvMid, layout.recvMid, 0, 64);
   put.tag = 0x54;
-  DmaDescriptor g;
-  g.op = static_cast<uint8_t>(DmaOp::Rget);
-  g.flags = kDescInline;
-  g.dest = lidOf(b);
-  g.qid = static_cast<uint16_t>(layout.remFifo);
-  g.len = kDescBytes;
-  rt[a].post({{g, put.encode()}});
+  rt[a].remoteGet(b, layout.remFifo, put);
   ASSERT_TRUE(progressUntil([&] { return rt[b].checkRemoteFifo() == DmaErr::Range; }));
   ASSERT_TRUE(progressUntil([&] { return !rt[a].remoteErrors().empty(); }));
   EXPECT_EQ(rt[a].remoteErrors().front().tag, 0x54u);
