@@ -17,6 +17,7 @@
 #include "driver.hpp"
 #include "ni_regs.hpp"
 #include "system.hpp"
+#include "system_fixture.hpp"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
@@ -39,18 +40,14 @@ constexpr unsigned kFifos = 8;
 constexpr uint64_t kRcvBase = 0x3000'0000;
 constexpr unsigned kRcvFifos = 4;
 
-class DmaSystemTest : public ::testing::TestWithParam<Param> {
+class DmaSystemTest : public tb::SystemFixture<Param> {
  protected:
   void SetUp() override {
-    seed = tb::envU64("NI_SEED", 1);
-    rng.seed(seed);
     SystemConfig c;
     c.nodes = GetParam().nodes;
     c.dataBits = GetParam().width;
-    c.seed = seed;
     c.hostStall = 0.1;
-    sys = std::make_unique<System>(c);
-    sys->reset();
+    startSystem(c);
     for (unsigned n = 0; n < sys->size(); ++n) {
       sys->setMemId(n, 1, MemRegion{true, kRegion, 0x80'0000, true, true});
       sys->setMemId(n, 2, MemRegion{true, kStoreRegion, 0x10000, true, true});
@@ -62,17 +59,8 @@ class DmaSystemTest : public ::testing::TestWithParam<Param> {
     }
     ASSERT_TRUE(sys->drain());
   }
-  void TearDown() override {
-    EXPECT_FALSE(sys->rtlError()) << "an RTL assertion failed";
-    if (HasFailure()) std::cerr << "[ reproduce ] NI_SEED=" << seed << "\n";
-  }
   static uint64_t ringBase(unsigned f) { return kRingBase + uint64_t{f} * 0x10000; }
   static uint64_t rcvBase(unsigned q) { return kRcvBase + uint64_t{q} * 0x10'0000; }
-  Bytes randomBytes(size_t n) {
-    Bytes b(n);
-    for (auto& x : b) x = static_cast<uint8_t>(rng());
-    return b;
-  }
   uint16_t head(unsigned n, unsigned f) { return static_cast<uint16_t>(sys->readCsr(n, regs::INJ_HEAD(f))); }
 
   struct Put {
@@ -126,9 +114,6 @@ class DmaSystemTest : public ::testing::TestWithParam<Param> {
     return false;
   }
 
-  uint64_t seed = 1;
-  std::mt19937_64 rng;
-  std::unique_ptr<System> sys;
   std::map<unsigned, std::vector<InjRing>> rings;
 };
 

@@ -15,7 +15,7 @@
 #include "rget.hpp"
 #include "runtime.hpp"
 #include "system.hpp"
-#include "verilated_fixture.hpp"
+#include "system_fixture.hpp"
 
 using namespace ni;
 
@@ -29,18 +29,14 @@ struct Param {
 constexpr unsigned kRecvCnt = 1, kDoneCnt = 2;
 constexpr uint32_t kThreshold = 512;  // RNDV_THRESHOLD in these tests
 
-class RgetSystemTest : public ::testing::TestWithParam<Param> {
+class RgetSystemTest : public tb::SystemFixture<Param> {
  protected:
   void SetUp() override {
-    seed = tb::envU64("NI_SEED", 1);
-    rng.seed(seed);
     SystemConfig c;
     c.nodes = GetParam().nodes;
     c.dataBits = GetParam().width;
-    c.seed = seed;
     c.hostStall = 0.1;
-    sys = std::make_unique<System>(c);
-    sys->reset();
+    startSystem(c);
     layout.portion = 4096;
     layout.rndvThreshold = kThreshold;
     layout.stallCycles = 100'000;
@@ -50,10 +46,6 @@ class RgetSystemTest : public ::testing::TestWithParam<Param> {
     rt.clear();
     for (unsigned n = 0; n < sys->size(); ++n) rt.emplace_back(*sys, n, cpu(n), layout);
     ASSERT_TRUE(sys->drain());
-  }
-  void TearDown() override {
-    EXPECT_FALSE(sys->rtlError()) << "an RTL assertion failed";
-    if (HasFailure()) std::cerr << "[ reproduce ] NI_SEED=" << seed << "\n";
   }
   Memory& mem(unsigned n) { return sys->node(n).memory(); }
   // The CPU's register writes, counted per node.
@@ -73,8 +65,7 @@ class RgetSystemTest : public ::testing::TestWithParam<Param> {
     unsigned send = 0, recv = 0;  // the runtimes' request numbers
   };
   Message makeMessage(unsigned origin, unsigned target, uint32_t tag, uint32_t len, uint64_t slot) {
-    Message m{origin, target, tag, len, slot, Bytes(len)};
-    for (auto& b : m.data) b = static_cast<uint8_t>(rng());
+    Message m{origin, target, tag, len, slot, randomBytes(len)};
     mem(origin).write(rt[origin].sendAddr(slot), m.data);
     return m;
   }
@@ -158,9 +149,6 @@ class RgetSystemTest : public ::testing::TestWithParam<Param> {
     }
   }
 
-  uint64_t seed = 1;
-  std::mt19937_64 rng;
-  std::unique_ptr<System> sys;
   RuntimeLayout layout;
   std::vector<Runtime> rt;
   std::map<unsigned, unsigned> csrWrites;
@@ -355,8 +343,7 @@ TEST_P(RgetSystemTest, EagerMessagesCarryTheKeyOfTheirBuffers) {
   uint32_t refused = 0;  // packets of the message with the stale key: each is refused
   for (unsigned n : peers) {
     for (size_t k = 0; k < std::size(lens); ++k) {
-      Bytes data(lens[k]);
-      for (auto& x : data) x = static_cast<uint8_t>(rng());
+      const Bytes data = randomBytes(lens[k]);
       const uint32_t tag = static_cast<uint32_t>(n << 8 | k);
       if (n == 1 && k == 2) {  // a stale key: refused
         rt[n].eagerSend(0, tag, data, static_cast<uint16_t>(kKey ^ 0x0100));
@@ -465,8 +452,7 @@ TEST_P(RgetSystemTest, LargeGatherListsGetAProvisionedBuffer) {
     std::vector<Piece> pieces;
     for (size_t i = 0; i < lens.size(); ++i) {
       Piece p{slot * l.bufStride + i * 0x1'0000, lens[i]};
-      Bytes d(lens[i]);
-      for (auto& x : d) x = static_cast<uint8_t>(rng());
+      const Bytes d = randomBytes(lens[i]);
       mem(a).write(l.sendBuf + p.srcOff, d);
       msg->insert(msg->end(), d.begin(), d.end());
       pieces.push_back(p);

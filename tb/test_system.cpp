@@ -11,6 +11,7 @@
 #include "ni_regs.hpp"
 #include "soak.hpp"
 #include "system.hpp"
+#include "system_fixture.hpp"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
@@ -23,23 +24,15 @@ struct Param {
   unsigned maxPayload = 256;
 };
 
-class SystemTest : public ::testing::TestWithParam<Param> {
+class SystemTest : public tb::SystemFixture<Param> {
  protected:
   void SetUp() override {
-    seed = tb::envU64("NI_SEED", 1);
-    rng.seed(seed);
     SystemConfig c;
     c.nodes = GetParam().nodes;
     c.dataBits = GetParam().width;
     c.maxPayload = GetParam().maxPayload;
-    c.seed = seed;
     c.hostStall = 0.2;
-    sys = std::make_unique<System>(c);
-    sys->reset();
-  }
-  void TearDown() override {
-    EXPECT_FALSE(sys->rtlError()) << "an RTL assertion failed";
-    if (HasFailure()) std::cerr << "[ reproduce ] NI_SEED=" << seed << "\n";
+    startSystem(c);
   }
 
   bool drain() { return sys->drain(1'000'000); }
@@ -52,15 +45,7 @@ class SystemTest : public ::testing::TestWithParam<Param> {
     w.memid = static_cast<uint16_t>(memid);
     return w;
   }
-  Bytes randomBytes(size_t n) {
-    Bytes b(n);
-    for (auto& x : b) x = static_cast<uint8_t>(rng());
-    return b;
-  }
 
-  uint64_t seed = 1;
-  std::mt19937_64 rng;
-  std::unique_ptr<System> sys;
 };
 
 TEST_P(SystemTest, StoreThroughWindowLandsInRemoteMemory) {
