@@ -155,16 +155,24 @@ module ni_dma_inj #(
   // Each read lands in a region of MaxPayload bytes, data from lane 0 of its first
   // beat. Slot regions are used (and freed) in the order they were read, data
   // regions likewise; a beat may be read in the cycle after it is written
-  // (cut-through). The read port is registered (block RAM): it reads the address
-  // of the next cycle (ram_raddr_d, from the parser's next state) and passes a
-  // word written in the same cycle through.
-  logic [DataW-1:0] ram_q [NumReg * RegBeats];
+  // (cut-through). Slot regions and data regions are two RAMs (block RAM), each with
+  // a registered read port that reads the address of the next cycle (from the
+  // parser's next state) and passes a word written in the same cycle through: the
+  // look-ahead reads the next descriptor from the slot RAM while the parser streams
+  // a message's data from the data RAM. A write address is {data RAM, region, beat}
+  // (NumSReg = NumDReg, a power of two).
+  localparam int unsigned HalfW = RamW - 1;
+  logic [DataW-1:0] sram_q [NumSReg * RegBeats];
+  logic [DataW-1:0] dram_q [NumDReg * RegBeats];
   logic ram_we;
-  logic [RamW-1:0] ram_waddr, ram_raddr_d;
-  logic [DataW-1:0] ram_wdata, ram_rdata;
+  logic [RamW-1:0] ram_waddr;
+  logic [HalfW-1:0] s_raddr_d, d_raddr_d;
+  logic [DataW-1:0] ram_wdata, ram_rdata, s_rdata, d_rdata;
   always_ff @(posedge clk_i) begin
-    if (ram_we) ram_q[ram_waddr] <= ram_wdata;
-    ram_rdata <= (ram_we && ram_waddr == ram_raddr_d) ? ram_wdata : ram_q[ram_raddr_d];
+    if (ram_we && !ram_waddr[RamW-1]) sram_q[ram_waddr[HalfW-1:0]] <= ram_wdata;
+    if (ram_we && ram_waddr[RamW-1]) dram_q[ram_waddr[HalfW-1:0]] <= ram_wdata;
+    s_rdata <= (ram_we && ram_waddr == {1'b0, s_raddr_d}) ? ram_wdata : sram_q[s_raddr_d];
+    d_rdata <= (ram_we && ram_waddr == {1'b1, d_raddr_d}) ? ram_wdata : dram_q[d_raddr_d];
   end
 
   logic [NumReg-1:0][12:0] rq_bytes_q, rq_bytes_d;   // bytes asked for
@@ -310,14 +318,24 @@ module ni_dma_inj #(
   // named by memory ID inside a valid, readable one. A remote-fed FIFO takes only
   // one-slot descriptors whose source is named by memory ID: what another node injects
   // reaches this node's memory only where it was exported.
+  // A source named by memory ID lies inside a valid, readable one of this node.
+  function automatic logic src_readable(input logic [7:0] smid, input logic [63:0] src,
+                                        input logic [31:0] len, input logic [NumMemId-1:0] valid,
+                                        input logic [NumMemId-1:0] perm_r,
+                                        input logic [NumMemId-1:0][19:0] pages);
+    logic [52:0] last_page;
+    logic [MiW-1:0] m;
+    last_page = 53'(({1'b0, src} + 65'(len) - 65'd1) >> 12);
+    m = smid[MiW-1:0];
+    src_readable = smid < 8'(NumMemId) && valid[m] && perm_r[m] && last_page < 53'(pages[m]);
+  endfunction
   logic [3:0] chk;
   logic [MiW-1:0] mi, smi;
-  logic [64:0] cp_last, sr_last;  // last byte of a copy / of the source, as an offset
+  logic [64:0] cp_last;           // last byte of a copy, as an offset
   logic [63:0] src_addr;          // the source's address in host memory
   assign mi = d_qid[MiW-1:0];
   assign smi = d_smid[MiW-1:0];
   assign cp_last = {1'b0, d_dst} + 65'(d_len) - 65'd1;
-  assign sr_last = {1'b0, d_src} + 65'(d_len) - 65'd1;
   assign src_addr = d_src_mid ? {mem_base_i[smi] + d_src[63:12], d_src[11:0]} : d_src;
   always_comb begin
     chk = 4'd0;
@@ -338,11 +356,30 @@ module ni_dma_inj #(
     end else if (is_copy && (d_qid >= 16'(NumMemId) || !mem_valid_i[mi] || !mem_perm_w_i[mi] ||
                              cp_last[64:12] >= 53'(mem_pages_i[mi]))) begin
       chk = ErrRange;
-    end else if (!d_inline && d_src_mid && (d_smid >= 8'(NumMemId) || !mem_valid_i[smi] || !mem_perm_r_i[smi] ||
-                                            sr_last[64:12] >= 53'(mem_pages_i[smi]))) begin
+    end else if (!d_inline && d_src_mid &&
+                 !src_readable(d_smid, d_src, d_len, mem_valid_i, mem_perm_r_i, mem_pages_i)) begin
       chk = ErrRange;
     end
   end
+
+  // ------------------------------------------------------------ look-ahead
+  // While the parser streams a message whose data reads are all issued, the look-ahead
+  // reads the next descriptor of the turn (the slot at the parse position) from the
+  // slot RAM; when it is a put, a copy or an eager send whose source may be read, it
+  // issues that message's first data reads, so the data arrives while this message's
+  // last packets leave rather than a memory round trip after them. The parser takes
+  // the reads over when it starts that message; when it finds another message there
+  // (a register changed in between) or ends the turn, it drains them (PDrain).
+  typedef enum logic [1:0] {LaRead, LaIssue, LaOff} lastate_e;
+  lastate_e la_q, la_d;
+  logic [3:0] la_beat_q, la_beat_d;   // descriptor beats captured
+  logic la_rd_q, la_rd;               // a descriptor beat is read (captured in the next cycle)
+  logic [511:0] la_desc_q, la_desc_d;
+  logic [31:0] la_dfo_q, la_dfo_d;    // offset of its next data read
+  logic [63:0] la_addr_q, la_addr_d;  // its source address in host memory
+  logic [RbW-1:0] la_rbeat;
+  logic [12:0] la_dchunk;
+  logic la_go, la_want, la_ok, la_held, la_same, la_reset, la_rd_req;
 
   // ------------------------------------------------------------ fetch (reads)
   // Turns: the fetcher reads one FIFO's slots at a time: BatchSlots of them (more when
@@ -418,11 +455,11 @@ module ni_dma_inj #(
   logic [12:0] rd_bytes_q, rd_bytes_d;
   logic [7:0] rd_tag_q, rd_tag_d;
   assign rd_load = !rd_valid_q || rd_ready_i;
-  assign d_issue = d_want && rd_load;
-  assign s_issue = s_want && !d_want && rd_load;
-  assign rd_addr_d = d_want ? src_addr + 64'(dfo_q) : s_addr;
-  assign rd_bytes_d = d_want ? dchunk : 13'(s_nslots) * 13'(SlotBytes);
-  assign rd_tag_d = d_want ? {4'h8, d_reg_of(d_alloc_q)} : {4'h8, 4'(s_alloc_q)};
+  assign d_issue = (d_want || la_want) && rd_load;
+  assign s_issue = s_want && !d_want && !la_want && rd_load;
+  assign rd_addr_d = d_want ? src_addr + 64'(dfo_q) : la_want ? la_addr_q + 64'(la_dfo_q) : s_addr;
+  assign rd_bytes_d = d_want ? dchunk : la_want ? la_dchunk : 13'(s_nslots) * 13'(SlotBytes);
+  assign rd_tag_d = (d_want || la_want) ? {4'h8, d_reg_of(d_alloc_q)} : {4'h8, 4'(s_alloc_q)};
   assign rd_valid_o = rd_valid_q;
   assign rd_addr_o = rd_addr_q;
   assign rd_bytes_o = rd_bytes_q;
@@ -455,6 +492,63 @@ module ni_dma_inj #(
   assign s_slot_ok = s_cnt_q != '0 && (ps_slot_q + RsW'(1) != nslots_q[s_head_q] || rdone[s_reg]);
   assign d_avail = d_cnt_q != '0 && db_q < wbeats_q[d_reg];
   assign d_bad = d_cnt_q != '0 && rerr_q[d_reg];
+
+  // Look-ahead (see its declarations). It works while the parser is in a message from
+  // memory whose reads are all issued and its FIFO is not stopped; the next descriptor
+  // is at the parse position (beat 0 of the slot after this message's one), in a
+  // region of this turn (a region that opens a turn is the next turn's).
+  logic [7:0] la_op, la_slots, la_smid;
+  logic [31:0] la_len;
+  logic [63:0] la_src;
+  logic [11:0] la_dst_pg;  // the destination's offset in its page (where packets split)
+  logic la_put, la_copy, la_send, la_inline, la_src_mid;
+  logic [3:0] la_nb;    // the beat to read now
+  assign la_op = la_desc_q[0 +: 8];
+  assign la_inline = la_desc_q[8];
+  assign la_src_mid = la_desc_q[11];
+  assign la_slots = la_desc_q[16 +: 8];
+  assign la_len = la_desc_q[64 +: 32];
+  assign la_smid = la_desc_q[104 +: 8];
+  assign la_src = la_desc_q[128 +: 64];
+  assign la_dst_pg = la_desc_q[192 +: 12];
+  assign la_put = la_op == OpPut;
+  assign la_copy = la_op == OpCopy;
+  assign la_send = la_op == OpSend;
+  assign la_go = (ps_q == PHdr || ps_q == PBeats) && dmsg_q && dfo_q == d_len && !stopped[act_q];
+  assign la_nb = la_beat_q + 4'(la_rd_q);
+  assign la_rbeat = RbW'(ps_slot_q) * RbW'(SlotBeats) + RbW'(la_nb);
+  // What the parser would read of it without a refusal: one slot, its data in memory
+  // (not an RTS), aligned, and a source it may read (a remote-fed FIFO's by memory ID).
+  assign la_ok = (la_put || la_copy || (la_send && !(la_src_mid && la_len > rndv_thresh_i))) &&
+                 !la_inline && la_slots == 8'd1 && la_len != 32'd0 && la_len[1:0] == 2'b00 &&
+                 la_src[5:0] == 6'd0 &&
+                 (la_src_mid ? src_readable(la_smid, la_src, la_len, mem_valid_i, mem_perm_r_i, mem_pages_i)
+                             : !remote_i[act_q]);
+  assign la_dchunk = chunk_at(la_dfo_q, la_put || la_copy, 1'b0, 1'b0, la_src[11:0], la_dst_pg, la_len);
+  assign la_want = la_q == LaIssue && la_go && la_dfo_q != la_len && d_cnt_q < (DW+1)'(NumDReg);
+  // Its reads are held for the message the parser starts next, which must be the same.
+  assign la_held = la_q == LaIssue && la_dfo_q != 32'd0;
+  assign la_same = from_mem && desc_n[0 +: 256] == la_desc_q[0 +: 256] && src_addr == la_addr_q;
+  always_comb begin
+    la_d = la_q;
+    la_beat_d = la_beat_q;
+    la_desc_d = la_desc_q;
+    la_addr_d = la_addr_q;
+    la_rd_req = 1'b0;
+    if (la_rd_q) begin
+      la_desc_d[32'(la_beat_q) * DataW +: DataW] = s_rdata;
+      la_beat_d = la_beat_q + 4'd1;
+    end
+    if (la_q == LaRead && la_go) begin
+      if (la_beat_q == 4'(DescBeats)) begin
+        la_d = la_ok ? LaIssue : LaOff;
+        la_addr_d = la_src_mid ? {mem_base_i[la_smid[MiW-1:0]] + la_src[63:12], la_src[11:0]} : la_src;
+      end else begin
+        la_rd_req = 32'(la_nb) < DescBeats && ps_beat_q == '0 && s_cnt_q != '0 && !rfirst_q[s_head_q] &&
+                la_rbeat < wbeats_q[s_reg] && !rerr_q[s_reg];
+      end
+    end
+  end
 
   // The packet: its bytes are hdr_bytes of header (TLP header, entry header) then data.
   logic [255:0] hb;
@@ -565,14 +659,19 @@ module ni_dma_inj #(
   assign loc_beat_valid_o = beat_valid && is_copy;
 
   // The parser reads the head slot region at its parse position, or in PBeats of a
-  // message from memory the head data region (desc_q's inline flag); the address is
-  // formed from the next state, for the registered read port.
+  // message from memory the head data region (desc_q's inline flag); the addresses are
+  // formed from the next state, for the registered read ports. The look-ahead reads
+  // the slot RAM while the parser streams from the data RAM.
   logic [RbW-1:0] s_rbeat_d;
   assign s_rbeat_d = RbW'(ps_slot_d) * RbW'(SlotBeats) + RbW'(ps_beat_d);
   always_comb begin
-    ram_raddr_d = RamW'(4'(s_head_d)) * RamW'(RegBeats) + RamW'(s_rbeat_d);
-    if (ps_d == PBeats && !desc_d[8]) ram_raddr_d = RamW'(d_reg_of(d_head_d)) * RamW'(RegBeats) + RamW'(db_d);
+    s_raddr_d = HalfW'(s_head_d) * HalfW'(RegBeats) + HalfW'(s_rbeat_d);
+    if (la_rd) s_raddr_d = HalfW'(s_head_q) * HalfW'(RegBeats) + HalfW'(la_rbeat);
+    d_raddr_d = HalfW'(d_head_d) * HalfW'(RegBeats) + HalfW'(db_d);
   end
+  assign ram_rdata = (ps_q == PBeats && !desc_q[8]) ? d_rdata : s_rdata;
+  // The look-ahead reads only while the parser stays in the message (not reading slots).
+  assign la_rd = la_rd_req && (ps_d == PHdr || ps_d == PBeats);
 
   // ------------------------------------------------------------ next state
   logic s_adv_slot, s_adv_beat;   // parse position: next slot / next beat
@@ -625,6 +724,7 @@ module ni_dma_inj #(
     stomp_d = stomp_q;
     hdr_pend_d = hdr_pend_q;
     dmsg_d = dmsg_q;
+    la_dfo_d = la_dfo_q;
     rq_bytes_d = rq_bytes_q;
     got_bytes_d = got_bytes_q;
     wbeats_d = wbeats_q;
@@ -689,12 +789,13 @@ module ni_dma_inj #(
       f_cnt_d = cnt[16] ? 16'hFFFF : cnt[15:0];
     end
     if (d_issue) begin
-      rq_bytes_d[d_reg_of(d_alloc_q)] = dchunk;
+      rq_bytes_d[d_reg_of(d_alloc_q)] = rd_bytes_d;
       got_bytes_d[d_reg_of(d_alloc_q)] = '0;
       wbeats_d[d_reg_of(d_alloc_q)] = '0;
       rerr_d[d_reg_of(d_alloc_q)] = 1'b0;
       d_alloc_d = d_alloc_q + DW'(1);
-      dfo_d = dfo_q + 32'(dchunk);
+      if (d_want) dfo_d = dfo_q + 32'(dchunk);
+      else la_dfo_d = la_dfo_q + 32'(la_dchunk);
     end
 
     // Completions: the data of beat j (after the 12 header bytes) goes to region beat
@@ -870,10 +971,16 @@ module ni_dma_inj #(
       // over: the turn ends before it, and the FIFO's next turn reads it whole.
       need_d[act_q] = d_slots;
       turn_end = 1'b1;
+    end else if (msg_start && la_held && !la_same) begin
+      // The look-ahead read for a message that is not this one: drop its data; the
+      // FIFO's next turn starts at this descriptor again.
+      dmsg_d = 1'b0;
+      hold_d = 1'b0;
+      ps_d = PDrain;
     end else if (msg_start) begin
       hold_d = !fits;
       po_d = '0;
-      dfo_d = '0;
+      dfo_d = la_held ? la_dfo_q : '0;  // reads the look-ahead issued are this message's
       db_d = '0;
       ob_d = '0;
       dmsg_d = from_mem;
@@ -909,6 +1016,14 @@ module ni_dma_inj #(
     end
     if (s_issue) s_cnt_d = s_cnt_d + (SW+1)'(1);
     if (d_issue) d_cnt_d = d_cnt_d + (DW+1)'(1);
+    // A turn never ends with data regions held (the look-ahead's): they drain first.
+    if (turn_end && d_cnt_d != '0) begin
+      turn_end = 1'b0;
+      dmsg_d = 1'b0;
+      hold_d = 1'b0;
+      ps_d = PDrain;
+    end
+    la_reset = msg_start || turn_end || ps_d == PDrain;
     // The parser's turn ends: what is left of its regions is dropped between turns.
     if (turn_end) begin
       turn_d[act_q] = 1'b0;
@@ -1016,6 +1131,10 @@ module ni_dma_inj #(
       stomp_q <= 1'b0;
       hdr_pend_q <= 1'b0;
       dmsg_q <= 1'b0;
+      la_q <= LaRead;
+      la_beat_q <= '0;
+      la_rd_q <= 1'b0;
+      la_dfo_q <= '0;
       rq_bytes_q <= '0;
       got_bytes_q <= '0;
       wbeats_q <= '0;
@@ -1065,6 +1184,10 @@ module ni_dma_inj #(
       stomp_q <= stomp_d;
       hdr_pend_q <= hdr_pend_d;
       dmsg_q <= dmsg_d;
+      la_q <= la_reset ? LaRead : la_d;
+      la_beat_q <= la_reset ? '0 : la_beat_d;
+      la_rd_q <= la_rd;
+      la_dfo_q <= la_reset ? '0 : la_dfo_d;
       rq_bytes_q <= rq_bytes_d;
       got_bytes_q <= got_bytes_d;
       wbeats_q <= wbeats_d;
@@ -1087,6 +1210,8 @@ module ni_dma_inj #(
   // Wide datapath registers: no reset.
   always_ff @(posedge clk_i) begin
     desc_q <= desc_d;
+    la_desc_q <= la_desc_d;
+    la_addr_q <= la_addr_d;
     prev_q <= prev_d;
     c_prev_q <= c_prev_d;
   end
@@ -1098,7 +1223,7 @@ module ni_dma_inj #(
   assign busy_o = turn_q;
   assign ev_err_o = ev_err;
   logic unused;
-  assign unused = ^{s_cpl_tkeep, d_flags[7:4], d_icnt[7:5], d_rcnt[7:5], cp_last[11:0], sr_last[11:0]};
+  assign unused = ^{s_cpl_tkeep, d_flags[7:4], d_icnt[7:5], d_rcnt[7:5], cp_last[11:0]};
 
   `NI_ASSERT_AXIS_STABLE(DmaHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(DmaBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
@@ -1112,6 +1237,9 @@ module ni_dma_inj #(
   // A turn the parser or the fetcher is in is held in turn_q.
   `NI_ASSERT(DmaParserTurnHeld_A, ps_q != PIdle |-> turn_q[act_q])
   `NI_ASSERT(DmaFetchTurnHeld_A, f_on_q |-> turn_q[f_fifo_q])
+  // Between messages only the look-ahead holds data regions; between turns none.
+  `NI_ASSERT(DmaLaRegions_A, (ps_q == PDesc || ps_q == PCheck) && d_cnt_q != '0 |-> la_held)
+  `NI_ASSERT(DmaIdleRegions_A, ps_q == PIdle |-> d_cnt_q == '0)
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
   // Completions only for regions with a read outstanding, and never more than asked.
   `NI_ASSERT(DmaCplTag_A, c_take && c_beat_q == 8'(TagBeat) |->

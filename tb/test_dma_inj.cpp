@@ -99,10 +99,12 @@ class Bench {
     sel = s;
     dut_.m.rndv_thresh_i = s.threshold;
   }
+  void setCplIdle(double p) { cpl_.setIdle(p); }
+  void setMemBase(unsigned id, uint64_t base) { setField(dut_.m.mem_base_i, 52 * id, 52, base >> 12); }
   void setMemIds() {
     auto& m = dut_.m;
     for (unsigned id = 0; id < kMemIds; ++id) {
-      setField(m.mem_base_i, 52 * id, 52, memBase(id) >> 12);
+      setMemBase(id, memBase(id));
       setField(m.mem_pages_i, 20 * id, 20, id == kSrcId ? kSrcIdPages : kMemPages);
     }
     m.mem_valid_i = 0xFFFF & ~(1u << 13);
@@ -135,7 +137,10 @@ class Bench {
       write(r.base + uint64_t{at} * kSlot, Bytes(slots.begin() + s * kSlot, slots.begin() + (s + 1) * kSlot));
     }
     r.tail = (r.tail + std::max<unsigned>(d.slots, 1)) % r.size;
-    if (!expectPackets) return;
+    if (expectPackets) expectMessage(f, d, data);
+  }
+  // The packets, counts and RTS events message d of FIFO f is expected to give.
+  void expectMessage(unsigned f, const DmaDescriptor& d, const Bytes& data) {
     Expected e;
     e.fifo = f;
     if (d.isCopy()) {
@@ -700,6 +705,115 @@ class DmaInjTest : public tb::VerilatedTest {
     EXPECT_EQ(b->rtsEvents, 2u);
   }
 
+  // The look-ahead. With a fixed 20-cycle memory and no back-pressure, twelve 2 KiB
+  // puts from memory leave back to back: while one leaves, the engine reads the next
+  // descriptor and issues its first data reads, so no memory round trip (about 25
+  // cycles each) stands between messages, only the parse of the descriptor. Then the two ways its reads are given up,
+  // each after a look-ahead read of the next message was seen: that message's memory
+  // ID moved to another base (it leaves with the data at the new base), and its FIFO
+  // disabled (nothing of it leaves while disabled; enabled again, it leaves whole).
+  template <class M, unsigned kBpb>
+  void lookAhead() {
+    auto b = makeBench<M, kBpb>();
+    auto& m = b->dut().m;
+    b->setRing(0, 0x3000'0000, 64);
+    b->outStall = b->rdStall = 0;
+    b->setCplIdle(0);
+    b->minLat = b->maxLat = 20;
+    unsigned seq = 0;
+    auto put = [&seq](uint32_t len, uint64_t src, bool mid) {
+      DmaDescriptor d;
+      d.op = static_cast<uint8_t>(DmaOp::Put);
+      d.flags = kDescInjCnt | (mid ? kDescSrcMid : 0);
+      d.slots = 1;
+      d.len = len;
+      d.dest = 3;
+      d.qid = 1;
+      d.srcMid = kSrcId;
+      d.src = src;
+      d.dst = 0x10000ull * seq;
+      d.tag = seq++;
+      d.injCnt = 1;
+      return d;
+    };
+    auto data = [this](size_t n) {
+      Bytes d(n);
+      for (auto& c : d) c = static_cast<uint8_t>(rng()());
+      return d;
+    };
+    // Back to back: output cycles without a beat, from the first beat to the last.
+    constexpr unsigned kMsgs = 12, kLen = 2048;
+    for (unsigned i = 0; i < kMsgs; ++i) b->produce(0, put(kLen, 0x3100'0000 + 0x1000ull * i, false), data(kLen));
+    b->doorbell(0);
+    uint64_t first = 0, last = 0, beats = 0;
+    for (uint64_t c = 0; c < 100000 && !b->idle() && !HasFatalFailure(); ++c) {
+      b->step();
+      if (m.out_beat_valid_o && m.out_beat_ready_i) {
+        if (beats++ == 0) first = cycles();
+        last = cycles();
+      }
+      cycle();
+      b->endCycle();
+    }
+    runUntilIdle(*b);
+    const uint64_t idle = last + 1 - first - beats;
+    std::cout << kMsgs << " messages of " << kLen << " B: " << beats << " beats, " << idle
+              << " cycles without a beat in between\n";
+    // What is left between messages: the parse of the next descriptor, a beat a cycle.
+    EXPECT_LE(idle, kMsgs * (64 / kBpb + 2)) << "a memory round trip between messages";
+
+    // Given up: a long message, then one from memory ID kSrcId; once the look-ahead has
+    // read the second's data, `change` alters what it will find. Returns whether the
+    // look-ahead's read was seen while the first message was still leaving.
+    auto slotBack = [&b](unsigned n) { return static_cast<uint16_t>((b->ring[0].tail + 64 - n) % 64); };
+    auto giveUp = [&](const std::function<void(const DmaDescriptor&, const Bytes&)>& change) {
+      b->produce(0, put(8192, 0x3200'0000, false), data(8192));
+      const DmaDescriptor next = put(1024, 0x8000, true);
+      const Bytes old = data(1024);
+      b->produce(0, next, old, false);
+      b->doorbell(0);
+      const uint64_t from = memBase(kSrcId) + next.src;
+      bool seen = false;
+      for (uint64_t c = 0; c < 20000 && !seen && !HasFatalFailure(); ++c) {
+        b->step();
+        seen = m.rd_valid_o && m.rd_ready_i && m.rd_addr_o >= from && m.rd_addr_o < from + next.len;
+        cycle();
+        b->endCycle();
+      }
+      seen = seen && b->head(0) == slotBack(2);
+      change(next, old);
+      return seen;
+    };
+    // The memory ID moves: its new region holds other data, which is what leaves.
+    EXPECT_TRUE(giveUp([&](const DmaDescriptor& d, const Bytes&) {
+      constexpr uint64_t kMoved = 0x50000ull << 12;
+      const Bytes now = data(d.len);
+      b->write(kMoved + d.src, now);
+      b->setMemBase(kSrcId, kMoved);
+      b->expectMessage(0, d, now);
+    })) << "no look-ahead read of the second message";
+    runUntilIdle(*b);
+    EXPECT_FALSE(b->err(0));
+    b->setMemBase(kSrcId, memBase(kSrcId));
+    // The FIFO is disabled: the first message ends, the second waits whole.
+    DmaDescriptor waiting;
+    Bytes waitingData;
+    EXPECT_TRUE(giveUp([&](const DmaDescriptor& d, const Bytes& old) {
+      m.enable_i &= ~1u;
+      waiting = d;
+      waitingData = old;
+    })) << "no look-ahead read of the second message";
+    run(*b, 3000);
+    EXPECT_EQ(b->head(0), slotBack(1)) << "the first message left, the second did not";
+    EXPECT_TRUE(b->expect[0].empty());
+    m.enable_i |= 1u;
+    b->expectMessage(0, waiting, waitingData);
+    runUntilIdle(*b);
+    EXPECT_EQ(b->head(0), b->ring[0].tail);
+    EXPECT_EQ(b->injCnt, b->wantCnt);
+    EXPECT_EQ(b->errEvents, 0u);
+  }
+
   // A message longer than a turn (60 slots; BatchSlots is 32) in FIFO 0 while the
   // seven others are full of 2-slot messages: FIFO 0's first turn ends before it, its
   // next turn reads it whole, so it leaves within three rounds, not after the others
@@ -832,6 +946,9 @@ class DmaInjTest : public tb::VerilatedTest {
 
 TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W64) { remoteFedFifo<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W512) { remoteFedFifo<Vni_dma_inj512, 64>(); }
+
+TEST_F(DmaInjTest, LookAheadHidesTheRoundTripBetweenMessages_W64) { lookAhead<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, LookAheadHidesTheRoundTripBetweenMessages_W512) { lookAhead<Vni_dma_inj512, 64>(); }
 
 TEST_F(DmaInjTest, ProtocolSelectionByLength_W64) { protocolSelection<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, ProtocolSelectionByLength_W512) { protocolSelection<Vni_dma_inj512, 64>(); }
