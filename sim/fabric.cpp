@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fabric.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "address_map.hpp"
 #include "fabric_pkt.hpp"
 
@@ -8,6 +11,104 @@ namespace ni {
 
 Fabric::Fabric(const FabricConfig& c) : cfg_(c), ports_(c.ports), faultRng_(c.faults.seed) {
   for (auto& p : ports_) p.creditsToGive[0] = p.creditsToGive[1] = c.inputCredits;
+  if (cfg_.topology.dims.empty() || cfg_.topology.nodes() != c.ports) cfg_.topology = Topology::crossbar(c.ports);
+  if (!cfg_.topology.direct()) return;
+  const unsigned np = cfg_.topology.ports();
+  sw_.resize(c.ports);
+  for (auto& w : sw_) {
+    w.in.resize(np * kVcs);
+    w.out.resize(np);
+    w.rr.assign(np, 0);
+    for (auto& l : w.out)
+      for (unsigned v = 0; v < kVcs; ++v) l.credits[v] = c.inputCredits;
+  }
+}
+
+void Fabric::free(const Slot& s) {
+  if (s.kind == Slot::Kind::Ni) ++ports_[s.sw].creditsToGive[s.vc & 1];
+  else if (s.kind == Slot::Kind::Link) creditsBack_.push_back({now_ + cfg_.linkLatency, s.sw, s.port, s.vc});
+}
+
+double Fabric::busiestLink() const {
+  uint64_t most = 0;
+  for (auto& w : sw_)
+    for (auto& l : w.out) most = std::max(most, l.busy);
+  return now_ ? double(most) / double(now_) : 0.0;
+}
+
+// Into switch `sw`'s input from its NI, toward node `dst`.
+void Fabric::toSwitch(unsigned sw, unsigned dst, Pkt pkt) {
+  const unsigned cls = pkt.vc & 1;
+  sw_[sw].in[cls].push_back(Hop{std::move(pkt), dst, cls, -1});
+  ++sw_[sw].queued;
+}
+
+// Every switch output takes one packet whose time has come, round robin over the
+// switch's inputs: to the NI's output queue (the packet keeps its buffer slot until
+// it has left toward the NI), or over a link when the link is free and the next
+// switch has a slot in the packet's next virtual channel.
+void Fabric::stepSwitches() {
+  const Topology& t = cfg_.topology;
+  const unsigned np = t.ports(), nin = np * kVcs;
+  const double bw = cfg_.linkBytesPerCycle > 0 ? cfg_.linkBytesPerCycle : double(cfg_.bytesPerBeat);
+  for (unsigned s = 0; s < sw_.size(); ++s) {
+    Switch& w = sw_[s];
+    if (!w.queued) continue;
+    for (unsigned o = 0; o < np; ++o) {
+      if (o > 0 && w.out[o].busyUntil > now_) continue;
+      for (unsigned k = 0; k < nin; ++k) {
+        const unsigned i = (w.rr[o] + k) % nin;
+        auto& q = w.in[i];
+        if (q.empty() || q.front().pkt.ready > now_ || t.route(s, q.front().dst) != o) continue;
+        if (o == 0) {
+          Pkt p = std::move(q.front().pkt);
+          q.pop_front();
+          p.ready = now_;
+          enqueue(s, std::move(p));
+        } else {
+          // The next virtual channel: the upper one of the class once the packet has
+          // crossed this ring's dateline (a new dimension starts on the lower one).
+          const int dim = static_cast<int>((o - 1) / 2);
+          const bool cross = t.crossesDateline(s, o);
+          const Hop& f = q.front();
+          const unsigned dl = cfg_.datelineVcs && (cross || (f.dim == dim && f.vc >= 2)) ? 1 : 0;
+          const unsigned vc = (f.pkt.vc & 1) + 2 * dl;
+          Link& l = w.out[o];
+          if (l.credits[vc] == 0) continue;
+          Hop h = std::move(q.front());
+          q.pop_front();
+          --l.credits[vc];
+          const auto ser = static_cast<uint64_t>(std::ceil(double(h.pkt.bytes.size()) / bw));
+          l.busyUntil = now_ + ser;
+          l.busy += ser;
+          ++l.packets;
+          ++st_.linkHops;
+          if (cross) ++st_.datelineHops;
+          free(h.pkt.slot);
+          h.pkt.slot = Slot{Slot::Kind::Link, s, o, vc};
+          h.pkt.ready = now_ + ser + cfg_.linkLatency;
+          h.vc = vc;
+          h.dim = dim;
+          Switch& next = sw_[t.neighbour(s, o)];
+          next.in[Topology::opposite(o) * kVcs + vc].push_back(std::move(h));
+          ++next.queued;
+        }
+        --w.queued;
+        w.rr[o] = (i + 1) % nin;
+        break;
+      }
+    }
+  }
+}
+
+void Fabric::endCycle() {
+  if (!sw_.empty()) stepSwitches();
+  while (!creditsBack_.empty() && creditsBack_.front().at <= now_) {
+    const CreditBack& c = creditsBack_.front();
+    ++sw_[c.sw].out[c.port].credits[c.vc];
+    creditsBack_.pop_front();
+  }
+  ++now_;
 }
 
 bool Fabric::linkDown(unsigned port) const {
@@ -37,6 +138,8 @@ void Fabric::enqueue(unsigned dst, Pkt pkt) {
 bool Fabric::idle() const {
   for (auto& p : ports_)
     if (!p.rx.empty() || p.sending || !p.out[0].empty() || !p.out[1].empty()) return false;
+  for (auto& w : sw_)
+    if (w.queued) return false;
   return true;
 }
 
@@ -98,7 +201,7 @@ void Fabric::afterCycle(unsigned port, const NicIn& in, const NicOut& out) {
     p.off += cfg_.bytesPerBeat;
     if (in.fabIn.last) {
       p.sending = false;
-      if (p.cur.src != kNoSource) ++ports_[p.cur.src].creditsToGive[p.cur.vc];  // the slot at the source's input frees up
+      free(p.cur.slot);  // the buffer slot it held in the switch frees up
     }
   }
 }
@@ -129,6 +232,12 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
       ++st_.corrupted;
     }
   }
+  // Toward node dst: its output queue on the crossbar, else into the network at this
+  // port's switch.
+  auto deliver = [&](unsigned dst, Pkt p) {
+    if (sw_.empty()) enqueue(dst, std::move(p));
+    else toSwitch(port, dst, std::move(p));
+  };
   const uint16_t dlid = pkt.size() >= 8 ? static_cast<uint16_t>(getBe(&pkt[2], 2)) : 0;
   if (dlid >= 0xC000) {
     // Multicast: a copy into each member's output queue, and the input slot is free at once.
@@ -138,7 +247,7 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
     if (g != groups_.end())
       for (unsigned m : g->second)
         if (m != port && m < ports_.size()) {
-          enqueue(m, Pkt{pkt, static_cast<uint8_t>(vc & 1), kNoSource, now_ + cfg_.linkLatency});
+          deliver(m, Pkt{pkt, static_cast<uint8_t>(vc & 1), Slot{}, now_ + cfg_.linkLatency});
           ++copies;
         }
     st_.mcastCopies += copies;
@@ -156,10 +265,11 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
     return;
   }
   if (chance(f.duplicate)) {
-    enqueue(dlid - 1, Pkt{pkt, static_cast<uint8_t>(vc & 1), kNoSource, now_ + cfg_.linkLatency});
+    deliver(dlid - 1, Pkt{pkt, static_cast<uint8_t>(vc & 1), Slot{}, now_ + cfg_.linkLatency});
     ++st_.duplicates;
   }
-  enqueue(dlid - 1, Pkt{std::move(pkt), static_cast<uint8_t>(vc & 1), port, now_ + cfg_.linkLatency});
+  deliver(dlid - 1, Pkt{std::move(pkt), static_cast<uint8_t>(vc & 1), Slot{Slot::Kind::Ni, port, 0, vc & 1u},
+                        now_ + cfg_.linkLatency});
 }
 
 }  // namespace ni

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Crossbar fabric model: one port per node, per-link latency and bandwidth,
-// packet credits per virtual channel in both directions, routing by DLID,
-// a capture tap, and seeded faults: drop, bit corruption, duplication,
-// reordering within a VC, links down for a while or for good.
+// Fabric model: one port per node with per-link latency and bandwidth and packet
+// credits per virtual channel in both directions, routing by DLID, a capture tap,
+// and seeded faults: drop, bit corruption, duplication, reordering within a VC,
+// links down for a while or for good. The nodes hang on one crossbar, or each on
+// its own switch of a ring or torus (topology.hpp): packets then cross links
+// between switches (latency, serialization at the link's bandwidth, credits per
+// virtual channel into the next switch's input buffer) by dimension-order routing,
+// each class (requests, answers) on two virtual channels with a dateline per ring.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -12,6 +16,7 @@
 
 #include "nic_model.hpp"
 #include "pcap.hpp"
+#include "topology.hpp"
 
 namespace ni {
 
@@ -36,10 +41,12 @@ struct FabricFaults {
 
 struct FabricConfig {
   unsigned ports = 2;
+  Topology topology;             // no dimensions: a crossbar of `ports`
   unsigned bytesPerBeat = 8;
   unsigned linkLatency = 10;     // cycles from last byte in to first byte out, each way
   double linkBytesPerCycle = 0;  // 0: no limit beyond the NI's beat width
-  unsigned inputCredits = 16;    // packet slots per input port and VC
+  unsigned inputCredits = 16;    // packet slots per input port and VC (NI and switch links)
+  bool datelineVcs = true;       // false only to show a ring deadlock without them (tests)
   double clockNs = 4.0;          // for capture timestamps
   FabricFaults faults;
 };
@@ -54,6 +61,8 @@ struct FabricStats {
   uint64_t perVc[2] = {0, 0};
   uint64_t perVcBytes[2] = {0, 0};  // VC0 requests (the writes), VC1 answers (ACKs, responses)
   uint64_t continuations = 0;  // of `delivered`, continuation packets (TUNNEL_CONT)
+  uint64_t linkHops = 0;       // packets moved over a link between two switches
+  uint64_t datelineHops = 0;   // of those, over a ring's dateline
 };
 
 class Fabric {
@@ -73,19 +82,53 @@ class Fabric {
   bool linkDown(unsigned port) const;
   uint64_t now() const { return now_; }
   bool idle() const;
+  const Topology& topology() const { return cfg_.topology; }
+  // The largest share of cycles any link between switches was sending (0 on a crossbar).
+  double busiestLink() const;
 
   void fillNicIn(unsigned port, NicIn& in);
   void afterCycle(unsigned port, const NicIn& in, const NicOut& out);
-  void endCycle() { ++now_; }
+  void endCycle();
 
  private:
+  // The buffer slot a packet holds until it leaves: one of an NI's input slots at
+  // its switch, or one behind a link between switches (credit owed to that link).
+  struct Slot {
+    enum class Kind : uint8_t { None, Ni, Link } kind = Kind::None;
+    unsigned sw = 0, port = 0, vc = 0;  // Ni: the node (sw); Link: the link's sending switch and port
+  };
   struct Pkt {
     Bytes bytes;
-    uint8_t vc;
-    unsigned src;    // input port whose slot it holds, or kNoSource (multicast copies)
+    uint8_t vc;      // class: 0 requests, 1 answers
+    Slot slot;
     uint64_t ready;  // cycle it may start leaving the switch
   };
-  static constexpr unsigned kNoSource = ~0u;
+  // Direct topologies: a switch per node. Its inputs are port x virtual channel
+  // (class + 2 x dateline); its outputs the NI (port 0) and the links.
+  static constexpr unsigned kVcs = 4;
+  struct Hop {
+    Pkt pkt;
+    unsigned dst;      // destination node
+    unsigned vc;       // virtual channel it holds
+    int dim;           // dimension of the link it came over; -1 from its NI
+  };
+  struct Link {
+    uint64_t busyUntil = 0, busy = 0, packets = 0;
+    unsigned credits[kVcs];
+  };
+  struct Switch {
+    std::vector<std::deque<Hop>> in;  // [port * kVcs + vc]
+    std::vector<Link> out;            // [port], links only (port 0 unused)
+    std::vector<unsigned> rr;         // per output: the input it looks at first
+    unsigned queued = 0;
+  };
+  struct CreditBack {
+    uint64_t at;
+    unsigned sw, port, vc;
+  };
+  void free(const Slot& s);
+  void stepSwitches();
+  void toSwitch(unsigned sw, unsigned dst, Pkt pkt);
   struct Port {
     Bytes rx;                   // packet being received from the NI
     uint8_t rxVc = 0;
@@ -108,6 +151,8 @@ class Fabric {
   FabricStats st_;
   std::map<uint16_t, std::vector<unsigned>> groups_;
   ErfWriter tap_;
+  std::vector<Switch> sw_;
+  std::deque<CreditBack> creditsBack_;
   uint64_t now_ = 0;
   std::mt19937_64 faultRng_;
 };

@@ -14,6 +14,7 @@
 #include "ni_regs.hpp"
 #include "soak.hpp"
 #include "system.hpp"
+#include "workloads.hpp"
 
 using namespace ni;
 
@@ -27,7 +28,50 @@ struct Options {
   bool combine = false;    // windows combine writes (ART_CTRL.wc)
   unsigned run = 64;       // stores in a row to one node (contiguous addresses)
   std::string json;
+  std::string topology = "crossbar", dims;
+  // Message workloads (pingpong, bw, bibw, alltoall) on the runtime.
+  Transport transport = Transport::Eager;
+  std::vector<uint32_t> sizes = {8, 64, 512, 4096, 32768};
+  unsigned window = 8, iters = 8;
+  std::string csv;
 };
+
+bool isMessageWorkload(const std::string& w) {
+  return w == "pingpong" || w == "bw" || w == "bibw" || w == "alltoall";
+}
+
+// "8,1K,64K" or "8:64K" (powers of two from 8 to 64 KiB); sizes are multiples of 4,
+// up to 4 MiB. Empty on anything else.
+std::vector<uint32_t> parseSizes(const std::string& s) {
+  auto one = [](std::string v, uint64_t* out) {
+    uint64_t mult = 1;
+    if (!v.empty() && (v.back() == 'K' || v.back() == 'M')) {
+      mult = v.back() == 'K' ? 1024 : 1024 * 1024;
+      v.pop_back();
+    }
+    if (v.empty() || v.size() > 8 || v.find_first_not_of("0123456789") != std::string::npos) return false;
+    *out = std::stoull(v) * mult;
+    return *out >= 4 && *out % 4 == 0 && *out <= Messaging::kMaxBytes;
+  };
+  std::vector<uint32_t> out;
+  const size_t colon = s.find(':');
+  if (colon != std::string::npos) {
+    uint64_t a = 0, b = 0;
+    if (!one(s.substr(0, colon), &a) || !one(s.substr(colon + 1), &b) || a > b) return {};
+    for (uint64_t v = a; v <= b; v *= 2) out.push_back(static_cast<uint32_t>(v));
+    return out;
+  }
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    uint64_t v = 0;
+    if (!one(s.substr(i, j - i), &v)) return {};
+    out.push_back(static_cast<uint32_t>(v));
+    i = j + 1;
+  }
+  return out;
+}
 
 void usage() {
   std::puts(
@@ -35,7 +79,13 @@ void usage() {
       "  --nodes N         nodes in the system (default 4)\n"
       "  --width W         NI data path bits: 64, 128, 256, 512 (default 64)\n"
       "  --max-payload B   NI MaxPayload: 256, or 4096 at 64 bits (default 256)\n"
-      "  --scenario S      mixed | stores | reads | atomics | soak (default mixed)\n"
+      "  --workload W      mixed | stores | reads | atomics | soak (default mixed): stores\n"
+      "                    through windows (PIO), or messages on the runtime (--transport):\n"
+      "                      pingpong: nodes 0 and 1, half round trip per size\n"
+      "                      bw, bibw: node 0 sends --window messages to node 1 at once\n"
+      "                               (bibw: and node 1 to node 0), --iters times\n"
+      "                      alltoall: every node to every other, pairwise rounds\n"
+      "  --scenario S      the same as --workload\n"
       "                      stores:  every node streams stores to every other node (--run in a\n"
       "                               row to one node, at contiguous addresses)\n"
       "                      reads:   every node reads remote memory\n"
@@ -44,11 +94,21 @@ void usage() {
       "                      soak:    every node keeps 12 random confirmed writes (8-64 B),\n"
       "                               reads (64 B) and fetch-adds in flight to random peers;\n"
       "                               a scoreboard checks each (--ops per node; --size unused)\n"
+      "  --transport T     eager | rndv | put (default eager): message workloads' transport\n"
+      "  --sizes LIST      message sizes: 8,1K,64K or 8:64K (powers of two); up to 4M\n"
+      "                    (default 8,64,512,4K,32K)\n"
+      "  --window N        messages in flight for bw and bibw, 1..12 (default 8)\n"
+      "  --iters N         measured rounds per size (default 8)\n"
+      "  --csv FILE        write the message workloads' rows as CSV\n"
       "  --ops N           operations per node (default 200)\n"
       "  --size B          bytes per operation, multiple of 4 (default 256)\n"
       "  --run N           stores in a row to one node (default 64)\n"
       "  --combine         windows combine contiguous writes into one fabric packet\n"
-      "  --latency C       fabric link latency in cycles (default 10)\n"
+      "  --topology T      crossbar | ring | torus2d | torus3d (default crossbar); ring and\n"
+      "                      torus: a switch per node, dimension-order routing, two\n"
+      "                      virtual channels per class with a dateline per ring\n"
+      "  --dims XxY[xZ]    torus size, its product the node count (default: the squarest)\n"
+      "  --latency C       fabric link latency in cycles, each link (default 10)\n"
       "  --bw B            fabric link bandwidth in bytes/cycle (default: NI width)\n"
       "  --clock-ns T      clock period for ns and GB/s figures (default 4.0 = 250 MHz)\n"
       "  --host-stall P    probability the root complex stalls the NI output (default 0)\n"
@@ -72,38 +132,91 @@ bool parse(int argc, char** argv, Options* o) {
       if (i + 1 >= argc) { std::fprintf(stderr, "%s needs a value\n", a.c_str()); std::exit(2); }
       return argv[++i];
     };
+    // A value that is not a number, or negative, is refused with the option's name.
+    auto count = [&](const char* v) -> unsigned {
+      char* end = nullptr;
+      const long long x = std::strtoll(v, &end, 0);
+      if (!*v || *end || x < 0 || x > 4'000'000'000ll) {
+        std::fprintf(stderr, "%s: '%s' is not a whole number >= 0\n", a.c_str(), v);
+        std::exit(2);
+      }
+      return unsigned(x);
+    };
+    auto real = [&](const char* v) -> double {
+      char* end = nullptr;
+      const double x = std::strtod(v, &end);
+      if (!*v || *end || !(x >= 0)) {
+        std::fprintf(stderr, "%s: '%s' is not a number >= 0\n", a.c_str(), v);
+        std::exit(2);
+      }
+      return x;
+    };
     if (a == "--help" || a == "-h") { usage(); std::exit(0); }
-    else if (a == "--nodes") o->sys.nodes = unsigned(std::atoi(val()));
-    else if (a == "--width") o->sys.dataBits = unsigned(std::atoi(val()));
-    else if (a == "--max-payload") o->sys.maxPayload = unsigned(std::atoi(val()));
-    else if (a == "--scenario") o->scenario = val();
-    else if (a == "--ops") o->ops = unsigned(std::atoi(val()));
-    else if (a == "--size") o->size = unsigned(std::atoi(val()));
-    else if (a == "--run") o->run = std::max(1, std::atoi(val()));
-    else if (a == "--latency") o->sys.linkLatency = unsigned(std::atoi(val()));
-    else if (a == "--bw") o->sys.linkBytesPerCycle = std::atof(val());
-    else if (a == "--clock-ns") o->sys.clockNs = std::atof(val());
-    else if (a == "--host-stall") o->sys.hostStall = std::atof(val());
+    else if (a == "--nodes") o->sys.nodes = count(val());
+    else if (a == "--width") o->sys.dataBits = count(val());
+    else if (a == "--max-payload") o->sys.maxPayload = count(val());
+    else if (a == "--scenario" || a == "--workload") o->scenario = val();
+    else if (a == "--transport") {
+      const char* v = val();
+      const auto t = parseTransport(v);
+      if (!t) {
+        std::fprintf(stderr, "unknown transport '%s' (eager, rndv, put)\n", v);
+        return false;
+      }
+      o->transport = *t;
+    } else if (a == "--sizes") {
+      const char* v = val();
+      o->sizes = parseSizes(v);
+      if (o->sizes.empty()) {
+        std::fprintf(stderr, "--sizes '%s': give sizes such as 8,1K,64K or 8:64K, multiples of 4 up to 4M\n", v);
+        return false;
+      }
+    } else if (a == "--window") o->window = count(val());
+    else if (a == "--iters") o->iters = count(val());
+    else if (a == "--csv") o->csv = val();
+    else if (a == "--ops") o->ops = count(val());
+    else if (a == "--size") o->size = count(val());
+    else if (a == "--run") o->run = std::max(1u, count(val()));
+    else if (a == "--topology") o->topology = val();
+    else if (a == "--dims") o->dims = val();
+    else if (a == "--latency") o->sys.linkLatency = count(val());
+    else if (a == "--bw") o->sys.linkBytesPerCycle = real(val());
+    else if (a == "--clock-ns") o->sys.clockNs = real(val());
+    else if (a == "--host-stall") o->sys.hostStall = real(val());
     else if (a == "--seed") o->sys.seed = std::strtoull(val(), nullptr, 0);
     else if (a == "--pcap") o->sys.pcapPath = val();
     else if (a == "--trace") o->sys.tracePath = val();
-    else if (a == "--trace-node") o->sys.traceNode = unsigned(std::atoi(val()));
+    else if (a == "--trace-node") o->sys.traceNode = count(val());
     else if (a == "--json") o->json = val();
     else if (a == "--combine") o->combine = true;
-    else if (a == "--drop") o->sys.faults.drop = std::atof(val());
-    else if (a == "--corrupt") o->sys.faults.corrupt = std::atof(val());
-    else if (a == "--dup") o->sys.faults.duplicate = std::atof(val());
-    else if (a == "--reorder") o->sys.faults.reorder = std::atof(val());
+    else if (a == "--drop") o->sys.faults.drop = real(val());
+    else if (a == "--corrupt") o->sys.faults.corrupt = real(val());
+    else if (a == "--dup") o->sys.faults.duplicate = real(val());
+    else if (a == "--reorder") o->sys.faults.reorder = real(val());
     else { std::fprintf(stderr, "unknown option %s (try --help)\n", a.c_str()); return false; }
   }
   o->sys.faults.seed = o->sys.seed;
-  if (o->sys.nodes < 2 || o->sys.nodes > kNumArt || o->size == 0 || o->size % 4 || o->size > (1u << 20)) {
-    std::fprintf(stderr, "need 2..%u nodes and a size that is a multiple of 4 up to 1 MiB\n", kNumArt);
+  const unsigned maxNodes = isMessageWorkload(o->scenario) ? 64 : kNumArt;
+  if (o->sys.nodes < 2 || o->sys.nodes > maxNodes || o->size == 0 || o->size % 4 || o->size > (1u << 20)) {
+    std::fprintf(stderr, "need 2..%u nodes for %s and a size that is a multiple of 4 up to 1 MiB\n", maxNodes,
+                 o->scenario.c_str());
     return false;
   }
+  if (o->window < 1 || o->window > Messaging::kWindowMax || o->iters < 1) {
+    std::fprintf(stderr, "need a window of 1..%u and at least one iteration\n", Messaging::kWindowMax);
+    return false;
+  }
+  std::string err;
+  const auto topo = Topology::parse(o->topology, o->dims, o->sys.nodes, &err);
+  if (!topo) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return false;
+  }
+  o->sys.topology = *topo;
   if (o->scenario != "mixed" && o->scenario != "stores" && o->scenario != "reads" && o->scenario != "atomics" &&
-      o->scenario != "soak") {
-    std::fprintf(stderr, "unknown scenario %s\n", o->scenario.c_str());
+      o->scenario != "soak" && !isMessageWorkload(o->scenario)) {
+    std::fprintf(stderr, "unknown workload %s (mixed, stores, reads, atomics, soak, pingpong, bw, bibw, alltoall)\n",
+                 o->scenario.c_str());
     return false;
   }
   return true;
@@ -140,6 +253,10 @@ uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
   std::printf("%-28s %14llu\n", "fabric bytes", static_cast<unsigned long long>(sys.fabric().stats().bytes));
   const FabricStats& fs = sys.fabric().stats();
   std::printf("%-28s %14llu\n", "fabric CRC errors seen", static_cast<unsigned long long>(fs.crcErrors));
+  if (sys.fabric().topology().direct())
+    std::printf("%-28s %14llu  (over the datelines %llu; busiest link busy %.1f %% of cycles)\n",
+                "fabric link hops", static_cast<unsigned long long>(fs.linkHops),
+                static_cast<unsigned long long>(fs.datelineHops), 100.0 * sys.fabric().busiestLink());
   if (o.sys.faults.any())
     std::printf("%-28s %14s  dropped %llu, corrupted %llu, duplicated %llu, reordered %llu\n", "fabric faults injected", "",
                 static_cast<unsigned long long>(fs.faultDrops), static_cast<unsigned long long>(fs.corrupted),
@@ -206,19 +323,89 @@ int soakMain(System& sys, const Options& o) {
   return pass ? 0 : 1;
 }
 
+// A message workload (pingpong, bw, bibw, alltoall) over the sizes: a table in cycles
+// and in ns and GB/s at the clock, the fabric and NI counters, JSON and CSV rows.
+int workloadMain(System& sys, const Options& o) {
+  const uint32_t maxBytes = *std::max_element(o.sizes.begin(), o.sizes.end());
+  Messaging msg(sys, o.transport, maxBytes);
+  const double ns = o.sys.clockNs;
+  std::vector<WorkloadRow> rows;
+  const bool pp = o.scenario == "pingpong";
+  std::printf("\n%10s %12s %10s %12s %9s %14s %s\n", "bytes", pp ? "half RTT" : "cycles/round", "(ns)",
+              "bytes/cycle", "(GB/s)", "msgs/kcycle", "");
+  for (uint32_t b : o.sizes) {
+    WorkloadRow r;
+    if (pp) r = msg.pingPong(0, 1, b, o.iters);
+    else if (o.scenario == "alltoall") r = msg.allToAll(b);
+    else r = msg.bandwidth(0, 1, b, o.window, o.iters, o.scenario == "bibw");
+    std::printf("%10u %12.1f %10.1f %12.3f %9.3f %14.3f %s\n", b, r.latency, r.latency * ns, r.bytesPerCycle,
+                r.bytesPerCycle / ns, 1000.0 * double(r.messages) / double(std::max<uint64_t>(r.cycles, 1)),
+                r.ok ? "" : ("FAILED: " + r.error).c_str());
+    std::fflush(stdout);
+    rows.push_back(r);
+    if (!r.ok) break;
+  }
+  uint64_t failed = 0;
+  printFabricAndNodes(sys, o, &failed);
+  bool pass = failed == 0 && !sys.rtlError();
+  for (const auto& r : rows) pass = pass && r.ok;
+  std::printf("\n%s, %s, %u nodes: %s\n", o.scenario.c_str(), transportName(o.transport), sys.size(),
+              pass ? "PASS" : "FAIL");
+  auto rowFields = [&](const WorkloadRow& r) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%u,%llu,%llu,%.2f,%.2f,%.4f,%.4f,%s", r.bytes,
+                  static_cast<unsigned long long>(r.messages), static_cast<unsigned long long>(r.cycles), r.latency,
+                  r.latency * ns, r.bytesPerCycle, r.bytesPerCycle / ns, r.ok ? "true" : "false");
+    return std::string(buf);
+  };
+  const std::string head = "bytes,messages,cycles,latency_cycles,latency_ns,bytes_per_cycle,gb_per_s,ok";
+  if (!o.csv.empty()) {
+    if (std::FILE* f = std::fopen(o.csv.c_str(), "w")) {
+      std::fprintf(f, "%s,workload,transport,nodes,width,clock_ns\n", head.c_str());
+      for (const auto& r : rows)
+        std::fprintf(f, "%s,%s,%s,%u,%u,%.2f\n", rowFields(r).c_str(), o.scenario.c_str(),
+                     transportName(o.transport), sys.size(), o.sys.dataBits, ns);
+      std::fclose(f);
+    }
+  }
+  if (!o.json.empty()) {
+    if (std::FILE* f = std::fopen(o.json.c_str(), "w")) {
+      std::fprintf(f, "{\"workload\": \"%s\", \"transport\": \"%s\", \"nodes\": %u, \"width\": %u, "
+                      "\"topology\": \"%s\", \"clock_ns\": %.2f, \"pass\": %s, \"rows\": [\n",
+                   o.scenario.c_str(), transportName(o.transport), sys.size(), o.sys.dataBits,
+                   o.sys.topology.name().c_str(), ns, pass ? "true" : "false");
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const WorkloadRow& r = rows[i];
+        std::fprintf(f, "  {\"bytes\": %u, \"messages\": %llu, \"cycles\": %llu, \"latency_cycles\": %.2f, "
+                        "\"bytes_per_cycle\": %.4f, \"ok\": %s}%s\n",
+                     r.bytes, static_cast<unsigned long long>(r.messages), static_cast<unsigned long long>(r.cycles),
+                     r.latency, r.bytesPerCycle, r.ok ? "true" : "false", i + 1 < rows.size() ? "," : "");
+      }
+      std::fprintf(f, "]}\n");
+      std::fclose(f);
+    }
+  }
+  return pass ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, &o)) return 2;
   const unsigned n = o.sys.nodes;
-  std::printf("ni_sim: %u nodes, %u-bit NI, crossbar (latency %u cycles), scenario %s, %u ops x %u B%s, seed %llu\n",
-              n, o.sys.dataBits, o.sys.linkLatency, o.scenario.c_str(), o.ops, o.size,
-              o.combine ? ", write combining" : "",
-              static_cast<unsigned long long>(o.sys.seed));
+  if (isMessageWorkload(o.scenario))
+    std::printf("ni_sim: %u nodes, %u-bit NI, %s (latency %u cycles), workload %s over %s, seed %llu\n", n,
+                o.sys.dataBits, o.sys.topology.name().c_str(), o.sys.linkLatency, o.scenario.c_str(),
+                transportName(o.transport), static_cast<unsigned long long>(o.sys.seed));
+  else
+    std::printf("ni_sim: %u nodes, %u-bit NI, %s (latency %u cycles), scenario %s, %u ops x %u B%s, seed %llu\n",
+                n, o.sys.dataBits, o.sys.topology.name().c_str(), o.sys.linkLatency, o.scenario.c_str(), o.ops,
+                o.size, o.combine ? ", write combining" : "", static_cast<unsigned long long>(o.sys.seed));
   System sys(o.sys);
   sys.reset();
   if (o.scenario == "soak") return soakMain(sys, o);
+  if (isMessageWorkload(o.scenario)) return workloadMain(sys, o);
   for (unsigned d = 0; d < n; ++d) sys.setMemId(d, 0, MemRegion{true, kLanding, kSlot, true, true, true});
   for (unsigned s = 0; s < n; ++s)
     for (unsigned d = 0; d < n; ++d) {

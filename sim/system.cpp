@@ -26,6 +26,7 @@ System::System(const SystemConfig& cfg) : cfg_(cfg), ctx_(std::make_unique<Veril
   }
   FabricConfig fc;
   fc.ports = cfg.nodes;
+  fc.topology = cfg.topology;
   fc.bytesPerBeat = cfg.dataBits / 8;
   fc.linkLatency = cfg.linkLatency;
   fc.linkBytesPerCycle = cfg.linkBytesPerCycle;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// An N-node system: nodes (CPU, memory, root complex), one NI each, a crossbar
-// fabric, and the driver calls that program the NIs through their host ports.
+// An N-node system: nodes (CPU, memory, root complex), one NI each, a fabric
+// (crossbar, ring or torus), and the driver calls that program the NIs through
+// their host ports.
 #pragma once
 #include <functional>
 #include <memory>
@@ -20,7 +21,8 @@ struct SystemConfig {
   unsigned nodes = 2;
   unsigned dataBits = 64;
   unsigned maxPayload = 256;     // NI build: largest TLP payload (256, or 4096 at 64 bits)
-  unsigned linkLatency = 10;
+  Topology topology;             // none given: a crossbar of all nodes
+  unsigned linkLatency = 10;     // every link: NI to switch and switch to switch
   double linkBytesPerCycle = 0;  // 0: the NI's beat width per cycle
   // Packet slots per switch input and VC: enough to cover the credit round trip
   // (twice the link latency and a few cycles) at the packet rates the NIs reach; with
