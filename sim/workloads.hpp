@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Communication workloads on the messaging runtime of every node (sim/runtime.hpp):
 // ping-pong latency, unidirectional and bidirectional bandwidth with a window of
-// messages in flight, and all-to-all (pairwise exchange), over one transport: eager
+// messages in flight, all-to-all (pairwise exchange), broadcast and allreduce (binomial
+// trees; the sum of 64-bit integers, checked) and a halo exchange with the topology's
+// neighbours, over one transport: eager
 // sends, rendezvous (every send an RTS, fetched by remote gets), or direct puts into
 // the receiver's buffer with its reception counter. Every message's bytes are checked
 // at the receiver. The runner (--workload) and the benchmarks use them.
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -41,8 +44,7 @@ struct WorkloadRow {
 
 class Messaging {
  public:
-  // Buffers: one receive and one send slot per peer and window position, each the
-  // message size rounded up to 64 KiB.
+  // Buffers: 64 send and 64 receive slots, each the message size rounded up to 64 KiB.
   static constexpr unsigned kSlots = 64;
   static constexpr unsigned kWindowMax = 12;  // counters 0-11 count sends, 12-23 receives
 
@@ -73,32 +75,112 @@ class Messaging {
       run({{a, b, 0}}, bytes, &r);
       run({{b, a, 0}}, bytes, &r);
     }
-    r.cycles = sys_.cycle() - t0;
-    r.messages = 2ull * iters;
-    r.latency = double(r.cycles) / double(r.messages);
-    r.bytesPerCycle = double(bytes) * double(r.messages) / double(r.cycles);
+    finish(&r, t0, 2ull * iters, 2 * iters);
     return r;
   }
 
   // a sends `window` messages to b at once (and b to a when bidirectional), `iters`
   // times after one warm-up batch.
   WorkloadRow bandwidth(unsigned a, unsigned b, uint32_t bytes, unsigned window, unsigned iters, bool bidirectional) {
-    WorkloadRow r;
-    r.bytes = bytes;
     window = std::min(window, kWindowMax);
     std::vector<Msg> batch;
     for (unsigned k = 0; k < window; ++k) {
       batch.push_back({a, b, k});
       if (bidirectional) batch.push_back({b, a, k});
     }
-    run(batch, bytes, &r);
+    return repeated(batch, bytes, iters);
+  }
+
+  // Binomial-tree broadcast of `bytes` from node 0: in round r every node below 2^r
+  // that has the data sends it to the node 2^r above it. Every node's copy is checked.
+  WorkloadRow broadcast(uint32_t bytes) {
+    WorkloadRow r;
+    r.bytes = bytes;
+    const unsigned n = sys_.size();
+    Bytes data(bytes);
+    for (uint32_t i = 0; i < bytes; ++i) data[i] = static_cast<uint8_t>(i * 29 + 5 + (i >> 10));
     const uint64_t t0 = sys_.cycle();
-    for (unsigned k = 0; k < iters && r.ok; ++k) run(batch, bytes, &r);
-    r.cycles = sys_.cycle() - t0;
-    r.messages = uint64_t{iters} * batch.size();
-    r.latency = double(r.cycles) / double(iters);
-    r.bytesPerCycle = double(bytes) * double(r.messages) / double(r.cycles);
+    for (unsigned step = 1; step < n && r.ok; step *= 2) {
+      std::vector<Msg> batch;
+      std::vector<Bytes> payload;
+      for (unsigned i = 0; i < step && i + step < n; ++i) {
+        batch.push_back({i, i + step, 0});
+        payload.push_back(data);
+      }
+      run(batch, bytes, &r, &payload);
+    }
+    finish(&r, t0, n - 1, 1);
     return r;
+  }
+
+  // Allreduce: the sum, element by element, of every node's `bytes / 8` 64-bit
+  // integers, reduced up a binomial tree to node 0 (each CPU adding what it receives
+  // to its own vector) and broadcast back down it. Every node's result is checked.
+  WorkloadRow allreduce(uint32_t bytes) {
+    WorkloadRow r;
+    r.bytes = bytes;
+    const unsigned n = sys_.size(), count = bytes / 8;
+    std::vector<std::vector<uint64_t>> vec(n, std::vector<uint64_t>(count));
+    std::vector<uint64_t> sum(count, 0);
+    for (unsigned v = 0; v < n; ++v)
+      for (unsigned i = 0; i < count; ++i) {
+        vec[v][i] = (uint64_t{v + 1} << 40) ^ (uint64_t{i} * 0x9E3779B97F4A7C15ull) ^ seq_;
+        sum[i] += vec[v][i];
+      }
+    auto toBytes = [](const std::vector<uint64_t>& x) {
+      Bytes b(x.size() * 8);
+      for (size_t i = 0; i < x.size(); ++i) putLe(&b[8 * i], 8, x[i]);
+      return b;
+    };
+    const uint64_t t0 = sys_.cycle();
+    unsigned top = 1;
+    while (top < n) top *= 2;
+    for (unsigned step = 1; step < top && r.ok; step *= 2) {  // up: node i + step adds into node i
+      std::vector<Msg> batch;
+      std::vector<Bytes> payload;
+      for (unsigned i = 0; i + step < n; i += 2 * step) {
+        batch.push_back({i + step, i, 0});
+        payload.push_back(toBytes(vec[i + step]));
+      }
+      run(batch, bytes, &r, &payload);
+      for (const Msg& m : batch) {
+        const Bytes got = sys_.node(m.to).memory().read(rt_[m.to]->recvAddr(0), bytes);  // its only message
+        for (unsigned i = 0; i < count; ++i) vec[m.to][i] += getLe(&got[8 * i], 8);
+      }
+    }
+    for (unsigned step = top / 2; step >= 1 && r.ok; step /= 2) {  // down: node i sends the sum to i + step
+      std::vector<Msg> batch;
+      std::vector<Bytes> payload;
+      for (unsigned i = 0; i + step < n; i += 2 * step) {
+        batch.push_back({i, i + step, 0});
+        payload.push_back(toBytes(vec[i]));
+      }
+      run(batch, bytes, &r, &payload);
+      for (const Msg& m : batch) vec[m.to] = vec[m.from];
+    }
+    for (unsigned v = 0; v < n && r.ok; ++v)
+      if (vec[v] != sum) fail(&r, "wrong sum", Msg{0, v, 0});
+    finish(&r, t0, 2ull * (n - 1), 1);
+    return r;
+  }
+
+  // Halo exchange: every node sends `bytes` to each of its neighbours at once (on a
+  // ring or torus its two per dimension, on a crossbar the nodes before and after it),
+  // `iters` times after one warm-up exchange.
+  WorkloadRow halo(uint32_t bytes, unsigned iters) {
+    const unsigned n = sys_.size();
+    const Topology& t = sys_.fabric().topology();
+    std::vector<Msg> batch;
+    for (unsigned i = 0; i < n; ++i) {
+      if (t.direct()) {
+        for (unsigned p = 1; p < t.ports(); ++p)
+          if (t.neighbour(i, p) != i) batch.push_back({i, t.neighbour(i, p), p - 1});
+      } else {
+        batch.push_back({i, (i + 1) % n, 0});
+        batch.push_back({i, (i + n - 1) % n, 1});
+      }
+    }
+    return repeated(batch, bytes, iters);
   }
 
   // Pairwise exchange: in round k = 1 .. N-1 every node i sends to node i + k and
@@ -113,10 +195,7 @@ class Messaging {
       for (unsigned i = 0; i < n; ++i) batch.push_back({i, (i + k) % n, 0});
       run(batch, bytes, &r);
     }
-    r.cycles = sys_.cycle() - t0;
-    r.messages = uint64_t{n} * (n - 1);
-    r.latency = double(r.cycles) / double(n - 1);
-    r.bytesPerCycle = double(bytes) * double(r.messages) / double(r.cycles);
+    finish(&r, t0, uint64_t{n} * (n - 1), n - 1);
     return r;
   }
 
@@ -124,6 +203,24 @@ class Messaging {
   struct Msg {
     unsigned from, to, k;  // k: window position (its slot and counters)
   };
+  // The same batch `iters` times after one to warm up.
+  WorkloadRow repeated(const std::vector<Msg>& batch, uint32_t bytes, unsigned iters) {
+    WorkloadRow r;
+    r.bytes = bytes;
+    run(batch, bytes, &r);
+    const uint64_t t0 = sys_.cycle();
+    for (unsigned k = 0; k < iters && r.ok; ++k) run(batch, bytes, &r);
+    finish(&r, t0, uint64_t{iters} * batch.size(), iters);
+    return r;
+  }
+  // The figures of a row measured from cycle t0: `messages` delivered, `latency` the
+  // cycles per one of `units` (a round trip half, a round, a batch).
+  void finish(WorkloadRow* r, uint64_t t0, uint64_t messages, uint64_t units) {
+    r->cycles = std::max<uint64_t>(sys_.cycle() - t0, 1);
+    r->messages = messages;
+    r->latency = double(r->cycles) / double(std::max<uint64_t>(units, 1));
+    r->bytesPerCycle = double(r->bytes) * double(messages) / double(r->cycles);
+  }
   // The data of a message: a pattern of its source, destination, position and sequence.
   Bytes pattern(const Msg& m, uint32_t bytes) const {
     Bytes d(bytes);
@@ -131,34 +228,40 @@ class Messaging {
     for (uint32_t i = 0; i < bytes; ++i) d[i] = static_cast<uint8_t>(i * 13 + s + (i >> 8));
     return d;
   }
-  // Slots: by peer and window position, so no two messages in flight share one.
-  uint64_t slotOf(unsigned peer, unsigned k) const { return (peer * kWindowMax + k) % kSlots; }
 
   // Every message of the batch at once: the receivers post (a receive, or for a put
   // the reception counter's load), then the senders send; done when every message is
   // in its buffer and every send buffer is free again. Checks the bytes.
-  void run(const std::vector<Msg>& batch, uint32_t bytes, WorkloadRow* r) {
+  // The data is `payload` (one per message) if given, else a pattern. A message's
+  // send slot is its place among its sender's messages in the batch, its receive slot
+  // its place among its receiver's; its counters are its k (distinct per node in a batch).
+  void run(const std::vector<Msg>& batch, uint32_t bytes, WorkloadRow* r, const std::vector<Bytes>* payload = nullptr) {
     if (!r->ok) return;
     ++seq_;
     std::vector<Bytes> data;
-    for (const Msg& m : batch) {
-      data.push_back(pattern(m, bytes));
-      sys_.node(m.from).memory().write(rt_[m.from]->sendAddr(slotOf(m.to, m.k)), data.back());
+    std::vector<uint64_t> sendSlot(batch.size()), recvSlot(batch.size());
+    std::map<unsigned, uint64_t> sends, recvs;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const Msg& m = batch[i];
+      sendSlot[i] = sends[m.from]++;
+      recvSlot[i] = recvs[m.to]++;
+      data.push_back(payload ? (*payload)[i] : pattern(m, bytes));
+      sys_.node(m.from).memory().write(rt_[m.from]->sendAddr(sendSlot[i]), data.back());
     }
     std::vector<unsigned> recvIds(batch.size()), sendIds(batch.size());
     const uint32_t tag = seq_ << 8;
     for (size_t i = 0; i < batch.size(); ++i) {
       const Msg& m = batch[i];
       if (t_ == Transport::Put) driver::loadCounter(sys_.csrWriter(m.to), kWindowMax + m.k, bytes);
-      else recvIds[i] = rt_[m.to]->irecv(m.from, tag | m.k, slotOf(m.from, m.k), bytes, kWindowMax + m.k);
+      else recvIds[i] = rt_[m.to]->irecv(m.from, tag | m.k, recvSlot[i], bytes, kWindowMax + m.k);
     }
     for (size_t i = 0; i < batch.size(); ++i) {
       const Msg& m = batch[i];
-      const uint64_t src = slotOf(m.to, m.k) * rt_[m.from]->layout().bufStride;
+      const uint64_t stride = rt_[m.from]->layout().bufStride;
       if (t_ == Transport::Put)
-        rt_[m.from]->put(m.to, src, rt_[m.to]->layout().recvMid, slotOf(m.from, m.k) * rt_[m.to]->layout().bufStride,
-                        bytes, m.k, kWindowMax + m.k);
-      else sendIds[i] = rt_[m.from]->isend(m.to, tag | m.k, slotOf(m.to, m.k), bytes, m.k);
+        rt_[m.from]->put(m.to, sendSlot[i] * stride, rt_[m.to]->layout().recvMid, recvSlot[i] * stride, bytes, m.k,
+                         kWindowMax + m.k);
+      else sendIds[i] = rt_[m.from]->isend(m.to, tag | m.k, sendSlot[i], bytes, m.k);
     }
     // Each CPU polls its own completions; a receive first, its sender's buffer after.
     std::vector<bool> received(batch.size(), false), sent(batch.size(), false);
@@ -177,7 +280,7 @@ class Messaging {
           }
           if (received[i]) {
             --left;
-            const Bytes got = sys_.node(m.to).memory().read(rt_[m.to]->recvAddr(slotOf(m.from, m.k)), bytes);
+            const Bytes got = sys_.node(m.to).memory().read(rt_[m.to]->recvAddr(recvSlot[i]), bytes);
             if (got != data[i]) fail(r, "wrong bytes", m);
           }
         } else if (!sent[i]) {
