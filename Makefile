@@ -85,6 +85,8 @@ bench: build
 	python3 scripts/update_doc_table.py docs/performance.md dma docs/figures/dma_bench.md
 	$(BUILD)/bench_rget $(BUILD)/bench/rget_bench.json docs/figures/rget_bench.md
 	python3 scripts/update_doc_table.py docs/performance.md rget docs/figures/rget_bench.md
+	$(BUILD)/bench_latency $(BUILD)/bench/latency_bench.json docs/figures/latency_bench.md
+	python3 scripts/update_doc_table.py docs/performance.md latency docs/figures/latency_bench.md
 	$(BUILD)/bench_protocols $(BUILD)/bench/protocols_bench.json docs/figures/protocols_bench.md
 	python3 scripts/update_doc_table.py docs/performance.md protocols docs/figures/protocols_bench.md
 

@@ -100,7 +100,8 @@ void usage() {
       "                      soak:    every node keeps 12 random confirmed writes (8-64 B),\n"
       "                               reads (64 B) and fetch-adds in flight to random peers;\n"
       "                               a scoreboard checks each (--ops per node; --size unused)\n"
-      "  --transport T     eager | rndv | put (default eager): message workloads' transport\n"
+      "  --transport T     eager | rndv | put | pio (default eager): message workloads'\n"
+      "                    transport; pio: CPU stores through a window per peer (16 nodes)\n"
       "  --sizes LIST      message sizes: 8,1K,64K or 8:64K (powers of two); up to 4M\n"
       "                    (default 8,64,512,4K,32K)\n"
       "  --window N        messages in flight for bw and bibw, 1..12 (default 8)\n"
@@ -166,7 +167,7 @@ bool parse(int argc, char** argv, Options* o) {
       const char* v = val();
       const auto t = parseTransport(v);
       if (!t) {
-        std::fprintf(stderr, "unknown transport '%s' (eager, rndv, put)\n", v);
+        std::fprintf(stderr, "unknown transport '%s' (eager, rndv, put, pio)\n", v);
         return false;
       }
       o->transport = *t;
@@ -202,7 +203,7 @@ bool parse(int argc, char** argv, Options* o) {
     else { std::fprintf(stderr, "unknown option %s (try --help)\n", a.c_str()); return false; }
   }
   o->sys.faults.seed = o->sys.seed;
-  const unsigned maxNodes = isMessageWorkload(o->scenario) ? 64 : kNumArt;
+  const unsigned maxNodes = isMessageWorkload(o->scenario) && o->transport != Transport::Pio ? 64 : kNumArt;
   if (o->sys.nodes < 2 || o->sys.nodes > maxNodes || o->size == 0 || o->size % 4 || o->size > (1u << 20)) {
     std::fprintf(stderr, "need 2..%u nodes for %s and a size that is a multiple of 4 up to 1 MiB\n", maxNodes,
                  o->scenario.c_str());

@@ -3,10 +3,11 @@
 // ping-pong latency, unidirectional and bidirectional bandwidth with a window of
 // messages in flight, all-to-all (pairwise exchange), broadcast and allreduce (binomial
 // trees; the sum of 64-bit integers, checked) and a halo exchange with the topology's
-// neighbours, over one transport: eager
-// sends, rendezvous (every send an RTS, fetched by remote gets), or direct puts into
-// the receiver's buffer with its reception counter. Every message's bytes are checked
-// at the receiver. The runner (--workload) and the benchmarks use them.
+// neighbours, over one transport: eager sends, rendezvous (every send an RTS, fetched
+// by remote gets), direct puts into the receiver's buffer with its reception counter,
+// or PIO (the sender's CPU stores the message through a window of its NI into the
+// receiver's buffer; the receiver's CPU watches its memory). Every message's bytes are
+// checked at the receiver. The runner (--workload) and the benchmarks use them.
 #pragma once
 #include <map>
 #include <memory>
@@ -19,16 +20,17 @@
 
 namespace ni {
 
-enum class Transport { Eager, Rendezvous, Put };
+enum class Transport { Eager, Rendezvous, Put, Pio };
 
 inline std::optional<Transport> parseTransport(const std::string& s) {
   if (s == "eager") return Transport::Eager;
   if (s == "rndv" || s == "rendezvous") return Transport::Rendezvous;
   if (s == "put") return Transport::Put;
+  if (s == "pio") return Transport::Pio;
   return std::nullopt;
 }
 inline const char* transportName(Transport t) {
-  return t == Transport::Eager ? "eager" : t == Transport::Rendezvous ? "rndv" : "put";
+  return t == Transport::Eager ? "eager" : t == Transport::Rendezvous ? "rndv" : t == Transport::Put ? "put" : "pio";
 }
 
 // One measured size of a workload.
@@ -49,6 +51,8 @@ class Messaging {
   static constexpr unsigned kWindowMax = 12;  // counters 0-11 count sends, 12-23 receives
 
   static constexpr uint32_t kMaxBytes = 4 << 20;
+  static constexpr uint16_t kPioMid = 2;        // PIO: the receive buffers under this memory ID
+  static constexpr unsigned kPioNodesMax = kNumArt;  // PIO: a window per peer
 
   Messaging(System& sys, Transport t, uint32_t maxBytes) : sys_(sys), t_(t) {
     if (maxBytes > kMaxBytes) throw std::invalid_argument("messages of at most 4 MiB");
@@ -59,9 +63,27 @@ class Messaging {
     l.rndvThreshold = t == Transport::Rendezvous ? 0 : 0xFFFF'FFFF;
     if (t == Transport::Rendezvous) l.inlineMax = 0;  // else the short ones go inline, eagerly
     for (unsigned n = 0; n < sys.size(); ++n) rt_.push_back(std::make_unique<Runtime>(sys, n, sys.csrWriter(n), l));
+    if (t == Transport::Pio) {
+      if (sys.size() > kPioNodesMax) throw std::invalid_argument("PIO: at most 16 nodes (a window per peer)");
+      // Node s reaches node d's receive buffers through window d, translated at d.
+      for (unsigned d = 0; d < sys.size(); ++d) sys.setMemId(d, kPioMid, MemRegion{true, l.recvBuf, l.bufBytes, false, true});
+      for (unsigned s = 0; s < sys.size(); ++s)
+        for (unsigned d = 0; d < sys.size(); ++d) {
+          if (s == d) continue;
+          Window w;
+          w.base = pioWindow(d, l.bufBytes);
+          w.size = l.bufBytes;
+          w.dstNode = d;
+          w.memid = kPioMid;
+          w.rxXlate = true;
+          sys.setWindow(s, d, w);
+        }
+    }
     sys.drain();
   }
   Runtime& runtime(unsigned n) { return *rt_[n]; }
+  // PIO: where node d's receive buffers (`bytes` of them) appear to every other node.
+  static uint64_t pioWindow(unsigned d, uint64_t bytes) { return kApertureBase + d * bytes; }
 
   // Half round trip of a message between nodes a and b, over `iters` round trips after
   // one to warm up.
@@ -253,12 +275,17 @@ class Messaging {
     for (size_t i = 0; i < batch.size(); ++i) {
       const Msg& m = batch[i];
       if (t_ == Transport::Put) driver::loadCounter(sys_.csrWriter(m.to), kWindowMax + m.k, bytes);
+      // PIO: the receiver's buffer holds the complement of what comes, so its last bytes
+      // change when the message is in (posted writes arrive in order).
+      else if (t_ == Transport::Pio) sys_.node(m.to).memory().write(rt_[m.to]->recvAddr(recvSlot[i]), complement(data[i]));
       else recvIds[i] = rt_[m.to]->irecv(m.from, tag | m.k, recvSlot[i], bytes, kWindowMax + m.k);
     }
     for (size_t i = 0; i < batch.size(); ++i) {
       const Msg& m = batch[i];
       const uint64_t stride = rt_[m.from]->layout().bufStride;
-      if (t_ == Transport::Put)
+      if (t_ == Transport::Pio)
+        sys_.node(m.from).store(pioWindow(m.to, rt_[m.to]->layout().bufBytes) + recvSlot[i] * stride, data[i]);
+      else if (t_ == Transport::Put)
         rt_[m.from]->put(m.to, sendSlot[i] * stride, rt_[m.to]->layout().recvMid, recvSlot[i] * stride, bytes, m.k,
                          kWindowMax + m.k);
       else sendIds[i] = rt_[m.from]->isend(m.to, tag | m.k, sendSlot[i], bytes, m.k);
@@ -273,6 +300,9 @@ class Messaging {
         if (!received[i]) {
           if (t_ == Transport::Put) {
             received[i] = rt_[m.to]->counterZero(kWindowMax + m.k);
+          } else if (t_ == Transport::Pio) {
+            const uint64_t last = rt_[m.to]->recvAddr(recvSlot[i]) + bytes - 4;
+            received[i] = sys_.node(m.to).memory().read(last, 4) == Bytes(data[i].end() - 4, data[i].end());
           } else {
             const Runtime::Status s = rt_[m.to]->recvStatus(recvIds[i]);
             if (s != Runtime::Status::Pending && s != Runtime::Status::Done) fail(r, "a receive ended in error", m);
@@ -284,7 +314,8 @@ class Messaging {
             if (got != data[i]) fail(r, "wrong bytes", m);
           }
         } else if (!sent[i]) {
-          if (t_ == Transport::Put) sent[i] = rt_[m.from]->counterZero(m.k);
+          if (t_ == Transport::Pio) sent[i] = true;  // the stores are the CPU's: done when issued
+          else if (t_ == Transport::Put) sent[i] = rt_[m.from]->counterZero(m.k);
           else sent[i] = rt_[m.from]->sendStatus(sendIds[i]) == Runtime::Status::Done;
           left -= sent[i];
         }
@@ -293,6 +324,10 @@ class Messaging {
       if (sys_.rtlError()) fail(r, "an RTL assertion failed", batch[0]);
       if (left && sys_.cycle() > limit) fail(r, "no progress (a message or its completion is lost)", batch[0]);
     }
+  }
+  static Bytes complement(Bytes b) {
+    for (auto& c : b) c = static_cast<uint8_t>(~c);
+    return b;
   }
   void fail(WorkloadRow* r, const std::string& what, const Msg& m) {
     if (!r->ok) return;

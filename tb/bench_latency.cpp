@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// Where the time of an 8-byte message goes: two nodes on the crossbar, every width,
+// one 8-byte PIO store from node 0's CPU through its window into node 1's memory
+// (sim/workloads.hpp sets the windows up), timed at the NIs' ports cycle by cycle:
+//   CPU -> NI 0      the store leaving the CPU to its first beat taken by NI 0
+//   NI 0             that beat to the packet's first beat leaving NI 0 (encapsulation)
+//   fabric           NI 0's first packet beat to NI 1's (the switch: latency and
+//                    store and forward of the packet)
+//   NI 1             that beat to the first beat of the MWr toward node 1's memory
+//   NI 1 -> memory   that beat to the bytes in node 1's memory (seen by its CPU)
+// and the ping-pong half round trip of the same message (the runner's pingpong over
+// pio). The figure: the two NIs together at most 20 cycles. Writes JSON and a
+// Markdown table; fails when the NIs take more, or a message lands wrong.
+//   usage: bench_latency [out.json] [out.md]
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "workloads.hpp"
+
+using namespace ni;
+
+namespace {
+
+constexpr unsigned kNiBudget = 20;  // cycles: both NIs together
+
+struct Row {
+  unsigned width = 0;
+  uint64_t toNi = 0, ni0 = 0, fabric = 0, ni1 = 0, toMem = 0;
+  double halfRtt = 0;
+  bool ok = true;
+};
+
+Row measure(unsigned width) {
+  Row r;
+  r.width = width;
+  SystemConfig c;
+  c.nodes = 2;
+  c.dataBits = width;
+  System sys(c);
+  sys.reset();
+  Messaging msg(sys, Transport::Pio, 4096);
+  const WorkloadRow pp = msg.pingPong(0, 1, 8, 8);
+  r.halfRtt = pp.latency;
+  r.ok = pp.ok && sys.drain();
+  // One store, timed at the ports.
+  const Bytes data = {1, 2, 3, 4, 5, 6, 7, 8};
+  const uint64_t dst = msg.runtime(1).recvAddr(5);
+  sys.node(0).store(Messaging::pioWindow(1, msg.runtime(1).layout().bufBytes) + 5 * msg.runtime(1).layout().bufStride,
+                    data);
+  const uint64_t t0 = sys.cycle();
+  uint64_t in0 = 0, out0 = 0, in1 = 0, out1 = 0, done = 0;
+  for (uint64_t k = 0; k < 10000 && !done; ++k) {
+    sys.tick();
+    const uint64_t now = sys.cycle();
+    if (!in0 && sys.nicIn(0).hostInValid && sys.nicOut(0).hostInReady) in0 = now;
+    if (!out0 && sys.nicOut(0).fabOutValid && sys.nicIn(0).fabOutReady) out0 = now;
+    if (!in1 && sys.nicIn(1).fabInValid && sys.nicOut(1).fabInReady) in1 = now;
+    if (!out1 && sys.nicOut(1).hostOutValid && sys.nicIn(1).hostOutReady) out1 = now;
+    if (sys.node(1).memory().read(dst, 8) == data) done = now;
+  }
+  r.ok &= in0 && out0 && in1 && out1 && done && in0 <= out0 && out0 <= in1 && in1 <= out1 && out1 <= done;
+  r.toNi = in0 - t0;
+  r.ni0 = out0 - in0;
+  r.fabric = in1 - out0;
+  r.ni1 = out1 - in1;
+  r.toMem = done - out1;
+  r.ok &= r.ni0 + r.ni1 <= kNiBudget && !sys.rtlError();
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string jsonPath = argc > 1 ? argv[1] : "latency_bench.json";
+  const std::string mdPath = argc > 2 ? argv[2] : "latency_bench.md";
+  std::vector<Row> rows;
+  bool ok = true;
+  for (unsigned w : {64u, 128u, 256u, 512u}) {
+    const Row r = measure(w);
+    std::printf("W%u: CPU->NI %llu, NI 0 %llu, fabric %llu, NI 1 %llu, NI->memory %llu; NIs %llu of %u; "
+                "ping-pong half round trip %.1f%s\n",
+                w, (unsigned long long)r.toNi, (unsigned long long)r.ni0, (unsigned long long)r.fabric,
+                (unsigned long long)r.ni1, (unsigned long long)r.toMem, (unsigned long long)(r.ni0 + r.ni1),
+                kNiBudget, r.halfRtt, r.ok ? "" : " FAILED");
+    ok &= r.ok;
+    rows.push_back(r);
+  }
+  std::ofstream js(jsonPath), md(mdPath);
+  js << "[\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    js << "  {\"width\": " << r.width << ", \"cpu_to_ni\": " << r.toNi << ", \"ni0\": " << r.ni0
+       << ", \"fabric\": " << r.fabric << ", \"ni1\": " << r.ni1 << ", \"ni_to_memory\": " << r.toMem
+       << ", \"half_rtt\": " << r.halfRtt << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+  }
+  js << "]\n";
+  md << "| data width | CPU -> NI 0 | NI 0 | fabric | NI 1 | NI 1 -> memory | both NIs | ping-pong half round trip |\n"
+        "|---|---|---|---|---|---|---|---|\n";
+  for (const Row& r : rows) {
+    md << "| " << r.width << " | " << r.toNi << " | " << r.ni0 << " | " << r.fabric << " | " << r.ni1 << " | "
+       << r.toMem << " | " << (r.ni0 + r.ni1) << " | " << r.halfRtt << " |\n";
+  }
+  md << "\nCycles; one 8-byte PIO store through a window, two nodes on the crossbar (10-cycle links), "
+        "first beat to first beat at each port; the half round trip of the ping-pong over pio "
+        "includes the receiving CPU seeing the bytes and storing back.\n";
+  return ok ? 0 : 1;
+}
