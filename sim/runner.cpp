@@ -341,12 +341,20 @@ int workloadMain(System& sys, const Options& o) {
   const uint32_t maxBytes = *std::max_element(o.sizes.begin(), o.sizes.end());
   const auto start = std::chrono::steady_clock::now();
   Messaging msg(sys, o.transport, maxBytes);
+  // A progress line on stderr for runs that take more than a few seconds.
+  uint32_t current = 0;
+  msg.progress = [&](uint64_t cycle) {
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (secs > 3)
+      std::fprintf(stderr, "  ... %u B: cycle %llu, %.0f s\n", current, static_cast<unsigned long long>(cycle), secs);
+  };
   const double ns = o.sys.clockNs;
   std::vector<WorkloadRow> rows;
   const bool pp = o.scenario == "pingpong";
   std::printf("\n%10s %12s %10s %12s %9s %14s %s\n", "bytes", pp ? "half RTT" : "cycles/round", "(ns)",
               "bytes/cycle", "(GB/s)", "msgs/kcycle", "");
   for (uint32_t b : o.sizes) {
+    current = b;
     WorkloadRow r;
     if (pp) r = msg.pingPong(0, 1, b, o.iters);
     else if (o.scenario == "alltoall") r = msg.allToAll(b);

@@ -9,6 +9,7 @@
 // receiver's buffer; the receiver's CPU watches its memory). Every message's bytes are
 // checked at the receiver. The runner (--workload) and the benchmarks use them.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -82,6 +83,8 @@ class Messaging {
     sys.drain();
   }
   Runtime& runtime(unsigned n) { return *rt_[n]; }
+  // Called every million simulated cycles while messages are under way (a progress line).
+  std::function<void(uint64_t cycle)> progress;
   // PIO: where node d's receive buffers (`bytes` of them) appear to every other node.
   static uint64_t pioWindow(unsigned d, uint64_t bytes) { return kApertureBase + d * bytes; }
 
@@ -321,6 +324,10 @@ class Messaging {
         }
       }
       if (left) sys_.runUntil([] { return false; }, 1);
+      if (progress && sys_.cycle() >= nextProgress_) {
+        nextProgress_ = sys_.cycle() + 1'000'000;
+        progress(sys_.cycle());
+      }
       if (sys_.rtlError()) fail(r, "an RTL assertion failed", batch[0]);
       if (left && sys_.cycle() > limit) fail(r, "no progress (a message or its completion is lost)", batch[0]);
     }
@@ -340,6 +347,7 @@ class Messaging {
   Transport t_;
   std::vector<std::unique_ptr<Runtime>> rt_;
   uint32_t seq_ = 0;
+  uint64_t nextProgress_ = 1'000'000;
 };
 
 }  // namespace ni
