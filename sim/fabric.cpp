@@ -39,7 +39,7 @@ double Fabric::busiestLink() const {
 // Into switch `sw`'s input from its NI, toward node `dst`.
 void Fabric::toSwitch(unsigned sw, unsigned dst, Pkt pkt) {
   const unsigned cls = pkt.vc & 1;
-  sw_[sw].in[cls].push_back(Hop{std::move(pkt), dst, cls, -1});
+  sw_[sw].in[cls].push_back(Hop{std::move(pkt), dst, cfg_.topology.route(sw, dst), cls, -1});
   ++sw_[sw].queued;
 }
 
@@ -59,7 +59,7 @@ void Fabric::stepSwitches() {
       for (unsigned k = 0; k < nin; ++k) {
         const unsigned i = (w.rr[o] + k) % nin;
         auto& q = w.in[i];
-        if (q.empty() || q.front().pkt.ready > now_ || t.route(s, q.front().dst) != o) continue;
+        if (q.empty() || q.front().pkt.ready > now_ || q.front().out != o) continue;
         if (o == 0) {
           Pkt p = std::move(q.front().pkt);
           q.pop_front();
@@ -89,7 +89,9 @@ void Fabric::stepSwitches() {
           h.pkt.ready = now_ + ser + cfg_.linkLatency;
           h.vc = vc;
           h.dim = dim;
-          Switch& next = sw_[t.neighbour(s, o)];
+          const unsigned to = t.neighbour(s, o);
+          h.out = t.route(to, h.dst);
+          Switch& next = sw_[to];
           next.in[Topology::opposite(o) * kVcs + vc].push_back(std::move(h));
           ++next.queued;
         }

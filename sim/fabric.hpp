@@ -109,6 +109,7 @@ class Fabric {
   struct Hop {
     Pkt pkt;
     unsigned dst;      // destination node
+    unsigned out;      // the output it takes at the switch it is in (routed on arrival)
     unsigned vc;       // virtual channel it holds
     int dim;           // dimension of the link it came over; -1 from its NI
   };
