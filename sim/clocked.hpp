@@ -21,6 +21,11 @@ class Clocked {
   virtual void closeTrace() = 0;
   // Whether a waveform is being written (the falling edge is then evaluated too).
   virtual bool tracing() const { return false; }
+  // Only cycles [from, from + cycles) go into the waveform (cycles 0: to the end).
+  virtual void setTraceWindow(uint64_t from, uint64_t cycles) {
+    (void)from;
+    (void)cycles;
+  }
   // The clock went low without an eval; an eval of the model (with its next inputs)
   // clears it. ClockDriver evaluates the low clock itself if no one has.
   bool lowPending = false;

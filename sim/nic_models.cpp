@@ -91,11 +91,14 @@ class NicAdapter final : public NicModel {
 #endif
   }
   void dumpTrace(uint64_t time) override {
+    time_ = time;
 #if VM_TRACE
-    if (tfp_) tfp_->dump(time);
-#else
-    (void)time;
+    if (tfp_ && inWindow()) tfp_->dump(time);
 #endif
+  }
+  void setTraceWindow(uint64_t from, uint64_t cycles) override {
+    from_ = from;
+    until_ = cycles ? from + cycles : 0;
   }
   void closeTrace() override {
 #if VM_TRACE
@@ -105,7 +108,7 @@ class NicAdapter final : public NicModel {
   }
   bool tracing() const override {
 #if VM_TRACE
-    return tfp_ != nullptr;
+    return tfp_ != nullptr && inWindow();
 #else
     return false;
 #endif
@@ -118,7 +121,10 @@ class NicAdapter final : public NicModel {
     for (unsigned i = 0; i < Bpb && i < b.size(); ++i) buf[i] = b[i];
     toPort(port, buf, Bpb);
   }
+  // The clock driver's time advances by 2 a cycle.
+  bool inWindow() const { return time_ / 2 >= from_ && (until_ == 0 || time_ / 2 < until_); }
   M m_;
+  uint64_t time_ = 0, from_ = 0, until_ = 0;  // last dump time; the window in cycles
 #if VM_TRACE
   std::unique_ptr<VerilatedFstC> tfp_;
 #endif

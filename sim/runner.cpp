@@ -127,6 +127,8 @@ void usage() {
       "  --pcap FILE       write fabric packets as ERF (tshark -r FILE)\n"
       "  --trace FILE      write an FST of one NI (build with NI_TRACE=ON: make wave)\n"
       "  --trace-node K    node whose NI is traced (default 0)\n"
+      "  --trace-from C    first cycle in the FST (default 0)\n"
+      "  --trace-cycles N  cycles in the FST (default 0: to the end), so long runs stay small\n"
       "  --json FILE       write the figures as JSON\n"
       "  --help");
 }
@@ -194,6 +196,8 @@ bool parse(int argc, char** argv, Options* o) {
     else if (a == "--pcap") o->sys.pcapPath = val();
     else if (a == "--trace") o->sys.tracePath = val();
     else if (a == "--trace-node") o->sys.traceNode = count(val());
+    else if (a == "--trace-from") o->sys.traceFrom = count(val());
+    else if (a == "--trace-cycles") o->sys.traceCycles = count(val());
     else if (a == "--json") o->json = val();
     else if (a == "--combine") o->combine = true;
     else if (a == "--drop") o->sys.faults.drop = real(val());

@@ -38,6 +38,7 @@ System::System(const SystemConfig& cfg) : cfg_(cfg), ctx_(std::make_unique<Veril
     throw std::runtime_error("cannot write " + cfg.pcapPath);
   if (!cfg.tracePath.empty() && cfg.traceNode < cfg.nodes && !nics_[cfg.traceNode]->openTrace(cfg.tracePath))
     throw std::runtime_error("waveforms need a build with NI_TRACE=ON (make wave)");
+  if (cfg.traceNode < cfg.nodes) nics_[cfg.traceNode]->setTraceWindow(cfg.traceFrom, cfg.traceCycles);
   in_.resize(cfg.nodes);
   out_.resize(cfg.nodes);
 }

@@ -35,6 +35,7 @@ struct SystemConfig {
   std::string pcapPath;
   std::string tracePath;         // FST of one node's NI (needs a NI_TRACE build)
   unsigned traceNode = 0;
+  uint64_t traceFrom = 0, traceCycles = 0;  // waveform of cycles [from, from + cycles); 0: to the end
 };
 
 class System {
