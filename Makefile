@@ -164,6 +164,7 @@ wave: setup
 	cmake -S . -B build-trace $(CMAKE_ARGS) -DNI_TRACE=ON
 	cmake --build build-trace -j $(JOBS) --target ni_sim
 	build-trace/ni_sim --nodes 2 --ops 20 --drop 0.05 --trace build-trace/ni0.fst
+	@if command -v fst2vcd >/dev/null; then python3 scripts/check_gtkw.py build-trace/ni0.fst sim/nic.gtkw; fi
 	@if [ -n "$$DISPLAY" ] && command -v gtkwave >/dev/null; then gtkwave build-trace/ni0.fst sim/nic.gtkw & \
 	 else echo "waveform: build-trace/ni0.fst (gtkwave build-trace/ni0.fst sim/nic.gtkw)"; fi
 
