@@ -329,6 +329,10 @@ module ni_dma_inj #(
     m = smid[MiW-1:0];
     src_readable = smid < 8'(NumMemId) && valid[m] && perm_r[m] && last_page < 53'(pages[m]);
   endfunction
+  // The host address of offset `off` in a memory ID whose region starts at page `base`.
+  function automatic logic [63:0] mid_addr(input logic [51:0] base, input logic [63:0] off);
+    mid_addr = {base + off[63:12], off[11:0]};
+  endfunction
   logic [3:0] chk;
   logic [MiW-1:0] mi, smi;
   logic [64:0] cp_last;           // last byte of a copy, as an offset
@@ -336,7 +340,7 @@ module ni_dma_inj #(
   assign mi = d_qid[MiW-1:0];
   assign smi = d_smid[MiW-1:0];
   assign cp_last = {1'b0, d_dst} + 65'(d_len) - 65'd1;
-  assign src_addr = d_src_mid ? {mem_base_i[smi] + d_src[63:12], d_src[11:0]} : d_src;
+  assign src_addr = d_src_mid ? mid_addr(mem_base_i[smi], d_src) : d_src;
   always_comb begin
     chk = 4'd0;
     if (!is_put && !is_send && !is_copy && !is_raw && !is_rget) begin
@@ -542,7 +546,7 @@ module ni_dma_inj #(
     if (la_q == LaRead && la_go) begin
       if (la_beat_q == 4'(DescBeats)) begin
         la_d = la_ok ? LaIssue : LaOff;
-        la_addr_d = la_src_mid ? {mem_base_i[la_smid[MiW-1:0]] + la_src[63:12], la_src[11:0]} : la_src;
+        la_addr_d = la_src_mid ? mid_addr(mem_base_i[la_smid[MiW-1:0]], la_src) : la_src;
       end else begin
         la_rd_req = 32'(la_nb) < DescBeats && ps_beat_q == '0 && s_cnt_q != '0 && !rfirst_q[s_head_q] &&
                 la_rbeat < wbeats_q[s_reg] && !rerr_q[s_reg];
@@ -568,7 +572,7 @@ module ni_dma_inj #(
   // A copy's address: its memory ID's base plus the offset (inside the region: checked).
   logic [63:0] wr_off;
   assign wr_off = d_dst + 64'(po_q);
-  assign tlp_addr = is_put ? wr_off : is_copy ? {mem_base_i[mi] + wr_off[63:12], wr_off[11:0]} : 64'h0;
+  assign tlp_addr = is_put ? wr_off : is_copy ? mid_addr(mem_base_i[mi], wr_off) : 64'h0;
   always_comb begin
     hb = '0;
     hb[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, len_dw, NiReqId, 8'h00, tlp_addr);
