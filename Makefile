@@ -63,6 +63,11 @@ lint: setup
 	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GDataW=$$w \
 	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) --top-module nic_top || exit 1; \
 	done
+	@for p in 2 4; do \
+	  echo "lint nic_top DataW=64 HostPorts=$$p"; \
+	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GHostPorts=$$p \
+	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) --top-module nic_top || exit 1; \
+	done
 	@echo "lint ni_art"; verilator --lint-only -Wall -Irtl rtl/lint_waivers.vlt rtl/ni_art.sv --top-module ni_art
 	@python3 scripts/regs_gen.py --check
 	@for w in $(WIDTHS); do \

@@ -110,6 +110,7 @@ module ni_csr_regs (
   output logic [31:0] rnr_delay_cycles_o,
   input  logic [31:0] cnt_zero_hit_i,
   input  logic [7:0] caps5_counters_i,
+  input  logic [7:0] caps5_host_ports_i,
   output logic raw_ctrl_enable_o,
   output logic [7:0] raw_ctrl_fifo_o,
   input  logic raw_rx_cnt_inc_i,
@@ -120,6 +121,12 @@ module ni_csr_regs (
   input  logic key_err_cnt_inc_i,
   output logic [31:0] rndv_threshold_bytes_o,
   input  logic rts_tx_cnt_inc_i,
+  input  logic host_port_err_cnt_inc_i,
+  input  logic host_drop_cnt_inc_i,
+  output logic [31:0] host_stall_cycles_o,
+  output logic host_port_up_written_o,
+  output logic [3:0] host_port_up_ports_o,
+  input  logic [3:0] host_port_down_ports_i,
   output logic [7:0][31:0] inj_base_lo_addr_o,
   output logic [7:0][31:0] inj_base_hi_addr_o,
   output logic [7:0][15:0] inj_size_slots_o,
@@ -295,6 +302,12 @@ module ni_csr_regs (
   logic [31:0] rndv_threshold_bytes_q, rndv_threshold_bytes_d;
   assign rndv_threshold_bytes_o = rndv_threshold_bytes_q;
   logic [31:0] rts_tx_cnt_count_q, rts_tx_cnt_count_d;
+  logic [31:0] host_port_err_cnt_count_q, host_port_err_cnt_count_d;
+  logic [31:0] host_drop_cnt_count_q, host_drop_cnt_count_d;
+  logic [31:0] host_stall_cycles_q, host_stall_cycles_d;
+  assign host_stall_cycles_o = host_stall_cycles_q;
+  logic [3:0] host_port_up_ports_q, host_port_up_ports_d;
+  assign host_port_up_ports_o = host_port_up_ports_q;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
   assign inj_base_lo_addr_o = inj_base_lo_addr_q;
   logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
@@ -761,6 +774,30 @@ module ni_csr_regs (
       if (rts_tx_cnt_inc_i) rts_tx_cnt_count_d = rts_tx_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h348)) rts_tx_cnt_count_d = '0;
     end
+    host_port_err_cnt_count_d = host_port_err_cnt_count_q;
+    begin
+      if (host_port_err_cnt_inc_i) host_port_err_cnt_count_d = host_port_err_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h34c)) host_port_err_cnt_count_d = '0;
+    end
+    host_drop_cnt_count_d = host_drop_cnt_count_q;
+    begin
+      if (host_drop_cnt_inc_i) host_drop_cnt_count_d = host_drop_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h350)) host_drop_cnt_count_d = '0;
+    end
+    host_stall_cycles_d = host_stall_cycles_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h354)) host_stall_cycles_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h354)) host_stall_cycles_d[15:8] = req_wdata_i[15:8];
+      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h354)) host_stall_cycles_d[23:16] = req_wdata_i[23:16];
+      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h354)) host_stall_cycles_d[31:24] = req_wdata_i[31:24];
+    end
+    begin
+      host_port_up_written_o = req_valid_i && req_write_i && (req_addr_i == 12'h358);
+    end
+    host_port_up_ports_d = host_port_up_ports_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h358)) host_port_up_ports_d[3:0] = req_wdata_i[3:0];
+    end
     inj_base_lo_addr_d = inj_base_lo_addr_q;
     for (int i = 0; i < 8; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
@@ -1050,7 +1087,7 @@ module ni_csr_regs (
       12'h31c: begin rdata_o[31:0] = rnr_rx_cnt_count_q; end
       12'h320: begin rdata_o[31:0] = rnr_delay_cycles_q; end
       12'h324: begin rdata_o[31:0] = cnt_zero_hit_i; end
-      12'h328: begin rdata_o[7:0] = caps5_counters_i; end
+      12'h328: begin rdata_o[7:0] = caps5_counters_i; rdata_o[15:8] = caps5_host_ports_i; end
       12'h32c: begin rdata_o[0:0] = raw_ctrl_enable_q; rdata_o[15:8] = raw_ctrl_fifo_q; end
       12'h330: begin rdata_o[31:0] = raw_rx_cnt_count_q; end
       12'h334: begin rdata_o[31:0] = raw_drop_cnt_count_q; end
@@ -1059,6 +1096,11 @@ module ni_csr_regs (
       12'h340: begin rdata_o[31:0] = key_err_cnt_count_q; end
       12'h344: begin rdata_o[31:0] = rndv_threshold_bytes_q; end
       12'h348: begin rdata_o[31:0] = rts_tx_cnt_count_q; end
+      12'h34c: begin rdata_o[31:0] = host_port_err_cnt_count_q; end
+      12'h350: begin rdata_o[31:0] = host_drop_cnt_count_q; end
+      12'h354: begin rdata_o[31:0] = host_stall_cycles_q; end
+      12'h358: begin rdata_o[3:0] = host_port_up_ports_q; end
+      12'h35c: begin rdata_o[3:0] = host_port_down_ports_i; end
       12'h400: begin rdata_o[31:12] = memid_base_lo_addr_q[0]; end
       12'h404: begin rdata_o[31:0] = memid_base_hi_addr_q[0]; end
       12'h408: begin rdata_o[31:12] = memid_size_bytes_q[0]; end
@@ -1396,6 +1438,10 @@ module ni_csr_regs (
       key_err_cnt_count_q <= 32'h0;
       rndv_threshold_bytes_q <= 32'hffffffff;
       rts_tx_cnt_count_q <= 32'h0;
+      host_port_err_cnt_count_q <= 32'h0;
+      host_drop_cnt_count_q <= 32'h0;
+      host_stall_cycles_q <= 32'h10000;
+      host_port_up_ports_q <= 4'h0;
       inj_base_lo_addr_q <= {8{32'h0}};
       inj_base_hi_addr_q <= {8{32'h0}};
       inj_size_slots_q <= {8{16'h0}};
@@ -1515,6 +1561,10 @@ module ni_csr_regs (
       key_err_cnt_count_q <= key_err_cnt_count_d;
       rndv_threshold_bytes_q <= rndv_threshold_bytes_d;
       rts_tx_cnt_count_q <= rts_tx_cnt_count_d;
+      host_port_err_cnt_count_q <= host_port_err_cnt_count_d;
+      host_drop_cnt_count_q <= host_drop_cnt_count_d;
+      host_stall_cycles_q <= host_stall_cycles_d;
+      host_port_up_ports_q <= host_port_up_ports_d;
       inj_base_lo_addr_q <= inj_base_lo_addr_d;
       inj_base_hi_addr_q <= inj_base_hi_addr_d;
       inj_size_slots_q <= inj_size_slots_d;

@@ -32,6 +32,7 @@ module ni_wc #(
   parameter int unsigned Beats = 16,       // beat queue depth
   parameter int unsigned Hdrs = 4,         // header records toward the framer
   parameter int unsigned RoomMargin = 2,   // TLPs that may start after room_o was sampled
+  parameter int unsigned RoomTlps = 1,     // whole TLPs room_o promises (one per host port)
   parameter int unsigned Groups = 4,       // NI-replicated multicast groups
   parameter int unsigned GroupMembers = 4, // members per group
   localparam int unsigned Bpb = DataW / 8,
@@ -347,8 +348,8 @@ module ni_wc #(
   assign rd_start = rd_first_q ? rptr_q : rd_start_q;
 
   // ------------------------------------------------------------ room for the root complex
-  assign room_o = 32'(Beats) - 32'(cnt_q) >= MaxTlpBeats + RoomMargin &&
-                  32'(in_hdrs_q) + 32'(out_hdrs_q) + RoomMargin <= Hdrs;
+  assign room_o = 32'(Beats) - 32'(cnt_q) >= RoomTlps * MaxTlpBeats + RoomMargin &&
+                  32'(in_hdrs_q) + 32'(out_hdrs_q) + RoomMargin + RoomTlps - 1 <= Hdrs;
   assign ev_merged_o = commit && cur_mode == ModeAppend;
 
   // ------------------------------------------------------------ next state

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// NI top level: host port (TLPs), fabric port (IB-framed packets, two VCs with
+// NI top level: host ports (TLPs; one link per CPU), fabric port (IB-framed packets, two VCs with
 // credits), registers, address-range association table, encapsulation and
 // decapsulation. Block diagram and data flow: docs/architecture.md.
 `default_nettype none
@@ -17,28 +17,30 @@ module nic_top #(
   parameter int unsigned SlotBytes = 64,    // injection FIFO slot: 64 .. MaxPayload, a power of two
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
+  parameter int unsigned HostPorts = 1,     // host links (CPUs): 1, 2 or 4
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb
 ) (
   input  logic clk_i,
   input  logic rst_ni,
-  // Host port: TLPs from the root complex.
-  input  logic [DataW-1:0] s_host_axis_tdata,
-  input  logic [KeepW-1:0] s_host_axis_tkeep,
-  input  logic s_host_axis_tlast,
-  input  logic s_host_axis_tvalid,
-  output logic s_host_axis_tready,
-  // 1: a whole request TLP (MaxPayload) fits now. The root complex starts a request
-  // only then, so a request never stalls mid-way in front of memory's completions
-  // (PCIe keeps them apart with credits per TLP class). One cycle late is safe.
+  // Host ports (element p: port p): TLPs from the root complex.
+  input  logic [HostPorts-1:0][DataW-1:0] s_host_axis_tdata,
+  input  logic [HostPorts-1:0][KeepW-1:0] s_host_axis_tkeep,
+  input  logic [HostPorts-1:0] s_host_axis_tlast,
+  input  logic [HostPorts-1:0] s_host_axis_tvalid,
+  output logic [HostPorts-1:0] s_host_axis_tready,
+  // 1: a whole request TLP (MaxPayload) fits now, on every port at once. The root
+  // complex starts a request only then, so a request never stalls mid-way in front
+  // of memory's completions (PCIe keeps them apart with credits per TLP class). One
+  // cycle late is safe.
   output logic s_host_req_room_o,
-  // Host port: TLPs to the root complex; tuser on the last beat = nullified TLP.
-  output logic [DataW-1:0] m_host_axis_tdata,
-  output logic [KeepW-1:0] m_host_axis_tkeep,
-  output logic m_host_axis_tlast,
-  output logic m_host_axis_tuser,
-  output logic m_host_axis_tvalid,
-  input  logic m_host_axis_tready,
+  // Host ports: TLPs to the root complex; tuser on the last beat = nullified TLP.
+  output logic [HostPorts-1:0][DataW-1:0] m_host_axis_tdata,
+  output logic [HostPorts-1:0][KeepW-1:0] m_host_axis_tkeep,
+  output logic [HostPorts-1:0] m_host_axis_tlast,
+  output logic [HostPorts-1:0] m_host_axis_tuser,
+  output logic [HostPorts-1:0] m_host_axis_tvalid,
+  input  logic [HostPorts-1:0] m_host_axis_tready,
   // Fabric port out; tdest = VC. One credit pulse per packet slot freed downstream.
   output logic [DataW-1:0] m_fab_axis_tdata,
   output logic [KeepW-1:0] m_fab_axis_tkeep,
@@ -72,12 +74,25 @@ module nic_top #(
   // open combined packet and a TLP), and the margin of beats and headers that may
   // still enter after room was sampled.
   localparam int unsigned MaxTlpBeats = (ni_pkg::TlpHdrBytes + MaxPayload + Bpb - 1) / Bpb;
+  // With several host ports, each may start a TLP on the same room signal.
   localparam int unsigned RoomMargin = 2;
-  localparam int unsigned ReqBeats = 2 * MaxTlpBeats + RoomMargin;
-  localparam int unsigned ReqHdrs = 4;
+  localparam int unsigned ReqBeats = (HostPorts + 1) * MaxTlpBeats + RoomMargin;
+  localparam int unsigned ReqHdrs = HostPorts + 3;
+  if (HostPorts != 1 && HostPorts != 2 && HostPorts != 4) begin : gen_bad_host_ports
+    $error("nic_top: HostPorts must be 1, 2 or 4");
+  end
 
   // ------------------------------------------------------------ registers
   logic [15:0] node_id;
+  // The host link as the NI's blocks see it (ports merged; see "host ports" below).
+  logic [DataW-1:0] hin_tdata, hout_tdata;
+  logic [KeepW-1:0] hin_tkeep, hout_tkeep;
+  logic hin_tlast, hin_tvalid, hin_tready, hout_tlast, hout_tuser, hout_tvalid, hout_tready;
+  logic [31:0] host_stall;
+  logic host_up_written;
+  logic [3:0] host_up_ports;
+  logic [HostPorts-1:0] host_down;
+  logic ev_host_bad_port, ev_host_drop;
   logic csr_valid, csr_ready, csr_write;
   logic [11:0] csr_addr;
   logic [31:0] csr_wdata, csr_rdata;
@@ -204,7 +219,10 @@ module nic_top #(
     .status_dma_err_set_i(ev_dma_err), .dma_err_cnt_inc_i(ev_dma_err),
     .caps4_inj_fifos_i(8'(NumInj)), .caps4_rcv_fifos_i(8'(NumRfifo)), .caps4_slot_bytes_i(16'(SlotBytes)),
     .cnt_load_written_o(cnt_load_written), .cnt_load_value_o(cnt_load_value), .cnt_value_value_i(cnt_value),
-    .cnt_zero_hit_i(cnt_zero), .caps5_counters_i(8'(NumCnt)),
+    .cnt_zero_hit_i(cnt_zero), .caps5_counters_i(8'(NumCnt)), .caps5_host_ports_i(8'(HostPorts)),
+    .host_port_err_cnt_inc_i(ev_host_bad_port), .host_drop_cnt_inc_i(ev_host_drop),
+    .host_stall_cycles_o(host_stall), .host_port_up_written_o(host_up_written),
+    .host_port_up_ports_o(host_up_ports), .host_port_down_ports_i(4'(host_down)),
     .fab_credits_vc0_i(fab_credits[0]), .fab_credits_vc1_i(fab_credits[1]), .status_cnt_zero_set_i(ev_cnt_zero),
     .rnr_tx_cnt_inc_i(ev_rnr_tx), .rnr_rx_cnt_inc_i(ev_rnr_rx), .rnr_delay_cycles_o(rnr_delay),
     .raw_ctrl_enable_o(raw_enable), .raw_ctrl_fifo_o(raw_fifo),
@@ -332,9 +350,9 @@ module nic_top #(
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
                .NiReqId(NiReqId)) u_host_rx (
     .clk_i, .rst_ni, .node_id_i(node_id),
-    .s_axis_tdata(s_host_axis_tdata), .s_axis_tkeep(s_host_axis_tkeep),
-    .s_axis_tlast(s_host_axis_tlast), .s_axis_tvalid(s_host_axis_tvalid),
-    .s_axis_tready(s_host_axis_tready),
+    .s_axis_tdata(hin_tdata), .s_axis_tkeep(hin_tkeep),
+    .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid),
+    .s_axis_tready(hin_tready),
     .art_addr_o(art_addr), .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
     .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_perm_a_i(art_hit_perm_a),
     .art_wc_i(art_wc[art_index]), .art_index_i(8'(art_index)), .art_node_i(art_hit_node),
@@ -398,7 +416,7 @@ module nic_top #(
   );
   // Requests (with the write combiner) and the room signal for the root complex.
   ni_wc #(.DataW(DataW), .MaxPayload(MaxPayload), .Beats(ReqBeats), .Hdrs(ReqHdrs),
-          .RoomMargin(RoomMargin)) u_wc (
+          .RoomMargin(RoomMargin), .RoomTlps(HostPorts)) u_wc (
     .clk_i, .rst_ni, .timeout_i(wc_timeout), .flush_i(wc_flush_written || |art_ctrl_written),
     .grp_valid_i(grp_valid), .grp_lid_i(grp_lid), .grp_members_i(grp_members),
     .mbr_dlid_i(mbr_dlid), .mbr_memid_i(mbr_memid),
@@ -607,10 +625,50 @@ module nic_top #(
     .dma_rd_addr_i(dma_rd_addr), .dma_rd_bytes_i(dma_rd_bytes), .dma_rd_tag_i(dma_rd_tag),
     .dma_rd_valid_i(dma_rd_valid), .dma_rd_ready_o(dma_rd_ready),
     .copy_beat_i(copy_beat), .copy_valid_i(copy_valid), .copy_ready_o(copy_ready),
-    .m_axis_tdata(m_host_axis_tdata), .m_axis_tkeep(m_host_axis_tkeep),
-    .m_axis_tlast(m_host_axis_tlast), .m_axis_tuser(m_host_axis_tuser),
-    .m_axis_tvalid(m_host_axis_tvalid), .m_axis_tready(m_host_axis_tready)
+    .m_axis_tdata(hout_tdata), .m_axis_tkeep(hout_tkeep),
+    .m_axis_tlast(hout_tlast), .m_axis_tuser(hout_tuser),
+    .m_axis_tvalid(hout_tvalid), .m_axis_tready(hout_tready)
   );
+
+  // ------------------------------------------------------------ host ports
+  // One port: the link itself. Several: TLPs in round robin (ni_host_mux), and out
+  // to the port a completion's Requester ID names (ni_host_demux).
+  if (HostPorts == 1) begin : gen_one_port
+    assign {hin_tdata, hin_tkeep, hin_tlast, hin_tvalid} =
+        {s_host_axis_tdata, s_host_axis_tkeep, s_host_axis_tlast, s_host_axis_tvalid};
+    assign s_host_axis_tready = hin_tready;
+    assign {m_host_axis_tdata, m_host_axis_tkeep, m_host_axis_tlast, m_host_axis_tuser, m_host_axis_tvalid} =
+        {hout_tdata, hout_tkeep, hout_tlast, hout_tuser, hout_tvalid};
+    assign hout_tready = m_host_axis_tready;
+    assign host_down = '0;
+    assign ev_host_bad_port = 1'b0;
+    assign ev_host_drop = 1'b0;
+    logic unused_port;
+    assign unused_port = ^{host_stall, host_up_written, host_up_ports};
+  end else begin : gen_ports
+    logic [HostPorts-1:0] up;
+    assign up = host_up_written ? host_up_ports[HostPorts-1:0] : '0;
+    ni_host_mux #(.DataW(DataW), .HostPorts(HostPorts)) u_host_mux (
+      .clk_i, .rst_ni,
+      .s_axis_tdata(s_host_axis_tdata), .s_axis_tkeep(s_host_axis_tkeep),
+      .s_axis_tlast(s_host_axis_tlast), .s_axis_tvalid(s_host_axis_tvalid),
+      .s_axis_tready(s_host_axis_tready),
+      .m_axis_tdata(hin_tdata), .m_axis_tkeep(hin_tkeep), .m_axis_tlast(hin_tlast),
+      .m_axis_tvalid(hin_tvalid), .m_axis_tready(hin_tready)
+    );
+    ni_host_demux #(.DataW(DataW), .HostPorts(HostPorts)) u_host_demux (
+      .clk_i, .rst_ni,
+      .s_axis_tdata(hout_tdata), .s_axis_tkeep(hout_tkeep), .s_axis_tlast(hout_tlast),
+      .s_axis_tuser(hout_tuser), .s_axis_tvalid(hout_tvalid), .s_axis_tready(hout_tready),
+      .m_axis_tdata(m_host_axis_tdata), .m_axis_tkeep(m_host_axis_tkeep),
+      .m_axis_tlast(m_host_axis_tlast), .m_axis_tuser(m_host_axis_tuser),
+      .m_axis_tvalid(m_host_axis_tvalid), .m_axis_tready(m_host_axis_tready),
+      .stall_cycles_i(host_stall), .up_i(up), .down_o(host_down),
+      .ev_bad_port_o(ev_host_bad_port), .ev_drop_o(ev_host_drop)
+    );
+    logic unused_port;
+    assign unused_port = ^host_up_ports;
+  end
 endmodule
 
 `default_nettype wire

@@ -227,6 +227,8 @@ constexpr uint32_t CNT_ZERO_HIT_MASK = 0xffffffffu;
 constexpr uint32_t CAPS5 = 0x328;
 constexpr unsigned CAPS5_COUNTERS_LSB = 0;
 constexpr uint32_t CAPS5_COUNTERS_MASK = 0x000000ffu;
+constexpr unsigned CAPS5_HOST_PORTS_LSB = 8;
+constexpr uint32_t CAPS5_HOST_PORTS_MASK = 0x0000ff00u;
 constexpr uint32_t RAW_CTRL = 0x32c;
 constexpr unsigned RAW_CTRL_ENABLE_LSB = 0;
 constexpr uint32_t RAW_CTRL_ENABLE_MASK = 0x00000001u;
@@ -245,6 +247,17 @@ constexpr uint32_t RNDV_THRESHOLD = 0x344;
 constexpr unsigned RNDV_THRESHOLD_BYTES_LSB = 0;
 constexpr uint32_t RNDV_THRESHOLD_BYTES_MASK = 0xffffffffu;
 constexpr uint32_t RTS_TX_CNT = 0x348;
+constexpr uint32_t HOST_PORT_ERR_CNT = 0x34c;
+constexpr uint32_t HOST_DROP_CNT = 0x350;
+constexpr uint32_t HOST_STALL = 0x354;
+constexpr unsigned HOST_STALL_CYCLES_LSB = 0;
+constexpr uint32_t HOST_STALL_CYCLES_MASK = 0xffffffffu;
+constexpr uint32_t HOST_PORT_UP = 0x358;
+constexpr unsigned HOST_PORT_UP_PORTS_LSB = 0;
+constexpr uint32_t HOST_PORT_UP_PORTS_MASK = 0x0000000fu;
+constexpr uint32_t HOST_PORT_DOWN = 0x35c;
+constexpr unsigned HOST_PORT_DOWN_PORTS_LSB = 0;
+constexpr uint32_t HOST_PORT_DOWN_PORTS_MASK = 0x0000000fu;
 constexpr uint32_t INJ_BASE_LO(unsigned i) { return 0x600 + i * 0x20; }
 constexpr unsigned INJ_BASE_LO_COUNT = 8;
 constexpr unsigned INJ_BASE_LO_ADDR_LSB = 0;
@@ -392,7 +405,7 @@ constexpr RegInfo kRegisters[] = {
     {"RNR_RX_CNT", 0x31c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RNR_DELAY", 0x320, 0x0, 1, Access::Rw, 0x00000200u, 0xffffffffu, -1},
     {"CNT_ZERO", 0x324, 0x0, 1, Access::Hw, 0x00000000u, 0xffffffffu, -1},
-    {"CAPS5", 0x328, 0x0, 1, Access::Hw, 0x00000000u, 0x000000ffu, -1},
+    {"CAPS5", 0x328, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
     {"RAW_CTRL", 0x32c, 0x0, 1, Access::Rw, 0x00000000u, 0x0000ff01u, -1},
     {"RAW_RX_CNT", 0x330, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"FAB_CREDITS", 0x338, 0x0, 1, Access::Hw, 0x00000000u, 0x0000ffffu, -1},
@@ -401,6 +414,11 @@ constexpr RegInfo kRegisters[] = {
     {"KEY_ERR_CNT", 0x340, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
     {"RNDV_THRESHOLD", 0x344, 0x0, 1, Access::Rw, 0xffffffffu, 0xffffffffu, -1},
     {"RTS_TX_CNT", 0x348, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"HOST_PORT_ERR_CNT", 0x34c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"HOST_DROP_CNT", 0x350, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1},
+    {"HOST_STALL", 0x354, 0x0, 1, Access::Rw, 0x00010000u, 0xffffffffu, -1},
+    {"HOST_PORT_UP", 0x358, 0x0, 1, Access::Rw, 0x00000000u, 0x0000000fu, -1},
+    {"HOST_PORT_DOWN", 0x35c, 0x0, 1, Access::Hw, 0x00000000u, 0x0000000fu, -1},
     {"INJ_BASE_LO", 0x600, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_BASE_HI", 0x604, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1},
     {"INJ_SIZE", 0x608, 0x20, 8, Access::Rw, 0x00000000u, 0x0000ffffu, -1},

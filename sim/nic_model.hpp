@@ -20,10 +20,23 @@ struct Beat {
   uint8_t dest = 0;   // fabric: virtual channel
 };
 
+// Host ports of one NI: a TLP link per CPU (nic_top HostPorts).
+constexpr unsigned kMaxHostPorts = 4;
+
+struct HostPortIn {
+  bool inValid = false;  // TLP beat toward the NI
+  Beat in;
+  bool outReady = false;  // the root complex takes the NI's beat
+};
+
+struct HostPortOut {
+  bool inReady = false;
+  bool outValid = false;
+  Beat out;
+};
+
 struct NicIn {
-  bool hostInValid = false;
-  Beat hostIn;
-  bool hostOutReady = false;
+  HostPortIn host[kMaxHostPorts];
   bool fabInValid = false;
   Beat fabIn;
   bool fabOutReady = false;
@@ -31,10 +44,8 @@ struct NicIn {
 };
 
 struct NicOut {
-  bool hostInReady = false;
-  bool hostReqRoom = false;  // a whole request TLP fits (the root complex starts requests only then)
-  bool hostOutValid = false;
-  Beat hostOut;
+  HostPortOut host[kMaxHostPorts];
+  bool hostReqRoom = false;  // a whole request TLP fits on every port (the root complex starts requests only then)
   bool fabInReady = false;
   bool fabOutValid = false;
   Beat fabOut;
@@ -45,15 +56,16 @@ class NicModel : public Clocked {
  public:
   virtual unsigned bytesPerBeat() const = 0;
   virtual unsigned maxPayload() const = 0;  // nic_top MaxPayload of this build
+  virtual unsigned hostPorts() const = 0;   // nic_top HostPorts of this build
   // Drive the inputs and evaluate; then read() gives the outputs of this cycle.
   virtual void drive(const NicIn& in) = 0;
   virtual NicOut read() const = 0;
 };
 
-// Widths built into the library (the verilated configurations).
-// The verilated configurations: every data width with MaxPayload 256, and 64 bits with 4096.
-bool nicBuilt(unsigned dataBits, unsigned maxPayload = 256);
+// The verilated configurations: every data width with MaxPayload 256 and one host
+// port; 64 bits with MaxPayload 4096; 64 bits with 2 and 4 host ports.
+bool nicBuilt(unsigned dataBits, unsigned maxPayload = 256, unsigned hostPorts = 1);
 std::unique_ptr<NicModel> makeNic(unsigned dataBits, VerilatedContext* ctx, const std::string& name,
-                                  unsigned maxPayload = 256);
+                                  unsigned maxPayload = 256, unsigned hostPorts = 1);
 
 }  // namespace ni

@@ -13,6 +13,8 @@
 #include "Vnic256.h"
 #include "Vnic512.h"
 #include "Vnic64_mtu4096.h"
+#include "Vnic64_p2.h"
+#include "Vnic64_p4.h"
 #else
 #define NI_ALL_WIDTHS 0
 #endif
@@ -25,7 +27,7 @@ namespace ni {
 
 namespace {
 
-template <class M, unsigned Bpb, unsigned MaxPayload = 256>
+template <class M, unsigned Bpb, unsigned MaxPayload = 256, unsigned Ports = 1>
 class NicAdapter final : public NicModel {
  public:
   NicAdapter(VerilatedContext* ctx, const std::string& name) : m_(ctx, name.c_str()) {}
@@ -33,6 +35,7 @@ class NicAdapter final : public NicModel {
 
   unsigned bytesPerBeat() const override { return Bpb; }
   unsigned maxPayload() const override { return MaxPayload; }
+  unsigned hostPorts() const override { return Ports; }
   void setClock(bool high) override { m_.clk_i = high; }
   void setReset(bool active) override { m_.rst_ni = !active; }
   void eval() override {
@@ -41,11 +44,16 @@ class NicAdapter final : public NicModel {
   }
 
   void drive(const NicIn& in) override {
-    m_.s_host_axis_tvalid = in.hostInValid;
-    put(m_.s_host_axis_tdata, in.hostIn.data);
-    m_.s_host_axis_tkeep = static_cast<std::remove_reference_t<decltype(m_.s_host_axis_tkeep)>>(in.hostIn.keep);
-    m_.s_host_axis_tlast = in.hostIn.last;
-    m_.m_host_axis_tready = in.hostOutReady;
+    for (unsigned p = 0; p < Ports; ++p) {
+      const HostPortIn& h = in.host[p];
+      uint8_t buf[Bpb] = {};
+      for (unsigned i = 0; i < Bpb && i < h.in.data.size(); ++i) buf[i] = h.in.data[i];
+      toPortAt(m_.s_host_axis_tdata, p * Bpb, buf, Bpb);
+      setField(m_.s_host_axis_tkeep, p * Bpb, Bpb, h.in.keep);
+      setField(m_.s_host_axis_tlast, p, 1, h.in.last);
+      setField(m_.s_host_axis_tvalid, p, 1, h.inValid);
+      setField(m_.m_host_axis_tready, p, 1, h.outReady);
+    }
     m_.s_fab_axis_tvalid = in.fabInValid;
     put(m_.s_fab_axis_tdata, in.fabIn.data);
     m_.s_fab_axis_tkeep = static_cast<std::remove_reference_t<decltype(m_.s_fab_axis_tkeep)>>(in.fabIn.keep);
@@ -58,14 +66,17 @@ class NicAdapter final : public NicModel {
 
   NicOut read() const override {
     NicOut o;
-    o.hostInReady = m_.s_host_axis_tready;
+    for (unsigned p = 0; p < Ports; ++p) {
+      HostPortOut& h = o.host[p];
+      h.inReady = getField(m_.s_host_axis_tready, p, 1);
+      h.outValid = getField(m_.m_host_axis_tvalid, p, 1);
+      h.out.data.resize(Bpb);
+      fromPortAt(m_.m_host_axis_tdata, p * Bpb, h.out.data.data(), Bpb);
+      h.out.keep = getField(m_.m_host_axis_tkeep, p * Bpb, Bpb);
+      h.out.last = getField(m_.m_host_axis_tlast, p, 1);
+      h.out.user = getField(m_.m_host_axis_tuser, p, 1);
+    }
     o.hostReqRoom = m_.s_host_req_room_o;
-    o.hostOutValid = m_.m_host_axis_tvalid;
-    o.hostOut.data.resize(Bpb);
-    fromPort(m_.m_host_axis_tdata, o.hostOut.data.data(), Bpb);
-    o.hostOut.keep = m_.m_host_axis_tkeep;
-    o.hostOut.last = m_.m_host_axis_tlast;
-    o.hostOut.user = m_.m_host_axis_tuser;
     o.fabInReady = m_.s_fab_axis_tready;
     o.fabOutValid = m_.m_fab_axis_tvalid;
     o.fabOut.data.resize(Bpb);
@@ -132,16 +143,20 @@ class NicAdapter final : public NicModel {
 
 }  // namespace
 
-bool nicBuilt(unsigned bits, unsigned maxPayload) {
+bool nicBuilt(unsigned bits, unsigned maxPayload, unsigned hostPorts) {
+  if (hostPorts != 1) return NI_ALL_WIDTHS && bits == 64 && maxPayload == 256 && (hostPorts == 2 || hostPorts == 4);
   if (!NI_ALL_WIDTHS) return bits == 64 && maxPayload == 256;
   if (maxPayload == 4096) return bits == 64;
   return maxPayload == 256 && (bits == 64 || bits == 128 || bits == 256 || bits == 512);
 }
 
-std::unique_ptr<NicModel> makeNic(unsigned bits, VerilatedContext* ctx, const std::string& name, unsigned maxPayload) {
-  if (!nicBuilt(bits, maxPayload)) return nullptr;
-  if (bits == 64 && maxPayload == 256) return std::make_unique<NicAdapter<Vnic64, 8>>(ctx, name);
+std::unique_ptr<NicModel> makeNic(unsigned bits, VerilatedContext* ctx, const std::string& name, unsigned maxPayload,
+                                  unsigned hostPorts) {
+  if (!nicBuilt(bits, maxPayload, hostPorts)) return nullptr;
+  if (bits == 64 && maxPayload == 256 && hostPorts == 1) return std::make_unique<NicAdapter<Vnic64, 8>>(ctx, name);
 #if NI_ALL_WIDTHS
+  if (hostPorts == 2) return std::make_unique<NicAdapter<Vnic64_p2, 8, 256, 2>>(ctx, name);
+  if (hostPorts == 4) return std::make_unique<NicAdapter<Vnic64_p4, 8, 256, 4>>(ctx, name);
   if (maxPayload == 4096) return std::make_unique<NicAdapter<Vnic64_mtu4096, 8, 4096>>(ctx, name);
   switch (bits) {
     case 128: return std::make_unique<NicAdapter<Vnic128, 16>>(ctx, name);

@@ -56,24 +56,26 @@ bool HostLink::collect(const Beat& b, Bytes* tlp, bool* nullified) {
 }
 
 // ------------------------------------------------------------------ node
-Node::Node(unsigned index, unsigned bpb, uint64_t seed)
-    : index_(index), toNi_(bpb), fromNi_(bpb), memLink_(bpb), rng_(seed) {}
-
-uint8_t Node::allocTag() {
-  for (int i = 0; i < 256; ++i) {
-    uint8_t t = nextTag_++;
-    if (!tags_.count(t)) return t;
-  }
-  return nextTag_++;  // 256 loads in flight: the caller should not do that
+Node::Node(unsigned index, unsigned bpb, uint64_t seed, unsigned cpus) : index_(index), rng_(seed) {
+  for (unsigned p = 0; p < cpus; ++p) ports_.emplace_back(bpb);
 }
 
-void Node::store(uint64_t addr, const Bytes& data) {
+uint8_t Node::allocTag(unsigned cpu) {
+  uint8_t& next = ports_[cpu].nextTag;
+  for (int i = 0; i < 256; ++i) {
+    const uint8_t t = next++;
+    if (!tags_.count(static_cast<uint16_t>(cpu << 8 | t))) return t;
+  }
+  return next++;  // 256 loads of one CPU in flight: the caller should not do that
+}
+
+void Node::store(uint64_t addr, const Bytes& data, unsigned cpu) {
   size_t off = 0;
   while (off < data.size()) {
     const uint64_t a = addr + off;
     const size_t n = requestChunk(a, data.size() - off, maxPayload_);
     Bytes chunk(data.begin() + static_cast<long>(off), data.begin() + static_cast<long>(off + n));
-    toNi_.pushTlp(encodeTlp(makeMWr(kCpuReqId, 0, a, chunk)));
+    ports_[cpu].toNi.pushTlp(encodeTlp(makeMWr(cpuReqId(cpu), 0, a, chunk)));
     ++st_.tlpsToNi;
     st_.storeBytes += n;
     off += n;
@@ -90,98 +92,110 @@ uint64_t Node::newLoad(size_t len, LoadCb cb) {
   return id;
 }
 
-void Node::load(uint64_t addr, size_t len, LoadCb cb) {
+void Node::load(uint64_t addr, size_t len, LoadCb cb, unsigned cpu) {
   const uint64_t id = newLoad(len, std::move(cb));
   size_t off = 0;
   while (off < len) {
     const uint64_t a = addr + off;
     const size_t n = requestChunk(a, len - off, maxPayload_);
-    const uint8_t tag = allocTag();
-    tags_[tag] = TagUse{id, off, n};
-    toNi_.pushTlp(encodeTlp(makeMRd(kCpuReqId, tag, a, static_cast<uint16_t>(n))));
+    const uint8_t tag = allocTag(cpu);
+    tags_[static_cast<uint16_t>(cpu << 8 | tag)] = TagUse{id, off, n};
+    ports_[cpu].toNi.pushTlp(encodeTlp(makeMRd(cpuReqId(cpu), tag, a, static_cast<uint16_t>(n))));
     ++st_.tlpsToNi;
     off += n;
   }
 }
 
-void Node::issueAnswered(Tlp t, size_t answerBytes, LoadCb cb) {
+void Node::issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, unsigned cpu) {
   const uint64_t id = newLoad(answerBytes, std::move(cb));
-  t.tag = allocTag();
-  tags_[t.tag] = TagUse{id, 0, answerBytes};
-  toNi_.pushTlp(encodeTlp(t));
+  t.tag = allocTag(cpu);
+  tags_[static_cast<uint16_t>(cpu << 8 | t.tag)] = TagUse{id, 0, answerBytes};
+  ports_[cpu].toNi.pushTlp(encodeTlp(t));
   ++st_.tlpsToNi;
 }
 
-void Node::atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb) {
-  const Tlp t = makeAtomic(kind, kCpuReqId, 0, addr, operands);
-  issueAnswered(t, std::max(4u, atomicOperandBytes(t)), std::move(cb));  // a malformed one is answered with UR
+void Node::atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb, unsigned cpu) {
+  const Tlp t = makeAtomic(kind, cpuReqId(cpu), 0, addr, operands);
+  issueAnswered(t, std::max(4u, atomicOperandBytes(t)), std::move(cb), cpu);  // a malformed one is answered with UR
 }
 
-void Node::confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb) {
-  issueAnswered(makeDMWr(kCpuReqId, 0, addr, data), 8, std::move(cb));
+void Node::confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb, unsigned cpu) {
+  issueAnswered(makeDMWr(cpuReqId(cpu), 0, addr, data), 8, std::move(cb), cpu);
   st_.storeBytes += data.size();
 }
 
-void Node::csrWrite(uint32_t off, uint32_t value) {
-  store(kCsrBase + off, le32(value));
+void Node::csrWrite(uint32_t off, uint32_t value, unsigned cpu) {
+  store(kCsrBase + off, le32(value), cpu);
 }
 
-void Node::csrRead(uint32_t off, std::function<void(uint32_t, bool)> cb) {
+void Node::csrRead(uint32_t off, std::function<void(uint32_t, bool)> cb, unsigned cpu) {
   load(kCsrBase + off, 4, [cb](const LoadResult& r) {
     cb(r.ok ? static_cast<uint32_t>(getLe(r.data.data(), 4)) : 0, r.ok);
-  });
+  }, cpu);
 }
 
 bool Node::idle() const {
-  return !toNi_.hasBeat() && memToNi_.empty() && !memLink_.hasBeat() && loads_.empty() && !fromNi_.receiving();
+  for (const Port& p : ports_)
+    if (p.toNi.hasBeat() || !p.memToNi.empty() || p.memLink.hasBeat() || p.fromNi.receiving()) return false;
+  return loads_.empty();
 }
 
 void Node::fillNicIn(NicIn& in) {
-  // Root complex toward the NI: whole TLPs, memory completions and CPU requests
-  // taking turns when both wait. A request starts only when the NI has room for
-  // all of it, so it never blocks the completions behind it.
-  if (sending_ == Src::None) {
-    const bool mem = !memToNi_.empty() && memToNi_.front().first <= now_;
-    const bool cpu = toNi_.hasBeat() && reqRoom_;
-    if (mem && (!cpu || lastSent_ == Src::Cpu)) {
-      memLink_.pushTlp(memToNi_.front().second);
-      memToNi_.pop_front();
-      sending_ = lastSent_ = Src::Mem;
-    } else if (cpu) {
-      sending_ = lastSent_ = Src::Cpu;
+  // Root complex toward the NI, on each link: whole TLPs, memory completions and CPU
+  // requests taking turns when both wait. A request starts only when the NI has room
+  // for all of it, so it never blocks the completions behind it.
+  for (unsigned i = 0; i < ports_.size(); ++i) {
+    Port& p = ports_[i];
+    if (p.sending == Src::None) {
+      const bool mem = !p.memToNi.empty() && p.memToNi.front().first <= now_;
+      const bool cpu = p.toNi.hasBeat() && reqRoom_;
+      if (mem && (!cpu || p.lastSent == Src::Cpu)) {
+        p.memLink.pushTlp(p.memToNi.front().second);
+        p.memToNi.pop_front();
+        p.sending = p.lastSent = Src::Mem;
+      } else if (cpu) {
+        p.sending = p.lastSent = Src::Cpu;
+      }
     }
+    HostPortIn& h = in.host[i];
+    h.inValid = p.sending != Src::None;
+    if (h.inValid) h.in = (p.sending == Src::Mem ? p.memLink : p.toNi).currentBeat();
+    p.outReady = !p.stopped &&
+                 (stallProb_ <= 0.0 || std::uniform_real_distribution<double>(0, 1)(rng_) >= stallProb_);
+    h.outReady = p.outReady;
   }
-  in.hostInValid = sending_ != Src::None;
-  if (in.hostInValid) in.hostIn = (sending_ == Src::Mem ? memLink_ : toNi_).currentBeat();
-  outReady_ = stallProb_ <= 0.0 || std::uniform_real_distribution<double>(0, 1)(rng_) >= stallProb_;
-  in.hostOutReady = outReady_;
 }
 
 void Node::afterCycle(const NicIn& in, const NicOut& out) {
   reqRoom_ = out.hostReqRoom;
-  if (in.hostInValid && out.hostInReady) {
-    HostLink& l = sending_ == Src::Mem ? memLink_ : toNi_;
-    const bool last = in.hostIn.last;
-    l.advance();
-    if (last) sending_ = Src::None;
-  }
-  if (out.hostOutValid && in.hostOutReady) {
+  for (unsigned i = 0; i < ports_.size(); ++i) {
+    Port& p = ports_[i];
+    const HostPortIn& hi = in.host[i];
+    const HostPortOut& ho = out.host[i];
+    if (hi.inValid && ho.inReady) {
+      HostLink& l = p.sending == Src::Mem ? p.memLink : p.toNi;
+      const bool last = hi.in.last;
+      l.advance();
+      if (last) p.sending = Src::None;
+    }
+    if (!ho.outValid || !hi.outReady) continue;
     Bytes raw;
     bool nullified = false;
-    if (fromNi_.collect(out.hostOut, &raw, &nullified)) {
-      ++st_.tlpsFromNi;
-      if (nullified) {
-        ++st_.nullified;  // a nullified TLP is discarded by the root complex
-      } else if (auto t = decodeTlp(raw)) {
-        if (t->isCompletion()) {
-          if (t->requester == kCpuReqId) cpuCompletion(*t);
-          else ++st_.unexpectedCpl;
-        } else {
-          memoryAccept(*t);
-        }
+    if (!p.fromNi.collect(ho.out, &raw, &nullified)) continue;
+    ++st_.tlpsFromNi;
+    if (nullified) {
+      ++st_.nullified;  // a nullified TLP is discarded by the root complex
+    } else if (auto t = decodeTlp(raw)) {
+      if (!t->isCompletion()) {
+        memoryAccept(*t, i);
+      } else if (t->requester == cpuReqId(i)) {
+        cpuCompletion(*t, i);
       } else {
-        ++st_.undecodable;
+        ++st_.unexpectedCpl;
+        if (t->requester >> 8 < ports_.size() && (t->requester & 0xFF) == kCpuReqId) ++st_.wrongPort;
       }
+    } else {
+      ++st_.undecodable;
     }
   }
   // Completion timeout of the CPU (PCIe requesters have one too).
@@ -201,7 +215,7 @@ void Node::afterCycle(const NicIn& in, const NicOut& out) {
   ++now_;
 }
 
-void Node::memoryAccept(const Tlp& t) {
+void Node::memoryAccept(const Tlp& t, unsigned port) {
   if (memRequestObserver_) memRequestObserver_(t);
   if (t.kind == TlpKind::DMWr && loseDmwr_ > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < loseDmwr_) {
     ++st_.memLost;
@@ -218,11 +232,11 @@ void Node::memoryAccept(const Tlp& t) {
     if (memWriteObserver_) memWriteObserver_(t);
     // A DMWr is confirmed once applied: the confirmation names the address written.
     if (t.kind == TlpKind::DMWr)
-      memToNi_.push_back({now_ + memLatency_, encodeTlp(makeWriteConfirmation(kMemCplId, t.requester, t.tag, t.addr))});
+      ports_[port].memToNi.push_back({now_ + memLatency_, encodeTlp(makeWriteConfirmation(kMemCplId, t.requester, t.tag, t.addr))});
   } else if (t.kind == TlpKind::MRd) {
     const size_t n = (t.lengthDw == 0 ? 1024u : t.lengthDw) * 4u;
     Tlp c = makeCplD(kMemCplId, t.requester, t.tag, t.addr, mem_.read(t.addr, n));
-    memToNi_.push_back({now_ + memLatency_, encodeTlp(c)});
+    ports_[port].memToNi.push_back({now_ + memLatency_, encodeTlp(c)});
     ++st_.memReads;
   } else if (isAtomic(t.kind)) {
     // The memory system executes the AtomicOp in one step and returns the old value.
@@ -235,13 +249,13 @@ void Node::memoryAccept(const Tlp& t) {
     } else {
       c = makeCpl(kMemCplId, t.requester, t.tag, CplStatus::UR, 4, t.addr & 0x7F);
     }
-    memToNi_.push_back({now_ + memLatency_, encodeTlp(c)});
+    ports_[port].memToNi.push_back({now_ + memLatency_, encodeTlp(c)});
     ++st_.memAtomics;
   }
 }
 
-void Node::cpuCompletion(const Tlp& t) {
-  auto it = tags_.find(t.tag);
+void Node::cpuCompletion(const Tlp& t, unsigned cpu) {
+  auto it = tags_.find(static_cast<uint16_t>(cpu << 8 | t.tag));
   if (it == tags_.end()) {
     ++st_.unexpectedCpl;
     return;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Compute node model: a CPU issuing TLPs through a small driver API, a sparse
-// memory system, and the root complex routing TLPs between them and the NI.
+// Compute node model: CPUs issuing TLPs through a small driver API, a sparse memory
+// system, and the root complex routing TLPs between them and the NI. CPU p has its
+// own link to the NI's host port p and Requester ID bus p (cpuReqId); the memory
+// system answers a request on the link it came in on.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -42,7 +44,11 @@ struct NodeStats {
   uint64_t undecodable = 0;  // TLPs from the NI the root complex could not decode (dropped)
   uint64_t storeBytes = 0;
   uint64_t memLost = 0;  // confirmed writes (DMWr) the memory system lost: not applied, not answered
+  uint64_t wrongPort = 0;  // completions for one CPU that arrived on another CPU's link
 };
+
+// Requester ID of CPU p: bus p (the NI sends a completion to the port its bus names).
+constexpr uint16_t cpuReqId(unsigned cpu) { return static_cast<uint16_t>(kCpuReqId + (cpu << 8)); }
 
 // Beat-level host link toward one NI: serializes TLPs into beats and collects beats into TLPs.
 class HostLink {
@@ -68,22 +74,27 @@ class Node {
  public:
   using LoadCb = std::function<void(const LoadResult&)>;
 
-  Node(unsigned index, unsigned bytesPerBeat, uint64_t seed);
+  Node(unsigned index, unsigned bytesPerBeat, uint64_t seed, unsigned cpus = 1);
+  unsigned cpus() const { return static_cast<unsigned>(ports_.size()); }
   unsigned index() const { return index_; }
   Memory& memory() { return mem_; }
   const NodeStats& stats() const { return st_; }
 
   // ---- driver API (CPU side)
-  void store(uint64_t addr, const Bytes& data);  // split into MWr TLPs (<= max payload, no 4 KiB crossing)
-  void load(uint64_t addr, size_t len, LoadCb cb);
+  // Every call is made by CPU `cpu` (0 .. cpus() - 1) on its own link.
+  void store(uint64_t addr, const Bytes& data, unsigned cpu = 0);  // MWr TLPs (<= max payload, no 4 KiB crossing)
+  void load(uint64_t addr, size_t len, LoadCb cb, unsigned cpu = 0);
   // AtomicOp (FetchAdd, Swap, CAS); the callback gets the value memory held before it.
-  void atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb);
+  void atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb, unsigned cpu = 0);
   // Confirmed write (DMWr, at most one TLP's worth): the callback gets the confirmation,
   // whose 8 data bytes name the address written (little-endian), or its error status.
-  void confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb);
-  void csrWrite(uint32_t off, uint32_t value);
-  void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb);
-  void sendRawTlp(const Bytes& tlp) { toNi_.pushTlp(tlp); ++st_.tlpsToNi; }  // for bad-input tests
+  void confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb, unsigned cpu = 0);
+  void csrWrite(uint32_t off, uint32_t value, unsigned cpu = 0);
+  void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb, unsigned cpu = 0);
+  void sendRawTlp(const Bytes& tlp, unsigned cpu = 0) {  // for bad-input tests
+    ports_[cpu].toNi.pushTlp(tlp);
+    ++st_.tlpsToNi;
+  }
   bool idle() const;
   // Called for every write the memory system applies (tests that check arrival order).
   void onMemoryWrite(std::function<void(const Tlp&)> f) { memWriteObserver_ = std::move(f); }
@@ -95,6 +106,8 @@ class Node {
   void fillNicIn(NicIn& in);
   void afterCycle(const NicIn& in, const NicOut& out);  // apply handshakes of the cycle just evaluated
   void setHostBackpressure(double p) { stallProb_ = p; }
+  // CPU `cpu` stops taking the NI's beats on its link (a hung CPU), or takes them again.
+  void setLinkStopped(unsigned cpu, bool stopped) { ports_[cpu].stopped = stopped; }
   void setCompletionTimeout(uint64_t cycles) { cplTimeout_ = cycles; }
   // Fault model of the memory system: it loses this share of the DMWrs it gets from
   // the NI (neither applied nor confirmed), as the NI's memory timer must survive.
@@ -116,33 +129,41 @@ class Node {
     uint64_t load;
     size_t off, len;
   };
-  uint8_t allocTag();
+  enum class Src { None, Cpu, Mem };
+  // One host link: CPU requests and memory completions toward the NI, taking turns
+  // per TLP, and the NI's TLPs from it.
+  struct Port {
+    explicit Port(unsigned bpb) : toNi(bpb), fromNi(bpb), memLink(bpb) {}
+    HostLink toNi;    // CPU requests toward the NI
+    HostLink fromNi;  // receive side of the NI's host out
+    HostLink memLink; // beats of memory completions being sent
+    std::deque<std::pair<uint64_t, Bytes>> memToNi;  // memory completions toward the NI (ready time)
+    Src sending = Src::None, lastSent = Src::None;
+    bool outReady = true;
+    bool stopped = false;
+    uint8_t nextTag = 0;
+  };
+  uint8_t allocTag(unsigned cpu);
   uint64_t newLoad(size_t len, LoadCb cb);
   // Sends a request the CPU waits an answer of answerBytes for, under a fresh tag.
-  void issueAnswered(Tlp t, size_t answerBytes, LoadCb cb);
-  void memoryAccept(const Tlp& t);
-  void cpuCompletion(const Tlp& t);
+  void issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, unsigned cpu);
+  void memoryAccept(const Tlp& t, unsigned port);
+  void cpuCompletion(const Tlp& t, unsigned cpu);
   void finishLoad(uint64_t id);
 
   unsigned index_;
   Memory mem_;
   NodeStats st_;
-  HostLink toNi_;    // CPU requests toward the NI
-  HostLink fromNi_;  // receive side of the NI's host out
-  std::deque<std::pair<uint64_t, Bytes>> memToNi_;  // memory completions toward the NI (ready time)
-  HostLink memLink_; // beats of memory completions being sent
-  enum class Src { None, Cpu, Mem } sending_ = Src::None, lastSent_ = Src::None;
-  std::map<uint8_t, TagUse> tags_;
+  std::vector<Port> ports_;
+  std::map<uint16_t, TagUse> tags_;  // key: CPU << 8 | tag
   std::map<uint64_t, PendingLoad> loads_;
   uint64_t nextLoadId_ = 0;
-  uint8_t nextTag_ = 0;
   uint64_t now_ = 0;
   uint64_t memLatency_ = 20;
   uint64_t cplTimeout_ = 100000;
   size_t maxPayload_ = kMaxPayload;
   double stallProb_ = 0.0;
   double loseDmwr_ = 0.0;
-  bool outReady_ = true;
   bool reqRoom_ = true;  // the NI's request room as last seen
   std::function<void(const Tlp&)> memWriteObserver_, memRequestObserver_;
   std::mt19937_64 rng_;

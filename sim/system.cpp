@@ -13,13 +13,13 @@ namespace ni {
 System::System(const SystemConfig& cfg) : cfg_(cfg), ctx_(std::make_unique<VerilatedContext>()) {
   ctx_->fatalOnError(false);  // an RTL assertion marks an error; callers check rtlError()
   ctx_->randReset(0);
-  if (!nicBuilt(cfg.dataBits, cfg.maxPayload))
+  if (!nicBuilt(cfg.dataBits, cfg.maxPayload, cfg.hostPorts))
     throw std::invalid_argument("NI not built for " + std::to_string(cfg.dataBits) + " bits, max payload " +
-                                std::to_string(cfg.maxPayload));
+                                std::to_string(cfg.maxPayload) + ", " + std::to_string(cfg.hostPorts) + " host ports");
   clock_ = std::make_unique<ClockDriver>(ctx_.get());
   for (unsigned i = 0; i < cfg.nodes; ++i) {
-    nics_.push_back(makeNic(cfg.dataBits, ctx_.get(), "ni" + std::to_string(i), cfg.maxPayload));
-    nodes_.push_back(std::make_unique<Node>(i, nics_.back()->bytesPerBeat(), cfg.seed * 7919 + i));
+    nics_.push_back(makeNic(cfg.dataBits, ctx_.get(), "ni" + std::to_string(i), cfg.maxPayload, cfg.hostPorts));
+    nodes_.push_back(std::make_unique<Node>(i, nics_.back()->bytesPerBeat(), cfg.seed * 7919 + i, cfg.hostPorts));
     nodes_.back()->setMaxPayload(cfg.maxPayload);
     nodes_.back()->setHostBackpressure(cfg.hostStall);
     clock_->add(nics_.back().get());

@@ -21,6 +21,7 @@ struct SystemConfig {
   unsigned nodes = 2;
   unsigned dataBits = 64;
   unsigned maxPayload = 256;     // NI build: largest TLP payload (256, or 4096 at 64 bits)
+  unsigned hostPorts = 1;        // CPUs per node, each on its own NI host port (2 or 4: 64 bits only)
   Topology topology;             // none given: a crossbar of all nodes
   unsigned linkLatency = 10;     // every link: NI to switch and switch to switch
   double linkBytesPerCycle = 0;  // 0: the NI's beat width per cycle

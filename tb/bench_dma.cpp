@@ -99,9 +99,9 @@ class Bench {
       const NicIn& in = sys_->nicIn(0);
       const NicOut& out = sys_->nicOut(0);
       const uint64_t now = sys_->cycle();
-      if (!tBell && in.hostInValid && out.hostInReady && in.hostIn.last) tBell = now;
-      if (tBell && !tRd && out.hostOutValid && in.hostOutReady && out.hostOut.data[0] == 0x20) tRd = now;
-      if (tRd && !tCpl && in.hostInValid && out.hostInReady && in.hostIn.data[0] == 0x4A) tCpl = now;
+      if (!tBell && in.host[0].inValid && out.host[0].inReady && in.host[0].in.last) tBell = now;
+      if (tBell && !tRd && out.host[0].outValid && in.host[0].outReady && out.host[0].out.data[0] == 0x20) tRd = now;
+      if (tRd && !tCpl && in.host[0].inValid && out.host[0].inReady && in.host[0].in.data[0] == 0x4A) tCpl = now;
       if (tBell && out.fabOutValid && in.fabOutReady) tFab = now;
     }
     ok_ &= tBell && tFab && sys_->drain();
@@ -180,11 +180,11 @@ class Bench {
       sys_->tick();
       const NicIn& in = sys_->nicIn(0);
       const NicOut& out = sys_->nicOut(0);
-      if (!out.hostOutValid || !in.hostOutReady) continue;
-      if (start) isCopy = out.hostOut.data[0] == 0x60 && out.hostOut.data.size() > 6 && out.hostOut.data[4] == 0x01;
+      if (!out.host[0].outValid || !in.host[0].outReady) continue;
+      if (start) isCopy = out.host[0].out.data[0] == 0x60 && out.host[0].out.data.size() > 6 && out.host[0].out.data[4] == 0x01;
       if (isCopy && !first) first = sys_->cycle();
-      start = out.hostOut.last;
-      if (isCopy && out.hostOut.last) ++seen, last = sys_->cycle();
+      start = out.host[0].out.last;
+      if (isCopy && out.host[0].out.last) ++seen, last = sys_->cycle();
     }
     ok_ &= seen == tlps && sys_->drain() && sys_->node(0).memory().read(kRegion, bytes) == data;
     return double(bytes) / double(last - first + 1);

@@ -54,10 +54,10 @@ Row measure(unsigned width) {
   for (uint64_t k = 0; k < 10000 && !done; ++k) {
     sys.tick();
     const uint64_t now = sys.cycle();
-    if (!in0 && sys.nicIn(0).hostInValid && sys.nicOut(0).hostInReady) in0 = now;
+    if (!in0 && sys.nicIn(0).host[0].inValid && sys.nicOut(0).host[0].inReady) in0 = now;
     if (!out0 && sys.nicOut(0).fabOutValid && sys.nicIn(0).fabOutReady) out0 = now;
     if (!in1 && sys.nicIn(1).fabInValid && sys.nicOut(1).fabInReady) in1 = now;
-    if (!out1 && sys.nicOut(1).hostOutValid && sys.nicIn(1).hostOutReady) out1 = now;
+    if (!out1 && sys.nicOut(1).host[0].outValid && sys.nicIn(1).host[0].outReady) out1 = now;
     if (sys.node(1).memory().read(dst, 8) == data) done = now;
   }
   r.ok &= in0 && out0 && in1 && out1 && done && in0 <= out0 && out0 <= in1 && in1 <= out1 && out1 <= done;

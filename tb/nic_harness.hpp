@@ -34,8 +34,8 @@ class NicHarness {
   // Everything that happens around one clock edge; `edge` advances the clock.
   void step(const std::function<void()>& edge) {
     NicIn in;
-    in.hostInValid = hostIn.offer(&in.hostIn);
-    in.hostOutReady = hostOut.ready();
+    in.host[0].inValid = hostIn.offer(&in.host[0].in);
+    in.host[0].outReady = hostOut.ready();
     in.fabInValid = fabIn.offer(&in.fabIn);
     in.fabOutReady = fabOut.ready();
     for (unsigned v = 0; v < 2; ++v)
@@ -49,8 +49,8 @@ class NicHarness {
       if (out.fabRxCredit >> v & 1) ++rxCredits[v];
     }
     hostReqRoom = out.hostReqRoom;
-    if (in.hostInValid && !out.hostInReady && !hostIn.atPacketStart()) ++hostInMidStalls;
-    if (in.hostInValid && out.hostInReady) {
+    if (in.host[0].inValid && !out.host[0].inReady && !hostIn.atPacketStart()) ++hostInMidStalls;
+    if (in.host[0].inValid && out.host[0].inReady) {
       if (hostIn.atPacketStart()) hostInStarts.push_back(now);
       hostIn.accepted();
     }
@@ -61,7 +61,7 @@ class NicHarness {
       }
       fabIn.accepted();
     }
-    hostOut.observe(out.hostOutValid, out.hostOut, now);
+    hostOut.observe(out.host[0].outValid, out.host[0].out, now);
     if (out.fabOutValid && in.fabOutReady) ++fabOutBeats;
     if (fabOut.observe(out.fabOutValid, out.fabOut, now)) {
       ++toGive[fabOut.packets().back().dest & 1];

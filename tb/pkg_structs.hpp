@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 
 namespace ni::tb {
 

@@ -13,12 +13,12 @@
 #include "Vni_amo_cache.h"
 #include "Vni_amo_cache512.h"
 #include "bytes.hpp"
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
-using tb::getField;
-using tb::setField;
+using ni::getField;
+using ni::setField;
 
 namespace {
 

@@ -4,14 +4,14 @@
 
 #include "Vni_art.h"
 #include "ref_ni.hpp"
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
 
 namespace {
 
-using tb::setField;
+using ni::setField;
 
 class ArtTest : public tb::VerilatedTest {
  protected:

@@ -10,7 +10,7 @@
 
 #include "Vni_csr_regs.h"
 #include "ni_regs.hpp"
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
@@ -45,15 +45,17 @@ class CsrRegsTest : public tb::VerilatedTest {
     dut->m.inj_status_err_i = 0x05;
     dut->m.inj_status_busy_i = 0x12;
     for (unsigned i = 0; i < 8; ++i) {
-      tb::setField(dut->m.inj_head_slot_i, 16 * i, 16, 0x10 + i);
-      tb::setField(dut->m.inj_status_code_i, 4 * i, 4, i);
+      ni::setField(dut->m.inj_head_slot_i, 16 * i, 16, 0x10 + i);
+      ni::setField(dut->m.inj_status_code_i, 4 * i, 4, i);
     }
-    for (unsigned i = 0; i < 4; ++i) tb::setField(dut->m.rfifo_tail_slot_i, 16 * i, 16, 0x20 + i);
+    for (unsigned i = 0; i < 4; ++i) ni::setField(dut->m.rfifo_tail_slot_i, 16 * i, 16, 0x20 + i);
     dut->m.caps5_counters_i = 32;
+    dut->m.caps5_host_ports_i = 4;
+    dut->m.host_port_down_ports_i = 0x9;
     dut->m.cnt_zero_hit_i = 0xA5C3'0F01u;
     dut->m.fab_credits_vc0_i = 0x5A;
     dut->m.fab_credits_vc1_i = 0x0C;
-    for (unsigned i = 0; i < 32; ++i) tb::setField(dut->m.cnt_value_value_i, 32 * i, 32, 0x1000'0000u * (i % 16) + i);
+    for (unsigned i = 0; i < 32; ++i) ni::setField(dut->m.cnt_value_value_i, 32 * i, 32, 0x1000'0000u * (i % 16) + i);
     reset();
     for (const auto& r : regs::kRegisters)
       for (unsigned i = 0; i < r.count; ++i) {
@@ -69,7 +71,8 @@ class CsrRegsTest : public tb::VerilatedTest {
     if (off == regs::CAPS3) return 0x4020u;
     if (off == regs::CAPS4) return 0x00400408u;
     if (off == regs::RFIFO_TAIL(0)) return 0x20 + i;
-    if (off == regs::CAPS5) return 32u;
+    if (off == regs::CAPS5) return 0x0420u;
+    if (off == regs::HOST_PORT_DOWN) return 0x9u;
     if (off == regs::CNT_ZERO) return 0xA5C3'0F01u;
     if (off == regs::FAB_CREDITS) return 0x0C5Au;
     if (off == regs::CNT_VALUE(0)) return 0x1000'0000u * (i % 16) + i;
@@ -126,7 +129,8 @@ class CsrRegsTest : public tb::VerilatedTest {
             &m.oos_cnt_inc_i, &m.retx_fail_cnt_inc_i, &m.conf_cnt_inc_i, &m.intr_cnt_inc_i,
             &m.mem_reissue_cnt_inc_i, &m.mem_fail_cnt_inc_i, &m.dma_err_cnt_inc_i,
             &m.rnr_tx_cnt_inc_i, &m.rnr_rx_cnt_inc_i, &m.raw_rx_cnt_inc_i, &m.raw_drop_cnt_inc_i,
-            &m.rget_rx_cnt_inc_i, &m.key_err_cnt_inc_i, &m.rts_tx_cnt_inc_i};
+            &m.rget_rx_cnt_inc_i, &m.key_err_cnt_inc_i, &m.rts_tx_cnt_inc_i, &m.host_port_err_cnt_inc_i,
+            &m.host_drop_cnt_inc_i};
   }
   std::vector<uint32_t> offsetsOf(Access a) {
     std::vector<uint32_t> v;
@@ -184,18 +188,18 @@ TEST_F(CsrRegsTest, ReadWriteRegistersKeepWhatWasWrittenWithByteEnables) {
   EXPECT_EQ(dut->m.node_id_lid_o, active[regs::NODE_ID] & 0xFFFF);
   unsigned stale = 0;
   for (unsigned n = 0; n < regs::ART_DEST_COUNT; ++n) {
-    EXPECT_EQ(tb::getField(dut->m.art_dest_node_o, 16 * n, 16), active[regs::ART_DEST(n)] & 0xFFFF) << n;
-    EXPECT_EQ(tb::getField(dut->m.art_dest_memid_o, 16 * n, 16), active[regs::ART_DEST(n)] >> 16) << n;
-    EXPECT_EQ(tb::getField(dut->m.art_base_lo_addr_o, 20 * n, 20), active[regs::ART_BASE_LO(n)] >> 12) << n;
-    EXPECT_EQ(tb::getField(dut->m.art_limit_hi_addr_o, 32 * n, 32), active[regs::ART_LIMIT_HI(n)]) << n;
-    EXPECT_EQ(tb::getField(dut->m.art_xlate_hi_addr_o, 32 * n, 32), active[regs::ART_XLATE_HI(n)]) << n;
+    EXPECT_EQ(ni::getField(dut->m.art_dest_node_o, 16 * n, 16), active[regs::ART_DEST(n)] & 0xFFFF) << n;
+    EXPECT_EQ(ni::getField(dut->m.art_dest_memid_o, 16 * n, 16), active[regs::ART_DEST(n)] >> 16) << n;
+    EXPECT_EQ(ni::getField(dut->m.art_base_lo_addr_o, 20 * n, 20), active[regs::ART_BASE_LO(n)] >> 12) << n;
+    EXPECT_EQ(ni::getField(dut->m.art_limit_hi_addr_o, 32 * n, 32), active[regs::ART_LIMIT_HI(n)]) << n;
+    EXPECT_EQ(ni::getField(dut->m.art_xlate_hi_addr_o, 32 * n, 32), active[regs::ART_XLATE_HI(n)]) << n;
     EXPECT_EQ(dut->m.art_ctrl_valid_o >> n & 1, active[regs::ART_CTRL(n)] & 1) << n;
     EXPECT_EQ(dut->m.art_ctrl_perm_w_o >> n & 1, active[regs::ART_CTRL(n)] >> 5 & 1) << n;
     stale += active[regs::ART_DEST(n)] != model[regs::ART_DEST(n)];
   }
   for (unsigned n = 0; n < regs::MEMID_SIZE_COUNT; ++n) {
-    EXPECT_EQ(tb::getField(dut->m.memid_size_bytes_o, 20 * n, 20), active[regs::MEMID_SIZE(n)] >> 12) << n;
-    EXPECT_EQ(tb::getField(dut->m.memid_base_hi_addr_o, 32 * n, 32), active[regs::MEMID_BASE_HI(n)]) << n;
+    EXPECT_EQ(ni::getField(dut->m.memid_size_bytes_o, 20 * n, 20), active[regs::MEMID_SIZE(n)] >> 12) << n;
+    EXPECT_EQ(ni::getField(dut->m.memid_base_hi_addr_o, 32 * n, 32), active[regs::MEMID_BASE_HI(n)]) << n;
     EXPECT_EQ(dut->m.memid_ctrl_perm_r_o >> n & 1, active[regs::MEMID_CTRL(n)] >> 4 & 1) << n;
     stale += active[regs::MEMID_SIZE(n)] != model[regs::MEMID_SIZE(n)];
   }
@@ -207,14 +211,14 @@ TEST_F(CsrRegsTest, StagedRegistersTakeEffectTogetherOnTheirCommitWrite) {
   write(regs::MEMID_BASE_HI(3), 0x0000'00ABu);
   write(regs::MEMID_SIZE(3), 0x00040000u);
   EXPECT_EQ(read(regs::MEMID_BASE_HI(3)), 0xABu) << "reads return the staged value";
-  EXPECT_EQ(tb::getField(dut->m.memid_base_hi_addr_o, 32 * 3, 32), 0u) << "hardware does not see it yet";
-  EXPECT_EQ(tb::getField(dut->m.memid_size_bytes_o, 20 * 3, 20), 0u);
+  EXPECT_EQ(ni::getField(dut->m.memid_base_hi_addr_o, 32 * 3, 32), 0u) << "hardware does not see it yet";
+  EXPECT_EQ(ni::getField(dut->m.memid_size_bytes_o, 20 * 3, 20), 0u);
   write(regs::MEMID_CTRL(3), regs::MEMID_CTRL_VALID_MASK);
-  EXPECT_EQ(tb::getField(dut->m.memid_base_lo_addr_o, 20 * 3, 20), 0x12345u);
-  EXPECT_EQ(tb::getField(dut->m.memid_base_hi_addr_o, 32 * 3, 32), 0xABu);
-  EXPECT_EQ(tb::getField(dut->m.memid_size_bytes_o, 20 * 3, 20), 0x40u);
+  EXPECT_EQ(ni::getField(dut->m.memid_base_lo_addr_o, 20 * 3, 20), 0x12345u);
+  EXPECT_EQ(ni::getField(dut->m.memid_base_hi_addr_o, 32 * 3, 32), 0xABu);
+  EXPECT_EQ(ni::getField(dut->m.memid_size_bytes_o, 20 * 3, 20), 0x40u);
   EXPECT_EQ(dut->m.memid_ctrl_valid_o >> 3 & 1, 1u);
-  EXPECT_EQ(tb::getField(dut->m.memid_size_bytes_o, 20 * 2, 20), 0u) << "other indexes untouched";
+  EXPECT_EQ(ni::getField(dut->m.memid_size_bytes_o, 20 * 2, 20), 0u) << "other indexes untouched";
 }
 
 TEST_F(CsrRegsTest, StatusIsStickyAndWriteOneClears) {
@@ -281,14 +285,18 @@ TEST_F(CsrRegsTest, CountersCountEveryEventAndAnyWriteClears) {
 }
 
 // "pulse" registers tell the hardware in the very cycle software writes them
-// (WC_FLUSH, ART_CTRL[i]); a read or a write elsewhere must not pulse.
+// (WC_FLUSH, ART_CTRL[i], HOST_PORT_UP); a read or a write elsewhere must not pulse.
 TEST_F(CsrRegsTest, PulseRegistersMarkTheirWriteCycleOnly) {
   auto& m = dut->m;
   for (int i = 0; i < 2000; ++i) {
     const bool wr = rng()() % 2;
-    const unsigned pick = rng()() % 4;
+    const unsigned pick = rng()() % 5;
     const unsigned entry = rng()() % 16;
-    const uint32_t off = pick == 0 ? regs::WC_FLUSH : pick == 1 ? regs::ART_CTRL(entry) : pick == 2 ? regs::WC_TIMEOUT : regs::ART_DEST(entry);
+    const uint32_t off = pick == 0   ? regs::WC_FLUSH
+                         : pick == 1 ? regs::ART_CTRL(entry)
+                         : pick == 2 ? regs::WC_TIMEOUT
+                         : pick == 3 ? regs::HOST_PORT_UP
+                                     : regs::ART_DEST(entry);
     m.req_valid_i = 1;
     m.req_write_i = wr;
     m.req_addr_i = off;
@@ -297,11 +305,13 @@ TEST_F(CsrRegsTest, PulseRegistersMarkTheirWriteCycleOnly) {
     dut->eval();
     ASSERT_EQ(m.wc_flush_written_o, wr && pick == 0) << "cycle " << i << " seed " << seed();
     ASSERT_EQ(m.art_ctrl_written_o, wr && pick == 1 ? 1u << entry : 0u) << "cycle " << i << " seed " << seed();
+    ASSERT_EQ(m.host_port_up_written_o, wr && pick == 3) << "cycle " << i << " seed " << seed();
     cycle();
     m.req_valid_i = 0;
     dut->eval();
     ASSERT_EQ(m.wc_flush_written_o, 0) << "idle cycle after " << i;
     ASSERT_EQ(m.art_ctrl_written_o, 0u) << "idle cycle after " << i;
+    ASSERT_EQ(m.host_port_up_written_o, 0) << "idle cycle after " << i;
   }
 }
 

@@ -8,12 +8,12 @@
 #include <array>
 
 #include "Vni_dma_cnt.h"
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
-using tb::getField;
-using tb::setField;
+using ni::getField;
+using ni::setField;
 
 namespace {
 

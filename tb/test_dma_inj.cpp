@@ -27,8 +27,8 @@
 #include "verilated_ports.hpp"
 
 using namespace ni;
-using tb::getField;
-using tb::setField;
+using ni::getField;
+using ni::setField;
 
 namespace {
 

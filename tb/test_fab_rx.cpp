@@ -39,13 +39,13 @@
 #include "dma.hpp"
 #include "pkg_structs.hpp"
 #include "ref_ni.hpp"
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 #include "verilated_ports.hpp"
 
 using namespace ni;
-using tb::getField;
-using tb::setField;
+using ni::getField;
+using ni::setField;
 
 namespace {
 

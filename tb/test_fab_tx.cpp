@@ -16,12 +16,12 @@
 #include "axis_bfm.hpp"
 #include "fabric_pkt.hpp"
 #include "pkg_structs.hpp"
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 #include "verilated_ports.hpp"
 
 using namespace ni;
-using tb::setField;
+using ni::setField;
 
 namespace {
 

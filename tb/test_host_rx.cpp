@@ -18,11 +18,11 @@
 #include "axis_bfm.hpp"
 #include "pkg_structs.hpp"
 #include "ref_ni.hpp"
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
-using tb::getField;
+using ni::getField;
 using tb::kTrkAtomic;
 using tb::kTrkConfMem;
 using tb::kTrkConfNi;

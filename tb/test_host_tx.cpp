@@ -19,7 +19,7 @@
 #include "verilated_ports.hpp"
 
 using namespace ni;
-using tb::setField;
+using ni::setField;
 
 namespace {
 

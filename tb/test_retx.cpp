@@ -31,12 +31,12 @@
 #include "Vni_retx.h"
 #include "bytes.hpp"
 #include "pkg_structs.hpp"
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
-using tb::getField;
-using tb::setField;
+using ni::getField;
+using ni::setField;
 
 namespace {
 

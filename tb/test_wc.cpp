@@ -16,13 +16,13 @@
 #include "Vni_wc512.h"
 #include "bytes.hpp"
 #include "pkg_structs.hpp"
-#include "verilated_bits.hpp"
+#include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 #include "verilated_ports.hpp"
 
 using namespace ni;
-using tb::getField;
-using tb::setField;
+using ni::getField;
+using ni::setField;
 
 namespace {
 
