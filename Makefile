@@ -92,6 +92,8 @@ bench: build
 	python3 scripts/update_doc_table.py docs/performance.md rget docs/figures/rget_bench.md
 	$(BUILD)/bench_latency $(BUILD)/bench/latency_bench.json docs/figures/latency_bench.md
 	python3 scripts/update_doc_table.py docs/performance.md latency docs/figures/latency_bench.md
+	$(BUILD)/bench_host_ports $(BUILD)/bench/host_ports_bench.json docs/figures/host_ports_bench.md
+	python3 scripts/update_doc_table.py docs/performance.md host_ports docs/figures/host_ports_bench.md
 	$(BUILD)/bench_protocols $(BUILD)/bench/protocols_bench.json docs/figures/protocols_bench.md
 	python3 scripts/update_doc_table.py docs/performance.md protocols docs/figures/protocols_bench.md
 

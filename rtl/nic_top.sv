@@ -646,8 +646,14 @@ module nic_top #(
     logic unused_port;
     assign unused_port = ^{host_stall, host_up_written, host_up_ports};
   end else begin : gen_ports
+    // HOST_PORT_UP acts the cycle after its write, when the register holds the value.
     logic [HostPorts-1:0] up;
-    assign up = host_up_written ? host_up_ports[HostPorts-1:0] : '0;
+    logic up_we_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) up_we_q <= 1'b0;
+      else up_we_q <= host_up_written;
+    end
+    assign up = up_we_q ? host_up_ports[HostPorts-1:0] : '0;
     ni_host_mux #(.DataW(DataW), .HostPorts(HostPorts)) u_host_mux (
       .clk_i, .rst_ni,
       .s_axis_tdata(s_host_axis_tdata), .s_axis_tkeep(s_host_axis_tkeep),

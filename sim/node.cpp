@@ -189,6 +189,7 @@ void Node::afterCycle(const NicIn& in, const NicOut& out) {
       if (!t->isCompletion()) {
         memoryAccept(*t, i);
       } else if (t->requester == cpuReqId(i)) {
+        ++st_.cpuCompletions[i];
         cpuCompletion(*t, i);
       } else {
         ++st_.unexpectedCpl;

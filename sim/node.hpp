@@ -45,6 +45,7 @@ struct NodeStats {
   uint64_t storeBytes = 0;
   uint64_t memLost = 0;  // confirmed writes (DMWr) the memory system lost: not applied, not answered
   uint64_t wrongPort = 0;  // completions for one CPU that arrived on another CPU's link
+  uint64_t cpuCompletions[kMaxHostPorts] = {};  // completions each CPU took
 };
 
 // Requester ID of CPU p: bus p (the NI sends a completion to the port its bus names).

@@ -71,6 +71,8 @@ SoakResult runSoak(System& sys, const SoakConfig& cfg, const std::function<void(
   auto issue = [&](unsigned s) {
     unsigned d = static_cast<unsigned>(rng() % (n - 1));
     if (d >= s) ++d;
+    const unsigned cpus = sys.node(s).cpus();  // several CPUs: each operation from one of them
+    const unsigned cpu = cpus > 1 ? static_cast<unsigned>(rng() % cpus) : 0;
     Pair& p = pairs[s][d];
     const uint64_t win = kApertureBase + d * kWindow;
     const unsigned r = static_cast<unsigned>(rng() % 100);
@@ -86,7 +88,7 @@ SoakResult runSoak(System& sys, const SoakConfig& cfg, const std::function<void(
                            ++res.atomics;
                            --outstanding[s];
                            ++done;
-                         });
+                         }, cpu);
       return true;
     }
     const unsigned k = static_cast<unsigned>(rng() % kSlots);
@@ -114,7 +116,7 @@ SoakResult runSoak(System& sys, const SoakConfig& cfg, const std::function<void(
         ++res.writes;
         --outstanding[s];
         ++done;
-      });
+      }, cpu);
     } else {  // read the whole slot
       sys.node(s).load(win + off, kSlotBytes, [&, s, d, k](const LoadResult& lr) {
         Pair& q = pairs[s][d];
@@ -125,7 +127,7 @@ SoakResult runSoak(System& sys, const SoakConfig& cfg, const std::function<void(
         ++res.reads;
         --outstanding[s];
         ++done;
-      });
+      }, cpu);
     }
     return true;
   };

@@ -4,7 +4,8 @@
 // against a model of every node's memory: nothing lost, nothing applied twice, no
 // corrupted byte delivered, every confirmation delivered exactly once.
 // Used by `ni_sim --scenario soak` (make soak: 1,000,000 operations) and, short, by
-// test_system (make test).
+// test_system (make test). With several CPUs per node each operation comes from a
+// random one of them.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// System tests of NIs with several host ports (nic_top HostPorts 2 and 4): a CPU per
+// port on every node, all issuing at once. Every completion, confirmation and CSR
+// read must return to the CPU that asked (the scoreboard of the soak checks the
+// data); a CPU that hangs is declared down and the others go on; a completion that
+// names no port is dropped and counted.
+#include <gtest/gtest.h>
+
+#include "ni_regs.hpp"
+#include "soak.hpp"
+#include "system_fixture.hpp"
+
+using namespace ni;
+
+namespace {
+
+class MultiCpuTest : public tb::SystemFixture<unsigned> {
+ protected:
+  void SetUp() override {
+    SystemConfig c;
+    c.nodes = 2;
+    c.hostPorts = GetParam();
+    c.hostStall = 0.1;
+    startSystem(c);
+    // Node 1's memory ID 0 behind window 0 of node 0.
+    sys->setMemId(1, 0, MemRegion{true, 0x4000'0000ull, 0x100000, true, true, true});
+    Window w;
+    w.base = kApertureBase;
+    w.size = 0x100000;
+    w.dstNode = 1;
+    w.memid = 0;
+    sys->setWindow(0, 0, w);
+    EXPECT_TRUE(sys->drain());
+  }
+  unsigned cpus() const { return GetParam(); }
+  void expectNoStrayCompletion() {
+    for (unsigned i = 0; i < sys->size(); ++i) {
+      EXPECT_EQ(sys->node(i).stats().wrongPort, 0u) << "node " << i;
+      EXPECT_EQ(sys->node(i).stats().unexpectedCpl, 0u) << "node " << i;
+    }
+  }
+};
+
+// The soak's scoreboard with every operation from a random CPU of its node, on a
+// faulty fabric: reads, confirmed writes and atomics all come back to their CPU.
+TEST_P(MultiCpuTest, EveryCpuGetsItsOwnAnswersUnderTheSoak) {
+  // One system at a time: destroying one of two live Verilator 5.006 contexts hung.
+  sys.reset();
+  SystemConfig c;
+  c.nodes = 4;
+  c.hostPorts = cpus();
+  c.seed = seed;
+  c.hostStall = 0.1;
+  c.faults = soakFaults(seed);
+  sys = std::make_unique<System>(c);
+  System& soakSys = *sys;
+  soakSys.reset();
+  SoakConfig sc;
+  sc.ops = 1500;
+  sc.seed = seed;
+  const SoakResult r = runSoak(soakSys, sc);
+  EXPECT_TRUE(r.ok()) << "failed " << r.failed << " lost " << r.lost << " twice " << r.appliedTwice << " corrupted "
+                      << r.corrupted << " confirmed twice " << r.confirmedTwice << " unconfirmed " << r.unconfirmed
+                      << " wrong address " << r.wrongAddress << "; seed " << seed;
+  EXPECT_EQ(r.writes + r.reads + r.atomics, sc.ops);
+  for (unsigned i = 0; i < soakSys.size(); ++i) {
+    const NodeStats& st = soakSys.node(i).stats();
+    EXPECT_EQ(st.wrongPort, 0u) << "node " << i;
+    EXPECT_EQ(st.unexpectedCpl, 0u) << "node " << i;
+    for (unsigned p = 0; p < cpus(); ++p) EXPECT_GT(st.cpuCompletions[p], 10u) << "node " << i << " CPU " << p;
+  }
+}
+
+// Register reads from every CPU at once: each gets its own answer.
+TEST_P(MultiCpuTest, RegisterReadsReturnToTheCpuThatRead) {
+  std::vector<uint32_t> got(cpus(), 0);
+  for (int round = 0; round < 10; ++round)
+    for (unsigned p = 0; p < cpus(); ++p)
+      sys->node(0).csrRead(regs::CAPS5, [&got, p](uint32_t v, bool ok) { got[p] += ok ? (v >> 8 & 0xFF) : 1000; }, p);
+  ASSERT_TRUE(sys->drain());
+  for (unsigned p = 0; p < cpus(); ++p) EXPECT_EQ(got[p], 10 * cpus()) << "CPU " << p;
+  expectNoStrayCompletion();
+}
+
+// CPU 1 of node 0 hangs (stops taking the NI's beats) with a read outstanding. After
+// HOST_STALL cycles its port is declared down and the other CPUs' reads, stores and
+// register reads go on; brought up again, CPU 1 works.
+TEST_P(MultiCpuTest, AHungCpuIsDeclaredDownAndTheOthersGoOn) {
+  Node& n0 = sys->node(0);
+  n0.csrWrite(regs::HOST_STALL, 2000);
+  n0.setCompletionTimeout(50'000);
+  ASSERT_TRUE(sys->drain());
+  const Bytes content = randomBytes(4096);
+  sys->node(1).memory().write(0x4000'0000ull, content);
+  n0.setLinkStopped(1, true);
+  bool hungDone = false;
+  n0.load(kApertureBase, 256, [&](const LoadResult& r) {
+    hungDone = true;
+    EXPECT_TRUE(r.timedOut) << "the hung CPU cannot have taken its answer";
+  }, 1);
+  unsigned others = 0, expected = 0;
+  for (int round = 0; round < 20; ++round)
+    for (unsigned p = 0; p < cpus(); ++p) {
+      if (p == 1) continue;
+      const uint64_t off = 256 * ((round * cpus() + p) % 16);
+      ++expected;
+      n0.load(kApertureBase + off, 256, [&, off](const LoadResult& r) {
+        EXPECT_TRUE(r.ok);
+        EXPECT_EQ(r.data, Bytes(content.begin() + long(off), content.begin() + long(off + 256)));
+        ++others;
+      }, p);
+      n0.store(kApertureBase + 0x10000 + off, Bytes(64, static_cast<uint8_t>(p)), p);
+    }
+  ASSERT_TRUE(sys->runUntil([&] { return others == expected && hungDone; }, 200'000));
+  EXPECT_EQ(sys->readCsr(0, regs::HOST_PORT_DOWN), 1u << 1);
+  EXPECT_EQ(sys->readCsr(0, regs::HOST_DROP_CNT), 1u) << "the one TLP for CPU 1: all but the beat it holds";
+
+  // CPU 1 comes back, takes the beat it held (the TLP is closed nullified), and is
+  // brought up by software.
+  n0.setLinkStopped(1, false);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(n0.stats().nullified, 1u);
+  EXPECT_EQ(sys->readCsr(0, regs::HOST_DROP_CNT), 1u);
+  n0.csrWrite(regs::HOST_PORT_UP, 1u << 1);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(sys->readCsr(0, regs::HOST_PORT_DOWN), 0u);
+  bool ok = false;
+  n0.load(kApertureBase + 0x100, 128, [&](const LoadResult& r) {
+    ok = r.ok && r.data == Bytes(content.begin() + 0x100, content.begin() + 0x180);
+  }, 1);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_TRUE(ok) << "CPU 1 works again";
+  EXPECT_EQ(n0.stats().wrongPort, 0u);
+}
+
+// A read whose Requester ID names bus 7 (no such port): its completion is dropped and
+// counted; the CPUs' own reads before and after it are answered.
+TEST_P(MultiCpuTest, ACompletionNamingNoPortIsDroppedAndCounted) {
+  Node& n0 = sys->node(0);
+  unsigned answered = 0;
+  n0.load(kApertureBase, 64, [&](const LoadResult& r) { answered += r.ok; }, cpus() - 1);
+  n0.sendRawTlp(encodeTlp(makeMRd(0x0700, 0x11, kApertureBase + 0x40, 64)), 0);
+  n0.load(kApertureBase + 0x80, 64, [&](const LoadResult& r) { answered += r.ok; }, 0);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(answered, 2u);
+  EXPECT_EQ(sys->readCsr(0, regs::HOST_PORT_ERR_CNT), 1u);
+  EXPECT_EQ(sys->readCsr(0, regs::HOST_PORT_DOWN), 0u);
+  expectNoStrayCompletion();
+}
+
+INSTANTIATE_TEST_SUITE_P(Ports, MultiCpuTest, ::testing::Values(2u, 4u),
+                         [](const ::testing::TestParamInfo<unsigned>& i) { return "P" + std::to_string(i.param); });
+
+}  // namespace
