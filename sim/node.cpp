@@ -56,12 +56,13 @@ bool HostLink::collect(const Beat& b, Bytes* tlp, bool* nullified) {
 }
 
 // ------------------------------------------------------------------ node
-Node::Node(unsigned index, unsigned bpb, uint64_t seed, unsigned cpus) : index_(index), rng_(seed) {
-  for (unsigned p = 0; p < cpus; ++p) ports_.emplace_back(bpb);
+Node::Node(unsigned index, unsigned bpb, uint64_t seed, unsigned cpus, unsigned rails)
+    : index_(index), cpus_(cpus), nextTag_(cpus, 0), reqRoom_(rails, true), rng_(seed) {
+  for (unsigned p = 0; p < cpus * rails; ++p) ports_.emplace_back(bpb);
 }
 
 uint8_t Node::allocTag(unsigned cpu) {
-  uint8_t& next = ports_[cpu].nextTag;
+  uint8_t& next = nextTag_[cpu];
   for (int i = 0; i < 256; ++i) {
     const uint8_t t = next++;
     if (!tags_.count(static_cast<uint16_t>(cpu << 8 | t))) return t;
@@ -69,13 +70,13 @@ uint8_t Node::allocTag(unsigned cpu) {
   return next++;  // 256 loads of one CPU in flight: the caller should not do that
 }
 
-void Node::store(uint64_t addr, const Bytes& data, unsigned cpu) {
+void Node::store(uint64_t addr, const Bytes& data, Via via) {
   size_t off = 0;
   while (off < data.size()) {
     const uint64_t a = addr + off;
     const size_t n = requestChunk(a, data.size() - off, maxPayload_);
     Bytes chunk(data.begin() + static_cast<long>(off), data.begin() + static_cast<long>(off + n));
-    ports_[cpu].toNi.pushTlp(encodeTlp(makeMWr(cpuReqId(cpu), 0, a, chunk)));
+    link(via).toNi.pushTlp(encodeTlp(makeMWr(cpuReqId(via.cpu), 0, a, chunk)));
     ++st_.tlpsToNi;
     st_.storeBytes += n;
     off += n;
@@ -92,7 +93,8 @@ uint64_t Node::newLoad(size_t len, LoadCb cb) {
   return id;
 }
 
-void Node::load(uint64_t addr, size_t len, LoadCb cb, unsigned cpu) {
+void Node::load(uint64_t addr, size_t len, LoadCb cb, Via via) {
+  const unsigned cpu = via.cpu;
   const uint64_t id = newLoad(len, std::move(cb));
   size_t off = 0;
   while (off < len) {
@@ -100,38 +102,38 @@ void Node::load(uint64_t addr, size_t len, LoadCb cb, unsigned cpu) {
     const size_t n = requestChunk(a, len - off, maxPayload_);
     const uint8_t tag = allocTag(cpu);
     tags_[static_cast<uint16_t>(cpu << 8 | tag)] = TagUse{id, off, n};
-    ports_[cpu].toNi.pushTlp(encodeTlp(makeMRd(cpuReqId(cpu), tag, a, static_cast<uint16_t>(n))));
+    link(via).toNi.pushTlp(encodeTlp(makeMRd(cpuReqId(cpu), tag, a, static_cast<uint16_t>(n))));
     ++st_.tlpsToNi;
     off += n;
   }
 }
 
-void Node::issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, unsigned cpu) {
+void Node::issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, Via via) {
   const uint64_t id = newLoad(answerBytes, std::move(cb));
-  t.tag = allocTag(cpu);
-  tags_[static_cast<uint16_t>(cpu << 8 | t.tag)] = TagUse{id, 0, answerBytes};
-  ports_[cpu].toNi.pushTlp(encodeTlp(t));
+  t.tag = allocTag(via.cpu);
+  tags_[static_cast<uint16_t>(via.cpu << 8 | t.tag)] = TagUse{id, 0, answerBytes};
+  link(via).toNi.pushTlp(encodeTlp(t));
   ++st_.tlpsToNi;
 }
 
-void Node::atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb, unsigned cpu) {
-  const Tlp t = makeAtomic(kind, cpuReqId(cpu), 0, addr, operands);
-  issueAnswered(t, std::max(4u, atomicOperandBytes(t)), std::move(cb), cpu);  // a malformed one is answered with UR
+void Node::atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb, Via via) {
+  const Tlp t = makeAtomic(kind, cpuReqId(via.cpu), 0, addr, operands);
+  issueAnswered(t, std::max(4u, atomicOperandBytes(t)), std::move(cb), via);  // a malformed one is answered with UR
 }
 
-void Node::confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb, unsigned cpu) {
-  issueAnswered(makeDMWr(cpuReqId(cpu), 0, addr, data), 8, std::move(cb), cpu);
+void Node::confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb, Via via) {
+  issueAnswered(makeDMWr(cpuReqId(via.cpu), 0, addr, data), 8, std::move(cb), via);
   st_.storeBytes += data.size();
 }
 
-void Node::csrWrite(uint32_t off, uint32_t value, unsigned cpu) {
-  store(kCsrBase + off, le32(value), cpu);
+void Node::csrWrite(uint32_t off, uint32_t value, Via via) {
+  store(kCsrBase + off, le32(value), via);
 }
 
-void Node::csrRead(uint32_t off, std::function<void(uint32_t, bool)> cb, unsigned cpu) {
+void Node::csrRead(uint32_t off, std::function<void(uint32_t, bool)> cb, Via via) {
   load(kCsrBase + off, 4, [cb](const LoadResult& r) {
     cb(r.ok ? static_cast<uint32_t>(getLe(r.data.data(), 4)) : 0, r.ok);
-  }, cpu);
+  }, via);
 }
 
 bool Node::idle() const {
@@ -140,15 +142,15 @@ bool Node::idle() const {
   return loads_.empty();
 }
 
-void Node::fillNicIn(NicIn& in) {
+void Node::fillNicIn(NicIn& in, unsigned rail) {
   // Root complex toward the NI, on each link: whole TLPs, memory completions and CPU
   // requests taking turns when both wait. A request starts only when the NI has room
   // for all of it, so it never blocks the completions behind it.
-  for (unsigned i = 0; i < ports_.size(); ++i) {
-    Port& p = ports_[i];
+  for (unsigned i = 0; i < cpus_; ++i) {
+    Port& p = link({i, rail});
     if (p.sending == Src::None) {
       const bool mem = !p.memToNi.empty() && p.memToNi.front().first <= now_;
-      const bool cpu = p.toNi.hasBeat() && reqRoom_;
+      const bool cpu = p.toNi.hasBeat() && reqRoom_[rail];
       if (mem && (!cpu || p.lastSent == Src::Cpu)) {
         p.memLink.pushTlp(p.memToNi.front().second);
         p.memToNi.pop_front();
@@ -166,10 +168,10 @@ void Node::fillNicIn(NicIn& in) {
   }
 }
 
-void Node::afterCycle(const NicIn& in, const NicOut& out) {
-  reqRoom_ = out.hostReqRoom;
-  for (unsigned i = 0; i < ports_.size(); ++i) {
-    Port& p = ports_[i];
+void Node::afterCycle(const NicIn& in, const NicOut& out, unsigned rail) {
+  reqRoom_[rail] = out.hostReqRoom;
+  for (unsigned i = 0; i < cpus_; ++i) {
+    Port& p = link({i, rail});
     const HostPortIn& hi = in.host[i];
     const HostPortOut& ho = out.host[i];
     if (hi.inValid && ho.inReady) {
@@ -187,18 +189,21 @@ void Node::afterCycle(const NicIn& in, const NicOut& out) {
       ++st_.nullified;  // a nullified TLP is discarded by the root complex
     } else if (auto t = decodeTlp(raw)) {
       if (!t->isCompletion()) {
-        memoryAccept(*t, i);
+        memoryAccept(*t, p);
       } else if (t->requester == cpuReqId(i)) {
         ++st_.cpuCompletions[i];
         cpuCompletion(*t, i);
       } else {
         ++st_.unexpectedCpl;
-        if (t->requester >> 8 < ports_.size() && (t->requester & 0xFF) == kCpuReqId) ++st_.wrongPort;
+        if (t->requester >> 8 < cpus_ && (t->requester & 0xFF) == kCpuReqId) ++st_.wrongPort;
       }
     } else {
       ++st_.undecodable;
     }
   }
+}
+
+void Node::endCycle() {
   // Completion timeout of the CPU (PCIe requesters have one too).
   for (auto it = loads_.begin(); it != loads_.end();) {
     if (now_ - it->second.issued > cplTimeout_) {
@@ -216,7 +221,7 @@ void Node::afterCycle(const NicIn& in, const NicOut& out) {
   ++now_;
 }
 
-void Node::memoryAccept(const Tlp& t, unsigned port) {
+void Node::memoryAccept(const Tlp& t, Port& port) {
   if (memRequestObserver_) memRequestObserver_(t);
   if (t.kind == TlpKind::DMWr && loseDmwr_ > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < loseDmwr_) {
     ++st_.memLost;
@@ -233,11 +238,11 @@ void Node::memoryAccept(const Tlp& t, unsigned port) {
     if (memWriteObserver_) memWriteObserver_(t);
     // A DMWr is confirmed once applied: the confirmation names the address written.
     if (t.kind == TlpKind::DMWr)
-      ports_[port].memToNi.push_back({now_ + memLatency_, encodeTlp(makeWriteConfirmation(kMemCplId, t.requester, t.tag, t.addr))});
+      port.memToNi.push_back({now_ + memLatency_, encodeTlp(makeWriteConfirmation(kMemCplId, t.requester, t.tag, t.addr))});
   } else if (t.kind == TlpKind::MRd) {
     const size_t n = (t.lengthDw == 0 ? 1024u : t.lengthDw) * 4u;
     Tlp c = makeCplD(kMemCplId, t.requester, t.tag, t.addr, mem_.read(t.addr, n));
-    ports_[port].memToNi.push_back({now_ + memLatency_, encodeTlp(c)});
+    port.memToNi.push_back({now_ + memLatency_, encodeTlp(c)});
     ++st_.memReads;
   } else if (isAtomic(t.kind)) {
     // The memory system executes the AtomicOp in one step and returns the old value.
@@ -250,7 +255,7 @@ void Node::memoryAccept(const Tlp& t, unsigned port) {
     } else {
       c = makeCpl(kMemCplId, t.requester, t.tag, CplStatus::UR, 4, t.addr & 0x7F);
     }
-    ports_[port].memToNi.push_back({now_ + memLatency_, encodeTlp(c)});
+    port.memToNi.push_back({now_ + memLatency_, encodeTlp(c)});
     ++st_.memAtomics;
   }
 }

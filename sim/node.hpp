@@ -2,7 +2,8 @@
 // Compute node model: CPUs issuing TLPs through a small driver API, a sparse memory
 // system, and the root complex routing TLPs between them and the NI. CPU p has its
 // own link to the NI's host port p and Requester ID bus p (cpuReqId); the memory
-// system answers a request on the link it came in on.
+// system answers a request on the link it came in on. With several NIs (rails) the
+// node has such a link per CPU to each of them, and one memory.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -51,6 +52,12 @@ struct NodeStats {
 // Requester ID of CPU p: bus p (the NI sends a completion to the port its bus names).
 constexpr uint16_t cpuReqId(unsigned cpu) { return static_cast<uint16_t>(kCpuReqId + (cpu << 8)); }
 
+// Which CPU issues a request, and to which of the node's NIs (rail) it goes.
+struct Via {
+  Via(unsigned c = 0, unsigned r = 0) : cpu(c), rail(r) {}  // NOLINT: a CPU number converts
+  unsigned cpu, rail;
+};
+
 // Beat-level host link toward one NI: serializes TLPs into beats and collects beats into TLPs.
 class HostLink {
  public:
@@ -75,25 +82,26 @@ class Node {
  public:
   using LoadCb = std::function<void(const LoadResult&)>;
 
-  Node(unsigned index, unsigned bytesPerBeat, uint64_t seed, unsigned cpus = 1);
-  unsigned cpus() const { return static_cast<unsigned>(ports_.size()); }
+  Node(unsigned index, unsigned bytesPerBeat, uint64_t seed, unsigned cpus = 1, unsigned rails = 1);
+  unsigned cpus() const { return cpus_; }
+  unsigned rails() const { return static_cast<unsigned>(ports_.size()) / cpus_; }
   unsigned index() const { return index_; }
   Memory& memory() { return mem_; }
   const NodeStats& stats() const { return st_; }
 
   // ---- driver API (CPU side)
-  // Every call is made by CPU `cpu` (0 .. cpus() - 1) on its own link.
-  void store(uint64_t addr, const Bytes& data, unsigned cpu = 0);  // MWr TLPs (<= max payload, no 4 KiB crossing)
-  void load(uint64_t addr, size_t len, LoadCb cb, unsigned cpu = 0);
+  // Every call is made by CPU `via.cpu` (0 .. cpus() - 1) on its own link to NI `via.rail`.
+  void store(uint64_t addr, const Bytes& data, Via via = {});  // MWr TLPs (<= max payload, no 4 KiB crossing)
+  void load(uint64_t addr, size_t len, LoadCb cb, Via via = {});
   // AtomicOp (FetchAdd, Swap, CAS); the callback gets the value memory held before it.
-  void atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb, unsigned cpu = 0);
+  void atomic(TlpKind kind, uint64_t addr, const Bytes& operands, LoadCb cb, Via via = {});
   // Confirmed write (DMWr, at most one TLP's worth): the callback gets the confirmation,
   // whose 8 data bytes name the address written (little-endian), or its error status.
-  void confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb, unsigned cpu = 0);
-  void csrWrite(uint32_t off, uint32_t value, unsigned cpu = 0);
-  void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb, unsigned cpu = 0);
-  void sendRawTlp(const Bytes& tlp, unsigned cpu = 0) {  // for bad-input tests
-    ports_[cpu].toNi.pushTlp(tlp);
+  void confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb, Via via = {});
+  void csrWrite(uint32_t off, uint32_t value, Via via = {});
+  void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb, Via via = {});
+  void sendRawTlp(const Bytes& tlp, Via via = {}) {  // for bad-input tests
+    link(via).toNi.pushTlp(tlp);
     ++st_.tlpsToNi;
   }
   bool idle() const;
@@ -103,12 +111,13 @@ class Node {
   void onMemoryRequest(std::function<void(const Tlp&)> f) { memRequestObserver_ = std::move(f); }
   size_t outstandingLoads() const { return loads_.size(); }
 
-  // ---- wiring to the NI (called by the system each cycle)
-  void fillNicIn(NicIn& in);
-  void afterCycle(const NicIn& in, const NicOut& out);  // apply handshakes of the cycle just evaluated
+  // ---- wiring to the NIs (called by the system each cycle, for each rail)
+  void fillNicIn(NicIn& in, unsigned rail = 0);
+  void afterCycle(const NicIn& in, const NicOut& out, unsigned rail = 0);  // handshakes of the cycle just evaluated
+  void endCycle();  // after every rail's afterCycle: completion timeouts, time
   void setHostBackpressure(double p) { stallProb_ = p; }
   // CPU `cpu` stops taking the NI's beats on its link (a hung CPU), or takes them again.
-  void setLinkStopped(unsigned cpu, bool stopped) { ports_[cpu].stopped = stopped; }
+  void setLinkStopped(Via via, bool stopped) { link(via).stopped = stopped; }
   void setCompletionTimeout(uint64_t cycles) { cplTimeout_ = cycles; }
   // Fault model of the memory system: it loses this share of the DMWrs it gets from
   // the NI (neither applied nor confirmed), as the NI's memory timer must survive.
@@ -142,20 +151,22 @@ class Node {
     Src sending = Src::None, lastSent = Src::None;
     bool outReady = true;
     bool stopped = false;
-    uint8_t nextTag = 0;
   };
+  Port& link(Via v) { return ports_[v.rail * cpus_ + v.cpu]; }
   uint8_t allocTag(unsigned cpu);
   uint64_t newLoad(size_t len, LoadCb cb);
   // Sends a request the CPU waits an answer of answerBytes for, under a fresh tag.
-  void issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, unsigned cpu);
-  void memoryAccept(const Tlp& t, unsigned port);
+  void issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, Via via);
+  void memoryAccept(const Tlp& t, Port& port);
   void cpuCompletion(const Tlp& t, unsigned cpu);
   void finishLoad(uint64_t id);
 
   unsigned index_;
   Memory mem_;
   NodeStats st_;
-  std::vector<Port> ports_;
+  unsigned cpus_;
+  std::vector<Port> ports_;  // rail r, CPU p: ports_[r * cpus_ + p]
+  std::vector<uint8_t> nextTag_;  // per CPU (a CPU's tags are shared by its rails)
   std::map<uint16_t, TagUse> tags_;  // key: CPU << 8 | tag
   std::map<uint64_t, PendingLoad> loads_;
   uint64_t nextLoadId_ = 0;
@@ -165,7 +176,7 @@ class Node {
   size_t maxPayload_ = kMaxPayload;
   double stallProb_ = 0.0;
   double loseDmwr_ = 0.0;
-  bool reqRoom_ = true;  // the NI's request room as last seen
+  std::vector<bool> reqRoom_;  // each NI's request room as last seen
   std::function<void(const Tlp&)> memWriteObserver_, memRequestObserver_;
   std::mt19937_64 rng_;
 };

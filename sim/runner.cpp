@@ -105,6 +105,11 @@ void usage() {
       "  --sizes LIST      message sizes: 8,1K,64K or 8:64K (powers of two); up to 4M\n"
       "                    (default 8,64,512,4K,32K)\n"
       "  --window N        messages in flight for bw and bibw, 1..12 (default 8)\n"
+      "  --rails N         NIs per node, 1..4, each on its own fabric plane (default 1); the\n"
+      "                    runtime stripes puts of 64 KiB or more over all of them and sends\n"
+      "                    any other message over the rail of its destination (pio: rail 0)\n"
+      "  --host-ports N    CPUs per node, each on its own NI host port: 1, 2 or 4 (2 and 4\n"
+      "                    at 64 bits; the soak spreads each node's operations over them)\n"
       "  --iters N         measured rounds per size (default 8)\n"
       "  --csv FILE        write the message workloads' rows as CSV\n"
       "  --ops N           operations per node (default 200)\n"
@@ -181,6 +186,8 @@ bool parse(int argc, char** argv, Options* o) {
         return false;
       }
     } else if (a == "--window") o->window = count(val());
+    else if (a == "--rails") o->sys.rails = count(val());
+    else if (a == "--host-ports") o->sys.hostPorts = count(val());
     else if (a == "--iters") o->iters = count(val());
     else if (a == "--csv") o->csv = val();
     else if (a == "--ops") o->ops = count(val());
@@ -215,6 +222,15 @@ bool parse(int argc, char** argv, Options* o) {
   }
   if (o->scenario == "allreduce" && std::any_of(o->sizes.begin(), o->sizes.end(), [](uint32_t b) { return b % 8; })) {
     std::fprintf(stderr, "allreduce sums 64-bit integers: sizes must be multiples of 8\n");
+    return false;
+  }
+  if (o->sys.rails < 1 || o->sys.rails > 4) {
+    std::fprintf(stderr, "--rails: 1 to 4 NIs per node\n");
+    return false;
+  }
+  if (!nicBuilt(o->sys.dataBits, o->sys.maxPayload, o->sys.hostPorts)) {
+    std::fprintf(stderr, "no NI built for %u bits, max payload %u, %u host ports (host ports 2 and 4: 64 bits)\n",
+                 o->sys.dataBits, o->sys.maxPayload, o->sys.hostPorts);
     return false;
   }
   if (o->window < 1 || o->window > Messaging::kWindowMax || o->iters < 1) {
@@ -428,9 +444,10 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, &o)) return 2;
   const unsigned n = o.sys.nodes;
   if (isMessageWorkload(o.scenario))
-    std::printf("ni_sim: %u nodes, %u-bit NI, %s (latency %u cycles), workload %s over %s, seed %llu\n", n,
-                o.sys.dataBits, o.sys.topology.name().c_str(), o.sys.linkLatency, o.scenario.c_str(),
-                transportName(o.transport), static_cast<unsigned long long>(o.sys.seed));
+    std::printf("ni_sim: %u nodes, %u-bit NI%s, %s (latency %u cycles), workload %s over %s, seed %llu\n", n,
+                o.sys.dataBits, o.sys.rails > 1 ? (" x " + std::to_string(o.sys.rails) + " rails").c_str() : "",
+                o.sys.topology.name().c_str(), o.sys.linkLatency, o.scenario.c_str(), transportName(o.transport),
+                static_cast<unsigned long long>(o.sys.seed));
   else
     std::printf("ni_sim: %u nodes, %u-bit NI, %s (latency %u cycles), scenario %s, %u ops x %u B%s, seed %llu\n",
                 n, o.sys.dataBits, o.sys.topology.name().c_str(), o.sys.linkLatency, o.scenario.c_str(), o.ops,

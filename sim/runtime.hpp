@@ -51,6 +51,18 @@ struct RuntimeLayout {
   uint64_t provHeap = 0x6000'0000, provBytes = 0x100'0000;
   uint16_t provMidFirst = 8, provMids = 4;
   unsigned provCntFirst = 24;
+  unsigned rail = 0;  // the node's NI this runtime drives
+
+  // The layout of the runtime on NI `r` of a node with several (rails): the same send
+  // and receive buffers, its own rings, areas and heap.
+  RuntimeLayout onRail(unsigned r) const {
+    RuntimeLayout l = *this;
+    l.rail = r;
+    for (uint64_t* a : {&l.ring, &l.remRing, &l.ctrlRing, &l.eagerRing}) *a += r * uint64_t{0x400'0000};
+    for (uint64_t* a : {&l.scratch, &l.descArea, &l.doneArea, &l.stage}) *a += r * uint64_t{0x20'0000};
+    l.provHeap += r * l.provBytes;
+    return l;
+  }
 };
 
 class Runtime {
@@ -63,12 +75,12 @@ class Runtime {
       : sys_(sys), n_(n), csr_(std::move(csr)), l_(l), ring_(l.ring, l.ringSlots),
         ctrl_(l.ctrlRing, l.ctrlSlots, sys.config().maxPayload),
         eager_(l.eagerRing, l.eagerSlots, sys.config().maxPayload) {
-    const driver::CsrWrite wr = sys.csrWriter(n);
-    sys.setMemId(n, l.recvMid, MemRegion{true, l.recvBuf, l.bufBytes, false, true});
-    sys.setMemId(n, l.scratchMid, MemRegion{true, l.scratch, l.scratchBytes, true, true});
-    sys.setMemId(n, l.sendMid, MemRegion{true, l.sendBuf, l.bufBytes, true, false});
-    sys.setMemId(n, l.descMid, MemRegion{true, l.descArea, l.descBytes, true, false});
-    sys.setMemId(n, l.doneMid, MemRegion{true, l.doneArea, 0x1000, false, true});
+    const driver::CsrWrite wr = sys.csrWriter(n, l.rail);
+    sys.setMemId(n, l.recvMid, MemRegion{true, l.recvBuf, l.bufBytes, false, true}, l.rail);
+    sys.setMemId(n, l.scratchMid, MemRegion{true, l.scratch, l.scratchBytes, true, true}, l.rail);
+    sys.setMemId(n, l.sendMid, MemRegion{true, l.sendBuf, l.bufBytes, true, false}, l.rail);
+    sys.setMemId(n, l.descMid, MemRegion{true, l.descArea, l.descBytes, true, false}, l.rail);
+    sys.setMemId(n, l.doneMid, MemRegion{true, l.doneArea, 0x1000, false, true}, l.rail);
     driver::setInjFifo(wr, l.swFifo, l.ring, l.ringSlots);
     driver::setInjFifo(wr, l.remFifo, l.remRing, l.remSlots, true);
     driver::setRcvFifo(wr, l.ctrlFifo, l.ctrlRing, l.ctrlSlots);
@@ -260,7 +272,7 @@ class Runtime {
     g.len = kDescBytes;
     post({{g, carried.encode()}});
   }
-  bool counterZero(unsigned cnt) { return sys_.readCsr(n_, regs::CNT_ZERO) >> cnt & 1; }
+  bool counterZero(unsigned cnt) { return sys_.readCsr(n_, regs::CNT_ZERO, l_.rail) >> cnt & 1; }
 
   // Posts any message into the doorbell-fed FIFO, one doorbell (the caller's data:
   // inline when d says so, else already at d.src). INJ_HEAD is read only when the ring
@@ -269,7 +281,7 @@ class Runtime {
     auto write = [this](uint64_t a, const Bytes& b) { memory().write(a, b); };
     for (const auto& [d, data] : msgs) {
       if (ring_.post(d, data, head_, write)) continue;
-      head_ = static_cast<uint16_t>(sys_.readCsr(n_, regs::INJ_HEAD(l_.swFifo)));
+      head_ = static_cast<uint16_t>(sys_.readCsr(n_, regs::INJ_HEAD(l_.swFifo), l_.rail));
       if (!ring_.post(d, data, head_, write)) throw std::runtime_error("runtime: injection FIFO full");
     }
     driver::ringDoorbell(csr_, l_.swFifo, ring_.tail());
@@ -310,10 +322,10 @@ class Runtime {
   // runtime tells the node the descriptor would have served, and resets the FIFO so
   // the other nodes' remote gets go on. Returns the code (0: the FIFO is running).
   DmaErr checkRemoteFifo() {
-    const uint32_t st = sys_.readCsr(n_, regs::INJ_STATUS(l_.remFifo));
+    const uint32_t st = sys_.readCsr(n_, regs::INJ_STATUS(l_.remFifo), l_.rail);
     if (!(st & regs::INJ_STATUS_ERR_MASK)) return DmaErr::None;
     const auto code = static_cast<DmaErr>((st & regs::INJ_STATUS_CODE_MASK) >> regs::INJ_STATUS_CODE_LSB);
-    const uint16_t head = static_cast<uint16_t>(sys_.readCsr(n_, regs::INJ_HEAD(l_.remFifo)));
+    const uint16_t head = static_cast<uint16_t>(sys_.readCsr(n_, regs::INJ_HEAD(l_.remFifo), l_.rail));
     const DmaDescriptor d = DmaDescriptor::decode(memory().read(l_.remRing + uint64_t{head} * kDescBytes, kDescBytes).data());
     driver::resetInjFifo(csr_, l_.remFifo, true);
     if (d.dest != 0 && d.dest != lidOf(n_) && d.dest <= sys_.size()) {
@@ -354,7 +366,7 @@ class Runtime {
   };
   // Whether counter `cnt` (none: nothing that moves) has stood still for stallCycles.
   bool stalled(Watch& w, std::optional<unsigned> cnt) {
-    const uint32_t v = cnt ? sys_.readCsr(n_, regs::CNT_VALUE(*cnt)) : 0;
+    const uint32_t v = cnt ? sys_.readCsr(n_, regs::CNT_VALUE(*cnt), l_.rail) : 0;
     if (cnt && v != w.value) {
       w = Watch{sys_.cycle(), v};
       return false;
@@ -502,7 +514,7 @@ class Runtime {
       a.mid = static_cast<uint8_t>(p.mid);
       a.key = static_cast<uint16_t>(0x8000 | (r.tag * 0x9E37u + p.mid * 0x1F3u + ++provSeq_) % 0x8000);
       a.cnt = static_cast<uint8_t>(p.cnt);
-      sys_.setMemId(n_, p.mid, MemRegion{true, p.base, p.bytes, false, true, false, a.key});
+      sys_.setMemId(n_, p.mid, MemRegion{true, p.base, p.bytes, false, true, false, a.key}, l_.rail);
       driver::loadCounter(csr_, p.cnt, r.len);
       provisions_.push_back(p);
     }
@@ -543,7 +555,7 @@ class Runtime {
         continue;
       }
       unexpected_.push_back(Incoming{Received{p->from, p->tag, p->len, false}, memory().read(p->base, p->len), {}});
-      sys_.setMemId(n_, p->mid, MemRegion{});
+      sys_.setMemId(n_, p->mid, MemRegion{}, l_.rail);
       freeHeap(p->base, p->bytes);
       p = provisions_.erase(p);
     }

@@ -16,13 +16,18 @@ System::System(const SystemConfig& cfg) : cfg_(cfg), ctx_(std::make_unique<Veril
   if (!nicBuilt(cfg.dataBits, cfg.maxPayload, cfg.hostPorts))
     throw std::invalid_argument("NI not built for " + std::to_string(cfg.dataBits) + " bits, max payload " +
                                 std::to_string(cfg.maxPayload) + ", " + std::to_string(cfg.hostPorts) + " host ports");
+  if (cfg.rails < 1 || cfg.rails > 4) throw std::invalid_argument("1 to 4 rails");
   clock_ = std::make_unique<ClockDriver>(ctx_.get());
   for (unsigned i = 0; i < cfg.nodes; ++i) {
-    nics_.push_back(makeNic(cfg.dataBits, ctx_.get(), "ni" + std::to_string(i), cfg.maxPayload, cfg.hostPorts));
-    nodes_.push_back(std::make_unique<Node>(i, nics_.back()->bytesPerBeat(), cfg.seed * 7919 + i, cfg.hostPorts));
+    for (unsigned r = 0; r < cfg.rails; ++r) {
+      const std::string name = "ni" + std::to_string(i) + (r ? "_rail" + std::to_string(r) : "");
+      nics_.push_back(makeNic(cfg.dataBits, ctx_.get(), name, cfg.maxPayload, cfg.hostPorts));
+      clock_->add(nics_.back().get());
+    }
+    nodes_.push_back(
+        std::make_unique<Node>(i, nics_.back()->bytesPerBeat(), cfg.seed * 7919 + i, cfg.hostPorts, cfg.rails));
     nodes_.back()->setMaxPayload(cfg.maxPayload);
     nodes_.back()->setHostBackpressure(cfg.hostStall);
-    clock_->add(nics_.back().get());
   }
   FabricConfig fc;
   fc.ports = cfg.nodes;
@@ -33,14 +38,17 @@ System::System(const SystemConfig& cfg) : cfg_(cfg), ctx_(std::make_unique<Veril
   fc.inputCredits = cfg.fabricCredits;
   fc.clockNs = cfg.clockNs;
   fc.faults = cfg.faults;
-  fabric_ = std::make_unique<Fabric>(fc);
-  if (!cfg.pcapPath.empty() && !fabric_->tap().open(cfg.pcapPath))
+  for (unsigned r = 0; r < cfg.rails; ++r) {
+    fabrics_.push_back(std::make_unique<Fabric>(fc));
+    fc.faults.seed += 1000003;  // each plane its own faults
+  }
+  if (!cfg.pcapPath.empty() && !fabric().tap().open(cfg.pcapPath))
     throw std::runtime_error("cannot write " + cfg.pcapPath);
-  if (!cfg.tracePath.empty() && cfg.traceNode < cfg.nodes && !nics_[cfg.traceNode]->openTrace(cfg.tracePath))
+  if (!cfg.tracePath.empty() && cfg.traceNode < cfg.nodes && !nic(cfg.traceNode).openTrace(cfg.tracePath))
     throw std::runtime_error("waveforms need a build with NI_TRACE=ON (make wave)");
-  if (cfg.traceNode < cfg.nodes) nics_[cfg.traceNode]->setTraceWindow(cfg.traceFrom, cfg.traceCycles);
-  in_.resize(cfg.nodes);
-  out_.resize(cfg.nodes);
+  if (cfg.traceNode < cfg.nodes) nic(cfg.traceNode).setTraceWindow(cfg.traceFrom, cfg.traceCycles);
+  in_.resize(nics_.size());
+  out_.resize(nics_.size());
 }
 
 System::~System() {
@@ -48,27 +56,39 @@ System::~System() {
   static unsigned instance = 0;
   writeCoverage(ctx_.get(), "system_" + std::to_string(cfg_.nodes) + "n_" + std::to_string(cfg_.dataBits) + "b_" +
                                 std::to_string(instance++));
+  // Verilator 5.006 unregisters a model's scopes in the thread's current context, not
+  // the model's: make it this one (another System built later would otherwise be it,
+  // and destroying that one first left a dangling context and hung here).
+  Verilated::threadContextp(ctx_.get());
 }
 
 void System::reset() {
   clock_->reset(4);
-  for (unsigned i = 0; i < size(); ++i) node(i).csrWrite(regs::NODE_ID, lidOf(i));
+  for (unsigned i = 0; i < size(); ++i)
+    for (unsigned r = 0; r < rails(); ++r) node(i).csrWrite(regs::NODE_ID, lidOf(i), Via{0, r});
 }
 
 void System::tick() {
-  for (unsigned i = 0; i < size(); ++i) {
-    in_[i] = NicIn{};
-    nodes_[i]->fillNicIn(in_[i]);
-    fabric_->fillNicIn(i, in_[i]);
-    nics_[i]->drive(in_[i]);
-    out_[i] = nics_[i]->read();
-  }
+  const unsigned rails = cfg_.rails;
+  for (unsigned i = 0; i < size(); ++i)
+    for (unsigned r = 0; r < rails; ++r) {
+      const unsigned k = i * rails + r;
+      in_[k] = NicIn{};
+      nodes_[i]->fillNicIn(in_[k], r);
+      fabrics_[r]->fillNicIn(i, in_[k]);
+      nics_[k]->drive(in_[k]);
+      out_[k] = nics_[k]->read();
+    }
   clock_->cycle();
   for (unsigned i = 0; i < size(); ++i) {
-    nodes_[i]->afterCycle(in_[i], out_[i]);
-    fabric_->afterCycle(i, in_[i], out_[i]);
+    for (unsigned r = 0; r < rails; ++r) {
+      const unsigned k = i * rails + r;
+      nodes_[i]->afterCycle(in_[k], out_[k], r);
+      fabrics_[r]->afterCycle(i, in_[k], out_[k]);
+    }
+    nodes_[i]->endCycle();
   }
-  fabric_->endCycle();
+  for (auto& f : fabrics_) f->endCycle();
 }
 
 bool System::rtlError() const { return ctx_->gotError(); }
@@ -87,27 +107,32 @@ bool System::drain(uint64_t maxCycles, const std::function<void(uint64_t)>& prog
   unsigned quiet = 0;
   return runUntil([&] {
     if (progress && cycle() % 1'000'000 == 0) progress(cycle());
-    bool idle = fabric_->idle();
+    bool idle = true;
+    for (auto& f : fabrics_) idle = idle && f->idle();
     for (auto& n : nodes_) idle = idle && n->idle();
     quiet = idle ? quiet + 1 : 0;
     return quiet > 64;
   }, maxCycles);
 }
 
-void System::setWindow(unsigned n, unsigned i, const Window& w) { driver::setWindow(csrWriter(n), i, w); }
+void System::setWindow(unsigned n, unsigned i, const Window& w, unsigned rail) {
+  driver::setWindow(csrWriter(n, rail), i, w);
+}
 
 void System::clearWindow(unsigned n, unsigned i) { driver::clearWindow(csrWriter(n), i); }
 
-void System::setMemId(unsigned n, unsigned id, const MemRegion& m) { driver::setMemId(csrWriter(n), id, m); }
+void System::setMemId(unsigned n, unsigned id, const MemRegion& m, unsigned rail) {
+  driver::setMemId(csrWriter(n, rail), id, m);
+}
 
 void System::setMulticastGroup(unsigned slot, uint16_t mlid, const std::vector<unsigned>& members) {
-  fabric_->setGroup(mlid, members);
+  fabric().setGroup(mlid, members);
   for (unsigned m : members) driver::setMulticastMember(csrWriter(m), slot, mlid);
 }
 
-driver::CsrWrite System::csrWriter(unsigned n) {
+driver::CsrWrite System::csrWriter(unsigned n, unsigned rail) {
   Node* nd = &node(n);
-  return [nd](uint32_t off, uint32_t v) { nd->csrWrite(off, v); };
+  return [nd, rail](uint32_t off, uint32_t v) { nd->csrWrite(off, v, Via{0, rail}); };
 }
 
 bool System::waitCounter(unsigned n, unsigned cnt, uint64_t maxCycles) {
@@ -120,14 +145,14 @@ bool System::waitCounter(unsigned n, unsigned cnt, uint64_t maxCycles) {
   return false;
 }
 
-uint32_t System::readCsr(unsigned n, uint32_t off) {
+uint32_t System::readCsr(unsigned n, uint32_t off, unsigned rail) {
   bool done = false, ok = false;
   uint32_t value = 0;
   node(n).csrRead(off, [&](uint32_t v, bool good) {
     value = v;
     ok = good;
     done = true;
-  });
+  }, Via{0, rail});
   if (!runUntil([&] { return done; }, 100000) || !ok)
     throw std::runtime_error("CSR read failed at node " + std::to_string(n));
   return value;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// An N-node system: nodes (CPU, memory, root complex), one NI each, a fabric
-// (crossbar, ring or torus), and the driver calls that program the NIs through
-// their host ports.
+// An N-node system: nodes (CPUs, memory, root complex), one NI each or one per rail,
+// a fabric (crossbar, ring or torus; a plane of its own per rail), and the driver
+// calls that program the NIs through their host ports.
 #pragma once
 #include <functional>
 #include <memory>
@@ -22,6 +22,7 @@ struct SystemConfig {
   unsigned dataBits = 64;
   unsigned maxPayload = 256;     // NI build: largest TLP payload (256, or 4096 at 64 bits)
   unsigned hostPorts = 1;        // CPUs per node, each on its own NI host port (2 or 4: 64 bits only)
+  unsigned rails = 1;            // NIs per node, NI r of every node on fabric plane r
   Topology topology;             // none given: a crossbar of all nodes
   unsigned linkLatency = 10;     // every link: NI to switch and switch to switch
   double linkBytesPerCycle = 0;  // 0: the NI's beat width per cycle
@@ -46,25 +47,27 @@ class System {
   const SystemConfig& config() const { return cfg_; }
   unsigned size() const { return static_cast<unsigned>(nodes_.size()); }
   Node& node(unsigned i) { return *nodes_[i]; }
-  NicModel& nic(unsigned i) { return *nics_[i]; }
+  unsigned rails() const { return cfg_.rails; }
+  NicModel& nic(unsigned i, unsigned rail = 0) { return *nics_[i * cfg_.rails + rail]; }
   // NI i's port signals in the last cycle ticked (benchmarks timing beats).
-  const NicIn& nicIn(unsigned i) const { return in_[i]; }
-  const NicOut& nicOut(unsigned i) const { return out_[i]; }
-  Fabric& fabric() { return *fabric_; }
+  const NicIn& nicIn(unsigned i, unsigned rail = 0) const { return in_[i * cfg_.rails + rail]; }
+  const NicOut& nicOut(unsigned i, unsigned rail = 0) const { return out_[i * cfg_.rails + rail]; }
+  Fabric& fabric(unsigned rail = 0) { return *fabrics_[rail]; }
   VerilatedContext* context() { return ctx_.get(); }
   uint64_t cycle() const { return clock_->cycles(); }
 
-  void reset();                  // reset all NIs and give them their node IDs
+  void reset();                  // reset all NIs and give them their node IDs (a node's NIs share its LID)
   void tick();
   bool runUntil(const std::function<bool()>& done, uint64_t maxCycles);
   // Run until every node and the fabric are idle; progress is called every 1M cycles.
   bool drain(uint64_t maxCycles = 2'000'000, const std::function<void(uint64_t)>& progress = {});
   bool rtlError() const;
 
-  // ---- driver: NI programming through the host port (posted CSR writes)
-  void setWindow(unsigned node, unsigned idx, const Window& w);
+  // ---- driver: NI programming through the host port (posted CSR writes); `rail`
+  // chooses the node's NI.
+  void setWindow(unsigned node, unsigned idx, const Window& w, unsigned rail = 0);
   void clearWindow(unsigned node, unsigned idx);
-  void setMemId(unsigned node, unsigned id, const MemRegion& m);
+  void setMemId(unsigned node, unsigned id, const MemRegion& m, unsigned rail = 0);
   // Multicast group `mlid` (0xC000 and up): the switch replicates to the members,
   // and each member's NI accepts the LID in its membership slot `slot`.
   void setMulticastGroup(unsigned slot, uint16_t mlid, const std::vector<unsigned>& members);
@@ -74,8 +77,8 @@ class System {
     driver::setReplicatedGroup(csrWriter(sender), g, mlid, members);
   }
   // Synchronous CSR read (runs the system until the completion arrives).
-  uint32_t readCsr(unsigned node, uint32_t off);
-  driver::CsrWrite csrWriter(unsigned node);
+  uint32_t readCsr(unsigned node, uint32_t off, unsigned rail = 0);
+  driver::CsrWrite csrWriter(unsigned node, unsigned rail = 0);
   // Waits, polling CNT_ZERO as the CPU would, until DMA byte counter `cnt` of the
   // node has reached zero; false if it has not within maxCycles.
   bool waitCounter(unsigned node, unsigned cnt, uint64_t maxCycles = 2'000'000);
@@ -83,9 +86,9 @@ class System {
  private:
   SystemConfig cfg_;
   std::unique_ptr<VerilatedContext> ctx_;
-  std::vector<std::unique_ptr<NicModel>> nics_;
+  std::vector<std::unique_ptr<NicModel>> nics_;  // node i's NI on rail r: i * rails + r
   std::vector<std::unique_ptr<Node>> nodes_;
-  std::unique_ptr<Fabric> fabric_;
+  std::vector<std::unique_ptr<Fabric>> fabrics_;  // a plane per rail
   std::unique_ptr<ClockDriver> clock_;
   std::vector<NicIn> in_;
   std::vector<NicOut> out_;

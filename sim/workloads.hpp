@@ -8,6 +8,10 @@
 // or PIO (the sender's CPU stores the message through a window of its NI into the
 // receiver's buffer; the receiver's CPU watches its memory). Every message's bytes are
 // checked at the receiver. The runner (--workload) and the benchmarks use them.
+// With several NIs per node (rails) a node runs a runtime on each: a put of at least
+// kStripeMin bytes is striped over all rails (a piece per rail, each with the rail's
+// own counters); any other message goes over the rail of its destination (node % rails).
+// PIO stays on rail 0.
 #pragma once
 #include <functional>
 #include <map>
@@ -53,6 +57,7 @@ class Messaging {
 
   static constexpr uint32_t kMaxBytes = 4 << 20;
   static constexpr uint16_t kPioMid = 2;        // PIO: the receive buffers under this memory ID
+  static constexpr uint32_t kStripeMin = 64 << 10;  // puts this long are striped over the rails
   static constexpr unsigned kPioNodesMax = kNumArt;  // PIO: a window per peer
 
   Messaging(System& sys, Transport t, uint32_t maxBytes) : sys_(sys), t_(t) {
@@ -63,7 +68,9 @@ class Messaging {
     l.bufBytes = l.bufStride * kSlots;
     l.rndvThreshold = t == Transport::Rendezvous ? 0 : 0xFFFF'FFFF;
     if (t == Transport::Rendezvous) l.inlineMax = 0;  // else the short ones go inline, eagerly
-    for (unsigned n = 0; n < sys.size(); ++n) rt_.push_back(std::make_unique<Runtime>(sys, n, sys.csrWriter(n), l));
+    for (unsigned n = 0; n < sys.size(); ++n)
+      for (unsigned r = 0; r < sys.rails(); ++r)
+        rt_.push_back(std::make_unique<Runtime>(sys, n, sys.csrWriter(n, r), l.onRail(r)));
     if (t == Transport::Pio) {
       if (sys.size() > kPioNodesMax) throw std::invalid_argument("PIO: at most 16 nodes (a window per peer)");
       // Node s reaches node d's receive buffers through window d, translated at d.
@@ -82,7 +89,7 @@ class Messaging {
     }
     sys.drain();
   }
-  Runtime& runtime(unsigned n) { return *rt_[n]; }
+  Runtime& runtime(unsigned n, unsigned rail = 0) { return *rt_[n * sys_.rails() + rail]; }
   // Called every million simulated cycles while messages are under way (a progress line).
   std::function<void(uint64_t cycle)> progress;
   // PIO: where node d's receive buffers (`bytes` of them) appear to every other node.
@@ -169,7 +176,7 @@ class Messaging {
       }
       run(batch, bytes, &r, &payload);
       for (const Msg& m : batch) {
-        const Bytes got = sys_.node(m.to).memory().read(rt_[m.to]->recvAddr(0), bytes);  // its only message
+        const Bytes got = sys_.node(m.to).memory().read(runtime(m.to).recvAddr(0), bytes);  // its only message
         for (unsigned i = 0; i < count; ++i) vec[m.to][i] += getLe(&got[8 * i], 8);
       }
     }
@@ -271,27 +278,29 @@ class Messaging {
       sendSlot[i] = sends[m.from]++;
       recvSlot[i] = recvs[m.to]++;
       data.push_back(payload ? (*payload)[i] : pattern(m, bytes));
-      sys_.node(m.from).memory().write(rt_[m.from]->sendAddr(sendSlot[i]), data.back());
+      sys_.node(m.from).memory().write(runtime(m.from).sendAddr(sendSlot[i]), data.back());
     }
     std::vector<unsigned> recvIds(batch.size()), sendIds(batch.size());
     const uint32_t tag = seq_ << 8;
     for (size_t i = 0; i < batch.size(); ++i) {
       const Msg& m = batch[i];
-      if (t_ == Transport::Put) driver::loadCounter(sys_.csrWriter(m.to), kWindowMax + m.k, bytes);
+      if (t_ == Transport::Put)
+        for (const Piece& p : pieces(m, bytes)) driver::loadCounter(sys_.csrWriter(m.to, p.rail), kWindowMax + m.k, p.len);
       // PIO: the receiver's buffer holds the complement of what comes, so its last bytes
       // change when the message is in (posted writes arrive in order).
-      else if (t_ == Transport::Pio) sys_.node(m.to).memory().write(rt_[m.to]->recvAddr(recvSlot[i]), complement(data[i]));
-      else recvIds[i] = rt_[m.to]->irecv(m.from, tag | m.k, recvSlot[i], bytes, kWindowMax + m.k);
+      else if (t_ == Transport::Pio) sys_.node(m.to).memory().write(runtime(m.to).recvAddr(recvSlot[i]), complement(data[i]));
+      else recvIds[i] = runtime(m.to, railOf(m)).irecv(m.from, tag | m.k, recvSlot[i], bytes, kWindowMax + m.k);
     }
     for (size_t i = 0; i < batch.size(); ++i) {
       const Msg& m = batch[i];
-      const uint64_t stride = rt_[m.from]->layout().bufStride;
+      const uint64_t stride = runtime(m.from).layout().bufStride;
       if (t_ == Transport::Pio)
-        sys_.node(m.from).store(pioWindow(m.to, rt_[m.to]->layout().bufBytes) + recvSlot[i] * stride, data[i]);
+        sys_.node(m.from).store(pioWindow(m.to, runtime(m.to).layout().bufBytes) + recvSlot[i] * stride, data[i]);
       else if (t_ == Transport::Put)
-        rt_[m.from]->put(m.to, sendSlot[i] * stride, rt_[m.to]->layout().recvMid, recvSlot[i] * stride, bytes, m.k,
-                         kWindowMax + m.k);
-      else sendIds[i] = rt_[m.from]->isend(m.to, tag | m.k, sendSlot[i], bytes, m.k);
+        for (const Piece& p : pieces(m, bytes))
+          runtime(m.from, p.rail).put(m.to, sendSlot[i] * stride + p.off, runtime(m.to).layout().recvMid,
+                                      recvSlot[i] * stride + p.off, p.len, m.k, kWindowMax + m.k);
+      else sendIds[i] = runtime(m.from, railOf(m)).isend(m.to, tag | m.k, sendSlot[i], bytes, m.k);
     }
     // Each CPU polls its own completions; a receive first, its sender's buffer after.
     std::vector<bool> received(batch.size(), false), sent(batch.size(), false);
@@ -302,24 +311,30 @@ class Messaging {
         const Msg& m = batch[i];
         if (!received[i]) {
           if (t_ == Transport::Put) {
-            received[i] = rt_[m.to]->counterZero(kWindowMax + m.k);
+            received[i] = true;
+            for (const Piece& p : pieces(m, bytes))
+              received[i] = received[i] && runtime(m.to, p.rail).counterZero(kWindowMax + m.k);
           } else if (t_ == Transport::Pio) {
-            const uint64_t last = rt_[m.to]->recvAddr(recvSlot[i]) + bytes - 4;
+            const uint64_t last = runtime(m.to).recvAddr(recvSlot[i]) + bytes - 4;
             received[i] = sys_.node(m.to).memory().read(last, 4) == Bytes(data[i].end() - 4, data[i].end());
           } else {
-            const Runtime::Status s = rt_[m.to]->recvStatus(recvIds[i]);
+            const Runtime::Status s = runtime(m.to, railOf(m)).recvStatus(recvIds[i]);
             if (s != Runtime::Status::Pending && s != Runtime::Status::Done) fail(r, "a receive ended in error", m);
             received[i] = s == Runtime::Status::Done;
           }
           if (received[i]) {
             --left;
-            const Bytes got = sys_.node(m.to).memory().read(rt_[m.to]->recvAddr(recvSlot[i]), bytes);
+            const Bytes got = sys_.node(m.to).memory().read(runtime(m.to).recvAddr(recvSlot[i]), bytes);
             if (got != data[i]) fail(r, "wrong bytes", m);
           }
         } else if (!sent[i]) {
           if (t_ == Transport::Pio) sent[i] = true;  // the stores are the CPU's: done when issued
-          else if (t_ == Transport::Put) sent[i] = rt_[m.from]->counterZero(m.k);
-          else sent[i] = rt_[m.from]->sendStatus(sendIds[i]) == Runtime::Status::Done;
+          else if (t_ == Transport::Put) {
+            sent[i] = true;
+            for (const Piece& p : pieces(m, bytes)) sent[i] = sent[i] && runtime(m.from, p.rail).counterZero(m.k);
+          } else {
+            sent[i] = runtime(m.from, railOf(m)).sendStatus(sendIds[i]) == Runtime::Status::Done;
+          }
           left -= sent[i];
         }
       }
@@ -331,6 +346,22 @@ class Messaging {
       if (sys_.rtlError()) fail(r, "an RTL assertion failed", batch[0]);
       if (left && sys_.cycle() > limit) fail(r, "no progress (a message or its completion is lost)", batch[0]);
     }
+  }
+  // The rail a message that is not striped goes over: its destination's (PIO: 0).
+  unsigned railOf(const Msg& m) const { return t_ == Transport::Pio ? 0 : m.to % sys_.rails(); }
+  // The pieces a message travels as: a put of kStripeMin or more, one per rail (64-byte
+  // multiples, the last one shorter); anything else whole over railOf.
+  struct Piece {
+    unsigned rail;
+    uint32_t off, len;
+  };
+  std::vector<Piece> pieces(const Msg& m, uint32_t bytes) const {
+    const unsigned rails = sys_.rails();
+    if (t_ != Transport::Put || rails == 1 || bytes < kStripeMin) return {{railOf(m), 0, bytes}};
+    std::vector<Piece> v;
+    const uint32_t step = ((bytes + rails - 1) / rails + 63) & ~63u;
+    for (uint32_t off = 0, r = 0; off < bytes; off += step, ++r) v.push_back({r, off, std::min(step, bytes - off)});
+    return v;
   }
   static Bytes complement(Bytes b) {
     for (auto& c : b) c = static_cast<uint8_t>(~c);

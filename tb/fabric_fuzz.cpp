@@ -240,6 +240,7 @@ class Run {
     const NicOut o = nic_->read();
     clock_.cycle();
     node_.afterCycle(in, o);
+    node_.endCycle();
     fab_.after(in, o, clock_.cycles());
   }
   bool runUntil(const std::function<bool()>& done, uint64_t max) {

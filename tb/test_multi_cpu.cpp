@@ -4,11 +4,14 @@
 // read must return to the CPU that asked (the scoreboard of the soak checks the
 // data); a CPU that hangs is declared down and the others go on; a completion that
 // names no port is dropped and counted.
+// And nodes with several NIs (rails), each on its own fabric plane: the runtime's
+// striped puts and per-destination messages land byte for byte, over every plane.
 #include <gtest/gtest.h>
 
 #include "ni_regs.hpp"
 #include "soak.hpp"
 #include "system_fixture.hpp"
+#include "workloads.hpp"
 
 using namespace ni;
 
@@ -147,6 +150,55 @@ TEST_P(MultiCpuTest, ACompletionNamingNoPortIsDroppedAndCounted) {
   EXPECT_EQ(sys->readCsr(0, regs::HOST_PORT_DOWN), 0u);
   expectNoStrayCompletion();
 }
+
+class RailsTest : public tb::SystemFixture<unsigned> {
+ protected:
+  void SetUp() override {
+    SystemConfig c;
+    c.nodes = 4;
+    c.rails = GetParam();
+    c.hostStall = 0.1;
+    startSystem(c);
+  }
+  // Packets each plane carried.
+  std::vector<uint64_t> planePackets() {
+    std::vector<uint64_t> v;
+    for (unsigned r = 0; r < sys->rails(); ++r) v.push_back(sys->fabric(r).stats().packets);
+    return v;
+  }
+};
+
+// All-to-all by puts of 128 KiB (striped: a piece per rail) and 4 KiB (whole, over the
+// destination's rail): every byte checked at its receiver; every plane carries its share.
+TEST_P(RailsTest, StripedAndPerDestinationPutsLandOverEveryPlane) {
+  Messaging msg(*sys, Transport::Put, 128 << 10);
+  for (uint32_t bytes : {4u << 10, 128u << 10}) {
+    const std::vector<uint64_t> before = planePackets();
+    const WorkloadRow r = msg.allToAll(bytes);
+    EXPECT_TRUE(r.ok) << r.error << "; seed " << seed;
+    const std::vector<uint64_t> after = planePackets();
+    uint64_t all = 0;
+    for (unsigned k = 0; k < sys->rails(); ++k) all += after[k] - before[k];
+    for (unsigned k = 0; k < sys->rails(); ++k) {
+      EXPECT_GT(after[k] - before[k], 0u) << bytes << " B: plane " << k << " idle";
+      if (bytes >= Messaging::kStripeMin)
+        EXPECT_NEAR(double(after[k] - before[k]) / double(all), 1.0 / sys->rails(), 0.02) << "plane " << k;
+    }
+  }
+}
+
+// Eager sends and rendezvous (RTS, remote gets) over the rail of their destination.
+TEST_P(RailsTest, SendsAndRendezvousGoOverTheirDestinationsRail) {
+  for (Transport t : {Transport::Eager, Transport::Rendezvous}) {
+    Messaging msg(*sys, t, 16 << 10);
+    const WorkloadRow r = msg.allToAll(16 << 10);
+    EXPECT_TRUE(r.ok) << transportName(t) << ": " << r.error << "; seed " << seed;
+  }
+  for (unsigned k = 0; k < sys->rails(); ++k) EXPECT_GT(sys->fabric(k).stats().packets, 0u) << "plane " << k;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rails, RailsTest, ::testing::Values(1u, 2u),
+                         [](const ::testing::TestParamInfo<unsigned>& i) { return "R" + std::to_string(i.param); });
 
 INSTANTIATE_TEST_SUITE_P(Ports, MultiCpuTest, ::testing::Values(2u, 4u),
                          [](const ::testing::TestParamInfo<unsigned>& i) { return "P" + std::to_string(i.param); });
