@@ -272,9 +272,11 @@ class Messaging {
     ++seq_;
     std::vector<Bytes> data;
     std::vector<uint64_t> sendSlot(batch.size()), recvSlot(batch.size());
+    std::vector<std::vector<Piece>> parts(batch.size());
     std::map<unsigned, uint64_t> sends, recvs;
     for (size_t i = 0; i < batch.size(); ++i) {
       const Msg& m = batch[i];
+      parts[i] = pieces(m, bytes);
       sendSlot[i] = sends[m.from]++;
       recvSlot[i] = recvs[m.to]++;
       data.push_back(payload ? (*payload)[i] : pattern(m, bytes));
@@ -285,7 +287,7 @@ class Messaging {
     for (size_t i = 0; i < batch.size(); ++i) {
       const Msg& m = batch[i];
       if (t_ == Transport::Put)
-        for (const Piece& p : pieces(m, bytes)) driver::loadCounter(sys_.csrWriter(m.to, p.rail), kWindowMax + m.k, p.len);
+        for (const Piece& p : parts[i]) driver::loadCounter(sys_.csrWriter(m.to, p.rail), kWindowMax + m.k, p.len);
       // PIO: the receiver's buffer holds the complement of what comes, so its last bytes
       // change when the message is in (posted writes arrive in order).
       else if (t_ == Transport::Pio) sys_.node(m.to).memory().write(runtime(m.to).recvAddr(recvSlot[i]), complement(data[i]));
@@ -297,7 +299,7 @@ class Messaging {
       if (t_ == Transport::Pio)
         sys_.node(m.from).store(pioWindow(m.to, runtime(m.to).layout().bufBytes) + recvSlot[i] * stride, data[i]);
       else if (t_ == Transport::Put)
-        for (const Piece& p : pieces(m, bytes))
+        for (const Piece& p : parts[i])
           runtime(m.from, p.rail).put(m.to, sendSlot[i] * stride + p.off, runtime(m.to).layout().recvMid,
                                       recvSlot[i] * stride + p.off, p.len, m.k, kWindowMax + m.k);
       else sendIds[i] = runtime(m.from, railOf(m)).isend(m.to, tag | m.k, sendSlot[i], bytes, m.k);
@@ -312,7 +314,7 @@ class Messaging {
         if (!received[i]) {
           if (t_ == Transport::Put) {
             received[i] = true;
-            for (const Piece& p : pieces(m, bytes))
+            for (const Piece& p : parts[i])
               received[i] = received[i] && runtime(m.to, p.rail).counterZero(kWindowMax + m.k);
           } else if (t_ == Transport::Pio) {
             const uint64_t last = runtime(m.to).recvAddr(recvSlot[i]) + bytes - 4;
@@ -331,7 +333,7 @@ class Messaging {
           if (t_ == Transport::Pio) sent[i] = true;  // the stores are the CPU's: done when issued
           else if (t_ == Transport::Put) {
             sent[i] = true;
-            for (const Piece& p : pieces(m, bytes)) sent[i] = sent[i] && runtime(m.from, p.rail).counterZero(m.k);
+            for (const Piece& p : parts[i]) sent[i] = sent[i] && runtime(m.from, p.rail).counterZero(m.k);
           } else {
             sent[i] = runtime(m.from, railOf(m)).sendStatus(sendIds[i]) == Runtime::Status::Done;
           }
