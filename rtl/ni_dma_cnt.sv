@@ -5,7 +5,7 @@
 // packet taken that names it in its TEH (reception counter), and the injection
 // engine those of each local-copy TLP written (a reception counter of this node). A
 // counter stops at 0;
-// the decrement that brings it there sets its hit-zero bit and raises ev_zero_o
+// the decrement that brings it there sets its hit-zero bit and raises its bit of ev_zero_o
 // (STATUS.cnt_zero, which can interrupt); a counter at 0 stays there without a new
 // hit. Loading a counter clears its hit-zero bit. NumCnt is a power of two.
 // All three decrements may come in one cycle, also for the same counter.
@@ -32,7 +32,7 @@ module ni_dma_cnt #(
   input  logic [12:0] loc_bytes_i,
   output logic [NumCnt-1:0][31:0] value_o,
   output logic [NumCnt-1:0] zero_o,  // hit zero since last loaded
-  output logic ev_zero_o             // a counter reached zero this cycle
+  output logic [NumCnt-1:0] ev_zero_o  // bit i: counter i reached zero this cycle
 );
   logic [NumCnt-1:0][31:0] val_q, val_d;
   logic [NumCnt-1:0] zero_q, zero_d;
@@ -66,7 +66,7 @@ module ni_dma_cnt #(
       zero_o[i] = zero_q[i] && !load_i[i];
     end
   end
-  assign ev_zero_o = |hit;
+  assign ev_zero_o = hit;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

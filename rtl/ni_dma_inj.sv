@@ -94,7 +94,7 @@ module ni_dma_inj #(
   output logic loc_cnt_valid_o,
   output logic [4:0] loc_cnt_id_o,
   output logic [12:0] loc_cnt_bytes_o,
-  output logic ev_err_o   // a FIFO stopped in error
+  output logic [NumFifos-1:0] ev_err_o  // bit i: FIFO i stopped in error
 );
   // ------------------------------------------------------------ sizes
   localparam int unsigned NumSReg = 8;           // regions for ring slots: reads in flight
@@ -681,7 +681,7 @@ module ni_dma_inj #(
   logic s_adv_slot, s_adv_beat;   // parse position: next slot / next beat
   logic msg_start, msg_done;      // a checked descriptor's message starts; a message ends
   logic turn_end;                 // the parser ends its turn
-  logic ev_err;
+  logic [NumFifos-1:0] ev_err;
   logic [15:0] desc_end;
   logic fits;     // the message's slots are all read, or will be in this turn
   logic fon_act;  // the fetcher is still in the parser's turn
@@ -744,7 +744,7 @@ module ni_dma_inj #(
     s_adv_beat = 1'b0;
     msg_start = 1'b0;
     msg_done = 1'b0;
-    ev_err = 1'b0;
+    ev_err = '0;
     inj_cnt_valid_o = 1'b0;
     inj_cnt_id_o = d_icnt[4:0];
     inj_cnt_bytes_o = chunk;
@@ -761,7 +761,7 @@ module ni_dma_inj #(
         if (tail_i[i] >= size_i[i] || remote_i[i]) begin
           err_d[i] = 1'b1;
           code_d[i] = ErrTail;
-          ev_err = 1'b1;
+          ev_err[i] = 1'b1;
         end else begin
           tail_d[i] = tail_i[i];
         end
@@ -953,7 +953,7 @@ module ni_dma_inj #(
       PErr: begin
         err_d[act_q] = 1'b1;
         code_d[act_q] = perr_q;
-        ev_err = 1'b1;
+        ev_err[act_q] = 1'b1;
         dmsg_d = 1'b0;
         hold_d = 1'b0;
         ps_d = PDrain;

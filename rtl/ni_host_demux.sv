@@ -2,9 +2,9 @@
 // Host ports out: the one TLP stream of ni_host_tx sent to the port it belongs to.
 // A completion (Cpl, CplD: read data, error completions, write confirmations) goes
 // to the port whose number is the bus number of its Requester ID (CPU p has bus p);
-// a completion naming no port is dropped and counted (ev_bad_port_o). Requests (the
-// NI's memory reads and writes, and its interrupt) go to port 0, the port of the
-// node's memory.
+// a completion naming no port is dropped and counted (ev_bad_port_o). Requests go to
+// the port s_axis_tdest names: an interrupt to the port it is for, the NI's memory
+// reads and writes to port 0, the port of the node's memory.
 //
 // Every beat passes a one-beat stage (hold) in which the header is read: at 64 bits
 // the Requester ID is in the second beat. Each port has a one-beat output register,
@@ -31,6 +31,7 @@ module ni_host_demux #(
   input  logic s_axis_tuser,
   input  logic s_axis_tvalid,
   output logic s_axis_tready,
+  input  logic [7:0] s_axis_tdest,  // port of a request (read with its first beat)
   output logic [HostPorts-1:0][DataW-1:0] m_axis_tdata,
   output logic [HostPorts-1:0][KeepW-1:0] m_axis_tkeep,
   output logic [HostPorts-1:0] m_axis_tlast,
@@ -48,6 +49,7 @@ module ni_host_demux #(
   // ------------------------------------------------------------ hold stage
   logic hold_valid_q, hold_first_q, in_first_q;
   logic [BeatW-1:0] hold_q;
+  logic [7:0] hold_dest_q;
   logic hold_last;
   assign hold_last = hold_q[BeatW-2];
 
@@ -65,10 +67,12 @@ module ni_host_demux #(
   end
 
   logic is_cpl, bad_new;
+  logic [7:0] dest;
   logic [PortW-1:0] port_new;
   assign is_cpl = fmt_type == ni_pkg::TLP_CPL || fmt_type == ni_pkg::TLP_CPLD;
-  assign bad_new = is_cpl && 32'(bus) >= HostPorts;
-  assign port_new = is_cpl ? PortW'(bus) : '0;
+  assign dest = is_cpl ? bus : hold_dest_q;
+  assign bad_new = 32'(dest) >= HostPorts;
+  assign port_new = PortW'(dest);
 
   // Route of the TLP passing: decided once its header is readable.
   logic routed_q, routed_d, bad_q, bad_d, dropping_q, dropping_d, decide;
@@ -185,7 +189,10 @@ module ni_host_demux #(
   end
   // The payload of a register: no reset needed.
   always_ff @(posedge clk_i) begin
-    if (s_axis_tvalid && s_axis_tready) hold_q <= {s_axis_tuser, s_axis_tlast, s_axis_tkeep, s_axis_tdata};
+    if (s_axis_tvalid && s_axis_tready) begin
+      hold_q <= {s_axis_tuser, s_axis_tlast, s_axis_tkeep, s_axis_tdata};
+      hold_dest_q <= s_axis_tdest;
+    end
     out_q <= out_d;
   end
 

@@ -47,7 +47,11 @@ module ni_host_tx #(
   output logic m_axis_tlast,
   output logic m_axis_tuser,
   output logic m_axis_tvalid,
-  input  logic m_axis_tready
+  input  logic m_axis_tready,
+  // With every beat: the host port of an interrupt (the port ur_i.reqid[15:8] names);
+  // 0 for every other TLP (ni_host_demux sends a completion to the port its Requester
+  // ID names and the NI's memory requests to port 0).
+  output logic [7:0] m_axis_tdest
 );
   typedef enum logic [2:0] {SrcFab, SrcUr, SrcRd, SrcDma, SrcCopy, SrcNone} src_e;
   localparam int unsigned NumSrc = 5;
@@ -138,6 +142,7 @@ module ni_host_tx #(
     end
   end
 
+  assign m_axis_tdest = (sel == SrcUr && is_irq) ? ur_i.reqid[15:8] : 8'd0;
   assign load = m_axis_tvalid && m_axis_tready;
   assign s_axis_tready = sel == SrcFab && m_axis_tready;
   assign ur_ready_o = sel == SrcUr && load && m_axis_tlast;

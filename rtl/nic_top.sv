@@ -88,6 +88,7 @@ module nic_top #(
   logic [DataW-1:0] hin_tdata, hout_tdata;
   logic [KeepW-1:0] hin_tkeep, hout_tkeep;
   logic hin_tlast, hin_tvalid, hin_tready, hout_tlast, hout_tuser, hout_tvalid, hout_tready;
+  logic [7:0] hout_tdest;
   logic [31:0] host_stall;
   logic host_up_written;
   logic [3:0] host_up_ports;
@@ -108,9 +109,10 @@ module nic_top #(
   logic [NumArt-1:0] art_valid, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_wc;
   logic [NumArt-1:0] art_ctrl_written, art_conf_all;
   logic [NumArt-1:0][1:0] art_conf_at;
-  logic [29:0] intr_addr_lo;
-  logic [31:0] intr_addr_hi, intr_data;
-  logic [13:0] intr_mask;
+  // Interrupt configuration: a copy per host port (banked registers).
+  logic [HostPorts-1:0][29:0] intr_addr_lo;
+  logic [HostPorts-1:0][31:0] intr_addr_hi, intr_data;
+  logic [HostPorts-1:0][13:0] intr_mask;
   logic ev_conf, ev_irq;
   logic [15:0] wc_timeout;
   logic wc_flush_written, wc_flush_value;
@@ -157,6 +159,7 @@ module nic_top #(
   // Remote-fed FIFOs: remote gets land in them (ni_fab_rx) and move their tails.
   logic [NumInj-1:0] inj_remote, inj_push;
   logic ev_rget_rx;
+  logic [NumInj-1:0] ev_inj_err;  // FIFO i stopped in error
   logic ev_dma_err;
   for (genvar i = 0; i < NumInj; i++) begin : gen_inj_cat
     assign inj_base[i] = {inj_base_hi[i], inj_base_lo[i]};
@@ -178,6 +181,7 @@ module nic_top #(
   localparam int unsigned NumCnt = 32;
   logic [NumCnt-1:0][31:0] cnt_load_value, cnt_value;
   logic [NumCnt-1:0] cnt_load_written, cnt_load_we_q, cnt_zero;
+  logic [NumCnt-1:0] ev_cnt_hit;  // counter i reached zero
   logic ev_cnt_zero, rcnt_valid;
   logic [4:0] rcnt_id;
   logic [12:0] rcnt_bytes;
@@ -202,10 +206,15 @@ module nic_top #(
 
   assign csr_ready = csr_write || rdc_ready;
 
-  ni_csr_regs u_regs (
+  // A register request's bank (its copy of a banked register): the port its
+  // Requester ID names, as for its completion.
+  logic [7:0] csr_bank;
+  assign csr_bank = (HostPorts == 1) ? 8'd0 : csr_reqid[15:8];
+  ni_csr_regs #(.Banks(HostPorts)) u_regs (
     .clk_i, .rst_ni,
     .req_valid_i(csr_valid && csr_ready), .req_write_i(csr_write), .req_addr_i(csr_addr),
-    .req_wdata_i(csr_wdata), .req_be_i(csr_be), .rdata_o(csr_rdata), .req_hit_o(csr_hit),
+    .req_wdata_i(csr_wdata), .req_be_i(csr_be), .req_bank_i(csr_bank),
+    .rdata_o(csr_rdata), .req_hit_o(csr_hit),
     .caps_data_bytes_i(8'(Bpb)), .caps_art_entries_i(8'(NumArt)),
     .caps_memid_entries_i(8'(NumMemId)), .caps_rx_credits_i(8'(RxCredits)),
     .caps2_max_payload_i(16'(MaxPayload)),
@@ -464,7 +473,7 @@ module nic_top #(
     .loc_beat_o(copy_beat), .loc_beat_valid_o(copy_valid), .loc_beat_ready_i(copy_ready),
     .inj_cnt_valid_o(inj_cnt_valid), .inj_cnt_id_o(inj_cnt_id), .inj_cnt_bytes_o(inj_cnt_bytes),
     .loc_cnt_valid_o(loc_cnt_valid), .loc_cnt_id_o(loc_cnt_id), .loc_cnt_bytes_o(loc_cnt_bytes),
-    .ev_err_o(ev_dma_err)
+    .ev_err_o(ev_inj_err)
   );
   assign src_beat[3] = dma_beat;
   ni_req_merge #(.DataW(DataW)) u_req_merge (
@@ -553,7 +562,7 @@ module nic_top #(
     .inj_valid_i(inj_cnt_valid), .inj_id_i(inj_cnt_id), .inj_bytes_i(inj_cnt_bytes),
     .rcv_valid_i(rcnt_valid), .rcv_id_i(rcnt_id), .rcv_bytes_i(rcnt_bytes),
     .loc_valid_i(loc_cnt_valid), .loc_id_i(loc_cnt_id), .loc_bytes_i(loc_cnt_bytes),
-    .value_o(cnt_value), .zero_o(cnt_zero), .ev_zero_o(ev_cnt_zero)
+    .value_o(cnt_value), .zero_o(cnt_zero), .ev_zero_o(ev_cnt_hit)
   );
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
@@ -586,34 +595,96 @@ module nic_top #(
   // TLPs the NI makes itself, in this order when several wait: from host_rx (UR for
   // refused requests, sending-NI confirmations), from ni_retx (error completions,
   // receiving-NI confirmations), the interrupt.
-  // Interrupt: a STATUS bit set by an event that INTR_MASK selects makes one pending;
-  // events while it waits share it.
+  // Interrupts, one pending per host port: a STATUS event that the port's INTR_MASK
+  // selects makes it pending if the event concerns the port; events while it waits
+  // share it. An event concerns the port whose request caused it: a refused host
+  // request (the bus of its Requester ID), a failed write (the requester of the
+  // write), an injection FIFO stopped in error or a counter at zero (the port that
+  // last wrote the FIFO's doorbell or control, or loaded the counter). Events of the
+  // fabric and of memory, and a requester that names no port, concern every port.
+  // Pending interrupts leave round robin.
   logic [13:0] status_events;
-  logic irq_pend_q, irq_push;
-  ni_pkg::own_cpl_t irq_word, own_word;
+  assign ev_dma_err = |ev_inj_err;
+  assign ev_cnt_zero = |ev_cnt_hit;
   assign status_events = {ev_cnt_zero, ev_dma_err, ev_mem_fail, ev_retx_fail, ev_cpl_unexp, ev_bad_pkt, ev_nak_rx, ev_bounds_err,
                           ev_memid_err, ev_crc_err, ev_unsup, ev_malformed, ev_perm, ev_win_miss};
+  localparam int unsigned PortW = (HostPorts > 1) ? $clog2(HostPorts) : 1;
+  logic [NumInj-1:0][PortW-1:0] inj_owner_q;
+  logic [NumCnt-1:0][PortW-1:0] cnt_owner_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      inj_owner_q <= '0;
+      cnt_owner_q <= '0;
+    end else if (32'(csr_bank) < HostPorts) begin
+      for (int i = 0; i < NumInj; i++)
+        if (inj_tail_written[i] || inj_ctrl_written[i]) inj_owner_q[i] <= PortW'(csr_bank);
+      for (int i = 0; i < NumCnt; i++)
+        if (cnt_load_written[i]) cnt_owner_q[i] <= PortW'(csr_bank);
+    end
+  end
+  logic [7:0] rx_bus, fail_bus;
+  assign rx_bus = csr_reqid[15:8];  // the TLP host_rx finishes (its events)
+  // The NI's own requests (DMA) name no CPU.
+  assign fail_bus = (fail_word.reqid == NiReqId) ? 8'hFF : fail_word.reqid[15:8];
+  logic [HostPorts-1:0][13:0] port_events;
+  always_comb begin
+    for (int p = 0; p < HostPorts; p++) begin
+      port_events[p] = status_events;
+      if (32'(rx_bus) < HostPorts && 32'(rx_bus) != p) port_events[p][3:0] = '0;
+      if (32'(fail_bus) < HostPorts && 32'(fail_bus) != p) port_events[p][10] = 1'b0;
+      port_events[p][12] = 1'b0;
+      port_events[p][13] = 1'b0;
+      for (int i = 0; i < NumInj; i++)
+        if (ev_inj_err[i] && 32'(inj_owner_q[i]) == p) port_events[p][12] = 1'b1;
+      for (int i = 0; i < NumCnt; i++)
+        if (ev_cnt_hit[i] && 32'(cnt_owner_q[i]) == p) port_events[p][13] = 1'b1;
+    end
+  end
+  logic [HostPorts-1:0] irq_pend_q, irq_pend_d;
+  logic [PortW-1:0] irq_rr_q, irq_port;
+  logic irq_any, irq_push;
+  always_comb begin
+    irq_any = 1'b0;
+    irq_port = irq_rr_q;
+    for (int k = HostPorts - 1; k >= 0; k--) begin
+      if (irq_pend_q[(32'(irq_rr_q) + k) % HostPorts]) begin
+        irq_any = 1'b1;
+        irq_port = PortW'((32'(irq_rr_q) + k) % HostPorts);
+      end
+    end
+  end
+  ni_pkg::own_cpl_t irq_word, own_word;
   always_comb begin
     irq_word = '0;
     irq_word.kind = ni_pkg::OWN_IRQ;
-    irq_word.addr = {intr_addr_hi, intr_addr_lo, 2'b00};
-    irq_word.data = intr_data;
+    irq_word.reqid = {8'(irq_port), 8'h00};  // the port it goes to (ni_host_tx tdest)
+    irq_word.addr = {intr_addr_hi[irq_port], intr_addr_lo[irq_port], 2'b00};
+    irq_word.data = intr_data[irq_port];
   end
   ni_pkg::own_cpl_t ur_q;
   logic ur_q_valid, ur_q_ready, ur_in_ready;
   assign own_word = ur_valid ? ur : fail_valid ? fail_word : irq_word;
   ni_fifo #(.Width(ni_pkg::OwnCplW), .Depth(2)) u_ur_q (
     .clk_i, .rst_ni, .wdata_i(own_word),
-    .wvalid_i(ur_valid || fail_valid || irq_pend_q), .wready_o(ur_in_ready),
+    .wvalid_i(ur_valid || fail_valid || irq_any), .wready_o(ur_in_ready),
     .rdata_o(ur_q), .rvalid_o(ur_q_valid), .rready_i(ur_q_ready));
   assign ur_ready = ur_in_ready;
   assign fail_ready = ur_in_ready && !ur_valid;
-  assign irq_push = irq_pend_q && ur_in_ready && !ur_valid && !fail_valid;
+  assign irq_push = irq_any && ur_in_ready && !ur_valid && !fail_valid;
   assign ev_irq = irq_push;
   assign ev_conf = ur_in_ready && (ur_valid || fail_valid) && own_word.kind == ni_pkg::OWN_CONF;
+  always_comb begin
+    for (int p = 0; p < HostPorts; p++)
+      irq_pend_d[p] = (irq_pend_q[p] && !(irq_push && 32'(irq_port) == p)) || |(port_events[p] & intr_mask[p]);
+  end
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) irq_pend_q <= 1'b0;
-    else irq_pend_q <= (irq_pend_q && !irq_push) || |(status_events & intr_mask);
+    if (!rst_ni) begin
+      irq_pend_q <= '0;
+      irq_rr_q <= '0;
+    end else begin
+      irq_pend_q <= irq_pend_d;
+      if (irq_push) irq_rr_q <= PortW'((32'(irq_port) + 1) % HostPorts);
+    end
   end
 
   ni_host_tx #(.DataW(DataW), .NiReqId(NiReqId)) u_host_tx (
@@ -627,7 +698,7 @@ module nic_top #(
     .copy_beat_i(copy_beat), .copy_valid_i(copy_valid), .copy_ready_o(copy_ready),
     .m_axis_tdata(hout_tdata), .m_axis_tkeep(hout_tkeep),
     .m_axis_tlast(hout_tlast), .m_axis_tuser(hout_tuser),
-    .m_axis_tvalid(hout_tvalid), .m_axis_tready(hout_tready)
+    .m_axis_tvalid(hout_tvalid), .m_axis_tready(hout_tready), .m_axis_tdest(hout_tdest)
   );
 
   // ------------------------------------------------------------ host ports
@@ -644,7 +715,7 @@ module nic_top #(
     assign ev_host_bad_port = 1'b0;
     assign ev_host_drop = 1'b0;
     logic unused_port;
-    assign unused_port = ^{host_stall, host_up_written, host_up_ports};
+    assign unused_port = ^{host_stall, host_up_written, host_up_ports, hout_tdest};
   end else begin : gen_ports
     // HOST_PORT_UP acts the cycle after its write, when the register holds the value.
     logic [HostPorts-1:0] up;
@@ -666,7 +737,7 @@ module nic_top #(
       .clk_i, .rst_ni,
       .s_axis_tdata(hout_tdata), .s_axis_tkeep(hout_tkeep), .s_axis_tlast(hout_tlast),
       .s_axis_tuser(hout_tuser), .s_axis_tvalid(hout_tvalid), .s_axis_tready(hout_tready),
-      .m_axis_tdata(m_host_axis_tdata), .m_axis_tkeep(m_host_axis_tkeep),
+      .s_axis_tdest(hout_tdest), .m_axis_tdata(m_host_axis_tdata), .m_axis_tkeep(m_host_axis_tkeep),
       .m_axis_tlast(m_host_axis_tlast), .m_axis_tuser(m_host_axis_tuser),
       .m_axis_tvalid(m_host_axis_tvalid), .m_axis_tready(m_host_axis_tready),
       .stall_cycles_i(host_stall), .up_i(up), .down_o(host_down),

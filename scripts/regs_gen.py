@@ -19,6 +19,10 @@ staged value; the hardware sees it only after <REG> (same index) is written, so
 several registers change together in one cycle (e.g. re-pointing a memory ID
 while traffic flows). A register with "pulse": true also drives <reg>_written_o,
 high in the cycle software writes it (e.g. to flush the write combiner).
+A rw register with "banked": true has one copy per host port (parameter Banks):
+a request reads and writes the copy of its bank (req_bank_i, the bus number of its
+Requester ID); a bank number >= Banks reads 0 and writes nothing. The hardware sees
+every copy, [Banks-1:0].
 
 Usage: regs_gen.py [--check]   (--check: fail if a generated file is stale)
 """
@@ -40,6 +44,9 @@ def load():
         reg["offset"] = int(reg["offset"], 0)
         reg["count"] = reg.get("count", 1)
         reg["stride"] = int(reg.get("stride", "0"), 0)
+        reg["banked"] = reg.get("banked", False)
+        if reg["banked"] and (reg["count"] > 1 or reg["access"] != "rw" or "commit" in reg):
+            raise SystemExit(f"regs_gen: {reg['name']}: only a plain rw register can be banked")
         if reg["access"] == "cnt":
             reg["fields"] = [{"name": "count", "lsb": 0, "width": 32, "reset": "0"}]
         for f in reg["fields"]:
@@ -54,6 +61,8 @@ def lo(name):
 
 def port_type(reg, f):
     w = f"[{f['width'] - 1}:0] " if f["width"] > 1 else ""
+    if reg["banked"]:
+        return "[Banks-1:0]" + w.rstrip() + " "
     return (f"[{reg['count'] - 1}:0]" + w.rstrip() + " ") if reg["count"] > 1 else w
 
 
@@ -95,7 +104,11 @@ def gen_sv(spec):
             val = {"ro": f"{w}'h{f['reset']:x}", "hw": f"{fn}_i{idx}"}.get(acc, f"{fn}_q{idx}")
             for i in range(n):
                 v = val.replace("[i]", f"[{i}]")
-                reads[reg["offset"] + i * reg["stride"]].append(f"rdata_o[{lsb + w - 1}:{lsb}] = {v};")
+                rd = f"rdata_o[{lsb + w - 1}:{lsb}] = {v};"
+                if reg["banked"]:
+                    rd = (f"for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) "
+                          f"rdata_o[{lsb + w - 1}:{lsb}] = {fn}_q[b];")
+                reads[reg["offset"] + i * reg["stride"]].append(rd)
             if acc == "hw":
                 ports.append(f"  input  logic {port_type(reg, f)}{fn}_i,")
                 continue
@@ -107,6 +120,8 @@ def gen_sv(spec):
                 ports.append(f"  input  logic {r}_inc_i,")
             decl.append(f"  logic {port_type(reg, f)}{fn}_q, {fn}_d;")
             reset = f"{{{n}{{{w}'h{f['reset']:x}}}}}" if loop else f"{w}'h{f['reset']:x}"
+            if reg["banked"]:
+                reset = f"{{Banks{{{w}'h{f['reset']:x}}}}}"
             if acc == "rw":  # status and counters are read through the bus only
                 ports.append(f"  output logic {port_type(reg, f)}{fn}_o,")
                 if "commit" in reg:  # staged: the hardware sees the active copy
@@ -124,6 +139,13 @@ def gen_sv(spec):
             rst.append(f"      {fn}_q <= {reset};")
             upd.append(f"      {fn}_q <= {fn}_d;")
             cur, nxt = f"{fn}_q{idx}", f"{fn}_d{idx}"
+            if reg["banked"]:
+                wr[0] = "    for (int b = 0; b < Banks; b++) begin"
+                sel_b = f"{sel} && req_bank_i == 8'(b)"
+                for bb, blo, bhi in byte_slices(f):
+                    dst = f"{fn}_d[b][{bhi - lsb}:{blo - lsb}]" if w > 1 else f"{fn}_d[b]"
+                    wr.append(f"      if (req_valid_i && req_write_i && req_be_i[{bb}] && {sel_b}) {dst} = req_wdata_i[{bhi}:{blo}];")
+                continue
             if acc == "cnt":
                 wr.append(f"      if ({r}_inc_i) {nxt} = {cur} + 32'd1;")
                 wr.append(f"      if (req_valid_i && req_write_i && {sel}) {nxt} = '0;")
@@ -145,15 +167,19 @@ def gen_sv(spec):
         f"// NI register block: decode, storage, status and counters. {BANNER}",
         "`default_nettype none",
         "",
-        "module ni_csr_regs (",
+        "module ni_csr_regs #(",
+        "  parameter int unsigned Banks = 1  // copies of each banked register (host ports)",
+        ") (",
         "  input  logic clk_i,",
         "  input  logic rst_ni,",
         "  // One 32-bit register per request, applied in the cycle of req_valid_i; rdata_o is combinational.",
+        "  // req_bank_i selects the copy of a banked register.",
         "  input  logic req_valid_i,",
         "  input  logic req_write_i,",
         f"  input  logic [{aw - 1}:0] req_addr_i,",
         "  input  logic [31:0] req_wdata_i,",
         "  input  logic [3:0] req_be_i,",
+        "  input  logic [7:0] req_bank_i,",
         "  output logic [31:0] rdata_o,",
         "  output logic req_hit_o,",
         *[p for p in ports[:-1]],
@@ -212,6 +238,7 @@ def gen_hpp(spec):
             "  Access access;", "  uint32_t reset;  // value after reset (hw: 0, set by hardware)",
             "  uint32_t fields;  // bits that hold a field",
             "  int commit;  // staged: index in kRegisters of the register whose write makes it take effect; else -1",
+            "  bool banked;  // one copy per host port, chosen by the requester's bus number",
             "};", "constexpr RegInfo kRegisters[] = {"]
     names = [r["name"] for r in spec["registers"]]
     for reg in spec["registers"]:
@@ -220,7 +247,7 @@ def gen_hpp(spec):
         acc = reg["access"].capitalize()
         commit = names.index(reg["commit"]) if "commit" in reg else -1
         out.append(f"    {{\"{reg['name']}\", 0x{reg['offset']:03x}, 0x{reg['stride']:x}, {reg['count']}, Access::{acc}, "
-                   f"0x{reset:08x}u, 0x{fields:08x}u, {commit}}},")
+                   f"0x{reset:08x}u, 0x{fields:08x}u, {commit}, {'true' if reg['banked'] else 'false'}}},")
     out += ["};", "", "}  // namespace ni::regs", ""]
     return "\n".join(out)
 
@@ -231,7 +258,9 @@ def gen_md(spec):
            "Access: `ro` constant, `hw` read-only value from hardware, `rw` read/write, "
            "`w1c` sticky status (write 1 to clear), `cnt` 32-bit event counter (any write clears). "
            "`rw, staged by X`: reads return what was written; the hardware uses it once X (same index) "
-           "is written, together with every other register staged by X.", "",
+           "is written, together with every other register staged by X. "
+           "`per port`: each host port has its own copy, chosen by the bus number of the request's "
+           "Requester ID (docs/architecture.md, Host ports).", "",
            "| offset | register | access | field | bits | reset | description |",
            "|---|---|---|---|---|---|---|"]
     for reg in spec["registers"]:
@@ -243,6 +272,7 @@ def gen_md(spec):
             bits = f"{f['lsb'] + f['width'] - 1}:{f['lsb']}" if f["width"] > 1 else f"{f['lsb']}"
             desc = (reg["desc"] + " " if first else "") + f["desc"]
             access = reg["access"] + (f", staged by {reg['commit']}" if "commit" in reg else "")
+            access += ", per port" if reg["banked"] else ""
             out.append(f"| {off if first else ''} | {reg['name'] if first else ''} | {access if first else ''} "
                        f"| {f['name']} | {bits} | 0x{f['reset']:X} | {desc.strip()} |")
             first = False

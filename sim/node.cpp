@@ -189,7 +189,7 @@ void Node::afterCycle(const NicIn& in, const NicOut& out, unsigned rail) {
       ++st_.nullified;  // a nullified TLP is discarded by the root complex
     } else if (auto t = decodeTlp(raw)) {
       if (!t->isCompletion()) {
-        memoryAccept(*t, p);
+        memoryAccept(*t, p, i);
       } else if (t->requester == cpuReqId(i)) {
         ++st_.cpuCompletions[i];
         cpuCompletion(*t, i);
@@ -221,7 +221,7 @@ void Node::endCycle() {
   ++now_;
 }
 
-void Node::memoryAccept(const Tlp& t, Port& port) {
+void Node::memoryAccept(const Tlp& t, Port& port, unsigned cpu) {
   if (memRequestObserver_) memRequestObserver_(t);
   if (t.kind == TlpKind::DMWr && loseDmwr_ > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < loseDmwr_) {
     ++st_.memLost;
@@ -235,7 +235,7 @@ void Node::memoryAccept(const Tlp& t, Port& port) {
       if (be >> (i % 4) & 1) mem_.set(t.addr + i, t.data[i]);
     }
     ++st_.memWrites;
-    if (memWriteObserver_) memWriteObserver_(t);
+    if (memWriteObserver_) memWriteObserver_(t, cpu);
     // A DMWr is confirmed once applied: the confirmation names the address written.
     if (t.kind == TlpKind::DMWr)
       port.memToNi.push_back({now_ + memLatency_, encodeTlp(makeWriteConfirmation(kMemCplId, t.requester, t.tag, t.addr))});

@@ -105,8 +105,9 @@ class Node {
     ++st_.tlpsToNi;
   }
   bool idle() const;
-  // Called for every write the memory system applies (tests that check arrival order).
-  void onMemoryWrite(std::function<void(const Tlp&)> f) { memWriteObserver_ = std::move(f); }
+  // Called for every write the memory system applies, with the CPU whose link it came
+  // in on (tests that check arrival order, and where interrupts arrive).
+  void onMemoryWrite(std::function<void(const Tlp&, unsigned cpu)> f) { memWriteObserver_ = std::move(f); }
   // Called for every request (write, read, atomic) that reaches the memory system.
   void onMemoryRequest(std::function<void(const Tlp&)> f) { memRequestObserver_ = std::move(f); }
   size_t outstandingLoads() const { return loads_.size(); }
@@ -157,7 +158,7 @@ class Node {
   uint64_t newLoad(size_t len, LoadCb cb);
   // Sends a request the CPU waits an answer of answerBytes for, under a fresh tag.
   void issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, Via via);
-  void memoryAccept(const Tlp& t, Port& port);
+  void memoryAccept(const Tlp& t, Port& port, unsigned cpu);
   void cpuCompletion(const Tlp& t, unsigned cpu);
   void finishLoad(uint64_t id);
 
@@ -177,7 +178,8 @@ class Node {
   double stallProb_ = 0.0;
   double loseDmwr_ = 0.0;
   std::vector<bool> reqRoom_;  // each NI's request room as last seen
-  std::function<void(const Tlp&)> memWriteObserver_, memRequestObserver_;
+  std::function<void(const Tlp&, unsigned)> memWriteObserver_;
+  std::function<void(const Tlp&)> memRequestObserver_;
   std::mt19937_64 rng_;
 };
 

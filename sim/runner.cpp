@@ -129,7 +129,7 @@ void usage() {
       "  --dup P             by --seed). The NIs resend what is lost or damaged and\n"
       "  --reorder P         drop duplicates; the report counts both\n"
       "  --seed S          random seed (default 1)\n"
-      "  --pcap FILE       write fabric packets as ERF (tshark -r FILE)\n"
+      "  --pcap FILE       write fabric packets as ERF (tshark -r FILE); with rails, plane 0 only\n"
       "  --trace FILE      write an FST of one NI (build with NI_TRACE=ON: make wave)\n"
       "  --trace-node K    node whose NI is traced (default 0)\n"
       "  --trace-from C    first cycle in the FST (default 0)\n"
@@ -277,35 +277,55 @@ void printLatency(const char* what, std::vector<uint64_t>& lat, double ns) {
   }
 }
 
-// Fabric figures and the per-node counter table; returns the NI error count (CRC
-// errors, window misses, NAKs received) and adds the final failures to *failed.
+// Fabric figures (all planes together) and the per-NI counter table (a row per node
+// and rail); returns the NI error count (CRC errors, window misses, NAKs received)
+// and adds the final failures to *failed.
 uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
-  const unsigned n = sys.size();
-  std::printf("%-28s %14llu\n", "fabric packets", static_cast<unsigned long long>(sys.fabric().stats().packets));
-  std::printf("%-28s %14llu\n", "fabric bytes", static_cast<unsigned long long>(sys.fabric().stats().bytes));
-  const FabricStats& fs = sys.fabric().stats();
+  const unsigned n = sys.size(), rails = sys.rails();
+  FabricStats fs;
+  double busiest = 0;
+  for (unsigned r = 0; r < rails; ++r) {
+    const FabricStats& p = sys.fabric(r).stats();
+    fs.packets += p.packets;
+    fs.bytes += p.bytes;
+    fs.crcErrors += p.crcErrors;
+    fs.linkHops += p.linkHops;
+    fs.datelineHops += p.datelineHops;
+    fs.faultDrops += p.faultDrops;
+    fs.corrupted += p.corrupted;
+    fs.duplicates += p.duplicates;
+    fs.reordered += p.reordered;
+    busiest = std::max(busiest, sys.fabric(r).busiestLink());
+  }
+  const std::string planes = rails > 1 ? " (" + std::to_string(rails) + " planes)" : "";
+  std::printf("%-28s %14llu\n", ("fabric packets" + planes).c_str(), static_cast<unsigned long long>(fs.packets));
+  std::printf("%-28s %14llu\n", "fabric bytes", static_cast<unsigned long long>(fs.bytes));
   std::printf("%-28s %14llu\n", "fabric CRC errors seen", static_cast<unsigned long long>(fs.crcErrors));
   if (sys.fabric().topology().direct())
     std::printf("%-28s %14llu  (over the datelines %llu; busiest link busy %.1f %% of cycles)\n",
                 "fabric link hops", static_cast<unsigned long long>(fs.linkHops),
-                static_cast<unsigned long long>(fs.datelineHops), 100.0 * sys.fabric().busiestLink());
+                static_cast<unsigned long long>(fs.datelineHops), 100.0 * busiest);
   if (o.sys.faults.any())
     std::printf("%-28s %14s  dropped %llu, corrupted %llu, duplicated %llu, reordered %llu\n", "fabric faults injected", "",
                 static_cast<unsigned long long>(fs.faultDrops), static_cast<unsigned long long>(fs.corrupted),
                 static_cast<unsigned long long>(fs.duplicates), static_cast<unsigned long long>(fs.reordered));
-  std::printf("\n%-6s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "node", "tx pkts", "rx pkts", "crc err", "win miss",
-              "naks rx", "np srv", "resent", "dups", "out seq", "failed");
+  std::printf("\n%-6s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", rails > 1 ? "node.r" : "node", "tx pkts", "rx pkts",
+              "crc err", "win miss", "naks rx", "np srv", "resent", "dups", "out seq", "failed");
   uint64_t niErrors = 0;
-  for (unsigned i = 0; i < n; ++i) {
-    const uint32_t tx = sys.readCsr(i, regs::TX_PKTS), rx = sys.readCsr(i, regs::RX_PKTS);
-    const uint32_t crc = sys.readCsr(i, regs::CRC_ERR_CNT), miss = sys.readCsr(i, regs::WIN_MISS_CNT);
-    const uint32_t nak = sys.readCsr(i, regs::NAK_RX_CNT), srv = sys.readCsr(i, regs::RD_SERVED_CNT);
-    const uint32_t retx = sys.readCsr(i, regs::RETX_CNT), dup = sys.readCsr(i, regs::DUP_CNT);
-    const uint32_t oos = sys.readCsr(i, regs::OOS_CNT), fail = sys.readCsr(i, regs::RETX_FAIL_CNT);
-    niErrors += crc + miss + nak;
-    *failed += fail;
-    std::printf("%-6u %10u %10u %8u %8u %8u %8u %8u %8u %8u %8u\n", i, tx, rx, crc, miss, nak, srv, retx, dup, oos, fail);
-  }
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned r = 0; r < rails; ++r) {
+      auto csr = [&](uint32_t off) { return sys.readCsr(i, off, r); };
+      const uint32_t tx = csr(regs::TX_PKTS), rx = csr(regs::RX_PKTS);
+      const uint32_t crc = csr(regs::CRC_ERR_CNT), miss = csr(regs::WIN_MISS_CNT);
+      const uint32_t nak = csr(regs::NAK_RX_CNT), srv = csr(regs::RD_SERVED_CNT);
+      const uint32_t retx = csr(regs::RETX_CNT), dup = csr(regs::DUP_CNT);
+      const uint32_t oos = csr(regs::OOS_CNT), fail = csr(regs::RETX_FAIL_CNT);
+      niErrors += crc + miss + nak;
+      *failed += fail;
+      const std::string label = std::to_string(i) + (rails > 1 ? "." + std::to_string(r) : "");
+      std::printf("%-6s %10u %10u %8u %8u %8u %8u %8u %8u %8u %8u\n", label.c_str(), tx, rx, crc, miss, nak, srv, retx,
+                  dup, oos, fail);
+    }
   return niErrors;
 }
 

@@ -60,7 +60,7 @@ SoakResult runSoak(System& sys, const SoakConfig& cfg, const std::function<void(
   // Memory applications, by (target, address, data): each write must be applied once.
   std::map<std::pair<unsigned, uint64_t>, std::vector<size_t>> byAddr;  // writes to that address
   for (unsigned d = 0; d < n; ++d)
-    sys.node(d).onMemoryWrite([&, d](const Tlp& t) {
+    sys.node(d).onMemoryWrite([&, d](const Tlp& t, unsigned) {
       for (size_t id : byAddr[{d, t.addr}])
         if (writes[id].data == t.data) ++writes[id].applied;
     });

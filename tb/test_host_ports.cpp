@@ -4,8 +4,8 @@
 //   order under random idles and back-pressure; with every port busy the output
 //   carries a beat every cycle and each port gets a quarter of the TLPs.
 // - ni_host_demux (64 and 128 bits: the Requester ID is in the second beat at 64):
-//   completions reach the port their bus names, requests port 0, a completion
-//   naming no port is dropped and counted; a port that stops taking beats is
+//   completions reach the port their bus names, requests the port their tdest
+//   names, a TLP naming no port is dropped and counted; a port that stops taking beats is
 //   declared down after HOST_STALL cycles while the others go on, its TLP in
 //   progress is closed nullified, and it comes back up when told.
 #include <gtest/gtest.h>
@@ -157,15 +157,20 @@ class HostDemuxTest : public tb::VerilatedTest {
     if (bus < kPorts) expect[bus].push_back(raw);
     else ++badSent;
     src.push(raw);
+    dests.push_back(0);  // a completion's tdest is 0: its bus routes it
   }
-  void pushRequest() {
+  // A request for port `dest` (tdest; the NI's interrupts name their port, its
+  // memory requests port 0; dest >= 4: no such port).
+  void pushRequest(unsigned dest) {
     auto& r = this->rng();
     Bytes data(4 * (1 + r() % 40));
     for (auto& b : data) b = static_cast<uint8_t>(r());
     const Bytes raw = r() % 2 ? encodeTlp(makeMWr(0x0100, 0, (r() & ~uint64_t{3}) >> 8, data))
                               : encodeTlp(makeMRd(0x0100, static_cast<uint8_t>(r()), r() & ~uint64_t{3} & 0xFFFFFF, 64));
-    expect[0].push_back(raw);
+    if (dest < kPorts) expect[dest].push_back(raw);
+    else ++badSent;
     src.push(raw);
+    dests.push_back(dest);
   }
   void step() {
     auto& m = dut->m;
@@ -177,11 +182,15 @@ class HostDemuxTest : public tb::VerilatedTest {
     m.s_axis_tlast = b.last;
     m.s_axis_tuser = 0;
     m.s_axis_tvalid = offered;
+    m.s_axis_tdest = offered ? dests.front() : 0xEE;
     for (unsigned p = 0; p < kPorts; ++p) setField(m.m_axis_tready, p, 1, stopped[p] ? false : sink[p].ready());
     m.up_i = upNow;
     upNow = 0;
     dut->eval();
-    if (offered && m.s_axis_tready) src.accepted();
+    if (offered && m.s_axis_tready) {
+      src.accepted();
+      if (b.last) dests.pop_front();
+    }
     badSeen += m.ev_bad_port_o;
     drops += m.ev_drop_o;
     for (unsigned p = 0; p < kPorts; ++p) {
@@ -220,6 +229,7 @@ class HostDemuxTest : public tb::VerilatedTest {
   tb::AxisSource src{kBpb, &this->rng()};
   std::vector<tb::AxisSink> sink;
   std::array<std::deque<Bytes>, kPorts> expect;
+  std::deque<unsigned> dests;  // tdest of each TLP pushed and not yet taken
   std::array<bool, kPorts> stopped{}, waiting{};
   std::array<unsigned, kPorts> delivered{}, nullified{};
   unsigned badSent = 0, badSeen = 0, drops = 0;
@@ -234,18 +244,18 @@ class DemuxName {
 };
 TYPED_TEST_SUITE(HostDemuxTest, DemuxWidths, DemuxName);
 
-TYPED_TEST(HostDemuxTest, CompletionsGoToThePortTheirBusNamesRequestsToPortZero) {
+TYPED_TEST(HostDemuxTest, CompletionsGoToThePortTheirBusNamesRequestsToTheirDest) {
   this->src.setIdle(0.2);
   for (unsigned p = 0; p < kPorts; ++p) this->sink[p].setStall(0.1 * (p + 1));
   for (int i = 0; i < 600; ++i) {
-    if (this->rng()() % 4 == 0) this->pushRequest();
+    if (this->rng()() % 4 == 0) this->pushRequest(this->rng()() % 6);
     else this->pushCpl(this->rng()() % 6);  // buses 4 and 5 name no port
   }
   for (int c = 0; c < 200000 && !this->expectEmpty(); ++c) this->step();
   for (int c = 0; c < 20; ++c) this->step();
   EXPECT_TRUE(this->expectEmpty()) << "seed " << this->seed();
   EXPECT_GT(this->badSent, 0u);
-  EXPECT_EQ(this->badSeen, this->badSent) << "every completion naming no port counted once";
+  EXPECT_EQ(this->badSeen, this->badSent) << "every TLP naming no port counted once";
   EXPECT_EQ(this->drops, 0u);
   EXPECT_EQ(this->dut->m.down_o, 0u) << "HOST_STALL 0: no port is ever declared down";
 }

@@ -93,6 +93,7 @@ class HostTxTest : public tb::VerilatedTest {
     bool urHeld = false, rdHeld = false;
     const size_t total = fabExpect.size() + urExpect.size() + rdExpect.size() + copyExpect.size();
     size_t fabIdx = 0, urIdx = 0, rdIdx = 0, copyIdx = 0;
+    std::vector<unsigned> tdests;  // of the beats of the TLP being received
     for (uint64_t c = 0; order.size() < total; ++c) {
       if (c > 200000) { ADD_FAILURE() << "stuck, seed " << seed(); break; }
       Beat fb;
@@ -135,6 +136,7 @@ class HostTxTest : public tb::VerilatedTest {
       }
       const bool copyTaken = cv && m.copy_ready_o;
       const bool fabTaken = fv && m.s_axis_tready, urTaken = urHeld && m.ur_ready_o, rdTaken = rdHeld && m.rd_ready_o;
+      if (ov && m.m_axis_tready) tdests.push_back(m.m_axis_tdest);
       cycle();
       if (fabTaken) {
         if (fb.last) fabUser.pop_front();
@@ -148,6 +150,12 @@ class HostTxTest : public tb::VerilatedTest {
       if (rdTaken) { rd.pop_front(); rdHeld = false; }
       if (!sink.observe(ov, ob, c)) continue;
       const tb::Packet& p = sink.packets().back();
+      // tdest, on every beat: the port an interrupt names (reqid bits 15:8), else 0.
+      const bool irq = p.bytes.size() == 20 && p.bytes[0] == 0x60 && urIdx < urExpect.size() &&
+                       urExpect[urIdx].kind == tb::OwnKind::Irq;
+      const unsigned wantDest = irq ? urExpect[urIdx].reqid >> 8 : 0;
+      for (unsigned d : tdests) EXPECT_EQ(d, wantDest) << "tdest of TLP ending at cycle " << c << " seed " << seed();
+      tdests.clear();
       if ((p.bytes.size() == 12 && p.bytes[0] == 0x0A) || p.bytes.size() == 20) {
         ASSERT_LT(urIdx, urExpect.size());
         EXPECT_EQ(p.bytes, expectedOwn(urExpect[urIdx])) << "own TLP " << urIdx << " seed " << seed();

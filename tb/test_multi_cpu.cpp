@@ -8,6 +8,11 @@
 // striped puts and per-destination messages land byte for byte, over every plane.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
+#include "dma.hpp"
+#include "driver.hpp"
 #include "ni_regs.hpp"
 #include "soak.hpp"
 #include "system_fixture.hpp"
@@ -147,6 +152,87 @@ TEST_P(MultiCpuTest, ACompletionNamingNoPortIsDroppedAndCounted) {
   EXPECT_EQ(answered, 2u);
   EXPECT_EQ(sys->readCsr(0, regs::HOST_PORT_ERR_CNT), 1u);
   EXPECT_EQ(sys->readCsr(0, regs::HOST_PORT_DOWN), 0u);
+  expectNoStrayCompletion();
+}
+
+// Interrupts return on the port of the request that caused them, with each CPU's own
+// interrupt registers (banked: a CPU reads and writes its own copy): a store that
+// hits no window, a bad doorbell and a counter brought to zero by a FIFO's local copy
+// interrupt only the CPU that sent the store, rang the doorbell or loaded the counter;
+// a stray completion (no CPU's request) interrupts every CPU whose mask selects it.
+TEST_P(MultiCpuTest, InterruptsGoToTheCpuWhoseRequestCausedThem) {
+  Node& n0 = sys->node(0);
+  constexpr uint64_t kIrqBase = 0x7000'0000ull, kCopyRegion = 0x5000'0000ull, kRings = 0x4800'0000ull;
+  const unsigned last = cpus() - 1;
+  sys->setMemId(0, 1, MemRegion{true, kCopyRegion, 0x10000, true, true, true});
+  for (unsigned p = 0; p < cpus(); ++p) {
+    n0.csrWrite(regs::INTR_ADDR_LO, static_cast<uint32_t>(kIrqBase + 0x40 * p), p);
+    n0.csrWrite(regs::INTR_ADDR_HI, 0, p);
+    n0.csrWrite(regs::INTR_DATA, 0x100 + p, p);
+    const uint32_t unexp = p == last ? 0 : regs::STATUS_CPL_UNEXP_MASK;  // the last CPU masks it
+    n0.csrWrite(regs::INTR_MASK,
+                regs::STATUS_WIN_MISS_MASK | regs::STATUS_DMA_ERR_MASK | regs::STATUS_CNT_ZERO_MASK | unexp, p);
+  }
+  ASSERT_TRUE(sys->drain());
+  std::vector<uint32_t> seen(cpus(), 0);
+  for (unsigned p = 0; p < cpus(); ++p)
+    n0.csrRead(regs::INTR_DATA, [&seen, p](uint32_t v, bool ok) { seen[p] = ok ? v : 0xDEAD; }, p);
+  ASSERT_TRUE(sys->drain());
+  for (unsigned p = 0; p < cpus(); ++p) EXPECT_EQ(seen[p], 0x100 + p) << "CPU " << p << " sees its own INTR_DATA";
+
+  // Interrupt writes as they arrive: (link, address, data).
+  std::vector<std::tuple<unsigned, uint64_t, uint32_t>> irqs;
+  n0.onMemoryWrite([&](const Tlp& t, unsigned cpu) {
+    if (t.addr >= kIrqBase && t.addr < kIrqBase + 0x1000)
+      irqs.emplace_back(cpu, t.addr, static_cast<uint32_t>(getLe(t.data.data(), 4)));
+  });
+  auto expectOnly = [&](const std::vector<unsigned>& to, const std::string& what) {
+    std::vector<std::tuple<unsigned, uint64_t, uint32_t>> want;
+    for (unsigned p : to) want.emplace_back(p, kIrqBase + 0x40 * p, 0x100 + p);
+    std::sort(irqs.begin(), irqs.end());
+    EXPECT_EQ(irqs, want) << what;
+    irqs.clear();
+  };
+  for (unsigned q = 0; q < cpus(); ++q) {
+    const std::string cpu = " from CPU " + std::to_string(q);
+    n0.store(kApertureBase + 0x1000'0000ull, Bytes(8, 1), q);  // no window
+    ASSERT_TRUE(sys->drain());
+    expectOnly({q}, "window miss" + cpu);
+    n0.csrWrite(regs::INJ_TAIL(q), 5, q);  // the ring has no slots: FIFO q stops in error
+    ASSERT_TRUE(sys->drain());
+    expectOnly({q}, "bad doorbell" + cpu);
+
+    // CPU q sets up FIFO 4 + q and loads counter q; the FIFO's local copy brings the
+    // counter to zero.
+    auto wr = [&n0, q](uint32_t off, uint32_t v) { n0.csrWrite(off, v, q); };
+    const unsigned f = 4 + q;
+    InjRing ring(kRings + 0x1000 * f, 16);
+    driver::setInjFifo(wr, f, kRings + 0x1000 * f, 16);
+    driver::loadCounter(wr, q, 256);
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Copy);
+    d.flags = kDescInjCnt;
+    d.injCnt = static_cast<uint8_t>(q);
+    d.qid = 1;
+    d.dst = 0x400 * q;
+    d.len = 256;
+    d.src = kRings + 0x8000 + 0x400 * q;
+    const Bytes data = randomBytes(256);
+    n0.memory().write(d.src, data);
+    ASSERT_TRUE(ring.post(d, data, 0, [&n0](uint64_t a, const Bytes& b) { n0.memory().write(a, b); }));
+    driver::ringDoorbell(wr, f, ring.tail());
+    ASSERT_TRUE(sys->runUntil([&] { return sys->readCsr(0, regs::CNT_ZERO) >> q & 1; }, 50'000));
+    ASSERT_TRUE(sys->drain());
+    EXPECT_EQ(n0.memory().read(kCopyRegion + d.dst, 256), data);
+    expectOnly({q}, "counter at zero" + cpu);
+  }
+  std::vector<unsigned> all;
+  for (unsigned p = 0; p < last; ++p) all.push_back(p);
+  n0.sendRawTlp(encodeTlp(makeCplD(0, kNiReqId, 0x35, 0, Bytes(4, 0))), last);  // answers no read of the NI
+  ASSERT_TRUE(sys->drain());
+  expectOnly(all, "stray completion");
+  EXPECT_EQ(sys->readCsr(0, regs::INTR_CNT), 3 * cpus() + last);
+  EXPECT_EQ(sys->readCsr(0, regs::DMA_ERR_CNT), cpus());
   expectNoStrayCompletion();
 }
 

@@ -331,7 +331,7 @@ TEST_P(SystemTest, PostedWritesStayInOrderAndReadsDoNotPassThem) {
   std::vector<std::vector<int>> lastSeq(n, std::vector<int>(n, -1));
   unsigned outOfOrder = 0, observed = 0;
   for (unsigned d = 0; d < n; ++d)
-    sys->node(d).onMemoryWrite([&, d](const Tlp& t) {
+    sys->node(d).onMemoryWrite([&, d](const Tlp& t, unsigned) {
       const unsigned src = t.data[0], seq = t.data[1] | t.data[2] << 8;
       if (int(seq) <= lastSeq[d][src]) ++outOfOrder;
       lastSeq[d][src] = int(seq);
@@ -649,7 +649,7 @@ class FaultTest : public SystemTest {
   void meshWindows(bool atomics = false, const std::function<void(unsigned s, unsigned d, Window&)>& adjust = {}) {
     const unsigned n = sys->size();
     for (unsigned d = 0; d < n; ++d) {
-      sys->node(d).onMemoryWrite([this, d](const Tlp& t) { ++applied[{d, t.addr}]; });
+      sys->node(d).onMemoryWrite([this, d](const Tlp& t, unsigned) { ++applied[{d, t.addr}]; });
       // Loads wait behind all the stores issued before them, resends included.
       sys->node(d).setCompletionTimeout(5'000'000);
       for (unsigned s = 0; s < n; ++s) {
