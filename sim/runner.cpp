@@ -35,6 +35,7 @@ struct Options {
   std::vector<uint32_t> sizes = {8, 64, 512, 4096, 32768};
   unsigned window = 8, iters = 8;
   std::string csv;
+  uint64_t watchdog = 2'000'000;  // cycles without progress before a run fails
 };
 
 bool isMessageWorkload(const std::string& w) {
@@ -128,6 +129,11 @@ void usage() {
       "  --corrupt P         overtake the packet before it on its VC (default 0; seeded\n"
       "  --dup P             by --seed). The NIs resend what is lost or damaged and\n"
       "  --reorder P         drop duplicates; the report counts both\n"
+      "  --link-down N[@F[-U]]  node N's fabric link is down from cycle F (default 0) until\n"
+      "                    cycle U (default: for good); packets to or from it are lost. Repeatable\n"
+      "  --watchdog C      a run in which nothing completes for C cycles (default 2000000;\n"
+      "                    message workloads add a cycle per message byte) fails, naming the\n"
+      "                    node and operation that are stuck\n"
       "  --seed S          random seed (default 1)\n"
       "  --pcap FILE       write fabric packets as ERF (tshark -r FILE); with rails, plane 0 only\n"
       "  --trace FILE      write an FST of one NI (build with NI_TRACE=ON: make wave)\n"
@@ -136,6 +142,27 @@ void usage() {
       "  --trace-cycles N  cycles in the FST (default 0: to the end), so long runs stay small\n"
       "  --json FILE       write the figures as JSON\n"
       "  --help");
+}
+
+// "N", "N@FROM" or "N@FROM-UNTIL": node N's link down from cycle FROM (0) until
+// UNTIL (0: for good).
+bool parseLinkDown(const std::string& s, FabricFaults::LinkDown* d) {
+  auto num = [](const std::string& v, uint64_t* out) {
+    if (v.empty() || v.size() > 15 || v.find_first_not_of("0123456789") != std::string::npos) return false;
+    *out = std::stoull(v);
+    return true;
+  };
+  const size_t at = s.find('@'), dash = s.find('-');
+  uint64_t node = 0, from = 0, until = 0;
+  if (!num(s.substr(0, at), &node) || node > 4096) return false;
+  if (at != std::string::npos) {
+    if (!num(s.substr(at + 1, dash == std::string::npos ? std::string::npos : dash - at - 1), &from)) return false;
+    if (dash != std::string::npos && (!num(s.substr(dash + 1), &until) || until <= from)) return false;
+  } else if (dash != std::string::npos) {
+    return false;
+  }
+  *d = {static_cast<unsigned>(node), from, until};
+  return true;
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -211,6 +238,15 @@ bool parse(int argc, char** argv, Options* o) {
     else if (a == "--corrupt") o->sys.faults.corrupt = real(val());
     else if (a == "--dup") o->sys.faults.duplicate = real(val());
     else if (a == "--reorder") o->sys.faults.reorder = real(val());
+    else if (a == "--link-down") {
+      const char* v = val();
+      FabricFaults::LinkDown d{};
+      if (!parseLinkDown(v, &d)) {
+        std::fprintf(stderr, "--link-down '%s': give NODE, NODE@FROM or NODE@FROM-UNTIL (cycles, UNTIL > FROM)\n", v);
+        return false;
+      }
+      o->sys.faults.linkDown.push_back(d);
+    } else if (a == "--watchdog") o->watchdog = count(val());
     else { std::fprintf(stderr, "unknown option %s (try --help)\n", a.c_str()); return false; }
   }
   o->sys.faults.seed = o->sys.seed;
@@ -224,6 +260,11 @@ bool parse(int argc, char** argv, Options* o) {
     std::fprintf(stderr, "allreduce sums 64-bit integers: sizes must be multiples of 8\n");
     return false;
   }
+  for (const auto& d : o->sys.faults.linkDown)
+    if (d.port >= o->sys.nodes) {
+      std::fprintf(stderr, "--link-down: node %u does not exist (%u nodes)\n", d.port, o->sys.nodes);
+      return false;
+    }
   if (o->sys.rails < 1 || o->sys.rails > 4) {
     std::fprintf(stderr, "--rails: 1 to 4 NIs per node\n");
     return false;
@@ -295,6 +336,7 @@ uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
     fs.corrupted += p.corrupted;
     fs.duplicates += p.duplicates;
     fs.reordered += p.reordered;
+    fs.linkDownDrops += p.linkDownDrops;
     busiest = std::max(busiest, sys.fabric(r).busiestLink());
   }
   const std::string planes = rails > 1 ? " (" + std::to_string(rails) + " planes)" : "";
@@ -306,9 +348,10 @@ uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
                 "fabric link hops", static_cast<unsigned long long>(fs.linkHops),
                 static_cast<unsigned long long>(fs.datelineHops), 100.0 * busiest);
   if (o.sys.faults.any())
-    std::printf("%-28s %14s  dropped %llu, corrupted %llu, duplicated %llu, reordered %llu\n", "fabric faults injected", "",
-                static_cast<unsigned long long>(fs.faultDrops), static_cast<unsigned long long>(fs.corrupted),
-                static_cast<unsigned long long>(fs.duplicates), static_cast<unsigned long long>(fs.reordered));
+    std::printf("%-28s %14s  dropped %llu, corrupted %llu, duplicated %llu, reordered %llu, lost on a down link %llu\n",
+                "fabric faults injected", "", static_cast<unsigned long long>(fs.faultDrops),
+                static_cast<unsigned long long>(fs.corrupted), static_cast<unsigned long long>(fs.duplicates),
+                static_cast<unsigned long long>(fs.reordered), static_cast<unsigned long long>(fs.linkDownDrops));
   std::printf("\n%-6s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", rails > 1 ? "node.r" : "node", "tx pkts", "rx pkts",
               "crc err", "win miss", "naks rx", "np srv", "resent", "dups", "out seq", "failed");
   uint64_t niErrors = 0;
@@ -377,10 +420,43 @@ int soakMain(System& sys, const Options& o) {
 
 // A message workload (pingpong, bw, bibw, alltoall) over the sizes: a table in cycles
 // and in ns and GB/s at the clock, the fabric and NI counters, JSON and CSV rows.
+// Drains the system while it makes progress (a TLP or fabric packet moved in the last
+// o.watchdog cycles); when it stops making progress before it is idle, says which
+// nodes are still busy, with what, and returns false.
+bool drainWatched(System& sys, const Options& o, const char* phase) {
+  auto progress = [](uint64_t cycle) { std::fprintf(stderr, "  ... cycle %llu\n", static_cast<unsigned long long>(cycle)); };
+  auto mark = [&] {
+    uint64_t m = 0;
+    for (unsigned r = 0; r < sys.rails(); ++r) m += sys.fabric(r).stats().packets;
+    for (unsigned i = 0; i < sys.size(); ++i) m += sys.node(i).stats().tlpsToNi + sys.node(i).stats().tlpsFromNi;
+    return m;
+  };
+  for (uint64_t before = mark();;) {
+    if (sys.drain(o.watchdog, progress)) return true;
+    if (sys.rtlError()) break;
+    const uint64_t now = mark();
+    if (now == before) break;
+    before = now;
+  }
+  std::fprintf(stderr, "watchdog: %s did not finish: no progress for %llu cycles (cycle %llu)%s\n", phase,
+               static_cast<unsigned long long>(o.watchdog), static_cast<unsigned long long>(sys.cycle()),
+               sys.rtlError() ? "; an RTL assertion failed" : "");
+  for (unsigned i = 0; i < sys.size(); ++i) {
+    Node& n = sys.node(i);
+    if (n.idle()) continue;
+    std::fprintf(stderr, "  node %u: %zu loads outstanding; NI STATUS 0x%x, RETX_FAIL_CNT %u\n", i,
+                 n.outstandingLoads(), sys.readCsr(i, regs::STATUS), sys.readCsr(i, regs::RETX_FAIL_CNT));
+  }
+  for (unsigned r = 0; r < sys.rails(); ++r)
+    if (!sys.fabric(r).idle()) std::fprintf(stderr, "  fabric plane %u: packets in flight\n", r);
+  return false;
+}
+
 int workloadMain(System& sys, const Options& o) {
   const uint32_t maxBytes = *std::max_element(o.sizes.begin(), o.sizes.end());
   const auto start = std::chrono::steady_clock::now();
   Messaging msg(sys, o.transport, maxBytes);
+  msg.watchdogCycles = o.watchdog;
   // A progress line on stderr for runs that take more than a few seconds.
   uint32_t current = 0;
   msg.progress = [&](uint64_t cycle) {
@@ -402,9 +478,11 @@ int workloadMain(System& sys, const Options& o) {
     else if (o.scenario == "allreduce") r = msg.allreduce(b);
     else if (o.scenario == "halo") r = msg.halo(b, o.iters);
     else r = msg.bandwidth(0, 1, b, o.window, o.iters, o.scenario == "bibw");
-    std::printf("%10u %12.1f %10.1f %12.3f %9.3f %14.3f %s\n", b, r.latency, r.latency * ns, r.bytesPerCycle,
-                r.bytesPerCycle / ns, 1000.0 * double(r.messages) / double(std::max<uint64_t>(r.cycles, 1)),
-                r.ok ? "" : ("FAILED: " + r.error).c_str());
+    if (r.ok)
+      std::printf("%10u %12.1f %10.1f %12.3f %9.3f %14.3f\n", b, r.latency, r.latency * ns, r.bytesPerCycle,
+                  r.bytesPerCycle / ns, 1000.0 * double(r.messages) / double(std::max<uint64_t>(r.cycles, 1)));
+    else  // no figures: the row did not finish
+      std::printf("%10u %12s %10s %12s %9s %14s FAILED: %s\n", b, "-", "-", "-", "-", "-", r.error.c_str());
     std::fflush(stdout);
     rows.push_back(r);
     if (!r.ok) break;
@@ -490,7 +568,7 @@ int main(int argc, char** argv) {
       w.combine = o.combine;
       sys.setWindow(s, d, w);
     }
-  if (!sys.drain()) { std::fprintf(stderr, "setup did not complete\n"); return 1; }
+  if (!drainWatched(sys, o, "setup")) return 1;
   std::mt19937_64 rng(o.sys.seed);
   Stats st;
   const uint64_t t0 = sys.cycle();
@@ -513,8 +591,7 @@ int main(int argc, char** argv) {
         st.bytes += o.size;
       }
   }
-  auto progress = [](uint64_t cycle) { std::fprintf(stderr, "  ... cycle %llu\n", static_cast<unsigned long long>(cycle)); };
-  if (!sys.drain(50'000'000, progress)) { std::fprintf(stderr, "stores did not drain\n"); return 1; }
+  if (!drainWatched(sys, o, "the stores phase")) return 1;
   const uint64_t tStores = sys.cycle() - t0;
   // Setup traffic is CSR only: no fabric bytes. VC0 carries the writes, VC1 their ACKs.
   const uint64_t storeFabricBytes = sys.fabric().stats().bytes;
@@ -545,7 +622,7 @@ int main(int argc, char** argv) {
         // Keep a bounded number of loads in flight per node (the CPU has 256 tags).
         if (sys.node(s).outstandingLoads() > 8) sys.runUntil([&] { return sys.node(s).outstandingLoads() <= 8; }, 1'000'000);
       }
-    if (!sys.drain(50'000'000, progress)) { std::fprintf(stderr, "reads did not drain\n"); return 1; }
+    if (!drainWatched(sys, o, "the reads phase")) return 1;
   }
   const uint64_t tReads = sys.cycle() - t1;
 
@@ -574,7 +651,7 @@ int main(int argc, char** argv) {
         return true;
       }, 1'000'000);
     }
-    if (!sys.drain(50'000'000, progress)) { std::fprintf(stderr, "atomics did not drain\n"); return 1; }
+    if (!drainWatched(sys, o, "the atomics phase")) return 1;
     for (unsigned d = 0; d < n; ++d) {
       std::sort(oldValues[d].begin(), oldValues[d].end());
       for (uint64_t i = 0; i < oldValues[d].size(); ++i) st.mismatches += oldValues[d][i] != i;

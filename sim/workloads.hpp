@@ -13,6 +13,7 @@
 // own counters); any other message goes over the rail of its destination (node % rails).
 // PIO stays on rail 0.
 #pragma once
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -92,6 +93,10 @@ class Messaging {
   Runtime& runtime(unsigned n, unsigned rail = 0) { return *rt_[n * sys_.rails() + rail]; }
   // Called every million simulated cycles while messages are under way (a progress line).
   std::function<void(uint64_t cycle)> progress;
+  // Watchdog: a batch in which no message is received and no send completes for this
+  // many cycles (plus one per byte of a message, for the time a long one takes) fails,
+  // naming the first message that is stuck and where.
+  uint64_t watchdogCycles = 2'000'000;
   // PIO: where node d's receive buffers (`bytes` of them) appear to every other node.
   static uint64_t pioWindow(unsigned d, uint64_t bytes) { return kApertureBase + d * bytes; }
 
@@ -306,8 +311,8 @@ class Messaging {
     }
     // Each CPU polls its own completions; a receive first, its sender's buffer after.
     std::vector<bool> received(batch.size(), false), sent(batch.size(), false);
-    size_t left = 2 * batch.size();
-    const uint64_t limit = sys_.cycle() + 20'000'000 + uint64_t{bytes} * batch.size();
+    size_t left = 2 * batch.size(), leftBefore = left;
+    uint64_t quietSince = sys_.cycle();
     while (left && r->ok) {
       for (size_t i = 0; i < batch.size() && r->ok; ++i) {
         const Msg& m = batch[i];
@@ -346,7 +351,17 @@ class Messaging {
         progress(sys_.cycle());
       }
       if (sys_.rtlError()) fail(r, "an RTL assertion failed", batch[0]);
-      if (left && sys_.cycle() > limit) fail(r, "no progress (a message or its completion is lost)", batch[0]);
+      if (left != leftBefore) {
+        leftBefore = left;
+        quietSince = sys_.cycle();
+      } else if (left && sys_.cycle() - quietSince > watchdogCycles + bytes) {
+        for (size_t i = 0; i < batch.size(); ++i)
+          if (!received[i] || !sent[i]) {
+            fail(r, "watchdog: no progress for " + std::to_string(sys_.cycle() - quietSince) + " cycles; " +
+                        stuckAt(batch[i], parts[i], received[i], recvIds[i], sendIds[i]), batch[i]);
+            break;
+          }
+      }
     }
   }
   // The rail a message that is not striped goes over: its destination's (PIO: 0).
@@ -364,6 +379,49 @@ class Messaging {
     const uint32_t step = ((bytes + rails - 1) / rails + 63) & ~63u;
     for (uint32_t off = 0, r = 0; off < bytes; off += step, ++r) v.push_back({r, off, std::min(step, bytes - off)});
     return v;
+  }
+  // Where message m is stuck: its receive (nothing, or not all of it, has arrived) or,
+  // once received, its send completion; with the NI state that tells why.
+  std::string stuckAt(const Msg& m, const std::vector<Piece>& parts, bool received, unsigned recvId, unsigned sendId) {
+    auto hex = [](uint32_t v) {
+      char b[16];
+      std::snprintf(b, sizeof b, "0x%x", v);
+      return std::string(b);
+    };
+    // The NI's view: STATUS and the resend failures of the node, on the rail used.
+    auto niState = [&](unsigned node, unsigned rail) {
+      return "node " + std::to_string(node) + " NI" + (sys_.rails() > 1 ? " (rail " + std::to_string(rail) + ")" : "") +
+             ": STATUS " + hex(sys_.readCsr(node, regs::STATUS, rail)) + ", RETX_FAIL_CNT " +
+             std::to_string(sys_.readCsr(node, regs::RETX_FAIL_CNT, rail));
+    };
+    // The rail of the message, or of its first piece still under way.
+    unsigned rail = parts.front().rail;
+    for (const Piece& p : parts)
+      if (!runtime(received ? m.from : m.to, p.rail).counterZero(received ? m.k : kWindowMax + m.k)) {
+        rail = p.rail;
+        break;
+      }
+    std::string where;
+    if (!received) {
+      const unsigned rc = kWindowMax + m.k;
+      where = "its receive at node " + std::to_string(m.to) + " is not complete (";
+      if (t_ == Transport::Put)
+        where += "reception counter " + std::to_string(rc) + " still at " +
+                 std::to_string(sys_.readCsr(m.to, regs::CNT_VALUE(rc), rail)) + " bytes";
+      else if (t_ == Transport::Pio)
+        where += "the message's last bytes are not in its buffer";
+      else
+        where += std::string(runtime(m.to, rail).matched(recvId) ? "matched, its data not all in"
+                                                                  : "no message matched it");
+      where += "); " + niState(m.to, rail) + "; " + niState(m.from, rail);
+    } else {
+      where = "its send at node " + std::to_string(m.from) + " has not completed (";
+      where += t_ == Transport::Put ? "injection counter " + std::to_string(m.k) + " still at " +
+                                          std::to_string(sys_.readCsr(m.from, regs::CNT_VALUE(m.k), rail)) + " bytes"
+                                    : "send " + std::to_string(sendId) + " pending";
+      where += "); " + niState(m.from, rail);
+    }
+    return where;
   }
   static Bytes complement(Bytes b) {
     for (auto& c : b) c = static_cast<uint8_t>(~c);
