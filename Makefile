@@ -98,12 +98,17 @@ bench: build
 	python3 scripts/update_doc_table.py docs/performance.md protocols docs/figures/protocols_bench.md
 
 # OSU-style sweeps on two 64-bit nodes, each transport (eager up to 64 KiB: larger
-# messages belong to the other two), drawn by scripts/plot_results.py.
+# messages belong to the other two), and the message rate of 4 pairs (8 nodes) per
+# transport, drawn by scripts/plot_results.py.
 PLOT_DIR := $(BUILD)/plots
 plots: build
 	mkdir -p $(PLOT_DIR) docs/figures
+	for t in eager put pio; do \
+	  $(BUILD)/ni_sim --nodes 8 --workload rate --transport $$t --sizes 8:4K --window 12 --iters 8 \
+	    --csv $(PLOT_DIR)/rate_$$t.csv > $(PLOT_DIR)/rate_$$t.txt || exit 1; \
+	done
 	for t in eager rndv put; do \
-	  max=1M; [ $$t = eager ] && max=64K; \
+	  max=4M; [ $$t = eager ] && max=64K; \
 	  $(BUILD)/ni_sim --nodes 2 --workload pingpong --transport $$t --sizes 8:$$max --iters 4 \
 	    --csv $(PLOT_DIR)/pingpong_$$t.csv > $(PLOT_DIR)/pingpong_$$t.txt || exit 1; \
 	  $(BUILD)/ni_sim --nodes 2 --workload bw --transport $$t --sizes 64:$$max --window 8 --iters 2 \

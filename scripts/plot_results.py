@@ -6,8 +6,9 @@ transport, log scales.
 
   usage: plot_results.py OUT_DIR FILE.csv [FILE.csv ...]
 
-Writes OUT_DIR/latency.png from the pingpong rows and OUT_DIR/bandwidth.png from the
-bw and bibw rows (either is skipped when no file has such rows). Needs matplotlib
+Writes OUT_DIR/latency.png from the pingpong rows, OUT_DIR/bandwidth.png from the
+bw and bibw rows and OUT_DIR/rate.png (millions of messages per second, the whole
+system) from the rate rows (each is skipped when no file has such rows). Needs matplotlib
 (scripts/setup.sh installs it into .venv).
 """
 import csv
@@ -35,12 +36,20 @@ def size_label(b):
     return f"{b // (1 << 20)}M" if b >= 1 << 20 else f"{b // 1024}K" if b >= 1024 else str(b)
 
 
-def plot(rows, workloads, ykey, ylabel, title, path):
-    series = {}
+def msg_rate(r):
+    """Millions of messages per second at the run's clock."""
+    return int(r["messages"]) / (int(r["cycles"]) * float(r["clock_ns"])) * 1e3
+
+
+def plot(rows, workloads, y, ylabel, title, path):
+    """y: a column name, or a function of a row."""
+    value = y if callable(y) else (lambda r: float(r[y]))
+    series, used = {}, []
     for r in rows:
         if r["workload"] in workloads:
             key = f"{r['transport']} ({r['workload']})" if len(workloads) > 1 else r["transport"]
-            series.setdefault(key, []).append((int(r["bytes"]), float(r[ykey])))
+            series.setdefault(key, []).append((int(r["bytes"]), value(r)))
+            used.append(r)
     if not series:
         return False
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -56,7 +65,7 @@ def plot(rows, workloads, ykey, ylabel, title, path):
     ax.set_xticklabels([size_label(b) for b in ticks], rotation=45)
     ax.set_xlabel("message size (bytes)")
     ax.set_ylabel(ylabel)
-    first = rows[0]
+    first = used[0]
     ax.set_title(f"{title}: {first['nodes']} nodes, {first['width']}-bit NI, "
                  f"{1000 / float(first['clock_ns']):.0f} MHz")
     ax.grid(True, which="both", alpha=0.3)
@@ -80,8 +89,11 @@ def main():
     if plot(rows, {"bw", "bibw"}, "gb_per_s", "bandwidth (GB/s)", "Bandwidth",
             os.path.join(out, "bandwidth.png")):
         made.append("bandwidth.png")
+    if plot(rows, {"rate"}, msg_rate, "messages per second (millions)", "Message rate",
+            os.path.join(out, "rate.png")):
+        made.append("rate.png")
     if not made:
-        sys.exit("no pingpong, bw or bibw rows to plot")
+        sys.exit("no pingpong, bw, bibw or rate rows to plot")
     print("wrote " + ", ".join(os.path.join(out, m) for m in made))
 
 

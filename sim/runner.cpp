@@ -30,7 +30,7 @@ struct Options {
   unsigned run = 64;       // stores in a row to one node (contiguous addresses)
   std::string json;
   std::string topology = "crossbar", dims;
-  // Message workloads (pingpong, bw, bibw, alltoall) on the runtime.
+  // Message workloads (pingpong, bw, bibw, rate, alltoall, ...) on the runtime.
   Transport transport = Transport::Eager;
   std::vector<uint32_t> sizes = {8, 64, 512, 4096, 32768};
   unsigned window = 8, iters = 8;
@@ -39,8 +39,8 @@ struct Options {
 };
 
 bool isMessageWorkload(const std::string& w) {
-  return w == "pingpong" || w == "bw" || w == "bibw" || w == "alltoall" || w == "bcast" || w == "allreduce" ||
-         w == "halo";
+  return w == "pingpong" || w == "bw" || w == "bibw" || w == "rate" || w == "alltoall" || w == "bcast" ||
+         w == "allreduce" || w == "halo";
 }
 
 // "8,1K,64K" or "8:64K" (powers of two from 8 to 64 KiB); sizes are multiples of 4,
@@ -87,6 +87,8 @@ void usage() {
       "                      pingpong: nodes 0 and 1, half round trip per size\n"
       "                      bw, bibw: node 0 sends --window messages to node 1 at once\n"
       "                               (bibw: and node 1 to node 0), --iters times\n"
+      "                      rate:    message rate: node i sends --window messages to node\n"
+      "                               i + N/2, all pairs at once, --iters times\n"
       "                      alltoall: every node to every other, pairwise rounds\n"
       "                      bcast:    node 0 to all, binomial tree\n"
       "                      allreduce: sum of 64-bit integers (sizes: multiples of 8),\n"
@@ -105,7 +107,7 @@ void usage() {
       "                    transport; pio: CPU stores through a window per peer (16 nodes)\n"
       "  --sizes LIST      message sizes: 8,1K,64K or 8:64K (powers of two); up to 4M\n"
       "                    (default 8,64,512,4K,32K)\n"
-      "  --window N        messages in flight for bw and bibw, 1..12 (default 8)\n"
+      "  --window N        messages in flight for bw, bibw and rate, 1..12 (default 8)\n"
       "  --rails N         NIs per node, 1..4, each on its own fabric plane (default 1); the\n"
       "                    runtime stripes puts of 64 KiB or more over all of them and sends\n"
       "                    any other message over the rail of its destination (pio: rail 0)\n"
@@ -287,7 +289,7 @@ bool parse(int argc, char** argv, Options* o) {
   o->sys.topology = *topo;
   if (o->scenario != "mixed" && o->scenario != "stores" && o->scenario != "reads" && o->scenario != "atomics" &&
       o->scenario != "soak" && !isMessageWorkload(o->scenario)) {
-    std::fprintf(stderr, "unknown workload %s (mixed, stores, reads, atomics, soak, pingpong, bw, bibw, alltoall, "
+    std::fprintf(stderr, "unknown workload %s (mixed, stores, reads, atomics, soak, pingpong, bw, bibw, rate, alltoall, "
                          "bcast, allreduce, halo)\n",
                  o->scenario.c_str());
     return false;
@@ -418,7 +420,7 @@ int soakMain(System& sys, const Options& o) {
   return pass ? 0 : 1;
 }
 
-// A message workload (pingpong, bw, bibw, alltoall) over the sizes: a table in cycles
+// A message workload (pingpong, bw, bibw, rate, alltoall, ...) over the sizes: a table in cycles
 // and in ns and GB/s at the clock, the fabric and NI counters, JSON and CSV rows.
 // Drains the system while it makes progress (a TLP or fabric packet moved in the last
 // o.watchdog cycles); when it stops making progress before it is idle, says which
@@ -477,6 +479,7 @@ int workloadMain(System& sys, const Options& o) {
     else if (o.scenario == "bcast") r = msg.broadcast(b);
     else if (o.scenario == "allreduce") r = msg.allreduce(b);
     else if (o.scenario == "halo") r = msg.halo(b, o.iters);
+    else if (o.scenario == "rate") r = msg.messageRate(b, o.window, o.iters);
     else r = msg.bandwidth(0, 1, b, o.window, o.iters, o.scenario == "bibw");
     if (r.ok)
       std::printf("%10u %12.1f %10.1f %12.3f %9.3f %14.3f\n", b, r.latency, r.latency * ns, r.bytesPerCycle,

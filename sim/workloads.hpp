@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Communication workloads on the messaging runtime of every node (sim/runtime.hpp):
 // ping-pong latency, unidirectional and bidirectional bandwidth with a window of
-// messages in flight, all-to-all (pairwise exchange), broadcast and allreduce (binomial
+// messages in flight, message rate of many pairs at once, all-to-all (pairwise exchange), broadcast and allreduce (binomial
 // trees; the sum of 64-bit integers, checked) and a halo exchange with the topology's
 // neighbours, over one transport: eager sends, rendezvous (every send an RTS, fetched
 // by remote gets), direct puts into the receiver's buffer with its reception counter,
@@ -125,6 +125,19 @@ class Messaging {
       batch.push_back({a, b, k});
       if (bidirectional) batch.push_back({b, a, k});
     }
+    return repeated(batch, bytes, iters);
+  }
+
+  // Message rate (as OSU's multiple-pair test): node i of the first half sends
+  // `window` messages at once to node i + N/2 (an odd last node stays idle), all pairs
+  // together, `iters` times after one warm-up batch. The row's msgs/kcycle is the
+  // whole system's.
+  WorkloadRow messageRate(uint32_t bytes, unsigned window, unsigned iters) {
+    window = std::min(window, kWindowMax);
+    const unsigned half = sys_.size() / 2;
+    std::vector<Msg> batch;
+    for (unsigned i = 0; i < half; ++i)
+      for (unsigned k = 0; k < window; ++k) batch.push_back({i, i + half, k});
     return repeated(batch, bytes, iters);
   }
 
