@@ -32,8 +32,10 @@ FAMILIES = {
     "ice40": "synth_ice40 -top nic_top -noflatten",
     "xc7": "synth_xilinx -family xc7 -top nic_top -noflatten",
     # Yosys's generic gates, flattened, memories kept as arrays: the netlist that
-    # make postsynth simulates in place of the RTL (nic_top.v).
-    "generic": "synth -top nic_top -flatten -run begin:fine\nopt -fast -full\ntechmap\nopt -fast\nabc\nopt -fast",
+    # make postsynth simulates in place of the RTL (nic_top.v). splitnets: a bit of a
+    # vector computed from other bits of it is a loop for Verilator, which it failed
+    # to settle (docs/synthesis.md, post-synthesis simulation); one wire per bit.
+    "generic": "synth -top nic_top -flatten -run begin:fine\nopt -fast -full\ntechmap\nopt -fast\nabc\nopt -fast\nsplitnets",
 }
 # Families placed and routed by scripts/pnr.py: the run also writes the flattened
 # netlist for nextpnr.
