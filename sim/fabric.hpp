@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "nic_model.hpp"
@@ -63,6 +64,18 @@ struct FabricStats {
   uint64_t continuations = 0;  // of `delivered`, continuation packets (TUNNEL_CONT)
   uint64_t linkHops = 0;       // packets moved over a link between two switches
   uint64_t datelineHops = 0;   // of those, over a ring's dateline
+  // Every count added (the totals of several fabric planes).
+  FabricStats& operator+=(const FabricStats& o) {
+    for (auto [a, b] : {std::pair{&packets, o.packets}, {&bytes, o.bytes}, {&dropped, o.dropped},
+                        {&corrupted, o.corrupted}, {&delivered, o.delivered}, {&crcErrors, o.crcErrors},
+                        {&mcastCopies, o.mcastCopies}, {&mcastDropped, o.mcastDropped}, {&faultDrops, o.faultDrops},
+                        {&duplicates, o.duplicates}, {&reordered, o.reordered}, {&linkDownDrops, o.linkDownDrops},
+                        {&perVc[0], o.perVc[0]}, {&perVc[1], o.perVc[1]}, {&perVcBytes[0], o.perVcBytes[0]},
+                        {&perVcBytes[1], o.perVcBytes[1]}, {&continuations, o.continuations},
+                        {&linkHops, o.linkHops}, {&datelineHops, o.datelineHops}})
+      *a += b;
+    return *this;
+  }
 };
 
 class Fabric {

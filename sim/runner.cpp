@@ -328,17 +328,7 @@ uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
   FabricStats fs;
   double busiest = 0;
   for (unsigned r = 0; r < rails; ++r) {
-    const FabricStats& p = sys.fabric(r).stats();
-    fs.packets += p.packets;
-    fs.bytes += p.bytes;
-    fs.crcErrors += p.crcErrors;
-    fs.linkHops += p.linkHops;
-    fs.datelineHops += p.datelineHops;
-    fs.faultDrops += p.faultDrops;
-    fs.corrupted += p.corrupted;
-    fs.duplicates += p.duplicates;
-    fs.reordered += p.reordered;
-    fs.linkDownDrops += p.linkDownDrops;
+    fs += sys.fabric(r).stats();
     busiest = std::max(busiest, sys.fabric(r).busiestLink());
   }
   const std::string planes = rails > 1 ? " (" + std::to_string(rails) + " planes)" : "";
@@ -375,12 +365,14 @@ uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
 }
 
 // --scenario soak: the scoreboarded random workload of sim/soak.cpp, its report.
+// A progress line on stderr for long runs.
+void printCycle(uint64_t cycle) { std::fprintf(stderr, "  ... cycle %llu\n", static_cast<unsigned long long>(cycle)); }
+
 int soakMain(System& sys, const Options& o) {
   SoakConfig c;
   c.ops = uint64_t(o.ops) * sys.size();
   c.seed = o.sys.seed;
-  auto progress = [](uint64_t cycle) { std::fprintf(stderr, "  ... cycle %llu\n", static_cast<unsigned long long>(cycle)); };
-  const SoakResult r = runSoak(sys, c, progress);
+  const SoakResult r = runSoak(sys, c, printCycle);
   auto line = [](const char* what, uint64_t v) { std::printf("%-28s %14llu\n", what, static_cast<unsigned long long>(v)); };
   std::printf("\n%-28s %14s\n", "figure", "value");
   line("cycles", r.cycles);
@@ -426,7 +418,6 @@ int soakMain(System& sys, const Options& o) {
 // o.watchdog cycles); when it stops making progress before it is idle, says which
 // nodes are still busy, with what, and returns false.
 bool drainWatched(System& sys, const Options& o, const char* phase) {
-  auto progress = [](uint64_t cycle) { std::fprintf(stderr, "  ... cycle %llu\n", static_cast<unsigned long long>(cycle)); };
   auto mark = [&] {
     uint64_t m = 0;
     for (unsigned r = 0; r < sys.rails(); ++r) m += sys.fabric(r).stats().packets;
@@ -434,7 +425,7 @@ bool drainWatched(System& sys, const Options& o, const char* phase) {
     return m;
   };
   for (uint64_t before = mark();;) {
-    if (sys.drain(o.watchdog, progress)) return true;
+    if (sys.drain(o.watchdog, printCycle)) return true;
     if (sys.rtlError()) break;
     const uint64_t now = mark();
     if (now == before) break;
