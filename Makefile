@@ -197,16 +197,17 @@ formal: setup
 	.venv/bin/python scripts/formal.py
 
 # Post-synthesis simulation: the generic Yosys netlist of nic_top (default
-# configuration) in place of the RTL, through the system and DMA system tests at
-# 64 bits (tens of minutes: synthesis, then Verilator on the netlist).
-POSTSYNTH_TESTS ?= *_W64
+# configuration) in place of the RTL, in lockstep with the RTL, through the 64-bit
+# single-NI, system, DMA and RGET tests (about 35 minutes: 5 of synthesis, 10 of
+# building, 15 of tests).
+POSTSYNTH_TESTS ?= *_W64:*/W64
 postsynth: setup
 	bash scripts/setup.sh --synth
 	.venv/bin/python scripts/synth.py default generic
 	cmake -S . -B build-postsynth $(CMAKE_ARGS) -DNI_NETLIST=$(CURDIR)/build/synth/default-generic/nic_top.v
 	cmake --build build-postsynth -j $(JOBS)
-	build-postsynth/test_system --gtest_filter='$(POSTSYNTH_TESTS)'
-	build-postsynth/test_dma --gtest_filter='$(POSTSYNTH_TESTS)'
+	for t in test_nic test_system test_dma test_rget; do \
+	  build-postsynth/$$t --gtest_filter='$(POSTSYNTH_TESTS)' || exit 1; done
 
 clean:
 	rm -rf $(BUILD) build-cov build-trace build-fuzz build-postsynth

@@ -142,6 +142,7 @@ module ni_fab_tx #(
   logic [31:0] c32, icrc;
   logic [15:0] c16, vcrc;
   localparam int unsigned KcntW = $clog2(Bpb + 1);
+  localparam logic signed [15:0] BpbS = 16'(Bpb);
   logic [KcntW-1:0] kcnt;
   logic [31:0] icrc_n;   // ICRC bytes in the trailer
   assign icrc_n = hcur.raw ? 32'd0 : 32'd4;
@@ -206,7 +207,10 @@ module ni_fab_tx #(
         end
       end
     end
-    nb_last = (rel + 16'(icrc_n) + 16'sd2) <= 16'(Bpb);
+    // The trailer (ICRC, VCRC) ends in this beat. All signed 16-bit: Yosys sized a sum
+    // with a cast of icrc_n (16'(icrc_n)) at icrc_n's 32 bits, where a trailer begun in
+    // the beat before (rel < 0) wrapped differently (docs/synthesis.md).
+    nb_last = rel <= BpbS - (hcur.raw ? 16'sd2 : 16'sd6);
   end
 
   // ------------------------------------------------------------ output register

@@ -18,9 +18,18 @@
 #else
 #define NI_ALL_WIDTHS 0
 #endif
+// The post-synthesis build (NI_NETLIST): Vnic64 is the netlist, Vnic64_rtl the RTL.
+#if __has_include("Vnic64_rtl.h")
+#define NI_LOCKSTEP 1
+#include "Vnic64_rtl.h"
+#else
+#define NI_LOCKSTEP 0
+#endif
 #include "nic_model.hpp"
 #include "verilated_ports.hpp"
 
+#include <cstdio>
+#include <sstream>
 #include <type_traits>
 
 namespace ni {
@@ -141,6 +150,91 @@ class NicAdapter final : public NicModel {
 #endif
 };
 
+#if NI_LOCKSTEP
+// Where two NIs' outputs of one cycle differ ("" if nowhere): the payload of a beat
+// counts only while it is valid.
+std::string outputDifference(const NicOut& a, const NicOut& b, unsigned ports) {
+  std::ostringstream d;
+  auto beat = [&d](const char* what, const Beat& x, const Beat& y) {
+    if (x.data != y.data || x.keep != y.keep || x.last != y.last || x.user != y.user || x.dest != y.dest) {
+      d << what << ": data";
+      for (auto* v : {&x, &y}) {
+        d << (v == &x ? " " : " vs ");
+        for (auto it = v->data.rbegin(); it != v->data.rend(); ++it) d << std::hex << (*it >> 4) << (*it & 15);
+        d << std::dec << " keep " << std::hex << v->keep << std::dec << " last " << v->last << " user " << v->user
+          << " dest " << unsigned{v->dest};
+      }
+    }
+  };
+  auto flag = [&d](const char* what, unsigned x, unsigned y) {
+    if (x != y) d << what << " " << x << " vs " << y << "; ";
+  };
+  for (unsigned p = 0; p < ports; ++p) {
+    flag("s_host_axis_tready", a.host[p].inReady, b.host[p].inReady);
+    flag("m_host_axis_tvalid", a.host[p].outValid, b.host[p].outValid);
+    if (a.host[p].outValid && b.host[p].outValid) beat("m_host_axis", a.host[p].out, b.host[p].out);
+  }
+  flag("s_host_req_room_o", a.hostReqRoom, b.hostReqRoom);
+  flag("s_fab_axis_tready", a.fabInReady, b.fabInReady);
+  flag("m_fab_axis_tvalid", a.fabOutValid, b.fabOutValid);
+  if (a.fabOutValid && b.fabOutValid) beat("m_fab_axis", a.fabOut, b.fabOut);
+  flag("fab_rx_credit_o", a.fabRxCredit, b.fabRxCredit);
+  return d.str();
+}
+
+// The netlist NI, with the RTL NI beside it fed the same inputs. The first cycle in
+// which an output differs is reported and marks an error in the context (as a failed
+// RTL assertion does), which stops the test; the netlist's outputs are the ones seen.
+class LockstepNic final : public NicModel {
+ public:
+  LockstepNic(VerilatedContext* ctx, const std::string& name)
+      : ctx_(ctx), name_(name), net_(ctx, name + ".net"), rtl_(ctx, name + ".rtl") {}
+  unsigned bytesPerBeat() const override { return 8; }
+  unsigned maxPayload() const override { return 256; }
+  unsigned hostPorts() const override { return 1; }
+  void setClock(bool high) override {
+    if (high) ++cycle_;
+    net_.setClock(high);
+    rtl_.setClock(high);
+  }
+  void setReset(bool active) override {
+    net_.setReset(active);
+    rtl_.setReset(active);
+  }
+  void eval() override {
+    net_.eval();
+    rtl_.eval();
+    lowPending = false;
+  }
+  void drive(const NicIn& in) override {
+    net_.drive(in);
+    rtl_.drive(in);
+    lowPending = false;
+    if (diverged_) return;
+    const std::string d = outputDifference(net_.read(), rtl_.read(), 1);
+    if (d.empty()) return;
+    diverged_ = true;
+    std::fprintf(stderr, "[lockstep] %s: netlist and RTL differ in cycle %llu (netlist vs RTL): %s\n",
+                 name_.c_str(), static_cast<unsigned long long>(cycle_), d.c_str());
+    ctx_->gotError(true);
+  }
+  NicOut read() const override { return net_.read(); }
+  bool openTrace(const std::string& path) override { return rtl_.openTrace(path); }
+  void dumpTrace(uint64_t time) override { rtl_.dumpTrace(time); }
+  void setTraceWindow(uint64_t from, uint64_t cycles) override { rtl_.setTraceWindow(from, cycles); }
+  void closeTrace() override { rtl_.closeTrace(); }
+  bool tracing() const override { return rtl_.tracing(); }
+
+ private:
+  VerilatedContext* ctx_;
+  std::string name_;
+  NicAdapter<Vnic64, 8> net_;
+  NicAdapter<Vnic64_rtl, 8> rtl_;
+  uint64_t cycle_ = 0;
+  bool diverged_ = false;
+};
+#endif
+
 }  // namespace
 
 bool nicBuilt(unsigned bits, unsigned maxPayload, unsigned hostPorts) {
@@ -153,7 +247,12 @@ bool nicBuilt(unsigned bits, unsigned maxPayload, unsigned hostPorts) {
 std::unique_ptr<NicModel> makeNic(unsigned bits, VerilatedContext* ctx, const std::string& name, unsigned maxPayload,
                                   unsigned hostPorts) {
   if (!nicBuilt(bits, maxPayload, hostPorts)) return nullptr;
-  if (bits == 64 && maxPayload == 256 && hostPorts == 1) return std::make_unique<NicAdapter<Vnic64, 8>>(ctx, name);
+  if (bits == 64 && maxPayload == 256 && hostPorts == 1) {
+#if NI_LOCKSTEP
+    return std::make_unique<LockstepNic>(ctx, name);
+#endif
+    return std::make_unique<NicAdapter<Vnic64, 8>>(ctx, name);
+  }
 #if NI_ALL_WIDTHS
   if (hostPorts == 2) return std::make_unique<NicAdapter<Vnic64_p2, 8, 256, 2>>(ctx, name);
   if (hostPorts == 4) return std::make_unique<NicAdapter<Vnic64_p4, 8, 256, 4>>(ctx, name);
