@@ -767,10 +767,13 @@ module ni_dma_inj #(
         end
       end
     end
-    // A reset applies once the engine is not serving that FIFO.
+    // A reset applies once the engine is not serving that FIFO. It empties the ring at
+    // the tail, or at slot 0 if the tail lies outside the ring (its size was made
+    // smaller): a head outside the ring would read beyond it.
     for (int i = 0; i < NumFifos; i++) begin
       if (rst_pend_d[i] && !busy_o[i]) begin
         rst_pend_d[i] = 1'b0;
+        if (tail_d[i] >= size_i[i]) tail_d[i] = '0;
         head_d[i] = tail_d[i];
         err_d[i] = 1'b0;
         code_d[i] = 4'd0;

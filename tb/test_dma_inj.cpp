@@ -640,6 +640,41 @@ class DmaInjTest : public tb::VerilatedTest {
     }
   }
 
+  // A ring made smaller than where its tail stands, as INJ_SIZE allows (disabled, the
+  // new size, a reset): the reset empties it at slot 0, and the next message is read
+  // from the new ring (a head left outside it would read slots beyond the ring).
+  template <class M, unsigned kBpb>
+  void shrinkThenReset() {
+    auto b = makeBench<M, kBpb>();
+    b->setRing(0, 0x3000'0000, 64);
+    unsigned seq = 0;
+    while (b->ring[0].tail < 20) {
+      Bytes data;
+      const DmaDescriptor d = randomDesc(0, seq++, 4, &data);
+      b->produce(0, d, data);
+    }
+    b->doorbell(0);
+    runUntilIdle(*b);
+    ASSERT_EQ(b->head(0), b->ring[0].tail);
+    auto& m = b->dut().m;
+    m.enable_i &= ~1u;
+    setField(m.size_i, 0, 16, 16);
+    b->resetFifo(0);
+    run(*b, 4);
+    EXPECT_EQ(b->head(0), 0u);
+    EXPECT_EQ(getField(m.tail_o, 0, 16), 0u);
+    b->setRing(0, 0x3000'0000, 16);
+    for (unsigned k = 0; k < 3; ++k) {
+      Bytes data;
+      const DmaDescriptor d = randomDesc(0, seq++, 4, &data);
+      b->produce(0, d, data);
+    }
+    b->doorbell(0);
+    runUntilIdle(*b);
+    EXPECT_FALSE(b->err(0)) << "code " << static_cast<int>(b->code(0));
+    EXPECT_EQ(b->head(0), b->ring[0].tail);
+  }
+
   // Protocol selection at its edges: with the threshold at 512 bytes, a send from a
   // memory ID of 512 bytes goes eagerly and one of 516 as an RTS (one packet into the
   // same FIFO with the same key, the offset marked, the descriptor as data with the
@@ -955,6 +990,9 @@ TEST_F(DmaInjTest, ProtocolSelectionByLength_W512) { protocolSelection<Vni_dma_i
 
 TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W64) { badInput<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W512) { badInput<Vni_dma_inj512, 64>(); }
+
+TEST_F(DmaInjTest, RingMadeSmallerThanItsTailRestartsAtSlotZero_W64) { shrinkThenReset<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, RingMadeSmallerThanItsTailRestartsAtSlotZero_W512) { shrinkThenReset<Vni_dma_inj512, 64>(); }
 
 TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W64) { longMessageAmongBusyFifos<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W512) { longMessageAmongBusyFifos<Vni_dma_inj512, 64>(); }
