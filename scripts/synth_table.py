@@ -2,24 +2,32 @@
 # SPDX-License-Identifier: Apache-2.0
 """Resource tables from the synthesis runs of scripts/synth.py.
 
-    scripts/synth_table.py [--runs build/synth] [--out docs/figures/synth.md]
+    scripts/synth_table.py [--runs build/synth] [--record docs/figures/synth-runs]
+                           [--out docs/figures/synth.md]
 
-Reads every RUNS/CONFIG-FAMILY/stat.json (Yosys `stat -json`, hierarchy kept) and
-writes Markdown: one table of totals per configuration and family, and one table per
+First copies what each run in RUNS left (CONFIG-FAMILY/stat.json, pnr.json,
+rtl_rev.txt) into RECORD, replacing that run's earlier record: a run takes 10 to 60
+minutes, so the measurements are kept in the repository and a table holds every run
+ever made, each with the RTL revision it measured. Then reads every
+RECORD/CONFIG-FAMILY/stat.json (Yosys `stat -json`, hierarchy kept) and writes
+Markdown: one table of totals per configuration and family, and one table per
 run with each block of nic_top (its submodules, such as its FIFOs, included). Cells
 are grouped into LUTs, flip-flops, LUT RAM, block RAM, DSPs and carry cells by the
 family's primitive names (mux: the slice multiplexers that join LUTs into wider
 functions); other cells are counted as "other". Where scripts/pnr.py placed and
-routed a run (RUNS/CONFIG-FAMILY/pnr.json, nextpnr's report), a timing table gives
+routed a run (RECORD/CONFIG-FAMILY/pnr.json, nextpnr's report), a timing table gives
 the achieved Fmax against the target and the device's utilization.
 """
 import argparse
 import json
 import pathlib
 import re
+import shutil
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 COLUMNS = ["LUT", "mux", "FF", "LUTRAM", "BRAM", "DSP", "carry", "other"]
+# What a run leaves that the tables read, kept in RECORD.
+RECORDED = ["stat.json", "pnr.json", "rtl_rev.txt"]
 # Primitive name patterns per family.
 CLASSES = {
     "ecp5": [("LUT", r"^LUT4$"), ("mux", r"^(PFUMX|L6MUX21)$"), ("FF", r"^TRELLIS_FF$"), ("LUTRAM", r"^TRELLIS_DPR16X4$"),
@@ -110,15 +118,26 @@ def row(label, t):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", default="build/synth")
+    ap.add_argument("--record", default="docs/figures/synth-runs")
     ap.add_argument("--out", default="docs/figures/synth.md")
     a = ap.parse_args()
-    runs = []
     for stat in sorted((ROOT / a.runs).glob("*-*/stat.json")):
+        if stat.parent.name.split("-", 1)[1] not in CLASSES:
+            continue  # the generic netlist of make postsynth has no table
+        kept = ROOT / a.record / stat.parent.name
+        kept.mkdir(parents=True, exist_ok=True)
+        for f in RECORDED:
+            if (kept / f).exists():
+                (kept / f).unlink()
+            if (stat.parent / f).exists():
+                shutil.copyfile(stat.parent / f, kept / f)
+    runs = []
+    for stat in sorted((ROOT / a.record).glob("*-*/stat.json")):
         config, family = stat.parent.name.split("-", 1)
         if family in CLASSES:
             runs.append((CONFIG_ORDER.index(config) if config in CONFIG_ORDER else 99, config, family, stat))
     if not runs:
-        raise SystemExit(f"synth_table: no runs in {a.runs} (make synth first)")
+        raise SystemExit(f"synth_table: no runs in {a.runs} or {a.record} (make synth first)")
     runs.sort()
     head = "| " + " | ".join(COLUMNS) + " |"
     rule = "|---" * (len(COLUMNS) + 1) + "|"
