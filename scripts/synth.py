@@ -30,7 +30,7 @@ CONFIGS = {
 FAMILIES = {
     "ecp5": "synth_ecp5 -top nic_top -noflatten",
     "ice40": "synth_ice40 -top nic_top -noflatten",
-    "xc7": "synth_xilinx -family xc7 -top nic_top -noflatten",
+    "xc7": "synth_xilinx -family xc7 -top nic_top",  # keeps the hierarchy unless -flatten
     # Yosys's generic gates, flattened, memories kept as arrays: the netlist that
     # make postsynth simulates in place of the RTL (nic_top.v). splitnets: a bit of a
     # vector computed from other bits of it is a loop for Verilator, which it failed
