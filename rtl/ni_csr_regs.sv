@@ -154,7 +154,7 @@ module ni_csr_regs #(
   output logic [3:0] rfifo_ctrl_reset_o,
   output logic [3:0][15:0] rfifo_key_key_o,
   output logic [31:0] cnt_load_written_o,
-  output logic [31:0][31:0] cnt_load_value_o,
+  output logic [31:0] cnt_load_value_o,
   input  logic [31:0][31:0] cnt_value_value_i
 );
   logic [15:0] node_id_lid_q, node_id_lid_d;
@@ -222,28 +222,170 @@ module ni_csr_regs #(
   assign mgrp_member_dlid_o = mgrp_member_dlid_q;
   logic [15:0][15:0] mgrp_member_memid_q, mgrp_member_memid_d;
   assign mgrp_member_memid_o = mgrp_member_memid_q;
-  logic [15:0][19:0] art_base_lo_addr_q, art_base_lo_addr_d;
+  // ART_BASE_LO: in a RAM; art_base_lo_vld_q[i] says element i was written since reset.
+  logic [11:0] art_base_lo_own_off;
+  logic art_base_lo_own_hit;
+  logic [3:0] art_base_lo_own_idx;
+  assign art_base_lo_own_off = req_addr_i - 12'h100;
+  assign art_base_lo_own_hit = art_base_lo_own_off < 12'h200 && art_base_lo_own_off[4:0] == '0;
+  assign art_base_lo_own_idx = art_base_lo_own_off[8:5];
+  logic [11:0] art_base_lo_cmt_off;
+  logic art_base_lo_cmt_hit;
+  logic [3:0] art_base_lo_cmt_idx;
+  assign art_base_lo_cmt_off = req_addr_i - 12'h11c;
+  assign art_base_lo_cmt_hit = art_base_lo_cmt_off < 12'h200 && art_base_lo_cmt_off[4:0] == '0;
+  assign art_base_lo_cmt_idx = art_base_lo_cmt_off[8:5];
+  logic [3:0] art_base_lo_ra;
+  assign art_base_lo_ra = art_base_lo_cmt_hit ? art_base_lo_cmt_idx : art_base_lo_own_idx;
+  logic [15:0] art_base_lo_vld_q, art_base_lo_vld_d;
+  logic art_base_lo_we;
+  assign art_base_lo_we = req_valid_i && req_write_i && art_base_lo_own_hit;
+  logic [19:0] art_base_lo_addr_mem [16];
+  logic [19:0] art_base_lo_addr_rd, art_base_lo_addr_wr;
+  assign art_base_lo_addr_rd = art_base_lo_vld_q[art_base_lo_ra] ? art_base_lo_addr_mem[art_base_lo_ra] : 20'h0;
   logic [15:0][19:0] art_base_lo_addr_act_q, art_base_lo_addr_act_d;
   assign art_base_lo_addr_o = art_base_lo_addr_act_q;
-  logic [15:0][31:0] art_base_hi_addr_q, art_base_hi_addr_d;
+  // ART_BASE_HI: in a RAM; art_base_hi_vld_q[i] says element i was written since reset.
+  logic [11:0] art_base_hi_own_off;
+  logic art_base_hi_own_hit;
+  logic [3:0] art_base_hi_own_idx;
+  assign art_base_hi_own_off = req_addr_i - 12'h104;
+  assign art_base_hi_own_hit = art_base_hi_own_off < 12'h200 && art_base_hi_own_off[4:0] == '0;
+  assign art_base_hi_own_idx = art_base_hi_own_off[8:5];
+  logic [11:0] art_base_hi_cmt_off;
+  logic art_base_hi_cmt_hit;
+  logic [3:0] art_base_hi_cmt_idx;
+  assign art_base_hi_cmt_off = req_addr_i - 12'h11c;
+  assign art_base_hi_cmt_hit = art_base_hi_cmt_off < 12'h200 && art_base_hi_cmt_off[4:0] == '0;
+  assign art_base_hi_cmt_idx = art_base_hi_cmt_off[8:5];
+  logic [3:0] art_base_hi_ra;
+  assign art_base_hi_ra = art_base_hi_cmt_hit ? art_base_hi_cmt_idx : art_base_hi_own_idx;
+  logic [15:0] art_base_hi_vld_q, art_base_hi_vld_d;
+  logic art_base_hi_we;
+  assign art_base_hi_we = req_valid_i && req_write_i && art_base_hi_own_hit;
+  logic [31:0] art_base_hi_addr_mem [16];
+  logic [31:0] art_base_hi_addr_rd, art_base_hi_addr_wr;
+  assign art_base_hi_addr_rd = art_base_hi_vld_q[art_base_hi_ra] ? art_base_hi_addr_mem[art_base_hi_ra] : 32'h0;
   logic [15:0][31:0] art_base_hi_addr_act_q, art_base_hi_addr_act_d;
   assign art_base_hi_addr_o = art_base_hi_addr_act_q;
-  logic [15:0][19:0] art_limit_lo_addr_q, art_limit_lo_addr_d;
+  // ART_LIMIT_LO: in a RAM; art_limit_lo_vld_q[i] says element i was written since reset.
+  logic [11:0] art_limit_lo_own_off;
+  logic art_limit_lo_own_hit;
+  logic [3:0] art_limit_lo_own_idx;
+  assign art_limit_lo_own_off = req_addr_i - 12'h108;
+  assign art_limit_lo_own_hit = art_limit_lo_own_off < 12'h200 && art_limit_lo_own_off[4:0] == '0;
+  assign art_limit_lo_own_idx = art_limit_lo_own_off[8:5];
+  logic [11:0] art_limit_lo_cmt_off;
+  logic art_limit_lo_cmt_hit;
+  logic [3:0] art_limit_lo_cmt_idx;
+  assign art_limit_lo_cmt_off = req_addr_i - 12'h11c;
+  assign art_limit_lo_cmt_hit = art_limit_lo_cmt_off < 12'h200 && art_limit_lo_cmt_off[4:0] == '0;
+  assign art_limit_lo_cmt_idx = art_limit_lo_cmt_off[8:5];
+  logic [3:0] art_limit_lo_ra;
+  assign art_limit_lo_ra = art_limit_lo_cmt_hit ? art_limit_lo_cmt_idx : art_limit_lo_own_idx;
+  logic [15:0] art_limit_lo_vld_q, art_limit_lo_vld_d;
+  logic art_limit_lo_we;
+  assign art_limit_lo_we = req_valid_i && req_write_i && art_limit_lo_own_hit;
+  logic [19:0] art_limit_lo_addr_mem [16];
+  logic [19:0] art_limit_lo_addr_rd, art_limit_lo_addr_wr;
+  assign art_limit_lo_addr_rd = art_limit_lo_vld_q[art_limit_lo_ra] ? art_limit_lo_addr_mem[art_limit_lo_ra] : 20'h0;
   logic [15:0][19:0] art_limit_lo_addr_act_q, art_limit_lo_addr_act_d;
   assign art_limit_lo_addr_o = art_limit_lo_addr_act_q;
-  logic [15:0][31:0] art_limit_hi_addr_q, art_limit_hi_addr_d;
+  // ART_LIMIT_HI: in a RAM; art_limit_hi_vld_q[i] says element i was written since reset.
+  logic [11:0] art_limit_hi_own_off;
+  logic art_limit_hi_own_hit;
+  logic [3:0] art_limit_hi_own_idx;
+  assign art_limit_hi_own_off = req_addr_i - 12'h10c;
+  assign art_limit_hi_own_hit = art_limit_hi_own_off < 12'h200 && art_limit_hi_own_off[4:0] == '0;
+  assign art_limit_hi_own_idx = art_limit_hi_own_off[8:5];
+  logic [11:0] art_limit_hi_cmt_off;
+  logic art_limit_hi_cmt_hit;
+  logic [3:0] art_limit_hi_cmt_idx;
+  assign art_limit_hi_cmt_off = req_addr_i - 12'h11c;
+  assign art_limit_hi_cmt_hit = art_limit_hi_cmt_off < 12'h200 && art_limit_hi_cmt_off[4:0] == '0;
+  assign art_limit_hi_cmt_idx = art_limit_hi_cmt_off[8:5];
+  logic [3:0] art_limit_hi_ra;
+  assign art_limit_hi_ra = art_limit_hi_cmt_hit ? art_limit_hi_cmt_idx : art_limit_hi_own_idx;
+  logic [15:0] art_limit_hi_vld_q, art_limit_hi_vld_d;
+  logic art_limit_hi_we;
+  assign art_limit_hi_we = req_valid_i && req_write_i && art_limit_hi_own_hit;
+  logic [31:0] art_limit_hi_addr_mem [16];
+  logic [31:0] art_limit_hi_addr_rd, art_limit_hi_addr_wr;
+  assign art_limit_hi_addr_rd = art_limit_hi_vld_q[art_limit_hi_ra] ? art_limit_hi_addr_mem[art_limit_hi_ra] : 32'h0;
   logic [15:0][31:0] art_limit_hi_addr_act_q, art_limit_hi_addr_act_d;
   assign art_limit_hi_addr_o = art_limit_hi_addr_act_q;
-  logic [15:0][19:0] art_xlate_lo_addr_q, art_xlate_lo_addr_d;
+  // ART_XLATE_LO: in a RAM; art_xlate_lo_vld_q[i] says element i was written since reset.
+  logic [11:0] art_xlate_lo_own_off;
+  logic art_xlate_lo_own_hit;
+  logic [3:0] art_xlate_lo_own_idx;
+  assign art_xlate_lo_own_off = req_addr_i - 12'h110;
+  assign art_xlate_lo_own_hit = art_xlate_lo_own_off < 12'h200 && art_xlate_lo_own_off[4:0] == '0;
+  assign art_xlate_lo_own_idx = art_xlate_lo_own_off[8:5];
+  logic [11:0] art_xlate_lo_cmt_off;
+  logic art_xlate_lo_cmt_hit;
+  logic [3:0] art_xlate_lo_cmt_idx;
+  assign art_xlate_lo_cmt_off = req_addr_i - 12'h11c;
+  assign art_xlate_lo_cmt_hit = art_xlate_lo_cmt_off < 12'h200 && art_xlate_lo_cmt_off[4:0] == '0;
+  assign art_xlate_lo_cmt_idx = art_xlate_lo_cmt_off[8:5];
+  logic [3:0] art_xlate_lo_ra;
+  assign art_xlate_lo_ra = art_xlate_lo_cmt_hit ? art_xlate_lo_cmt_idx : art_xlate_lo_own_idx;
+  logic [15:0] art_xlate_lo_vld_q, art_xlate_lo_vld_d;
+  logic art_xlate_lo_we;
+  assign art_xlate_lo_we = req_valid_i && req_write_i && art_xlate_lo_own_hit;
+  logic [19:0] art_xlate_lo_addr_mem [16];
+  logic [19:0] art_xlate_lo_addr_rd, art_xlate_lo_addr_wr;
+  assign art_xlate_lo_addr_rd = art_xlate_lo_vld_q[art_xlate_lo_ra] ? art_xlate_lo_addr_mem[art_xlate_lo_ra] : 20'h0;
   logic [15:0][19:0] art_xlate_lo_addr_act_q, art_xlate_lo_addr_act_d;
   assign art_xlate_lo_addr_o = art_xlate_lo_addr_act_q;
-  logic [15:0][31:0] art_xlate_hi_addr_q, art_xlate_hi_addr_d;
+  // ART_XLATE_HI: in a RAM; art_xlate_hi_vld_q[i] says element i was written since reset.
+  logic [11:0] art_xlate_hi_own_off;
+  logic art_xlate_hi_own_hit;
+  logic [3:0] art_xlate_hi_own_idx;
+  assign art_xlate_hi_own_off = req_addr_i - 12'h114;
+  assign art_xlate_hi_own_hit = art_xlate_hi_own_off < 12'h200 && art_xlate_hi_own_off[4:0] == '0;
+  assign art_xlate_hi_own_idx = art_xlate_hi_own_off[8:5];
+  logic [11:0] art_xlate_hi_cmt_off;
+  logic art_xlate_hi_cmt_hit;
+  logic [3:0] art_xlate_hi_cmt_idx;
+  assign art_xlate_hi_cmt_off = req_addr_i - 12'h11c;
+  assign art_xlate_hi_cmt_hit = art_xlate_hi_cmt_off < 12'h200 && art_xlate_hi_cmt_off[4:0] == '0;
+  assign art_xlate_hi_cmt_idx = art_xlate_hi_cmt_off[8:5];
+  logic [3:0] art_xlate_hi_ra;
+  assign art_xlate_hi_ra = art_xlate_hi_cmt_hit ? art_xlate_hi_cmt_idx : art_xlate_hi_own_idx;
+  logic [15:0] art_xlate_hi_vld_q, art_xlate_hi_vld_d;
+  logic art_xlate_hi_we;
+  assign art_xlate_hi_we = req_valid_i && req_write_i && art_xlate_hi_own_hit;
+  logic [31:0] art_xlate_hi_addr_mem [16];
+  logic [31:0] art_xlate_hi_addr_rd, art_xlate_hi_addr_wr;
+  assign art_xlate_hi_addr_rd = art_xlate_hi_vld_q[art_xlate_hi_ra] ? art_xlate_hi_addr_mem[art_xlate_hi_ra] : 32'h0;
   logic [15:0][31:0] art_xlate_hi_addr_act_q, art_xlate_hi_addr_act_d;
   assign art_xlate_hi_addr_o = art_xlate_hi_addr_act_q;
-  logic [15:0][15:0] art_dest_node_q, art_dest_node_d;
+  // ART_DEST: in a RAM; art_dest_vld_q[i] says element i was written since reset.
+  logic [11:0] art_dest_own_off;
+  logic art_dest_own_hit;
+  logic [3:0] art_dest_own_idx;
+  assign art_dest_own_off = req_addr_i - 12'h118;
+  assign art_dest_own_hit = art_dest_own_off < 12'h200 && art_dest_own_off[4:0] == '0;
+  assign art_dest_own_idx = art_dest_own_off[8:5];
+  logic [11:0] art_dest_cmt_off;
+  logic art_dest_cmt_hit;
+  logic [3:0] art_dest_cmt_idx;
+  assign art_dest_cmt_off = req_addr_i - 12'h11c;
+  assign art_dest_cmt_hit = art_dest_cmt_off < 12'h200 && art_dest_cmt_off[4:0] == '0;
+  assign art_dest_cmt_idx = art_dest_cmt_off[8:5];
+  logic [3:0] art_dest_ra;
+  assign art_dest_ra = art_dest_cmt_hit ? art_dest_cmt_idx : art_dest_own_idx;
+  logic [15:0] art_dest_vld_q, art_dest_vld_d;
+  logic art_dest_we;
+  assign art_dest_we = req_valid_i && req_write_i && art_dest_own_hit;
+  logic [15:0] art_dest_node_mem [16];
+  logic [15:0] art_dest_node_rd, art_dest_node_wr;
+  assign art_dest_node_rd = art_dest_vld_q[art_dest_ra] ? art_dest_node_mem[art_dest_ra] : 16'h0;
   logic [15:0][15:0] art_dest_node_act_q, art_dest_node_act_d;
   assign art_dest_node_o = art_dest_node_act_q;
-  logic [15:0][15:0] art_dest_memid_q, art_dest_memid_d;
+  logic [15:0] art_dest_memid_mem [16];
+  logic [15:0] art_dest_memid_rd, art_dest_memid_wr;
+  assign art_dest_memid_rd = art_dest_vld_q[art_dest_ra] ? art_dest_memid_mem[art_dest_ra] : 16'h0;
   logic [15:0][15:0] art_dest_memid_act_q, art_dest_memid_act_d;
   assign art_dest_memid_o = art_dest_memid_act_q;
   logic [15:0] art_ctrl_valid_q, art_ctrl_valid_d;
@@ -270,13 +412,73 @@ module ni_csr_regs #(
   assign intr_data_data_o = intr_data_data_q;
   logic [Banks-1:0][13:0] intr_mask_mask_q, intr_mask_mask_d;
   assign intr_mask_mask_o = intr_mask_mask_q;
-  logic [15:0][19:0] memid_base_lo_addr_q, memid_base_lo_addr_d;
+  // MEMID_BASE_LO: in a RAM; memid_base_lo_vld_q[i] says element i was written since reset.
+  logic [11:0] memid_base_lo_own_off;
+  logic memid_base_lo_own_hit;
+  logic [3:0] memid_base_lo_own_idx;
+  assign memid_base_lo_own_off = req_addr_i - 12'h400;
+  assign memid_base_lo_own_hit = memid_base_lo_own_off < 12'h100 && memid_base_lo_own_off[3:0] == '0;
+  assign memid_base_lo_own_idx = memid_base_lo_own_off[7:4];
+  logic [11:0] memid_base_lo_cmt_off;
+  logic memid_base_lo_cmt_hit;
+  logic [3:0] memid_base_lo_cmt_idx;
+  assign memid_base_lo_cmt_off = req_addr_i - 12'h40c;
+  assign memid_base_lo_cmt_hit = memid_base_lo_cmt_off < 12'h100 && memid_base_lo_cmt_off[3:0] == '0;
+  assign memid_base_lo_cmt_idx = memid_base_lo_cmt_off[7:4];
+  logic [3:0] memid_base_lo_ra;
+  assign memid_base_lo_ra = memid_base_lo_cmt_hit ? memid_base_lo_cmt_idx : memid_base_lo_own_idx;
+  logic [15:0] memid_base_lo_vld_q, memid_base_lo_vld_d;
+  logic memid_base_lo_we;
+  assign memid_base_lo_we = req_valid_i && req_write_i && memid_base_lo_own_hit;
+  logic [19:0] memid_base_lo_addr_mem [16];
+  logic [19:0] memid_base_lo_addr_rd, memid_base_lo_addr_wr;
+  assign memid_base_lo_addr_rd = memid_base_lo_vld_q[memid_base_lo_ra] ? memid_base_lo_addr_mem[memid_base_lo_ra] : 20'h0;
   logic [15:0][19:0] memid_base_lo_addr_act_q, memid_base_lo_addr_act_d;
   assign memid_base_lo_addr_o = memid_base_lo_addr_act_q;
-  logic [15:0][31:0] memid_base_hi_addr_q, memid_base_hi_addr_d;
+  // MEMID_BASE_HI: in a RAM; memid_base_hi_vld_q[i] says element i was written since reset.
+  logic [11:0] memid_base_hi_own_off;
+  logic memid_base_hi_own_hit;
+  logic [3:0] memid_base_hi_own_idx;
+  assign memid_base_hi_own_off = req_addr_i - 12'h404;
+  assign memid_base_hi_own_hit = memid_base_hi_own_off < 12'h100 && memid_base_hi_own_off[3:0] == '0;
+  assign memid_base_hi_own_idx = memid_base_hi_own_off[7:4];
+  logic [11:0] memid_base_hi_cmt_off;
+  logic memid_base_hi_cmt_hit;
+  logic [3:0] memid_base_hi_cmt_idx;
+  assign memid_base_hi_cmt_off = req_addr_i - 12'h40c;
+  assign memid_base_hi_cmt_hit = memid_base_hi_cmt_off < 12'h100 && memid_base_hi_cmt_off[3:0] == '0;
+  assign memid_base_hi_cmt_idx = memid_base_hi_cmt_off[7:4];
+  logic [3:0] memid_base_hi_ra;
+  assign memid_base_hi_ra = memid_base_hi_cmt_hit ? memid_base_hi_cmt_idx : memid_base_hi_own_idx;
+  logic [15:0] memid_base_hi_vld_q, memid_base_hi_vld_d;
+  logic memid_base_hi_we;
+  assign memid_base_hi_we = req_valid_i && req_write_i && memid_base_hi_own_hit;
+  logic [31:0] memid_base_hi_addr_mem [16];
+  logic [31:0] memid_base_hi_addr_rd, memid_base_hi_addr_wr;
+  assign memid_base_hi_addr_rd = memid_base_hi_vld_q[memid_base_hi_ra] ? memid_base_hi_addr_mem[memid_base_hi_ra] : 32'h0;
   logic [15:0][31:0] memid_base_hi_addr_act_q, memid_base_hi_addr_act_d;
   assign memid_base_hi_addr_o = memid_base_hi_addr_act_q;
-  logic [15:0][19:0] memid_size_bytes_q, memid_size_bytes_d;
+  // MEMID_SIZE: in a RAM; memid_size_vld_q[i] says element i was written since reset.
+  logic [11:0] memid_size_own_off;
+  logic memid_size_own_hit;
+  logic [3:0] memid_size_own_idx;
+  assign memid_size_own_off = req_addr_i - 12'h408;
+  assign memid_size_own_hit = memid_size_own_off < 12'h100 && memid_size_own_off[3:0] == '0;
+  assign memid_size_own_idx = memid_size_own_off[7:4];
+  logic [11:0] memid_size_cmt_off;
+  logic memid_size_cmt_hit;
+  logic [3:0] memid_size_cmt_idx;
+  assign memid_size_cmt_off = req_addr_i - 12'h40c;
+  assign memid_size_cmt_hit = memid_size_cmt_off < 12'h100 && memid_size_cmt_off[3:0] == '0;
+  assign memid_size_cmt_idx = memid_size_cmt_off[7:4];
+  logic [3:0] memid_size_ra;
+  assign memid_size_ra = memid_size_cmt_hit ? memid_size_cmt_idx : memid_size_own_idx;
+  logic [15:0] memid_size_vld_q, memid_size_vld_d;
+  logic memid_size_we;
+  assign memid_size_we = req_valid_i && req_write_i && memid_size_own_hit;
+  logic [19:0] memid_size_bytes_mem [16];
+  logic [19:0] memid_size_bytes_rd, memid_size_bytes_wr;
+  assign memid_size_bytes_rd = memid_size_vld_q[memid_size_ra] ? memid_size_bytes_mem[memid_size_ra] : 20'h0;
   logic [15:0][19:0] memid_size_bytes_act_q, memid_size_bytes_act_d;
   assign memid_size_bytes_o = memid_size_bytes_act_q;
   logic [15:0] memid_ctrl_valid_q, memid_ctrl_valid_d;
@@ -287,7 +489,27 @@ module ni_csr_regs #(
   assign memid_ctrl_perm_w_o = memid_ctrl_perm_w_q;
   logic [15:0] memid_ctrl_perm_a_q, memid_ctrl_perm_a_d;
   assign memid_ctrl_perm_a_o = memid_ctrl_perm_a_q;
-  logic [15:0][15:0] memid_key_key_q, memid_key_key_d;
+  // MEMID_KEY: in a RAM; memid_key_vld_q[i] says element i was written since reset.
+  logic [11:0] memid_key_own_off;
+  logic memid_key_own_hit;
+  logic [3:0] memid_key_own_idx;
+  assign memid_key_own_off = req_addr_i - 12'h500;
+  assign memid_key_own_hit = memid_key_own_off < 12'h040 && memid_key_own_off[1:0] == '0;
+  assign memid_key_own_idx = memid_key_own_off[5:2];
+  logic [11:0] memid_key_cmt_off;
+  logic memid_key_cmt_hit;
+  logic [3:0] memid_key_cmt_idx;
+  assign memid_key_cmt_off = req_addr_i - 12'h40c;
+  assign memid_key_cmt_hit = memid_key_cmt_off < 12'h100 && memid_key_cmt_off[3:0] == '0;
+  assign memid_key_cmt_idx = memid_key_cmt_off[7:4];
+  logic [3:0] memid_key_ra;
+  assign memid_key_ra = memid_key_cmt_hit ? memid_key_cmt_idx : memid_key_own_idx;
+  logic [15:0] memid_key_vld_q, memid_key_vld_d;
+  logic memid_key_we;
+  assign memid_key_we = req_valid_i && req_write_i && memid_key_own_hit;
+  logic [15:0] memid_key_key_mem [16];
+  logic [15:0] memid_key_key_rd, memid_key_key_wr;
+  assign memid_key_key_rd = memid_key_vld_q[memid_key_ra] ? memid_key_key_mem[memid_key_ra] : 16'h0;
   logic [15:0][15:0] memid_key_key_act_q, memid_key_key_act_d;
   assign memid_key_key_o = memid_key_key_act_q;
   logic [31:0] dma_err_cnt_count_q, dma_err_cnt_count_d;
@@ -340,8 +562,20 @@ module ni_csr_regs #(
   assign rfifo_ctrl_reset_o = rfifo_ctrl_reset_q;
   logic [3:0][15:0] rfifo_key_key_q, rfifo_key_key_d;
   assign rfifo_key_key_o = rfifo_key_key_q;
-  logic [31:0][31:0] cnt_load_value_q, cnt_load_value_d;
-  assign cnt_load_value_o = cnt_load_value_q;
+  // CNT_LOAD: in a RAM; cnt_load_vld_q[i] says element i was written since reset.
+  logic [11:0] cnt_load_own_off;
+  logic cnt_load_own_hit;
+  logic [4:0] cnt_load_own_idx;
+  assign cnt_load_own_off = req_addr_i - 12'h800;
+  assign cnt_load_own_hit = cnt_load_own_off < 12'h080 && cnt_load_own_off[1:0] == '0;
+  assign cnt_load_own_idx = cnt_load_own_off[6:2];
+  logic [31:0] cnt_load_vld_q, cnt_load_vld_d;
+  logic cnt_load_we;
+  assign cnt_load_we = req_valid_i && req_write_i && cnt_load_own_hit;
+  logic [31:0] cnt_load_value_mem [32];
+  logic [31:0] cnt_load_value_rd, cnt_load_value_wr;
+  assign cnt_load_value_rd = cnt_load_vld_q[cnt_load_own_idx] ? cnt_load_value_mem[cnt_load_own_idx] : 32'h0;
+  assign cnt_load_value_o = cnt_load_value_wr;
 
   always_comb begin
     node_id_lid_d = node_id_lid_q;
@@ -566,68 +800,98 @@ module ni_csr_regs #(
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_memid_d[i][7:0] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_memid_d[i][15:8] = req_wdata_i[31:24];
     end
+    art_base_lo_vld_d = art_base_lo_vld_q;
+    for (int i = 0; i < 16; i++) begin
+      if (art_base_lo_we && art_base_lo_own_idx == 4'(i)) art_base_lo_vld_d[i] = 1'b1;
+    end
+    art_base_lo_addr_wr = art_base_lo_addr_rd;
+    if (req_be_i[1]) art_base_lo_addr_wr[3:0] = req_wdata_i[15:12];
+    if (req_be_i[2]) art_base_lo_addr_wr[11:4] = req_wdata_i[23:16];
+    if (req_be_i[3]) art_base_lo_addr_wr[19:12] = req_wdata_i[31:24];
     art_base_lo_addr_act_d = art_base_lo_addr_act_q;
-    art_base_lo_addr_d = art_base_lo_addr_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_lo_addr_act_d[i] = art_base_lo_addr_q[i];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h100 + 12'(i * 32))) art_base_lo_addr_d[i][3:0] = req_wdata_i[15:12];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h100 + 12'(i * 32))) art_base_lo_addr_d[i][11:4] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h100 + 12'(i * 32))) art_base_lo_addr_d[i][19:12] = req_wdata_i[31:24];
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_lo_addr_act_d[i] = art_base_lo_addr_rd;
     end
+    art_base_hi_vld_d = art_base_hi_vld_q;
+    for (int i = 0; i < 16; i++) begin
+      if (art_base_hi_we && art_base_hi_own_idx == 4'(i)) art_base_hi_vld_d[i] = 1'b1;
+    end
+    art_base_hi_addr_wr = art_base_hi_addr_rd;
+    if (req_be_i[0]) art_base_hi_addr_wr[7:0] = req_wdata_i[7:0];
+    if (req_be_i[1]) art_base_hi_addr_wr[15:8] = req_wdata_i[15:8];
+    if (req_be_i[2]) art_base_hi_addr_wr[23:16] = req_wdata_i[23:16];
+    if (req_be_i[3]) art_base_hi_addr_wr[31:24] = req_wdata_i[31:24];
     art_base_hi_addr_act_d = art_base_hi_addr_act_q;
-    art_base_hi_addr_d = art_base_hi_addr_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_hi_addr_act_d[i] = art_base_hi_addr_q[i];
-      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h104 + 12'(i * 32))) art_base_hi_addr_d[i][7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h104 + 12'(i * 32))) art_base_hi_addr_d[i][15:8] = req_wdata_i[15:8];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h104 + 12'(i * 32))) art_base_hi_addr_d[i][23:16] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h104 + 12'(i * 32))) art_base_hi_addr_d[i][31:24] = req_wdata_i[31:24];
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_hi_addr_act_d[i] = art_base_hi_addr_rd;
     end
+    art_limit_lo_vld_d = art_limit_lo_vld_q;
+    for (int i = 0; i < 16; i++) begin
+      if (art_limit_lo_we && art_limit_lo_own_idx == 4'(i)) art_limit_lo_vld_d[i] = 1'b1;
+    end
+    art_limit_lo_addr_wr = art_limit_lo_addr_rd;
+    if (req_be_i[1]) art_limit_lo_addr_wr[3:0] = req_wdata_i[15:12];
+    if (req_be_i[2]) art_limit_lo_addr_wr[11:4] = req_wdata_i[23:16];
+    if (req_be_i[3]) art_limit_lo_addr_wr[19:12] = req_wdata_i[31:24];
     art_limit_lo_addr_act_d = art_limit_lo_addr_act_q;
-    art_limit_lo_addr_d = art_limit_lo_addr_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_lo_addr_act_d[i] = art_limit_lo_addr_q[i];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h108 + 12'(i * 32))) art_limit_lo_addr_d[i][3:0] = req_wdata_i[15:12];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h108 + 12'(i * 32))) art_limit_lo_addr_d[i][11:4] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h108 + 12'(i * 32))) art_limit_lo_addr_d[i][19:12] = req_wdata_i[31:24];
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_lo_addr_act_d[i] = art_limit_lo_addr_rd;
     end
+    art_limit_hi_vld_d = art_limit_hi_vld_q;
+    for (int i = 0; i < 16; i++) begin
+      if (art_limit_hi_we && art_limit_hi_own_idx == 4'(i)) art_limit_hi_vld_d[i] = 1'b1;
+    end
+    art_limit_hi_addr_wr = art_limit_hi_addr_rd;
+    if (req_be_i[0]) art_limit_hi_addr_wr[7:0] = req_wdata_i[7:0];
+    if (req_be_i[1]) art_limit_hi_addr_wr[15:8] = req_wdata_i[15:8];
+    if (req_be_i[2]) art_limit_hi_addr_wr[23:16] = req_wdata_i[23:16];
+    if (req_be_i[3]) art_limit_hi_addr_wr[31:24] = req_wdata_i[31:24];
     art_limit_hi_addr_act_d = art_limit_hi_addr_act_q;
-    art_limit_hi_addr_d = art_limit_hi_addr_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_hi_addr_act_d[i] = art_limit_hi_addr_q[i];
-      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h10c + 12'(i * 32))) art_limit_hi_addr_d[i][7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h10c + 12'(i * 32))) art_limit_hi_addr_d[i][15:8] = req_wdata_i[15:8];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h10c + 12'(i * 32))) art_limit_hi_addr_d[i][23:16] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h10c + 12'(i * 32))) art_limit_hi_addr_d[i][31:24] = req_wdata_i[31:24];
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_hi_addr_act_d[i] = art_limit_hi_addr_rd;
     end
+    art_xlate_lo_vld_d = art_xlate_lo_vld_q;
+    for (int i = 0; i < 16; i++) begin
+      if (art_xlate_lo_we && art_xlate_lo_own_idx == 4'(i)) art_xlate_lo_vld_d[i] = 1'b1;
+    end
+    art_xlate_lo_addr_wr = art_xlate_lo_addr_rd;
+    if (req_be_i[1]) art_xlate_lo_addr_wr[3:0] = req_wdata_i[15:12];
+    if (req_be_i[2]) art_xlate_lo_addr_wr[11:4] = req_wdata_i[23:16];
+    if (req_be_i[3]) art_xlate_lo_addr_wr[19:12] = req_wdata_i[31:24];
     art_xlate_lo_addr_act_d = art_xlate_lo_addr_act_q;
-    art_xlate_lo_addr_d = art_xlate_lo_addr_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_lo_addr_act_d[i] = art_xlate_lo_addr_q[i];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h110 + 12'(i * 32))) art_xlate_lo_addr_d[i][3:0] = req_wdata_i[15:12];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h110 + 12'(i * 32))) art_xlate_lo_addr_d[i][11:4] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h110 + 12'(i * 32))) art_xlate_lo_addr_d[i][19:12] = req_wdata_i[31:24];
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_lo_addr_act_d[i] = art_xlate_lo_addr_rd;
     end
+    art_xlate_hi_vld_d = art_xlate_hi_vld_q;
+    for (int i = 0; i < 16; i++) begin
+      if (art_xlate_hi_we && art_xlate_hi_own_idx == 4'(i)) art_xlate_hi_vld_d[i] = 1'b1;
+    end
+    art_xlate_hi_addr_wr = art_xlate_hi_addr_rd;
+    if (req_be_i[0]) art_xlate_hi_addr_wr[7:0] = req_wdata_i[7:0];
+    if (req_be_i[1]) art_xlate_hi_addr_wr[15:8] = req_wdata_i[15:8];
+    if (req_be_i[2]) art_xlate_hi_addr_wr[23:16] = req_wdata_i[23:16];
+    if (req_be_i[3]) art_xlate_hi_addr_wr[31:24] = req_wdata_i[31:24];
     art_xlate_hi_addr_act_d = art_xlate_hi_addr_act_q;
-    art_xlate_hi_addr_d = art_xlate_hi_addr_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_hi_addr_act_d[i] = art_xlate_hi_addr_q[i];
-      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h114 + 12'(i * 32))) art_xlate_hi_addr_d[i][7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h114 + 12'(i * 32))) art_xlate_hi_addr_d[i][15:8] = req_wdata_i[15:8];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h114 + 12'(i * 32))) art_xlate_hi_addr_d[i][23:16] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h114 + 12'(i * 32))) art_xlate_hi_addr_d[i][31:24] = req_wdata_i[31:24];
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_hi_addr_act_d[i] = art_xlate_hi_addr_rd;
     end
-    art_dest_node_act_d = art_dest_node_act_q;
-    art_dest_node_d = art_dest_node_q;
-    art_dest_memid_act_d = art_dest_memid_act_q;
-    art_dest_memid_d = art_dest_memid_q;
+    art_dest_vld_d = art_dest_vld_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_node_act_d[i] = art_dest_node_q[i];
-      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_node_d[i][7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_node_d[i][15:8] = req_wdata_i[15:8];
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_memid_act_d[i] = art_dest_memid_q[i];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_memid_d[i][7:0] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h118 + 12'(i * 32))) art_dest_memid_d[i][15:8] = req_wdata_i[31:24];
+      if (art_dest_we && art_dest_own_idx == 4'(i)) art_dest_vld_d[i] = 1'b1;
+    end
+    art_dest_node_wr = art_dest_node_rd;
+    if (req_be_i[0]) art_dest_node_wr[7:0] = req_wdata_i[7:0];
+    if (req_be_i[1]) art_dest_node_wr[15:8] = req_wdata_i[15:8];
+    art_dest_node_act_d = art_dest_node_act_q;
+    for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_node_act_d[i] = art_dest_node_rd;
+    end
+    art_dest_memid_wr = art_dest_memid_rd;
+    if (req_be_i[2]) art_dest_memid_wr[7:0] = req_wdata_i[23:16];
+    if (req_be_i[3]) art_dest_memid_wr[15:8] = req_wdata_i[31:24];
+    art_dest_memid_act_d = art_dest_memid_act_q;
+    for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_memid_act_d[i] = art_dest_memid_rd;
     end
     for (int i = 0; i < 16; i++) begin
       art_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32));
@@ -676,30 +940,42 @@ module ni_csr_regs #(
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h30c) && req_bank_i == 8'(b)) intr_mask_mask_d[b][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h30c) && req_bank_i == 8'(b)) intr_mask_mask_d[b][13:8] = req_wdata_i[13:8];
     end
+    memid_base_lo_vld_d = memid_base_lo_vld_q;
+    for (int i = 0; i < 16; i++) begin
+      if (memid_base_lo_we && memid_base_lo_own_idx == 4'(i)) memid_base_lo_vld_d[i] = 1'b1;
+    end
+    memid_base_lo_addr_wr = memid_base_lo_addr_rd;
+    if (req_be_i[1]) memid_base_lo_addr_wr[3:0] = req_wdata_i[15:12];
+    if (req_be_i[2]) memid_base_lo_addr_wr[11:4] = req_wdata_i[23:16];
+    if (req_be_i[3]) memid_base_lo_addr_wr[19:12] = req_wdata_i[31:24];
     memid_base_lo_addr_act_d = memid_base_lo_addr_act_q;
-    memid_base_lo_addr_d = memid_base_lo_addr_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_lo_addr_act_d[i] = memid_base_lo_addr_q[i];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h400 + 12'(i * 16))) memid_base_lo_addr_d[i][3:0] = req_wdata_i[15:12];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h400 + 12'(i * 16))) memid_base_lo_addr_d[i][11:4] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h400 + 12'(i * 16))) memid_base_lo_addr_d[i][19:12] = req_wdata_i[31:24];
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_lo_addr_act_d[i] = memid_base_lo_addr_rd;
     end
+    memid_base_hi_vld_d = memid_base_hi_vld_q;
+    for (int i = 0; i < 16; i++) begin
+      if (memid_base_hi_we && memid_base_hi_own_idx == 4'(i)) memid_base_hi_vld_d[i] = 1'b1;
+    end
+    memid_base_hi_addr_wr = memid_base_hi_addr_rd;
+    if (req_be_i[0]) memid_base_hi_addr_wr[7:0] = req_wdata_i[7:0];
+    if (req_be_i[1]) memid_base_hi_addr_wr[15:8] = req_wdata_i[15:8];
+    if (req_be_i[2]) memid_base_hi_addr_wr[23:16] = req_wdata_i[23:16];
+    if (req_be_i[3]) memid_base_hi_addr_wr[31:24] = req_wdata_i[31:24];
     memid_base_hi_addr_act_d = memid_base_hi_addr_act_q;
-    memid_base_hi_addr_d = memid_base_hi_addr_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_hi_addr_act_d[i] = memid_base_hi_addr_q[i];
-      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h404 + 12'(i * 16))) memid_base_hi_addr_d[i][7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h404 + 12'(i * 16))) memid_base_hi_addr_d[i][15:8] = req_wdata_i[15:8];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h404 + 12'(i * 16))) memid_base_hi_addr_d[i][23:16] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h404 + 12'(i * 16))) memid_base_hi_addr_d[i][31:24] = req_wdata_i[31:24];
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_hi_addr_act_d[i] = memid_base_hi_addr_rd;
     end
-    memid_size_bytes_act_d = memid_size_bytes_act_q;
-    memid_size_bytes_d = memid_size_bytes_q;
+    memid_size_vld_d = memid_size_vld_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_size_bytes_act_d[i] = memid_size_bytes_q[i];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h408 + 12'(i * 16))) memid_size_bytes_d[i][3:0] = req_wdata_i[15:12];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h408 + 12'(i * 16))) memid_size_bytes_d[i][11:4] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h408 + 12'(i * 16))) memid_size_bytes_d[i][19:12] = req_wdata_i[31:24];
+      if (memid_size_we && memid_size_own_idx == 4'(i)) memid_size_vld_d[i] = 1'b1;
+    end
+    memid_size_bytes_wr = memid_size_bytes_rd;
+    if (req_be_i[1]) memid_size_bytes_wr[3:0] = req_wdata_i[15:12];
+    if (req_be_i[2]) memid_size_bytes_wr[11:4] = req_wdata_i[23:16];
+    if (req_be_i[3]) memid_size_bytes_wr[19:12] = req_wdata_i[31:24];
+    memid_size_bytes_act_d = memid_size_bytes_act_q;
+    for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_size_bytes_act_d[i] = memid_size_bytes_rd;
     end
     memid_ctrl_valid_d = memid_ctrl_valid_q;
     memid_ctrl_perm_r_d = memid_ctrl_perm_r_q;
@@ -711,12 +987,16 @@ module ni_csr_regs #(
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_perm_w_d[i] = req_wdata_i[5:5];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_perm_a_d[i] = req_wdata_i[6:6];
     end
-    memid_key_key_act_d = memid_key_key_act_q;
-    memid_key_key_d = memid_key_key_q;
+    memid_key_vld_d = memid_key_vld_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_key_key_act_d[i] = memid_key_key_q[i];
-      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h500 + 12'(i * 4))) memid_key_key_d[i][7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h500 + 12'(i * 4))) memid_key_key_d[i][15:8] = req_wdata_i[15:8];
+      if (memid_key_we && memid_key_own_idx == 4'(i)) memid_key_vld_d[i] = 1'b1;
+    end
+    memid_key_key_wr = memid_key_key_rd;
+    if (req_be_i[0]) memid_key_key_wr[7:0] = req_wdata_i[7:0];
+    if (req_be_i[1]) memid_key_key_wr[15:8] = req_wdata_i[15:8];
+    memid_key_key_act_d = memid_key_key_act_q;
+    for (int i = 0; i < 16; i++) begin
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_key_key_act_d[i] = memid_key_key_rd;
     end
     dma_err_cnt_count_d = dma_err_cnt_count_q;
     begin
@@ -881,13 +1161,15 @@ module ni_csr_regs #(
     for (int i = 0; i < 32; i++) begin
       cnt_load_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h800 + 12'(i * 4));
     end
-    cnt_load_value_d = cnt_load_value_q;
+    cnt_load_vld_d = cnt_load_vld_q;
     for (int i = 0; i < 32; i++) begin
-      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h800 + 12'(i * 4))) cnt_load_value_d[i][7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h800 + 12'(i * 4))) cnt_load_value_d[i][15:8] = req_wdata_i[15:8];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h800 + 12'(i * 4))) cnt_load_value_d[i][23:16] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h800 + 12'(i * 4))) cnt_load_value_d[i][31:24] = req_wdata_i[31:24];
+      if (cnt_load_we && cnt_load_own_idx == 5'(i)) cnt_load_vld_d[i] = 1'b1;
     end
+    cnt_load_value_wr = cnt_load_value_rd;
+    if (req_be_i[0]) cnt_load_value_wr[7:0] = req_wdata_i[7:0];
+    if (req_be_i[1]) cnt_load_value_wr[15:8] = req_wdata_i[15:8];
+    if (req_be_i[2]) cnt_load_value_wr[23:16] = req_wdata_i[23:16];
+    if (req_be_i[3]) cnt_load_value_wr[31:24] = req_wdata_i[31:24];
   end
 
   always_comb begin
@@ -953,133 +1235,133 @@ module ni_csr_regs #(
       12'h0f4: begin rdata_o[15:0] = mgrp_member_dlid_q[13]; rdata_o[31:16] = mgrp_member_memid_q[13]; end
       12'h0f8: begin rdata_o[15:0] = mgrp_member_dlid_q[14]; rdata_o[31:16] = mgrp_member_memid_q[14]; end
       12'h0fc: begin rdata_o[15:0] = mgrp_member_dlid_q[15]; rdata_o[31:16] = mgrp_member_memid_q[15]; end
-      12'h100: begin rdata_o[31:12] = art_base_lo_addr_q[0]; end
-      12'h104: begin rdata_o[31:0] = art_base_hi_addr_q[0]; end
-      12'h108: begin rdata_o[31:12] = art_limit_lo_addr_q[0]; end
-      12'h10c: begin rdata_o[31:0] = art_limit_hi_addr_q[0]; end
-      12'h110: begin rdata_o[31:12] = art_xlate_lo_addr_q[0]; end
-      12'h114: begin rdata_o[31:0] = art_xlate_hi_addr_q[0]; end
-      12'h118: begin rdata_o[15:0] = art_dest_node_q[0]; rdata_o[31:16] = art_dest_memid_q[0]; end
+      12'h100: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h104: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h108: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h10c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h110: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h114: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h118: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h11c: begin rdata_o[0:0] = art_ctrl_valid_q[0]; rdata_o[1:1] = art_ctrl_rx_xlate_q[0]; rdata_o[4:4] = art_ctrl_perm_r_q[0]; rdata_o[5:5] = art_ctrl_perm_w_q[0]; rdata_o[6:6] = art_ctrl_perm_a_q[0]; rdata_o[7:7] = art_ctrl_wc_q[0]; rdata_o[8:8] = art_ctrl_conf_all_q[0]; rdata_o[10:9] = art_ctrl_conf_at_q[0]; end
-      12'h120: begin rdata_o[31:12] = art_base_lo_addr_q[1]; end
-      12'h124: begin rdata_o[31:0] = art_base_hi_addr_q[1]; end
-      12'h128: begin rdata_o[31:12] = art_limit_lo_addr_q[1]; end
-      12'h12c: begin rdata_o[31:0] = art_limit_hi_addr_q[1]; end
-      12'h130: begin rdata_o[31:12] = art_xlate_lo_addr_q[1]; end
-      12'h134: begin rdata_o[31:0] = art_xlate_hi_addr_q[1]; end
-      12'h138: begin rdata_o[15:0] = art_dest_node_q[1]; rdata_o[31:16] = art_dest_memid_q[1]; end
+      12'h120: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h124: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h128: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h12c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h130: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h134: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h138: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h13c: begin rdata_o[0:0] = art_ctrl_valid_q[1]; rdata_o[1:1] = art_ctrl_rx_xlate_q[1]; rdata_o[4:4] = art_ctrl_perm_r_q[1]; rdata_o[5:5] = art_ctrl_perm_w_q[1]; rdata_o[6:6] = art_ctrl_perm_a_q[1]; rdata_o[7:7] = art_ctrl_wc_q[1]; rdata_o[8:8] = art_ctrl_conf_all_q[1]; rdata_o[10:9] = art_ctrl_conf_at_q[1]; end
-      12'h140: begin rdata_o[31:12] = art_base_lo_addr_q[2]; end
-      12'h144: begin rdata_o[31:0] = art_base_hi_addr_q[2]; end
-      12'h148: begin rdata_o[31:12] = art_limit_lo_addr_q[2]; end
-      12'h14c: begin rdata_o[31:0] = art_limit_hi_addr_q[2]; end
-      12'h150: begin rdata_o[31:12] = art_xlate_lo_addr_q[2]; end
-      12'h154: begin rdata_o[31:0] = art_xlate_hi_addr_q[2]; end
-      12'h158: begin rdata_o[15:0] = art_dest_node_q[2]; rdata_o[31:16] = art_dest_memid_q[2]; end
+      12'h140: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h144: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h148: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h14c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h150: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h154: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h158: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h15c: begin rdata_o[0:0] = art_ctrl_valid_q[2]; rdata_o[1:1] = art_ctrl_rx_xlate_q[2]; rdata_o[4:4] = art_ctrl_perm_r_q[2]; rdata_o[5:5] = art_ctrl_perm_w_q[2]; rdata_o[6:6] = art_ctrl_perm_a_q[2]; rdata_o[7:7] = art_ctrl_wc_q[2]; rdata_o[8:8] = art_ctrl_conf_all_q[2]; rdata_o[10:9] = art_ctrl_conf_at_q[2]; end
-      12'h160: begin rdata_o[31:12] = art_base_lo_addr_q[3]; end
-      12'h164: begin rdata_o[31:0] = art_base_hi_addr_q[3]; end
-      12'h168: begin rdata_o[31:12] = art_limit_lo_addr_q[3]; end
-      12'h16c: begin rdata_o[31:0] = art_limit_hi_addr_q[3]; end
-      12'h170: begin rdata_o[31:12] = art_xlate_lo_addr_q[3]; end
-      12'h174: begin rdata_o[31:0] = art_xlate_hi_addr_q[3]; end
-      12'h178: begin rdata_o[15:0] = art_dest_node_q[3]; rdata_o[31:16] = art_dest_memid_q[3]; end
+      12'h160: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h164: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h168: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h16c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h170: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h174: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h178: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h17c: begin rdata_o[0:0] = art_ctrl_valid_q[3]; rdata_o[1:1] = art_ctrl_rx_xlate_q[3]; rdata_o[4:4] = art_ctrl_perm_r_q[3]; rdata_o[5:5] = art_ctrl_perm_w_q[3]; rdata_o[6:6] = art_ctrl_perm_a_q[3]; rdata_o[7:7] = art_ctrl_wc_q[3]; rdata_o[8:8] = art_ctrl_conf_all_q[3]; rdata_o[10:9] = art_ctrl_conf_at_q[3]; end
-      12'h180: begin rdata_o[31:12] = art_base_lo_addr_q[4]; end
-      12'h184: begin rdata_o[31:0] = art_base_hi_addr_q[4]; end
-      12'h188: begin rdata_o[31:12] = art_limit_lo_addr_q[4]; end
-      12'h18c: begin rdata_o[31:0] = art_limit_hi_addr_q[4]; end
-      12'h190: begin rdata_o[31:12] = art_xlate_lo_addr_q[4]; end
-      12'h194: begin rdata_o[31:0] = art_xlate_hi_addr_q[4]; end
-      12'h198: begin rdata_o[15:0] = art_dest_node_q[4]; rdata_o[31:16] = art_dest_memid_q[4]; end
+      12'h180: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h184: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h188: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h18c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h190: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h194: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h198: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h19c: begin rdata_o[0:0] = art_ctrl_valid_q[4]; rdata_o[1:1] = art_ctrl_rx_xlate_q[4]; rdata_o[4:4] = art_ctrl_perm_r_q[4]; rdata_o[5:5] = art_ctrl_perm_w_q[4]; rdata_o[6:6] = art_ctrl_perm_a_q[4]; rdata_o[7:7] = art_ctrl_wc_q[4]; rdata_o[8:8] = art_ctrl_conf_all_q[4]; rdata_o[10:9] = art_ctrl_conf_at_q[4]; end
-      12'h1a0: begin rdata_o[31:12] = art_base_lo_addr_q[5]; end
-      12'h1a4: begin rdata_o[31:0] = art_base_hi_addr_q[5]; end
-      12'h1a8: begin rdata_o[31:12] = art_limit_lo_addr_q[5]; end
-      12'h1ac: begin rdata_o[31:0] = art_limit_hi_addr_q[5]; end
-      12'h1b0: begin rdata_o[31:12] = art_xlate_lo_addr_q[5]; end
-      12'h1b4: begin rdata_o[31:0] = art_xlate_hi_addr_q[5]; end
-      12'h1b8: begin rdata_o[15:0] = art_dest_node_q[5]; rdata_o[31:16] = art_dest_memid_q[5]; end
+      12'h1a0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h1a4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h1a8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h1ac: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h1b0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h1b4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h1b8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h1bc: begin rdata_o[0:0] = art_ctrl_valid_q[5]; rdata_o[1:1] = art_ctrl_rx_xlate_q[5]; rdata_o[4:4] = art_ctrl_perm_r_q[5]; rdata_o[5:5] = art_ctrl_perm_w_q[5]; rdata_o[6:6] = art_ctrl_perm_a_q[5]; rdata_o[7:7] = art_ctrl_wc_q[5]; rdata_o[8:8] = art_ctrl_conf_all_q[5]; rdata_o[10:9] = art_ctrl_conf_at_q[5]; end
-      12'h1c0: begin rdata_o[31:12] = art_base_lo_addr_q[6]; end
-      12'h1c4: begin rdata_o[31:0] = art_base_hi_addr_q[6]; end
-      12'h1c8: begin rdata_o[31:12] = art_limit_lo_addr_q[6]; end
-      12'h1cc: begin rdata_o[31:0] = art_limit_hi_addr_q[6]; end
-      12'h1d0: begin rdata_o[31:12] = art_xlate_lo_addr_q[6]; end
-      12'h1d4: begin rdata_o[31:0] = art_xlate_hi_addr_q[6]; end
-      12'h1d8: begin rdata_o[15:0] = art_dest_node_q[6]; rdata_o[31:16] = art_dest_memid_q[6]; end
+      12'h1c0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h1c4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h1c8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h1cc: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h1d0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h1d4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h1d8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h1dc: begin rdata_o[0:0] = art_ctrl_valid_q[6]; rdata_o[1:1] = art_ctrl_rx_xlate_q[6]; rdata_o[4:4] = art_ctrl_perm_r_q[6]; rdata_o[5:5] = art_ctrl_perm_w_q[6]; rdata_o[6:6] = art_ctrl_perm_a_q[6]; rdata_o[7:7] = art_ctrl_wc_q[6]; rdata_o[8:8] = art_ctrl_conf_all_q[6]; rdata_o[10:9] = art_ctrl_conf_at_q[6]; end
-      12'h1e0: begin rdata_o[31:12] = art_base_lo_addr_q[7]; end
-      12'h1e4: begin rdata_o[31:0] = art_base_hi_addr_q[7]; end
-      12'h1e8: begin rdata_o[31:12] = art_limit_lo_addr_q[7]; end
-      12'h1ec: begin rdata_o[31:0] = art_limit_hi_addr_q[7]; end
-      12'h1f0: begin rdata_o[31:12] = art_xlate_lo_addr_q[7]; end
-      12'h1f4: begin rdata_o[31:0] = art_xlate_hi_addr_q[7]; end
-      12'h1f8: begin rdata_o[15:0] = art_dest_node_q[7]; rdata_o[31:16] = art_dest_memid_q[7]; end
+      12'h1e0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h1e4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h1e8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h1ec: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h1f0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h1f4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h1f8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h1fc: begin rdata_o[0:0] = art_ctrl_valid_q[7]; rdata_o[1:1] = art_ctrl_rx_xlate_q[7]; rdata_o[4:4] = art_ctrl_perm_r_q[7]; rdata_o[5:5] = art_ctrl_perm_w_q[7]; rdata_o[6:6] = art_ctrl_perm_a_q[7]; rdata_o[7:7] = art_ctrl_wc_q[7]; rdata_o[8:8] = art_ctrl_conf_all_q[7]; rdata_o[10:9] = art_ctrl_conf_at_q[7]; end
-      12'h200: begin rdata_o[31:12] = art_base_lo_addr_q[8]; end
-      12'h204: begin rdata_o[31:0] = art_base_hi_addr_q[8]; end
-      12'h208: begin rdata_o[31:12] = art_limit_lo_addr_q[8]; end
-      12'h20c: begin rdata_o[31:0] = art_limit_hi_addr_q[8]; end
-      12'h210: begin rdata_o[31:12] = art_xlate_lo_addr_q[8]; end
-      12'h214: begin rdata_o[31:0] = art_xlate_hi_addr_q[8]; end
-      12'h218: begin rdata_o[15:0] = art_dest_node_q[8]; rdata_o[31:16] = art_dest_memid_q[8]; end
+      12'h200: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h204: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h208: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h20c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h210: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h214: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h218: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h21c: begin rdata_o[0:0] = art_ctrl_valid_q[8]; rdata_o[1:1] = art_ctrl_rx_xlate_q[8]; rdata_o[4:4] = art_ctrl_perm_r_q[8]; rdata_o[5:5] = art_ctrl_perm_w_q[8]; rdata_o[6:6] = art_ctrl_perm_a_q[8]; rdata_o[7:7] = art_ctrl_wc_q[8]; rdata_o[8:8] = art_ctrl_conf_all_q[8]; rdata_o[10:9] = art_ctrl_conf_at_q[8]; end
-      12'h220: begin rdata_o[31:12] = art_base_lo_addr_q[9]; end
-      12'h224: begin rdata_o[31:0] = art_base_hi_addr_q[9]; end
-      12'h228: begin rdata_o[31:12] = art_limit_lo_addr_q[9]; end
-      12'h22c: begin rdata_o[31:0] = art_limit_hi_addr_q[9]; end
-      12'h230: begin rdata_o[31:12] = art_xlate_lo_addr_q[9]; end
-      12'h234: begin rdata_o[31:0] = art_xlate_hi_addr_q[9]; end
-      12'h238: begin rdata_o[15:0] = art_dest_node_q[9]; rdata_o[31:16] = art_dest_memid_q[9]; end
+      12'h220: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h224: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h228: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h22c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h230: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h234: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h238: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h23c: begin rdata_o[0:0] = art_ctrl_valid_q[9]; rdata_o[1:1] = art_ctrl_rx_xlate_q[9]; rdata_o[4:4] = art_ctrl_perm_r_q[9]; rdata_o[5:5] = art_ctrl_perm_w_q[9]; rdata_o[6:6] = art_ctrl_perm_a_q[9]; rdata_o[7:7] = art_ctrl_wc_q[9]; rdata_o[8:8] = art_ctrl_conf_all_q[9]; rdata_o[10:9] = art_ctrl_conf_at_q[9]; end
-      12'h240: begin rdata_o[31:12] = art_base_lo_addr_q[10]; end
-      12'h244: begin rdata_o[31:0] = art_base_hi_addr_q[10]; end
-      12'h248: begin rdata_o[31:12] = art_limit_lo_addr_q[10]; end
-      12'h24c: begin rdata_o[31:0] = art_limit_hi_addr_q[10]; end
-      12'h250: begin rdata_o[31:12] = art_xlate_lo_addr_q[10]; end
-      12'h254: begin rdata_o[31:0] = art_xlate_hi_addr_q[10]; end
-      12'h258: begin rdata_o[15:0] = art_dest_node_q[10]; rdata_o[31:16] = art_dest_memid_q[10]; end
+      12'h240: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h244: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h248: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h24c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h250: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h254: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h258: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h25c: begin rdata_o[0:0] = art_ctrl_valid_q[10]; rdata_o[1:1] = art_ctrl_rx_xlate_q[10]; rdata_o[4:4] = art_ctrl_perm_r_q[10]; rdata_o[5:5] = art_ctrl_perm_w_q[10]; rdata_o[6:6] = art_ctrl_perm_a_q[10]; rdata_o[7:7] = art_ctrl_wc_q[10]; rdata_o[8:8] = art_ctrl_conf_all_q[10]; rdata_o[10:9] = art_ctrl_conf_at_q[10]; end
-      12'h260: begin rdata_o[31:12] = art_base_lo_addr_q[11]; end
-      12'h264: begin rdata_o[31:0] = art_base_hi_addr_q[11]; end
-      12'h268: begin rdata_o[31:12] = art_limit_lo_addr_q[11]; end
-      12'h26c: begin rdata_o[31:0] = art_limit_hi_addr_q[11]; end
-      12'h270: begin rdata_o[31:12] = art_xlate_lo_addr_q[11]; end
-      12'h274: begin rdata_o[31:0] = art_xlate_hi_addr_q[11]; end
-      12'h278: begin rdata_o[15:0] = art_dest_node_q[11]; rdata_o[31:16] = art_dest_memid_q[11]; end
+      12'h260: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h264: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h268: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h26c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h270: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h274: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h278: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h27c: begin rdata_o[0:0] = art_ctrl_valid_q[11]; rdata_o[1:1] = art_ctrl_rx_xlate_q[11]; rdata_o[4:4] = art_ctrl_perm_r_q[11]; rdata_o[5:5] = art_ctrl_perm_w_q[11]; rdata_o[6:6] = art_ctrl_perm_a_q[11]; rdata_o[7:7] = art_ctrl_wc_q[11]; rdata_o[8:8] = art_ctrl_conf_all_q[11]; rdata_o[10:9] = art_ctrl_conf_at_q[11]; end
-      12'h280: begin rdata_o[31:12] = art_base_lo_addr_q[12]; end
-      12'h284: begin rdata_o[31:0] = art_base_hi_addr_q[12]; end
-      12'h288: begin rdata_o[31:12] = art_limit_lo_addr_q[12]; end
-      12'h28c: begin rdata_o[31:0] = art_limit_hi_addr_q[12]; end
-      12'h290: begin rdata_o[31:12] = art_xlate_lo_addr_q[12]; end
-      12'h294: begin rdata_o[31:0] = art_xlate_hi_addr_q[12]; end
-      12'h298: begin rdata_o[15:0] = art_dest_node_q[12]; rdata_o[31:16] = art_dest_memid_q[12]; end
+      12'h280: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h284: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h288: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h28c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h290: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h294: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h298: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h29c: begin rdata_o[0:0] = art_ctrl_valid_q[12]; rdata_o[1:1] = art_ctrl_rx_xlate_q[12]; rdata_o[4:4] = art_ctrl_perm_r_q[12]; rdata_o[5:5] = art_ctrl_perm_w_q[12]; rdata_o[6:6] = art_ctrl_perm_a_q[12]; rdata_o[7:7] = art_ctrl_wc_q[12]; rdata_o[8:8] = art_ctrl_conf_all_q[12]; rdata_o[10:9] = art_ctrl_conf_at_q[12]; end
-      12'h2a0: begin rdata_o[31:12] = art_base_lo_addr_q[13]; end
-      12'h2a4: begin rdata_o[31:0] = art_base_hi_addr_q[13]; end
-      12'h2a8: begin rdata_o[31:12] = art_limit_lo_addr_q[13]; end
-      12'h2ac: begin rdata_o[31:0] = art_limit_hi_addr_q[13]; end
-      12'h2b0: begin rdata_o[31:12] = art_xlate_lo_addr_q[13]; end
-      12'h2b4: begin rdata_o[31:0] = art_xlate_hi_addr_q[13]; end
-      12'h2b8: begin rdata_o[15:0] = art_dest_node_q[13]; rdata_o[31:16] = art_dest_memid_q[13]; end
+      12'h2a0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h2a4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h2a8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h2ac: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h2b0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h2b4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h2b8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h2bc: begin rdata_o[0:0] = art_ctrl_valid_q[13]; rdata_o[1:1] = art_ctrl_rx_xlate_q[13]; rdata_o[4:4] = art_ctrl_perm_r_q[13]; rdata_o[5:5] = art_ctrl_perm_w_q[13]; rdata_o[6:6] = art_ctrl_perm_a_q[13]; rdata_o[7:7] = art_ctrl_wc_q[13]; rdata_o[8:8] = art_ctrl_conf_all_q[13]; rdata_o[10:9] = art_ctrl_conf_at_q[13]; end
-      12'h2c0: begin rdata_o[31:12] = art_base_lo_addr_q[14]; end
-      12'h2c4: begin rdata_o[31:0] = art_base_hi_addr_q[14]; end
-      12'h2c8: begin rdata_o[31:12] = art_limit_lo_addr_q[14]; end
-      12'h2cc: begin rdata_o[31:0] = art_limit_hi_addr_q[14]; end
-      12'h2d0: begin rdata_o[31:12] = art_xlate_lo_addr_q[14]; end
-      12'h2d4: begin rdata_o[31:0] = art_xlate_hi_addr_q[14]; end
-      12'h2d8: begin rdata_o[15:0] = art_dest_node_q[14]; rdata_o[31:16] = art_dest_memid_q[14]; end
+      12'h2c0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h2c4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h2c8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h2cc: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h2d0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h2d4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h2d8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h2dc: begin rdata_o[0:0] = art_ctrl_valid_q[14]; rdata_o[1:1] = art_ctrl_rx_xlate_q[14]; rdata_o[4:4] = art_ctrl_perm_r_q[14]; rdata_o[5:5] = art_ctrl_perm_w_q[14]; rdata_o[6:6] = art_ctrl_perm_a_q[14]; rdata_o[7:7] = art_ctrl_wc_q[14]; rdata_o[8:8] = art_ctrl_conf_all_q[14]; rdata_o[10:9] = art_ctrl_conf_at_q[14]; end
-      12'h2e0: begin rdata_o[31:12] = art_base_lo_addr_q[15]; end
-      12'h2e4: begin rdata_o[31:0] = art_base_hi_addr_q[15]; end
-      12'h2e8: begin rdata_o[31:12] = art_limit_lo_addr_q[15]; end
-      12'h2ec: begin rdata_o[31:0] = art_limit_hi_addr_q[15]; end
-      12'h2f0: begin rdata_o[31:12] = art_xlate_lo_addr_q[15]; end
-      12'h2f4: begin rdata_o[31:0] = art_xlate_hi_addr_q[15]; end
-      12'h2f8: begin rdata_o[15:0] = art_dest_node_q[15]; rdata_o[31:16] = art_dest_memid_q[15]; end
+      12'h2e0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h2e4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h2e8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h2ec: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h2f0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h2f4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h2f8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
       12'h2fc: begin rdata_o[0:0] = art_ctrl_valid_q[15]; rdata_o[1:1] = art_ctrl_rx_xlate_q[15]; rdata_o[4:4] = art_ctrl_perm_r_q[15]; rdata_o[5:5] = art_ctrl_perm_w_q[15]; rdata_o[6:6] = art_ctrl_perm_a_q[15]; rdata_o[7:7] = art_ctrl_wc_q[15]; rdata_o[8:8] = art_ctrl_conf_all_q[15]; rdata_o[10:9] = art_ctrl_conf_at_q[15]; end
       12'h300: begin for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:2] = intr_addr_lo_addr_q[b]; end
       12'h304: begin for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:0] = intr_addr_hi_addr_q[b]; end
@@ -1105,86 +1387,86 @@ module ni_csr_regs #(
       12'h354: begin rdata_o[31:0] = host_stall_cycles_q; end
       12'h358: begin rdata_o[3:0] = host_port_up_ports_q; end
       12'h35c: begin rdata_o[3:0] = host_port_down_ports_i; end
-      12'h400: begin rdata_o[31:12] = memid_base_lo_addr_q[0]; end
-      12'h404: begin rdata_o[31:0] = memid_base_hi_addr_q[0]; end
-      12'h408: begin rdata_o[31:12] = memid_size_bytes_q[0]; end
+      12'h400: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h404: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h408: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h40c: begin rdata_o[0:0] = memid_ctrl_valid_q[0]; rdata_o[4:4] = memid_ctrl_perm_r_q[0]; rdata_o[5:5] = memid_ctrl_perm_w_q[0]; rdata_o[6:6] = memid_ctrl_perm_a_q[0]; end
-      12'h410: begin rdata_o[31:12] = memid_base_lo_addr_q[1]; end
-      12'h414: begin rdata_o[31:0] = memid_base_hi_addr_q[1]; end
-      12'h418: begin rdata_o[31:12] = memid_size_bytes_q[1]; end
+      12'h410: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h414: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h418: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h41c: begin rdata_o[0:0] = memid_ctrl_valid_q[1]; rdata_o[4:4] = memid_ctrl_perm_r_q[1]; rdata_o[5:5] = memid_ctrl_perm_w_q[1]; rdata_o[6:6] = memid_ctrl_perm_a_q[1]; end
-      12'h420: begin rdata_o[31:12] = memid_base_lo_addr_q[2]; end
-      12'h424: begin rdata_o[31:0] = memid_base_hi_addr_q[2]; end
-      12'h428: begin rdata_o[31:12] = memid_size_bytes_q[2]; end
+      12'h420: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h424: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h428: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h42c: begin rdata_o[0:0] = memid_ctrl_valid_q[2]; rdata_o[4:4] = memid_ctrl_perm_r_q[2]; rdata_o[5:5] = memid_ctrl_perm_w_q[2]; rdata_o[6:6] = memid_ctrl_perm_a_q[2]; end
-      12'h430: begin rdata_o[31:12] = memid_base_lo_addr_q[3]; end
-      12'h434: begin rdata_o[31:0] = memid_base_hi_addr_q[3]; end
-      12'h438: begin rdata_o[31:12] = memid_size_bytes_q[3]; end
+      12'h430: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h434: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h438: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h43c: begin rdata_o[0:0] = memid_ctrl_valid_q[3]; rdata_o[4:4] = memid_ctrl_perm_r_q[3]; rdata_o[5:5] = memid_ctrl_perm_w_q[3]; rdata_o[6:6] = memid_ctrl_perm_a_q[3]; end
-      12'h440: begin rdata_o[31:12] = memid_base_lo_addr_q[4]; end
-      12'h444: begin rdata_o[31:0] = memid_base_hi_addr_q[4]; end
-      12'h448: begin rdata_o[31:12] = memid_size_bytes_q[4]; end
+      12'h440: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h444: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h448: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h44c: begin rdata_o[0:0] = memid_ctrl_valid_q[4]; rdata_o[4:4] = memid_ctrl_perm_r_q[4]; rdata_o[5:5] = memid_ctrl_perm_w_q[4]; rdata_o[6:6] = memid_ctrl_perm_a_q[4]; end
-      12'h450: begin rdata_o[31:12] = memid_base_lo_addr_q[5]; end
-      12'h454: begin rdata_o[31:0] = memid_base_hi_addr_q[5]; end
-      12'h458: begin rdata_o[31:12] = memid_size_bytes_q[5]; end
+      12'h450: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h454: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h458: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h45c: begin rdata_o[0:0] = memid_ctrl_valid_q[5]; rdata_o[4:4] = memid_ctrl_perm_r_q[5]; rdata_o[5:5] = memid_ctrl_perm_w_q[5]; rdata_o[6:6] = memid_ctrl_perm_a_q[5]; end
-      12'h460: begin rdata_o[31:12] = memid_base_lo_addr_q[6]; end
-      12'h464: begin rdata_o[31:0] = memid_base_hi_addr_q[6]; end
-      12'h468: begin rdata_o[31:12] = memid_size_bytes_q[6]; end
+      12'h460: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h464: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h468: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h46c: begin rdata_o[0:0] = memid_ctrl_valid_q[6]; rdata_o[4:4] = memid_ctrl_perm_r_q[6]; rdata_o[5:5] = memid_ctrl_perm_w_q[6]; rdata_o[6:6] = memid_ctrl_perm_a_q[6]; end
-      12'h470: begin rdata_o[31:12] = memid_base_lo_addr_q[7]; end
-      12'h474: begin rdata_o[31:0] = memid_base_hi_addr_q[7]; end
-      12'h478: begin rdata_o[31:12] = memid_size_bytes_q[7]; end
+      12'h470: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h474: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h478: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h47c: begin rdata_o[0:0] = memid_ctrl_valid_q[7]; rdata_o[4:4] = memid_ctrl_perm_r_q[7]; rdata_o[5:5] = memid_ctrl_perm_w_q[7]; rdata_o[6:6] = memid_ctrl_perm_a_q[7]; end
-      12'h480: begin rdata_o[31:12] = memid_base_lo_addr_q[8]; end
-      12'h484: begin rdata_o[31:0] = memid_base_hi_addr_q[8]; end
-      12'h488: begin rdata_o[31:12] = memid_size_bytes_q[8]; end
+      12'h480: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h484: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h488: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h48c: begin rdata_o[0:0] = memid_ctrl_valid_q[8]; rdata_o[4:4] = memid_ctrl_perm_r_q[8]; rdata_o[5:5] = memid_ctrl_perm_w_q[8]; rdata_o[6:6] = memid_ctrl_perm_a_q[8]; end
-      12'h490: begin rdata_o[31:12] = memid_base_lo_addr_q[9]; end
-      12'h494: begin rdata_o[31:0] = memid_base_hi_addr_q[9]; end
-      12'h498: begin rdata_o[31:12] = memid_size_bytes_q[9]; end
+      12'h490: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h494: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h498: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h49c: begin rdata_o[0:0] = memid_ctrl_valid_q[9]; rdata_o[4:4] = memid_ctrl_perm_r_q[9]; rdata_o[5:5] = memid_ctrl_perm_w_q[9]; rdata_o[6:6] = memid_ctrl_perm_a_q[9]; end
-      12'h4a0: begin rdata_o[31:12] = memid_base_lo_addr_q[10]; end
-      12'h4a4: begin rdata_o[31:0] = memid_base_hi_addr_q[10]; end
-      12'h4a8: begin rdata_o[31:12] = memid_size_bytes_q[10]; end
+      12'h4a0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4a4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4a8: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h4ac: begin rdata_o[0:0] = memid_ctrl_valid_q[10]; rdata_o[4:4] = memid_ctrl_perm_r_q[10]; rdata_o[5:5] = memid_ctrl_perm_w_q[10]; rdata_o[6:6] = memid_ctrl_perm_a_q[10]; end
-      12'h4b0: begin rdata_o[31:12] = memid_base_lo_addr_q[11]; end
-      12'h4b4: begin rdata_o[31:0] = memid_base_hi_addr_q[11]; end
-      12'h4b8: begin rdata_o[31:12] = memid_size_bytes_q[11]; end
+      12'h4b0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4b4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4b8: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h4bc: begin rdata_o[0:0] = memid_ctrl_valid_q[11]; rdata_o[4:4] = memid_ctrl_perm_r_q[11]; rdata_o[5:5] = memid_ctrl_perm_w_q[11]; rdata_o[6:6] = memid_ctrl_perm_a_q[11]; end
-      12'h4c0: begin rdata_o[31:12] = memid_base_lo_addr_q[12]; end
-      12'h4c4: begin rdata_o[31:0] = memid_base_hi_addr_q[12]; end
-      12'h4c8: begin rdata_o[31:12] = memid_size_bytes_q[12]; end
+      12'h4c0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4c4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4c8: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h4cc: begin rdata_o[0:0] = memid_ctrl_valid_q[12]; rdata_o[4:4] = memid_ctrl_perm_r_q[12]; rdata_o[5:5] = memid_ctrl_perm_w_q[12]; rdata_o[6:6] = memid_ctrl_perm_a_q[12]; end
-      12'h4d0: begin rdata_o[31:12] = memid_base_lo_addr_q[13]; end
-      12'h4d4: begin rdata_o[31:0] = memid_base_hi_addr_q[13]; end
-      12'h4d8: begin rdata_o[31:12] = memid_size_bytes_q[13]; end
+      12'h4d0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4d4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4d8: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h4dc: begin rdata_o[0:0] = memid_ctrl_valid_q[13]; rdata_o[4:4] = memid_ctrl_perm_r_q[13]; rdata_o[5:5] = memid_ctrl_perm_w_q[13]; rdata_o[6:6] = memid_ctrl_perm_a_q[13]; end
-      12'h4e0: begin rdata_o[31:12] = memid_base_lo_addr_q[14]; end
-      12'h4e4: begin rdata_o[31:0] = memid_base_hi_addr_q[14]; end
-      12'h4e8: begin rdata_o[31:12] = memid_size_bytes_q[14]; end
+      12'h4e0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4e4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4e8: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h4ec: begin rdata_o[0:0] = memid_ctrl_valid_q[14]; rdata_o[4:4] = memid_ctrl_perm_r_q[14]; rdata_o[5:5] = memid_ctrl_perm_w_q[14]; rdata_o[6:6] = memid_ctrl_perm_a_q[14]; end
-      12'h4f0: begin rdata_o[31:12] = memid_base_lo_addr_q[15]; end
-      12'h4f4: begin rdata_o[31:0] = memid_base_hi_addr_q[15]; end
-      12'h4f8: begin rdata_o[31:12] = memid_size_bytes_q[15]; end
+      12'h4f0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4f4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4f8: begin rdata_o[31:12] = memid_size_bytes_rd; end
       12'h4fc: begin rdata_o[0:0] = memid_ctrl_valid_q[15]; rdata_o[4:4] = memid_ctrl_perm_r_q[15]; rdata_o[5:5] = memid_ctrl_perm_w_q[15]; rdata_o[6:6] = memid_ctrl_perm_a_q[15]; end
-      12'h500: begin rdata_o[15:0] = memid_key_key_q[0]; end
-      12'h504: begin rdata_o[15:0] = memid_key_key_q[1]; end
-      12'h508: begin rdata_o[15:0] = memid_key_key_q[2]; end
-      12'h50c: begin rdata_o[15:0] = memid_key_key_q[3]; end
-      12'h510: begin rdata_o[15:0] = memid_key_key_q[4]; end
-      12'h514: begin rdata_o[15:0] = memid_key_key_q[5]; end
-      12'h518: begin rdata_o[15:0] = memid_key_key_q[6]; end
-      12'h51c: begin rdata_o[15:0] = memid_key_key_q[7]; end
-      12'h520: begin rdata_o[15:0] = memid_key_key_q[8]; end
-      12'h524: begin rdata_o[15:0] = memid_key_key_q[9]; end
-      12'h528: begin rdata_o[15:0] = memid_key_key_q[10]; end
-      12'h52c: begin rdata_o[15:0] = memid_key_key_q[11]; end
-      12'h530: begin rdata_o[15:0] = memid_key_key_q[12]; end
-      12'h534: begin rdata_o[15:0] = memid_key_key_q[13]; end
-      12'h538: begin rdata_o[15:0] = memid_key_key_q[14]; end
-      12'h53c: begin rdata_o[15:0] = memid_key_key_q[15]; end
+      12'h500: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h504: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h508: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h50c: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h510: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h514: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h518: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h51c: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h520: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h524: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h528: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h52c: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h530: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h534: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h538: begin rdata_o[15:0] = memid_key_key_rd; end
+      12'h53c: begin rdata_o[15:0] = memid_key_key_rd; end
       12'h600: begin rdata_o[31:0] = inj_base_lo_addr_q[0]; end
       12'h604: begin rdata_o[31:0] = inj_base_hi_addr_q[0]; end
       12'h608: begin rdata_o[15:0] = inj_size_slots_q[0]; end
@@ -1269,38 +1551,38 @@ module ni_csr_regs #(
       12'h770: begin rdata_o[15:0] = rfifo_tail_slot_i[3]; end
       12'h774: begin rdata_o[0:0] = rfifo_ctrl_enable_q[3]; rdata_o[1:1] = rfifo_ctrl_reset_q[3]; end
       12'h778: begin rdata_o[15:0] = rfifo_key_key_q[3]; end
-      12'h800: begin rdata_o[31:0] = cnt_load_value_q[0]; end
-      12'h804: begin rdata_o[31:0] = cnt_load_value_q[1]; end
-      12'h808: begin rdata_o[31:0] = cnt_load_value_q[2]; end
-      12'h80c: begin rdata_o[31:0] = cnt_load_value_q[3]; end
-      12'h810: begin rdata_o[31:0] = cnt_load_value_q[4]; end
-      12'h814: begin rdata_o[31:0] = cnt_load_value_q[5]; end
-      12'h818: begin rdata_o[31:0] = cnt_load_value_q[6]; end
-      12'h81c: begin rdata_o[31:0] = cnt_load_value_q[7]; end
-      12'h820: begin rdata_o[31:0] = cnt_load_value_q[8]; end
-      12'h824: begin rdata_o[31:0] = cnt_load_value_q[9]; end
-      12'h828: begin rdata_o[31:0] = cnt_load_value_q[10]; end
-      12'h82c: begin rdata_o[31:0] = cnt_load_value_q[11]; end
-      12'h830: begin rdata_o[31:0] = cnt_load_value_q[12]; end
-      12'h834: begin rdata_o[31:0] = cnt_load_value_q[13]; end
-      12'h838: begin rdata_o[31:0] = cnt_load_value_q[14]; end
-      12'h83c: begin rdata_o[31:0] = cnt_load_value_q[15]; end
-      12'h840: begin rdata_o[31:0] = cnt_load_value_q[16]; end
-      12'h844: begin rdata_o[31:0] = cnt_load_value_q[17]; end
-      12'h848: begin rdata_o[31:0] = cnt_load_value_q[18]; end
-      12'h84c: begin rdata_o[31:0] = cnt_load_value_q[19]; end
-      12'h850: begin rdata_o[31:0] = cnt_load_value_q[20]; end
-      12'h854: begin rdata_o[31:0] = cnt_load_value_q[21]; end
-      12'h858: begin rdata_o[31:0] = cnt_load_value_q[22]; end
-      12'h85c: begin rdata_o[31:0] = cnt_load_value_q[23]; end
-      12'h860: begin rdata_o[31:0] = cnt_load_value_q[24]; end
-      12'h864: begin rdata_o[31:0] = cnt_load_value_q[25]; end
-      12'h868: begin rdata_o[31:0] = cnt_load_value_q[26]; end
-      12'h86c: begin rdata_o[31:0] = cnt_load_value_q[27]; end
-      12'h870: begin rdata_o[31:0] = cnt_load_value_q[28]; end
-      12'h874: begin rdata_o[31:0] = cnt_load_value_q[29]; end
-      12'h878: begin rdata_o[31:0] = cnt_load_value_q[30]; end
-      12'h87c: begin rdata_o[31:0] = cnt_load_value_q[31]; end
+      12'h800: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h804: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h808: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h80c: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h810: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h814: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h818: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h81c: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h820: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h824: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h828: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h82c: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h830: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h834: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h838: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h83c: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h840: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h844: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h848: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h84c: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h850: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h854: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h858: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h85c: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h860: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h864: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h868: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h86c: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h870: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h874: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h878: begin rdata_o[31:0] = cnt_load_value_rd; end
+      12'h87c: begin rdata_o[31:0] = cnt_load_value_rd; end
       12'h880: begin rdata_o[31:0] = cnt_value_value_i[0]; end
       12'h884: begin rdata_o[31:0] = cnt_value_value_i[1]; end
       12'h888: begin rdata_o[31:0] = cnt_value_value_i[2]; end
@@ -1335,6 +1617,23 @@ module ni_csr_regs #(
       12'h8fc: begin rdata_o[31:0] = cnt_value_value_i[31]; end
       default: req_hit_o = 1'b0;
     endcase
+  end
+
+  // The RAMs: no reset (an element not written since reset reads its reset value).
+  always_ff @(posedge clk_i) begin
+    if (art_base_lo_we) art_base_lo_addr_mem[art_base_lo_ra] <= art_base_lo_addr_wr;
+    if (art_base_hi_we) art_base_hi_addr_mem[art_base_hi_ra] <= art_base_hi_addr_wr;
+    if (art_limit_lo_we) art_limit_lo_addr_mem[art_limit_lo_ra] <= art_limit_lo_addr_wr;
+    if (art_limit_hi_we) art_limit_hi_addr_mem[art_limit_hi_ra] <= art_limit_hi_addr_wr;
+    if (art_xlate_lo_we) art_xlate_lo_addr_mem[art_xlate_lo_ra] <= art_xlate_lo_addr_wr;
+    if (art_xlate_hi_we) art_xlate_hi_addr_mem[art_xlate_hi_ra] <= art_xlate_hi_addr_wr;
+    if (art_dest_we) art_dest_node_mem[art_dest_ra] <= art_dest_node_wr;
+    if (art_dest_we) art_dest_memid_mem[art_dest_ra] <= art_dest_memid_wr;
+    if (memid_base_lo_we) memid_base_lo_addr_mem[memid_base_lo_ra] <= memid_base_lo_addr_wr;
+    if (memid_base_hi_we) memid_base_hi_addr_mem[memid_base_hi_ra] <= memid_base_hi_addr_wr;
+    if (memid_size_we) memid_size_bytes_mem[memid_size_ra] <= memid_size_bytes_wr;
+    if (memid_key_we) memid_key_key_mem[memid_key_ra] <= memid_key_key_wr;
+    if (cnt_load_we) cnt_load_value_mem[cnt_load_own_idx] <= cnt_load_value_wr;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -1390,22 +1689,21 @@ module ni_csr_regs #(
       mgrp_ctrl_valid_q <= {4{1'h0}};
       mgrp_member_dlid_q <= {16{16'h0}};
       mgrp_member_memid_q <= {16{16'h0}};
+      art_base_lo_vld_q <= '0;
       art_base_lo_addr_act_q <= {16{20'h0}};
-      art_base_lo_addr_q <= {16{20'h0}};
+      art_base_hi_vld_q <= '0;
       art_base_hi_addr_act_q <= {16{32'h0}};
-      art_base_hi_addr_q <= {16{32'h0}};
+      art_limit_lo_vld_q <= '0;
       art_limit_lo_addr_act_q <= {16{20'h0}};
-      art_limit_lo_addr_q <= {16{20'h0}};
+      art_limit_hi_vld_q <= '0;
       art_limit_hi_addr_act_q <= {16{32'h0}};
-      art_limit_hi_addr_q <= {16{32'h0}};
+      art_xlate_lo_vld_q <= '0;
       art_xlate_lo_addr_act_q <= {16{20'h0}};
-      art_xlate_lo_addr_q <= {16{20'h0}};
+      art_xlate_hi_vld_q <= '0;
       art_xlate_hi_addr_act_q <= {16{32'h0}};
-      art_xlate_hi_addr_q <= {16{32'h0}};
+      art_dest_vld_q <= '0;
       art_dest_node_act_q <= {16{16'h0}};
-      art_dest_node_q <= {16{16'h0}};
       art_dest_memid_act_q <= {16{16'h0}};
-      art_dest_memid_q <= {16{16'h0}};
       art_ctrl_valid_q <= {16{1'h0}};
       art_ctrl_rx_xlate_q <= {16{1'h0}};
       art_ctrl_perm_r_q <= {16{1'h0}};
@@ -1418,18 +1716,18 @@ module ni_csr_regs #(
       intr_addr_hi_addr_q <= {Banks{32'h0}};
       intr_data_data_q <= {Banks{32'h0}};
       intr_mask_mask_q <= {Banks{14'h0}};
+      memid_base_lo_vld_q <= '0;
       memid_base_lo_addr_act_q <= {16{20'h0}};
-      memid_base_lo_addr_q <= {16{20'h0}};
+      memid_base_hi_vld_q <= '0;
       memid_base_hi_addr_act_q <= {16{32'h0}};
-      memid_base_hi_addr_q <= {16{32'h0}};
+      memid_size_vld_q <= '0;
       memid_size_bytes_act_q <= {16{20'h0}};
-      memid_size_bytes_q <= {16{20'h0}};
       memid_ctrl_valid_q <= {16{1'h0}};
       memid_ctrl_perm_r_q <= {16{1'h0}};
       memid_ctrl_perm_w_q <= {16{1'h0}};
       memid_ctrl_perm_a_q <= {16{1'h0}};
+      memid_key_vld_q <= '0;
       memid_key_key_act_q <= {16{16'h0}};
-      memid_key_key_q <= {16{16'h0}};
       dma_err_cnt_count_q <= 32'h0;
       rnr_tx_cnt_count_q <= 32'h0;
       rnr_rx_cnt_count_q <= 32'h0;
@@ -1460,7 +1758,7 @@ module ni_csr_regs #(
       rfifo_ctrl_enable_q <= {4{1'h0}};
       rfifo_ctrl_reset_q <= {4{1'h0}};
       rfifo_key_key_q <= {4{16'h0}};
-      cnt_load_value_q <= {32{32'h0}};
+      cnt_load_vld_q <= '0;
     end else begin
       node_id_lid_q <= node_id_lid_d;
       status_win_miss_q <= status_win_miss_d;
@@ -1513,22 +1811,21 @@ module ni_csr_regs #(
       mgrp_ctrl_valid_q <= mgrp_ctrl_valid_d;
       mgrp_member_dlid_q <= mgrp_member_dlid_d;
       mgrp_member_memid_q <= mgrp_member_memid_d;
+      art_base_lo_vld_q <= art_base_lo_vld_d;
       art_base_lo_addr_act_q <= art_base_lo_addr_act_d;
-      art_base_lo_addr_q <= art_base_lo_addr_d;
+      art_base_hi_vld_q <= art_base_hi_vld_d;
       art_base_hi_addr_act_q <= art_base_hi_addr_act_d;
-      art_base_hi_addr_q <= art_base_hi_addr_d;
+      art_limit_lo_vld_q <= art_limit_lo_vld_d;
       art_limit_lo_addr_act_q <= art_limit_lo_addr_act_d;
-      art_limit_lo_addr_q <= art_limit_lo_addr_d;
+      art_limit_hi_vld_q <= art_limit_hi_vld_d;
       art_limit_hi_addr_act_q <= art_limit_hi_addr_act_d;
-      art_limit_hi_addr_q <= art_limit_hi_addr_d;
+      art_xlate_lo_vld_q <= art_xlate_lo_vld_d;
       art_xlate_lo_addr_act_q <= art_xlate_lo_addr_act_d;
-      art_xlate_lo_addr_q <= art_xlate_lo_addr_d;
+      art_xlate_hi_vld_q <= art_xlate_hi_vld_d;
       art_xlate_hi_addr_act_q <= art_xlate_hi_addr_act_d;
-      art_xlate_hi_addr_q <= art_xlate_hi_addr_d;
+      art_dest_vld_q <= art_dest_vld_d;
       art_dest_node_act_q <= art_dest_node_act_d;
-      art_dest_node_q <= art_dest_node_d;
       art_dest_memid_act_q <= art_dest_memid_act_d;
-      art_dest_memid_q <= art_dest_memid_d;
       art_ctrl_valid_q <= art_ctrl_valid_d;
       art_ctrl_rx_xlate_q <= art_ctrl_rx_xlate_d;
       art_ctrl_perm_r_q <= art_ctrl_perm_r_d;
@@ -1541,18 +1838,18 @@ module ni_csr_regs #(
       intr_addr_hi_addr_q <= intr_addr_hi_addr_d;
       intr_data_data_q <= intr_data_data_d;
       intr_mask_mask_q <= intr_mask_mask_d;
+      memid_base_lo_vld_q <= memid_base_lo_vld_d;
       memid_base_lo_addr_act_q <= memid_base_lo_addr_act_d;
-      memid_base_lo_addr_q <= memid_base_lo_addr_d;
+      memid_base_hi_vld_q <= memid_base_hi_vld_d;
       memid_base_hi_addr_act_q <= memid_base_hi_addr_act_d;
-      memid_base_hi_addr_q <= memid_base_hi_addr_d;
+      memid_size_vld_q <= memid_size_vld_d;
       memid_size_bytes_act_q <= memid_size_bytes_act_d;
-      memid_size_bytes_q <= memid_size_bytes_d;
       memid_ctrl_valid_q <= memid_ctrl_valid_d;
       memid_ctrl_perm_r_q <= memid_ctrl_perm_r_d;
       memid_ctrl_perm_w_q <= memid_ctrl_perm_w_d;
       memid_ctrl_perm_a_q <= memid_ctrl_perm_a_d;
+      memid_key_vld_q <= memid_key_vld_d;
       memid_key_key_act_q <= memid_key_key_act_d;
-      memid_key_key_q <= memid_key_key_d;
       dma_err_cnt_count_q <= dma_err_cnt_count_d;
       rnr_tx_cnt_count_q <= rnr_tx_cnt_count_d;
       rnr_rx_cnt_count_q <= rnr_rx_cnt_count_d;
@@ -1583,7 +1880,7 @@ module ni_csr_regs #(
       rfifo_ctrl_enable_q <= rfifo_ctrl_enable_d;
       rfifo_ctrl_reset_q <= rfifo_ctrl_reset_d;
       rfifo_key_key_q <= rfifo_key_key_d;
-      cnt_load_value_q <= cnt_load_value_d;
+      cnt_load_vld_q <= cnt_load_vld_d;
     end
   end
 endmodule

@@ -17,9 +17,9 @@ module ni_dma_cnt #(
 ) (
   input  logic clk_i,
   input  logic rst_ni,
-  // Software: load counter i (value in load_value_i[i]).
+  // Software: load counter i with load_value_i (one register write: one counter at a time).
   input  logic [NumCnt-1:0] load_i,
-  input  logic [NumCnt-1:0][31:0] load_value_i,
+  input  logic [31:0] load_value_i,
   // Decrements: injection side, reception side, local copy.
   input  logic inj_valid_i,
   input  logic [IdW-1:0] inj_id_i,
@@ -37,6 +37,7 @@ module ni_dma_cnt #(
   logic [NumCnt-1:0][31:0] val_q, val_d;
   logic [NumCnt-1:0] zero_q, zero_d;
   logic [14:0] dec;
+  logic [32:0] diff;
   logic [NumCnt-1:0] hit;
 
   always_comb begin
@@ -45,16 +46,19 @@ module ni_dma_cnt #(
     hit = '0;
     for (int i = 0; i < NumCnt; i++) begin
       dec = '0;
+      diff = '0;
       if (inj_valid_i && inj_id_i == IdW'(i)) dec = dec + {2'b0, inj_bytes_i};
       if (rcv_valid_i && rcv_id_i == IdW'(i)) dec = dec + {2'b0, rcv_bytes_i};
       if (loc_valid_i && loc_id_i == IdW'(i)) dec = dec + {2'b0, loc_bytes_i};
       if (dec != 15'd0 && val_q[i] != 32'd0) begin
-        val_d[i] = (val_q[i] > 32'(dec)) ? val_q[i] - 32'(dec) : 32'd0;
+        // One subtractor: its borrow is the comparison (a counter stops at 0).
+        diff = {1'b0, val_q[i]} - {18'b0, dec};
+        val_d[i] = diff[32] ? 32'd0 : diff[31:0];
         hit[i] = val_d[i] == 32'd0 && !load_i[i];  // a load in the same cycle wins
       end
       if (hit[i]) zero_d[i] = 1'b1;
       if (load_i[i]) begin
-        val_d[i] = load_value_i[i];
+        val_d[i] = load_value_i;
         zero_d[i] = 1'b0;
       end
     end
@@ -62,7 +66,7 @@ module ni_dma_cnt #(
   // A load shows at once: a register read right after the load's write sees it.
   always_comb begin
     for (int i = 0; i < NumCnt; i++) begin
-      value_o[i] = load_i[i] ? load_value_i[i] : val_q[i];
+      value_o[i] = load_i[i] ? load_value_i : val_q[i];
       zero_o[i] = zero_q[i] && !load_i[i];
     end
   end

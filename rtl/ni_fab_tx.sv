@@ -141,6 +141,20 @@ module ni_fab_tx #(
   logic nb_last;
   logic [31:0] c32, icrc;
   logic [15:0] c16, vcrc;
+  // The header record in whole beats: bs is always a whole number of beats, so a lane
+  // of the header is a lane of one of these beats (a beat multiplexer, not a byte shifter).
+  localparam int unsigned HdrBeats = (ni_pkg::TxHdrBytes + Bpb - 1) / Bpb;
+  localparam int unsigned BsLow = $clog2(Bpb);
+  logic [HdrBeats*DataW-1:0] hbytes;
+  logic [DataW-1:0] hbeat;
+  assign hbytes = (HdrBeats*DataW)'(hcur.bytes);
+  always_comb begin
+    hbeat = '0;
+    for (int b = 0; b < HdrBeats; b++) begin
+      if (32'(bs[12:BsLow]) == b) hbeat = hbytes[b*DataW +: DataW];
+    end
+  end
+  `NI_ASSERT(BeatAlignedBs_A, bs[BsLow-1:0] == '0)
   localparam int unsigned KcntW = $clog2(Bpb + 1);
   localparam logic signed [15:0] BpbS = 16'(Bpb);
   logic [KcntW-1:0] kcnt;
@@ -175,10 +189,10 @@ module ni_fab_tx #(
     c32 = crc32_in;
     for (int j = 0; j < Bpb; j++) begin
       if (32'(j) < 32'(rel) && rel >= 0) begin
-        if (st == StHdr && (!mix || LowLanes[j])) nb_data[j*8 +: 8] = hcur.bytes[(32'(bs) + j) * 8 +: 8];
+        if (st == StHdr && (!mix || LowLanes[j])) nb_data[j*8 +: 8] = hbeat[j*8 +: 8];
         else if ((mix || st == StCarry) && LowLanes[j]) nb_data[j*8 +: 8] = carry_q[(j % OffW)*8 +: 8];
-        else if (mix) nb_data[j*8 +: 8] = pay_data[(j - Off)*8 +: 8];
-        else if (hcur.cont && 32'(bs) + j < ni_pkg::ContHdrBytes) nb_data[j*8 +: 8] = hcur.bytes[(32'(bs) + j) * 8 +: 8];
+        else if (mix) nb_data[j*8 +: 8] = pay_data[((j + Bpb - Off) % Bpb)*8 +: 8];  // j >= Off here
+        else if (hcur.cont && 32'(bs) + j < ni_pkg::ContHdrBytes) nb_data[j*8 +: 8] = hbeat[j*8 +: 8];
         else nb_data[j*8 +: 8] = pay_data[j*8 +: 8];
         nb_keep[j] = 1'b1;
         c32 = ni_pkg::crc32_byte(c32, (st == StHdr || (hcur.cont && 32'(bs) + j < ni_pkg::ContHdrBytes))
@@ -186,17 +200,17 @@ module ni_fab_tx #(
       end
     end
     icrc = ~c32 ^ ((bad_in || (pay_take && pay_bad)) ? 32'hFFFF_FFFF : 32'h0);
-    // ICRC lanes (not in a raw packet), then the VCRC over everything before it.
+    // ICRC lanes (not in a raw packet), then the VCRC over everything before it. A lane
+    // holds data or an ICRC byte, never both: one CRC step per lane, over what it holds.
     c16 = crc16_in;
     for (int j = 0; j < Bpb; j++) begin
-      if (nb_keep[j]) c16 = ni_pkg::crc16_byte(c16, nb_data[j*8 +: 8]);
       for (int k = 0; k < 4; k++) begin
         if (!hcur.raw && 32'(j) - 32'(rel) == 32'(k)) begin
           nb_data[j*8 +: 8] = icrc[k*8 +: 8];
           nb_keep[j] = 1'b1;
-          c16 = ni_pkg::crc16_byte(c16, icrc[k*8 +: 8]);
         end
       end
+      if (nb_keep[j]) c16 = ni_pkg::crc16_byte(c16, nb_data[j*8 +: 8]);
     end
     vcrc = ~c16 ^ ((hcur.raw && (bad_in || (pay_take && pay_bad))) ? 16'hFFFF : 16'h0);
     for (int j = 0; j < Bpb; j++) begin

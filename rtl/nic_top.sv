@@ -179,7 +179,8 @@ module nic_top #(
   logic [7:0] raw_fifo;
   // DMA byte counters (32, as the register map has them).
   localparam int unsigned NumCnt = 32;
-  logic [NumCnt-1:0][31:0] cnt_load_value, cnt_value;
+  logic [NumCnt-1:0][31:0] cnt_value;
+  logic [31:0] cnt_load_value, cnt_load_value_q;  // CNT_LOAD as written (the register block keeps it in a RAM)
   logic [NumCnt-1:0] cnt_load_written, cnt_load_we_q, cnt_zero;
   logic [NumCnt-1:0] ev_cnt_hit;  // counter i reached zero
   logic ev_cnt_zero, rcnt_valid;
@@ -202,6 +203,9 @@ module nic_top #(
       rf_ctrl_we_q <= rf_ctrl_written;
       cnt_load_we_q <= cnt_load_written;
     end
+  end
+  always_ff @(posedge clk_i) begin
+    if (cnt_load_written != '0) cnt_load_value_q <= cnt_load_value;
   end
 
   assign csr_ready = csr_write || rdc_ready;
@@ -558,7 +562,7 @@ module nic_top #(
   );
 
   ni_dma_cnt #(.NumCnt(NumCnt)) u_dma_cnt (
-    .clk_i, .rst_ni, .load_i(cnt_load_we_q), .load_value_i(cnt_load_value),
+    .clk_i, .rst_ni, .load_i(cnt_load_we_q), .load_value_i(cnt_load_value_q),
     .inj_valid_i(inj_cnt_valid), .inj_id_i(inj_cnt_id), .inj_bytes_i(inj_cnt_bytes),
     .rcv_valid_i(rcnt_valid), .rcv_id_i(rcnt_id), .rcv_bytes_i(rcnt_bytes),
     .loc_valid_i(loc_cnt_valid), .loc_id_i(loc_cnt_id), .loc_bytes_i(loc_cnt_bytes),

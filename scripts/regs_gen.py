@@ -23,6 +23,12 @@ A rw register with "banked": true has one copy per host port (parameter Banks):
 a request reads and writes the copy of its bank (req_bank_i, the bus number of its
 Requester ID); a bank number >= Banks reads 0 and writes nothing. The hardware sees
 every copy, [Banks-1:0].
+A register array with "ram": true keeps its copies in a RAM (LUT RAM on an FPGA)
+read and written at one index, instead of flip-flops behind a wide multiplexer. It
+must be staged (the active copy, which the hardware sees, stays in flip-flops) or a
+pulse register (the hardware sees the value only as it is written: <reg>_<field>_o
+is the register's new value in the cycle <reg>_written_o is high). A bit per entry
+says whether it was written since reset; an unwritten entry reads its reset value.
 
 Usage: regs_gen.py [--check]   (--check: fail if a generated file is stale)
 """
@@ -47,6 +53,11 @@ def load():
         reg["banked"] = reg.get("banked", False)
         if reg["banked"] and (reg["count"] > 1 or reg["access"] != "rw" or "commit" in reg):
             raise SystemExit(f"regs_gen: {reg['name']}: only a plain rw register can be banked")
+        reg["ram"] = reg.get("ram", False)
+        if reg["ram"] and not (reg["access"] == "rw" and reg["count"] > 1 and ("commit" in reg or reg.get("pulse"))
+                               and reg["count"] & (reg["count"] - 1) == 0 and reg["stride"] & (reg["stride"] - 1) == 0):
+            raise SystemExit(f"regs_gen: {reg['name']}: a ram register is a staged or pulse rw array, "
+                             "its count and stride powers of two")
         if reg["access"] == "cnt":
             reg["fields"] = [{"name": "count", "lsb": 0, "width": 32, "reset": "0"}]
         for f in reg["fields"]:
@@ -74,9 +85,68 @@ def byte_slices(f):
         yield b, blo, bhi
 
 
+def element_index(aw, reg, tag):
+    """Signals <tag>_hit (the request addresses an element of reg) and <tag>_idx (which one)."""
+    n, st = reg["count"], reg["stride"]
+    sh, iw = st.bit_length() - 1, (n - 1).bit_length()
+    low = f" && {tag}_off[{sh - 1}:0] == '0" if sh else ""
+    return [f"  logic [{aw - 1}:0] {tag}_off;", f"  logic {tag}_hit;", f"  logic [{iw - 1}:0] {tag}_idx;",
+            f"  assign {tag}_off = req_addr_i - {aw}'h{reg['offset']:03x};",
+            f"  assign {tag}_hit = {tag}_off < {aw}'h{n * st:03x}{low};",
+            f"  assign {tag}_idx = {tag}_off[{sh + iw - 1}:{sh}];"]
+
+
+def gen_ram_reg(aw, reg, by_name, reads):
+    """A register array kept in a RAM read and written at one index (see the docstring).
+    Returns (ports, declarations, combinational lines, RAM write lines, reset lines, update lines)."""
+    r, n = lo(reg["name"]), reg["count"]
+    iw = (n - 1).bit_length()
+    ports, comb, ram, rst, upd = [], [], [], [], []
+    decl = [f"  // {reg['name']}: in a RAM; {r}_vld_q[i] says element i was written since reset."]
+    decl += element_index(aw, reg, f"{r}_own")
+    ra = f"{r}_own_idx"
+    if "commit" in reg:  # the commit register's write reads the staged copies of its index
+        c = by_name[reg["commit"]]
+        if c["count"] != n:
+            raise SystemExit(f"regs_gen: {reg['name']}: its commit register has another count")
+        decl += element_index(aw, c, f"{r}_cmt")
+        decl += [f"  logic [{iw - 1}:0] {r}_ra;", f"  assign {r}_ra = {r}_cmt_hit ? {r}_cmt_idx : {r}_own_idx;"]
+        ra = f"{r}_ra"
+    decl += [f"  logic [{n - 1}:0] {r}_vld_q, {r}_vld_d;", f"  logic {r}_we;",
+             f"  assign {r}_we = req_valid_i && req_write_i && {r}_own_hit;"]
+    comb += [f"    {r}_vld_d = {r}_vld_q;", f"    for (int i = 0; i < {n}; i++) begin",
+             f"      if ({r}_we && {r}_own_idx == {iw}'(i)) {r}_vld_d[i] = 1'b1;", "    end"]
+    rst.append(f"      {r}_vld_q <= '0;")
+    upd.append(f"      {r}_vld_q <= {r}_vld_d;")
+    for f in reg["fields"]:
+        fn, lsb, w = f"{r}_{lo(f['name'])}", f["lsb"], f["width"]
+        reset = f"{w}'h{f['reset']:x}"
+        decl += [f"  logic [{w - 1}:0] {fn}_mem [{n}];", f"  logic [{w - 1}:0] {fn}_rd, {fn}_wr;",
+                 f"  assign {fn}_rd = {r}_vld_q[{ra}] ? {fn}_mem[{ra}] : {reset};"]
+        comb.append(f"    {fn}_wr = {fn}_rd;")
+        for b, blo, bhi in byte_slices(f):
+            comb.append(f"    if (req_be_i[{b}]) {fn}_wr[{bhi - lsb}:{blo - lsb}] = req_wdata_i[{bhi}:{blo}];")
+        ram.append(f"    if ({r}_we) {fn}_mem[{ra}] <= {fn}_wr;")
+        for i in range(n):
+            reads[reg["offset"] + i * reg["stride"]].append(f"rdata_o[{lsb + w - 1}:{lsb}] = {fn}_rd;")
+        if "commit" in reg:  # the hardware sees the active copy, in flip-flops
+            c = by_name[reg["commit"]]
+            csel = f"(req_addr_i == {aw}'h{c['offset']:03x} + {aw}'(i * {c['stride']}))"
+            ports.append(f"  output logic {port_type(reg, f)}{fn}_o,")
+            decl += [f"  logic {port_type(reg, f)}{fn}_act_q, {fn}_act_d;", f"  assign {fn}_o = {fn}_act_q;"]
+            comb += [f"    {fn}_act_d = {fn}_act_q;", f"    for (int i = 0; i < {n}; i++) begin",
+                     f"      if (req_valid_i && req_write_i && {csel}) {fn}_act_d[i] = {fn}_rd;", "    end"]
+            rst.append(f"      {fn}_act_q <= {{{n}{{{reset}}}}};")
+            upd.append(f"      {fn}_act_q <= {fn}_act_d;")
+        else:  # pulse: the value as written, with <reg>_written_o
+            ports.append(f"  output logic {'[' + str(w - 1) + ':0] ' if w > 1 else ''}{fn}_o,")
+            decl.append(f"  assign {fn}_o = {fn}_wr;")
+    return ports, decl, comb, ram, rst, upd
+
+
 def gen_sv(spec):
     aw = (spec["bar_bytes"] - 1).bit_length()
-    ports, decl, comb, rst, upd = [], [], [], [], []
+    ports, decl, comb, rst, upd, ram = [], [], [], [], [], []
     # The read side is one case over the address (Yosys makes one parallel multiplexer
     # of it; a chain of ifs made a mux chain hundreds deep): address -> assignments.
     reads = {}
@@ -98,6 +168,11 @@ def gen_sv(spec):
             if a in reads:
                 raise SystemExit(f"regs_gen: {reg['name']}[{i}] at 0x{a:03x} overlaps another register")
             reads[a] = []
+        if reg["ram"]:
+            parts = gen_ram_reg(aw, reg, by_name, reads)
+            for acc_list, part in zip((ports, decl, comb, ram, rst, upd), parts):
+                acc_list += part
+            continue
         wr = [head]
         for f in reg["fields"]:
             fn, lsb, w = f"{r}_{lo(f['name'])}", f["lsb"], f["width"]
@@ -200,6 +275,8 @@ def gen_sv(spec):
         "    endcase",
         "  end",
         "",
+        *(["  // The RAMs: no reset (an element not written since reset reads its reset value).",
+            "  always_ff @(posedge clk_i) begin", *ram, "  end", ""] if ram else []),
         "  always_ff @(posedge clk_i or negedge rst_ni) begin",
         "    if (!rst_ni) begin",
         *rst,

@@ -221,6 +221,46 @@ TEST_F(CsrRegsTest, StagedRegistersTakeEffectTogetherOnTheirCommitWrite) {
   EXPECT_EQ(ni::getField(dut->m.memid_size_bytes_o, 20 * 2, 20), 0u) << "other indexes untouched";
 }
 
+// The registers kept in RAMs ("ram" in ni_regs.json: staged windows and memory IDs,
+// CNT_LOAD) are not cleared by a reset: a bit per entry makes them read their reset
+// value until written again. Every read/write register is written, then reset.
+TEST_F(CsrRegsTest, AResetAfterWritesBringsBackEveryResetValue) {
+  for (const auto& in : all)
+    if (in.reg->access == Access::Rw) write(in.offset, 0xFFFF'FFFFu);
+  EXPECT_NE(read(regs::ART_BASE_LO(5)), 0u);
+  EXPECT_NE(read(regs::CNT_LOAD(31)), 0u);
+  reset();
+  expectAllAsModel("after a reset that followed writes");
+  EXPECT_EQ(ni::getField(dut->m.art_base_lo_addr_o, 20 * 5, 20), 0u) << "the active copies are reset too";
+  // A partial write to an entry not written since the reset merges into its reset value.
+  write(regs::MEMID_KEY(7), 0x0000'AB00u, 0x2);
+  EXPECT_EQ(read(regs::MEMID_KEY(7)), 0xAB00u);
+}
+
+// A pulse register kept in a RAM hands the hardware its new value in its write cycle
+// (CNT_LOAD: the counter is loaded with it), partial writes merged into the old value.
+TEST_F(CsrRegsTest, CounterLoadValueIsTheRegistersNewValueInItsWriteCycle) {
+  auto& m = dut->m;
+  std::map<unsigned, uint32_t> held;
+  for (int i = 0; i < 1000; ++i) {
+    const unsigned n = rng()() % regs::CNT_LOAD_COUNT;
+    const uint32_t v = static_cast<uint32_t>(rng()());
+    const unsigned be = rng()() % 16;
+    m.req_valid_i = 1;
+    m.req_write_i = 1;
+    m.req_addr_i = regs::CNT_LOAD(n);
+    m.req_wdata_i = v;
+    m.req_be_i = be;
+    dut->eval();
+    held[n] = (held[n] & ~byteMask(be)) | (v & byteMask(be));
+    ASSERT_EQ(m.cnt_load_written_o, 1u << n) << "cycle " << i << " seed " << seed();
+    ASSERT_EQ(m.cnt_load_value_o, held[n]) << "cycle " << i << " seed " << seed();
+    cycle();
+    m.req_valid_i = 0;
+  }
+  for (const auto& [n, v] : held) EXPECT_EQ(read(regs::CNT_LOAD(n)), v) << n;
+}
+
 TEST_F(CsrRegsTest, StatusIsStickyAndWriteOneClears) {
   auto sets = statusSets();
   const auto w1c = offsetsOf(Access::W1c);

@@ -39,7 +39,7 @@ TEST_F(DmaCntTest, CountersFollowLoadsAndDecrements) {
     const uint32_t lv = r() % 10 == 0 ? 0 : static_cast<uint32_t>(r() % 20000);
     if (load) {
       m.load_i = 1u << li;
-      setField(m.load_value_i, 32 * li, 32, lv);
+      m.load_value_i = lv;
     }
     const bool inj = r() % 100 < 40, rcv = r() % 100 < 40, loc = r() % 100 < 30;
     const unsigned ii = pick(), ri = r() % 3 == 0 ? ii : pick(), oi = r() % 3 == 0 ? ri : pick();
