@@ -466,13 +466,12 @@ module ni_fab_rx #(
     vcrc_rx = vcrc_rx_q;
     overrun = overrun_q;
     for (int j = 0; j < Bpb; j++) begin
-      // The VCRC covers the packet's bytes and its ICRC: one step per lane (one CRC
-      // circuit, not one per case).
-      if (in_keep[j] && (32'(bs_q) + j < 32'(t_pos) + icrc_n)) c16 = ni_pkg::crc16_byte(c16, in_data[j*8 +: 8]);
       if (in_keep[j]) begin
         if (32'(bs_q) + j < 32'(t_pos)) begin
           c32 = ni_pkg::crc32_byte(c32, ni_pkg::icrc_mask(32'(bs_q) + j, in_data[j*8 +: 8]));
+          c16 = ni_pkg::crc16_byte(c16, in_data[j*8 +: 8]);
         end else if (!is_raw && 32'(bs_q) + j < 32'(t_pos) + 4) begin
+          c16 = ni_pkg::crc16_byte(c16, in_data[j*8 +: 8]);
           icrc_rx[(32'(bs_q) + j - 32'(t_pos))*8 +: 8] = in_data[j*8 +: 8];
         end else if (32'(bs_q) + j < 32'(t_pos) + icrc_n + 2) begin
           vcrc_rx[(32'(bs_q) + j - 32'(t_pos) - icrc_n)*8 +: 8] = in_data[j*8 +: 8];

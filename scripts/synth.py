@@ -13,6 +13,7 @@ differently from Verilator. scripts/synth_table.py turns the stat files into the
 resource table in docs/.
 """
 import argparse
+import json
 import pathlib
 import re
 import subprocess
@@ -20,13 +21,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-# nic_top parameters per configuration (NumArt and NumMemId are fixed by the
-# register block, which is generated for 16 of each).
-CONFIGS = {
-    "small": {"DataW": 64, "NumTags": 4, "RetxSlots": 8, "NumPeers": 16, "MemKeepSlots": 2},
-    "default": {"DataW": 64},
-    "wide": {"DataW": 512},
-}
+# nic_top parameters per configuration, in one file with the simulation build.
+CONFIGS = json.loads((ROOT / "rtl" / "ni_configs.json").read_text())["configs"]
 FAMILIES = {
     "ecp5": "synth_ecp5 -top nic_top -noflatten",
     "ice40": "synth_ice40 -top nic_top -noflatten",
@@ -86,6 +82,9 @@ def main():
         f"tee -q -o {out}/stat.json stat -json",
     ] + (["flatten", f"write_json {out}/netlist.json"] if a.family in PNR_FAMILIES else [])
       + ([f"write_verilog -noattr {out}/nic_top.v"] if a.family == "generic" else [])) + "\n"
+    # A place-and-route report of an earlier netlist does not belong to this one.
+    for stale in ("pnr.json", "nextpnr.log"):
+        (ROOT / out / stale).unlink(missing_ok=True)
     (ROOT / out / "synth.ys").write_text(script)
     (ROOT / out / "rtl_rev.txt").write_text(rtl_revision() + "\n")
     log = out / "yosys.log"

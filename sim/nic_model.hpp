@@ -63,9 +63,12 @@ class NicModel : public Clocked {
 };
 
 // The verilated configurations: every data width with MaxPayload 256 and one host
-// port; 64 bits with MaxPayload 4096; 64 bits with 2 and 4 host ports.
-bool nicBuilt(unsigned dataBits, unsigned maxPayload = 256, unsigned hostPorts = 1);
+// port; 64 bits with MaxPayload 4096; 64 bits with 2 and 4 host ports. config names
+// a parameter set of rtl/ni_configs.json: "default", or "small" (64 bits, one port).
+bool nicBuilt(unsigned dataBits, unsigned maxPayload = 256, unsigned hostPorts = 1,
+              const std::string& config = "default");
 std::unique_ptr<NicModel> makeNic(unsigned dataBits, VerilatedContext* ctx, const std::string& name,
-                                  unsigned maxPayload = 256, unsigned hostPorts = 1);
+                                  unsigned maxPayload = 256, unsigned hostPorts = 1,
+                                  const std::string& config = "default");
 
 }  // namespace ni

@@ -15,6 +15,7 @@
 #include "Vnic64_mtu4096.h"
 #include "Vnic64_p2.h"
 #include "Vnic64_p4.h"
+#include "Vnic64_small.h"
 #else
 #define NI_ALL_WIDTHS 0
 #endif
@@ -237,7 +238,9 @@ class LockstepNic final : public NicModel {
 
 }  // namespace
 
-bool nicBuilt(unsigned bits, unsigned maxPayload, unsigned hostPorts) {
+bool nicBuilt(unsigned bits, unsigned maxPayload, unsigned hostPorts, const std::string& config) {
+  if (config == "small") return NI_ALL_WIDTHS && bits == 64 && maxPayload == 256 && hostPorts == 1;
+  if (config != "default") return false;
   if (hostPorts != 1) return NI_ALL_WIDTHS && bits == 64 && maxPayload == 256 && (hostPorts == 2 || hostPorts == 4);
   if (!NI_ALL_WIDTHS) return bits == 64 && maxPayload == 256;
   if (maxPayload == 4096) return bits == 64;
@@ -245,8 +248,11 @@ bool nicBuilt(unsigned bits, unsigned maxPayload, unsigned hostPorts) {
 }
 
 std::unique_ptr<NicModel> makeNic(unsigned bits, VerilatedContext* ctx, const std::string& name, unsigned maxPayload,
-                                  unsigned hostPorts) {
-  if (!nicBuilt(bits, maxPayload, hostPorts)) return nullptr;
+                                  unsigned hostPorts, const std::string& config) {
+  if (!nicBuilt(bits, maxPayload, hostPorts, config)) return nullptr;
+#if NI_ALL_WIDTHS
+  if (config == "small") return std::make_unique<NicAdapter<Vnic64_small, 8>>(ctx, name);
+#endif
   if (bits == 64 && maxPayload == 256 && hostPorts == 1) {
 #if NI_LOCKSTEP
     return std::make_unique<LockstepNic>(ctx, name);

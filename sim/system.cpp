@@ -13,15 +13,16 @@ namespace ni {
 System::System(const SystemConfig& cfg) : cfg_(cfg), ctx_(std::make_unique<VerilatedContext>()) {
   ctx_->fatalOnError(false);  // an RTL assertion marks an error; callers check rtlError()
   ctx_->randReset(0);
-  if (!nicBuilt(cfg.dataBits, cfg.maxPayload, cfg.hostPorts))
+  if (!nicBuilt(cfg.dataBits, cfg.maxPayload, cfg.hostPorts, cfg.niConfig))
     throw std::invalid_argument("NI not built for " + std::to_string(cfg.dataBits) + " bits, max payload " +
-                                std::to_string(cfg.maxPayload) + ", " + std::to_string(cfg.hostPorts) + " host ports");
+                                std::to_string(cfg.maxPayload) + ", " + std::to_string(cfg.hostPorts) +
+                                " host ports, configuration " + cfg.niConfig);
   if (cfg.rails < 1 || cfg.rails > 4) throw std::invalid_argument("1 to 4 rails");
   clock_ = std::make_unique<ClockDriver>(ctx_.get());
   for (unsigned i = 0; i < cfg.nodes; ++i) {
     for (unsigned r = 0; r < cfg.rails; ++r) {
       const std::string name = "ni" + std::to_string(i) + (r ? "_rail" + std::to_string(r) : "");
-      nics_.push_back(makeNic(cfg.dataBits, ctx_.get(), name, cfg.maxPayload, cfg.hostPorts));
+      nics_.push_back(makeNic(cfg.dataBits, ctx_.get(), name, cfg.maxPayload, cfg.hostPorts, cfg.niConfig));
       clock_->add(nics_.back().get());
     }
     nodes_.push_back(

@@ -22,6 +22,7 @@ struct SystemConfig {
   unsigned dataBits = 64;
   unsigned maxPayload = 256;     // NI build: largest TLP payload (256, or 4096 at 64 bits)
   unsigned hostPorts = 1;        // CPUs per node, each on its own NI host port (2 or 4: 64 bits only)
+  std::string niConfig = "default";  // NI parameter set (rtl/ni_configs.json): "default" or "small"
   unsigned rails = 1;            // NIs per node, NI r of every node on fabric plane r
   Topology topology;             // none given: a crossbar of all nodes
   unsigned linkLatency = 10;     // every link: NI to switch and switch to switch

@@ -22,6 +22,7 @@ struct Param {
   unsigned nodes;
   unsigned width;
   unsigned maxPayload = 256;
+  const char* config = "default";  // NI parameter set (rtl/ni_configs.json)
 };
 
 class SystemTest : public tb::SystemFixture<Param> {
@@ -31,6 +32,7 @@ class SystemTest : public tb::SystemFixture<Param> {
     c.nodes = GetParam().nodes;
     c.dataBits = GetParam().width;
     c.maxPayload = GetParam().maxPayload;
+    c.niConfig = GetParam().config;
     c.hostStall = 0.2;
     startSystem(c);
   }
@@ -1018,13 +1020,16 @@ TEST(SoakTest, ShortSoakAtTheSoakFaultRatesLosesNothing) {
 
 std::string paramName(const ::testing::TestParamInfo<Param>& i) {
   return "N" + std::to_string(i.param.nodes) + "_W" + std::to_string(i.param.width) +
-         (i.param.maxPayload != 256 ? "_MTU" + std::to_string(i.param.maxPayload) : "");
+         (i.param.maxPayload != 256 ? "_MTU" + std::to_string(i.param.maxPayload) : "") +
+         (std::string(i.param.config) != "default" ? std::string("_") + i.param.config : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Systems, SystemTest,
                          ::testing::Values(Param{2, 64}, Param{4, 64}, Param{8, 64}, Param{4, 128}, Param{4, 256},
-                                           Param{4, 512}, Param{4, 64, 4096}),
+                                           Param{4, 512}, Param{4, 64, 4096}, Param{4, 64, 256, "small"}),
                          paramName);
-INSTANTIATE_TEST_SUITE_P(Systems, FaultTest, ::testing::Values(Param{2, 64}, Param{4, 64}, Param{4, 512}), paramName);
+INSTANTIATE_TEST_SUITE_P(Systems, FaultTest,
+                         ::testing::Values(Param{2, 64}, Param{4, 64}, Param{4, 512}, Param{4, 64, 256, "small"}),
+                         paramName);
 
 }  // namespace
