@@ -91,7 +91,10 @@ def main():
     r = subprocess.run([str(yosys), "-q", "-l", str(log), str(out / "synth.ys")], cwd=ROOT)
     if r.returncode != 0:
         sys.exit(f"synth: yosys failed ({r.returncode}); see {log}")
-    bad = [l for l in (ROOT / log).read_text().splitlines() if "Warning" in l and BAD_WARNINGS.search(l)]
+    # Warnings inside Yosys's own cell library (/share/techmap.v: a zero-width part of a
+    # shift it made) are not about our RTL.
+    bad = [l for l in (ROOT / log).read_text().splitlines()
+           if "Warning" in l and BAD_WARNINGS.search(l) and "/share/" not in l]
     if bad:
         print("\n".join(sorted(set(bad))))
         sys.exit(f"synth: {len(bad)} warnings that mean Yosys reads the RTL differently; see {log}")
