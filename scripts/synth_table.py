@@ -111,6 +111,37 @@ def pnr_rows(runs):
             "|---|---|---|---|---|---|"] + out
 
 
+def reg_of(cell):
+    """The register a netlist cell belongs to, as nextpnr names it after its net
+    (credits_o_TRELLIS_FF_Q_15 -> credits_o)."""
+    return re.split(r"_(?:TRELLIS|LUT4|CCU2C|PFUMX|L6MUX21|DP16KD|MULT18X18D)", cell, maxsplit=1)[0]
+
+
+def block_rows(record):
+    """Fmax of single blocks placed and routed alone (scripts/synth.py --top BLOCK,
+    records in RECORD/BLOCK/CONFIG-FAMILY/): the figure, the logic cells and the
+    critical path's first and last register."""
+    out = []
+    for rep in sorted((ROOT / record).glob("*/*-*/pnr.json")):
+        r = json.loads(rep.read_text())
+        block, run = rep.parent.parent.name, rep.parent.name
+        rev = rep.parent / "rtl_rev.txt"
+        cells = r.get("utilization", {}).get("TRELLIS_COMB", {}).get("used", "")
+        for clk, f in sorted(r.get("fmax", {}).items()):
+            path = next((cp["path"] for cp in r.get("critical_paths", []) if cp.get("path")), [])
+            ends = f"{reg_of(path[0]['from']['cell'])} -> {reg_of(path[-1]['to']['cell'])}" if path else ""
+            logic = sum(e["delay"] for e in path if e.get("type") == "logic")
+            total = sum(e["delay"] for e in path)
+            out.append(f"| {block} | {run.replace('-', ', ')} | {f['achieved']:.1f} | {cells} | {ends} | "
+                       f"{total:.1f} ({logic:.1f} logic) | {rev.read_text().strip() if rev.exists() else '?'} |")
+    if not out:
+        return []
+    return ["", "Blocks placed and routed alone (out of context, each at its own default parameters; "
+            "Fmax in MHz, critical path in ns, from the register where it starts to the one where it ends):", "",
+            "| block | configuration, family | Fmax | logic cells | critical path | ns | RTL |",
+            "|---|---|---|---|---|---|---|"] + out
+
+
 def row(label, t):
     return "| " + label + " | " + " | ".join(str(t[c]) for c in COLUMNS) + " |"
 
@@ -120,7 +151,18 @@ def main():
     ap.add_argument("--runs", default="build/synth")
     ap.add_argument("--record", default="docs/figures/synth-runs")
     ap.add_argument("--out", default="docs/figures/synth.md")
+    ap.add_argument("--block-runs", default="build/synth-blocks")
+    ap.add_argument("--block-record", default="docs/figures/synth-blocks")
     a = ap.parse_args()
+    # Blocks alone: BLOCK/CONFIG-FAMILY/ runs, recorded the same way.
+    for rep in sorted((ROOT / a.block_runs).glob("*/*-*/pnr.json")):
+        kept = ROOT / a.block_record / rep.parent.parent.name / rep.parent.name
+        kept.mkdir(parents=True, exist_ok=True)
+        for f in ("pnr.json", "rtl_rev.txt"):
+            if (kept / f).exists():
+                (kept / f).unlink()
+            if (rep.parent / f).exists():
+                shutil.copyfile(rep.parent / f, kept / f)
     for stat in sorted((ROOT / a.runs).glob("*-*/stat.json")):
         if stat.parent.name.split("-", 1)[1] not in CLASSES:
             continue  # the generic netlist of make postsynth has no table
@@ -170,7 +212,7 @@ def main():
                 glue[c] -= b[c]
         per_run.append(row(f"{top_name}'s own logic", glue))
     (ROOT / a.out).parent.mkdir(parents=True, exist_ok=True)
-    (ROOT / a.out).write_text("\n".join(out + pnr_rows(runs) + per_run) + "\n")
+    (ROOT / a.out).write_text("\n".join(out + pnr_rows(runs) + block_rows(a.block_record) + per_run) + "\n")
     print(f"synth_table: {len(runs)} runs -> {a.out}")
 
 
