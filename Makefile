@@ -204,6 +204,8 @@ POSTSYNTH_TESTS ?= *_W64:*/W64
 postsynth: setup
 	bash scripts/setup.sh --synth
 	.venv/bin/python scripts/synth.py default generic
+	# A new netlist verilates into other files: drop the old ones (stale files broke the build).
+	rm -rf build-postsynth/CMakeFiles/nic_models.dir/Vnic64*.dir
 	cmake -S . -B build-postsynth $(CMAKE_ARGS) -DNI_NETLIST=$(CURDIR)/build/synth/default-generic/nic_top.v
 	cmake --build build-postsynth -j $(JOBS)
 	for t in test_nic test_system test_dma test_rget; do \
