@@ -127,11 +127,11 @@ def block_rows(record):
         block, run = rep.parent.parent.name, rep.parent.name
         rev = rep.parent / "rtl_rev.txt"
         cells = r.get("utilization", {}).get("TRELLIS_COMB", {}).get("used", "")
+        path = next((cp["path"] for cp in r.get("critical_paths", []) if cp.get("path")), [])
+        ends = f"{reg_of(path[0]['from']['cell'])} -> {reg_of(path[-1]['to']['cell'])}" if path else ""
+        logic = sum(e["delay"] for e in path if e.get("type") == "logic")
+        total = sum(e["delay"] for e in path)
         for clk, f in sorted(r.get("fmax", {}).items()):
-            path = next((cp["path"] for cp in r.get("critical_paths", []) if cp.get("path")), [])
-            ends = f"{reg_of(path[0]['from']['cell'])} -> {reg_of(path[-1]['to']['cell'])}" if path else ""
-            logic = sum(e["delay"] for e in path if e.get("type") == "logic")
-            total = sum(e["delay"] for e in path)
             out.append(f"| {block} | {run.replace('-', ', ')} | {f['achieved']:.1f} | {cells} | {ends} | "
                        f"{total:.1f} ({logic:.1f} logic) | {rev.read_text().strip() if rev.exists() else '?'} |")
     if not out:
@@ -140,6 +140,15 @@ def block_rows(record):
             "Fmax in MHz, critical path in ns, from the register where it starts to the one where it ends):", "",
             "| block | configuration, family | Fmax | logic cells | critical path | ns | RTL |",
             "|---|---|---|---|---|---|---|"] + out
+
+
+def keep(run, kept, names):
+    """Replace the record in kept of a run by what the run left of names."""
+    kept.mkdir(parents=True, exist_ok=True)
+    for f in names:
+        (kept / f).unlink(missing_ok=True)
+        if (run / f).exists():
+            shutil.copyfile(run / f, kept / f)
 
 
 def row(label, t):
@@ -156,23 +165,11 @@ def main():
     a = ap.parse_args()
     # Blocks alone: BLOCK/CONFIG-FAMILY/ runs, recorded the same way.
     for rep in sorted((ROOT / a.block_runs).glob("*/*-*/pnr.json")):
-        kept = ROOT / a.block_record / rep.parent.parent.name / rep.parent.name
-        kept.mkdir(parents=True, exist_ok=True)
-        for f in ("pnr.json", "rtl_rev.txt"):
-            if (kept / f).exists():
-                (kept / f).unlink()
-            if (rep.parent / f).exists():
-                shutil.copyfile(rep.parent / f, kept / f)
+        keep(rep.parent, ROOT / a.block_record / rep.parent.parent.name / rep.parent.name, ["pnr.json", "rtl_rev.txt"])
     for stat in sorted((ROOT / a.runs).glob("*-*/stat.json")):
         if stat.parent.name.split("-", 1)[1] not in CLASSES:
             continue  # the generic netlist of make postsynth has no table
-        kept = ROOT / a.record / stat.parent.name
-        kept.mkdir(parents=True, exist_ok=True)
-        for f in RECORDED:
-            if (kept / f).exists():
-                (kept / f).unlink()
-            if (stat.parent / f).exists():
-                shutil.copyfile(stat.parent / f, kept / f)
+        keep(stat.parent, ROOT / a.record / stat.parent.name, RECORDED)
     runs = []
     for stat in sorted((ROOT / a.record).glob("*-*/stat.json")):
         config, family = stat.parent.name.split("-", 1)
