@@ -26,7 +26,10 @@ module ni_retx #(
   localparam int unsigned SlotW = $clog2(NumSlots),
   localparam int unsigned PeerW = $clog2(NumPeers),
   localparam int unsigned BiW = $clog2(SlotBeats),
-  localparam int unsigned AddrW = $clog2(NumSlots * SlotBeats)
+  // A beat's address in the copy memory is {slot, beat}: no multiplier in the
+  // address path. 2048 x 74 bits at the defaults fills 9 ECP5 block RAMs, 1088 x 74
+  // took 7.
+  localparam int unsigned AddrW = SlotW + BiW
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -96,30 +99,50 @@ module ni_retx #(
   logic [NumPeers-1:0] resync_q, resync_d;
   // Kept as plain vectors: Yosys infers a memory from an array of vectors only.
   logic [ni_pkg::TxHdrW-1:0] hdr_mem_q [NumSlots];
-  logic [BeatW-1:0] beat_mem_q [NumSlots * SlotBeats];
+  logic [BeatW-1:0] beat_mem_q [NumSlots << BiW];
 
   // ------------------------------------------------------------ slot scan
-  // A resend picks the oldest send first, so a destination gets its PSNs in order again.
-  // (The scan keeps the oldest age so far in cand_age: indexing age by the running
-  // choice made a 32-way multiplexer per slot.)
-  logic [NumSlots-1:0] expired, cand;
-  logic [NumSlots-1:0][31:0] age;
-  logic [31:0] cand_age;
+  // A resend picks the slot allocated first among the candidates: within one
+  // destination that is PSN order (PSNs are handed out as slots are allocated), so a
+  // destination gets its PSNs in order again; across destinations the order does not
+  // matter. The allocation order is kept as a matrix of one bit per pair of slots
+  // (alloc_first_q), so the choice is a few gate levels wide instead of a chain of
+  // 32-bit age comparisons through every slot (7.5 MHz on ECP5 before).
+  // Timers are compared a cycle ahead (tmo_q, rnr_up_q): a slot runs out one cycle
+  // after its time has come, and the comparators sit off the choice's path.
+  localparam int unsigned NumPairs = NumSlots * (NumSlots - 1) / 2;
+  // Bit of the pair (i, j), i < j: 1 when slot i was allocated before slot j.
+  function automatic int pair_bit(input int i, input int j);
+    pair_bit = i * NumSlots - i * (i + 1) / 2 + (j - i - 1);
+  endfunction
+  logic [NumPairs-1:0] alloc_first_q, alloc_first_d;
+  logic [NumSlots-1:0] tmo_q, tmo_d, rnr_up_q, rnr_up_d;
+  logic [NumSlots-1:0] expired, cand, cand_first;
   logic free_avail, cand_avail, ftrig_avail;
   logic [SlotW-1:0] free_slot, cand_slot, ftrig_slot, drain_slot;
   logic drain_avail;
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
-      age[i] = now_q - sent_q[i];
-      expired[i] = valid_q[i] && !done_q[i] && (rnr_q[i] ? now_q - rnr_t_q[i] >= rnr_delay_i
-                                                          : timeout_i != 32'd0 && age[i] >= timeout_i);
+      expired[i] = valid_q[i] && !done_q[i] && (rnr_q[i] ? rnr_up_q[i] : tmo_q[i]);
       cand[i] = valid_q[i] && !done_q[i] && (expired[i] || due_q[i]) && (tries_q[i] < limit_i || rnr_q[i]);
+    end
+    // cand_first: the one candidate no other candidate was allocated before.
+    for (int i = 0; i < NumSlots; i++) begin
+      cand_first[i] = cand[i];
+      for (int j = 0; j < i; j++) begin
+        if (cand[j] && alloc_first_q[pair_bit(j, i)]) cand_first[i] = 1'b0;
+      end
+      for (int j = i + 1; j < NumSlots; j++) begin
+        if (cand[j] && !alloc_first_q[pair_bit(i, j)]) cand_first[i] = 1'b0;
+      end
+    end
+    cand_avail = |cand;
+    cand_slot = '0;
+    for (int i = 0; i < NumSlots; i++) begin
+      if (cand_first[i]) cand_slot = cand_slot | SlotW'(i);
     end
     free_avail = 1'b0;
     free_slot = '0;
-    cand_avail = 1'b0;
-    cand_slot = '0;
-    cand_age = '0;
     ftrig_avail = 1'b0;
     ftrig_slot = '0;
     drain_avail = 1'b0;
@@ -128,11 +151,6 @@ module ni_retx #(
       if (!valid_q[i]) begin
         free_avail = 1'b1;
         free_slot = SlotW'(i);
-      end
-      if (cand[i] && (!cand_avail || age[i] >= cand_age)) begin
-        cand_avail = 1'b1;
-        cand_slot = SlotW'(i);
-        cand_age = age[i];
       end
       if (expired[i] && tries_q[i] >= limit_i && !rnr_q[i]) begin
         ftrig_avail = 1'b1;
@@ -144,6 +162,26 @@ module ni_retx #(
       end
     end
   end
+  // The allocation order is a strict total order, so exactly one candidate is first.
+  `NI_ASSERT(OneFirstCandidate_A, cand_first == '0 ? !cand_avail : (cand_first & (cand_first - 1'b1)) == '0)
+`ifdef FORMAL
+  // What makes the order total: no three slots in a cycle. The proofs need it as an
+  // invariant (an arbitrary start state could hold a cycle); simulation checks the
+  // consequence above, not the 5k triples of 32 slots every cycle.
+  logic order_cyclic;
+  always_comb begin
+    order_cyclic = 1'b0;
+    for (int i = 0; i < NumSlots; i++) begin
+      for (int j = i + 1; j < NumSlots; j++) begin
+        for (int k = j + 1; k < NumSlots; k++) begin
+          if (alloc_first_q[pair_bit(i, j)] == alloc_first_q[pair_bit(j, k)] &&
+              alloc_first_q[pair_bit(i, j)] != alloc_first_q[pair_bit(i, k)]) order_cyclic = 1'b1;
+        end
+      end
+    end
+  end
+  `NI_ASSERT(AllocOrderAcyclic_A, !order_cyclic)
+`endif
 
   always_comb begin
     used_o = '0;
@@ -258,7 +296,7 @@ module ni_retx #(
       act_store = offering && !offer_rs && in_reliable;
     end
   end
-  assign beat_addr = AddrW'(32'(act_slot) * SlotBeats + 32'(act_bi));
+  assign beat_addr = {act_slot, act_bi};
   always_comb begin
     out_beat_o = in_beat_i;
     out_beat_valid_o = 1'b0;
@@ -442,12 +480,29 @@ module ni_retx #(
   end
   assign ev_retx_o = take_resend;
 
+  // Timers, compared for the next cycle; a timer restarted now has not run out.
+  // A new slot is allocated after every other: it comes last in the order.
+  always_comb begin
+    for (int i = 0; i < NumSlots; i++) begin
+      tmo_d[i] = timeout_i != 32'd0 && now_q - sent_q[i] >= timeout_i &&
+                 !(take_new && free_slot == SlotW'(i)) && !(take_resend && offer_slot == SlotW'(i));
+      rnr_up_d[i] = now_q - rnr_t_q[i] >= rnr_delay_i && !(take_new && free_slot == SlotW'(i)) && !rnr_set[i];
+    end
+    alloc_first_d = alloc_first_q;
+    for (int i = 0; i < NumSlots; i++) begin
+      for (int j = i + 1; j < NumSlots; j++) begin
+        if (take_new && free_slot == SlotW'(i)) alloc_first_d[pair_bit(i, j)] = 1'b0;
+        if (take_new && free_slot == SlotW'(j)) alloc_first_d[pair_bit(i, j)] = 1'b1;
+      end
+    end
+  end
+
   // Read addresses of the next cycle's resend: its header, and the beat it sends
   // (the first one while the resend is offered in Idle).
   logic [AddrW-1:0] rd_addr_d;
   logic [SlotW-1:0] rd_slot_d;
   assign rd_slot_d = (state_d == StResend) ? cur_d : hold_slot_d;
-  assign rd_addr_d = AddrW'(32'(rd_slot_d) * SlotBeats + ((state_d == StResend) ? 32'(bi_d) : 32'd0));
+  assign rd_addr_d = {rd_slot_d, (state_d == StResend) ? bi_d : BiW'(0)};
   assign ev_fail_o = drain_go && st_q[drain_slot] == ni_pkg::CPL_CA;
   assign ev_conf_o = drain_go && drain_rep && st_q[drain_slot] == ni_pkg::CPL_SC;
 
@@ -471,6 +526,9 @@ module ni_retx #(
       hold_rs_q <= 1'b0;
       hold_slot_q <= '0;
       picked_q <= 1'b0;
+      alloc_first_q <= '0;
+      tmo_q <= '0;
+      rnr_up_q <= '0;
     end else begin
       state_q <= state_d;
       cur_q <= cur_d;
@@ -490,6 +548,9 @@ module ni_retx #(
       hold_rs_q <= hold_rs_d;
       hold_slot_q <= hold_slot_d;
       picked_q <= pick;
+      alloc_first_q <= alloc_first_d;
+      tmo_q <= tmo_d;
+      rnr_up_q <= rnr_up_d;
     end
   end
 
@@ -509,13 +570,7 @@ module ni_retx #(
         sent_q[i] <= now_q;
         if (!rnr_q[i]) tries_q[i] <= tries_inc;
       end
-      // Resends go oldest first: the slots an RNR NAK stops are made older than any
-      // other, in PSN order, so they go again in order (the named one may have been
-      // sent last).
-      if (rnr_set[i]) begin
-        rnr_t_q[i] <= now_q;
-        sent_q[i] <= now_q - 32'h0100_0000 + {8'h0, 24'(psn_q[i] - ev_psn_i)};
-      end
+      if (rnr_set[i]) rnr_t_q[i] <= now_q;
       if (act_store && beat_go && act_slot == SlotW'(i)) begin
         cpl_q[i] <= cpl_cap;
         addr_q[i] <= addr_cap;

@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "Vni_retx.h"
 #include "bytes.hpp"
@@ -87,6 +88,27 @@ struct Answer {
 
 class RetxTest : public tb::VerilatedTest {
  protected:
+  using Dut = tb::VlClocked<Vni_retx>;
+  // The header record of a request (its LRH/BTH/TEH bytes; header kind fields as ni_wc sets them).
+  static void setHdr(Dut& dut, const Bytes& hdr) {
+    for (unsigned p = 0; p < kHdrBytes; ++p) setField(dut.m.in_hdr_i, 9 + 8 * p, 8, hdr[p]);
+    setField(dut.m.in_hdr_i, 3, 6, 32);
+    setField(dut.m.in_hdr_i, 2, 1, 1);
+    setField(dut.m.in_hdr_i, 1, 1, 0);
+    setField(dut.m.in_hdr_i, 0, 1, 1);
+  }
+  // The TLP's beat at byte offset off; returns whether it is the last one.
+  static bool setBeat(Dut& dut, const Bytes& tlp, size_t off) {
+    for (unsigned j = 0; j < kBpb; ++j) {
+      const bool in = off + j < tlp.size();
+      setField(dut.m.in_beat_i, 8 * j, 8, in ? tlp[off + j] : 0);
+      setField(dut.m.in_beat_i, 8 * kBpb + j, 1, in);
+    }
+    const bool last = off + kBpb >= tlp.size();
+    setField(dut.m.in_beat_i, 9 * kBpb, 1, last);
+    setField(dut.m.in_beat_i, 9 * kBpb + 1, 1, 0);
+    return last;
+  }
   Req makeReq(uint16_t dlid, unsigned n) {
     auto& r = rng();
     Req q;
@@ -179,11 +201,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     }
     dut->m.in_hdr_valid_i = 0;
     if (inHdr) {
-      for (unsigned p = 0; p < kHdrBytes; ++p) setField(dut->m.in_hdr_i, 9 + 8 * p, 8, inHdr->hdr[p]);
-      setField(dut->m.in_hdr_i, 3, 6, 32);
-      setField(dut->m.in_hdr_i, 2, 1, 1);
-      setField(dut->m.in_hdr_i, 1, 1, 0);
-      setField(dut->m.in_hdr_i, 0, 1, 1);
+      setHdr(*dut, inHdr->hdr);
       setField(dut->m.in_hdr_i, tb::kTxHdrBackPageLsb, 52, inHdr->back);
       dut->m.in_hdr_valid_i = 1;
     }
@@ -191,15 +209,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     bool inLast = false;
     beatHeld = !inBeats.empty() && (beatHeld || r() % 100 < 80);  // once offered, held until taken
     if (beatHeld) {
-      const Bytes& t = inBeats.front().tlp;
-      for (unsigned j = 0; j < kBpb; ++j) {
-        const bool in = inOff + j < t.size();
-        setField(dut->m.in_beat_i, 8 * j, 8, in ? t[inOff + j] : 0);
-        setField(dut->m.in_beat_i, 8 * kBpb + j, 1, in);
-      }
-      inLast = inOff + kBpb >= t.size();
-      setField(dut->m.in_beat_i, 9 * kBpb, 1, inLast);
-      setField(dut->m.in_beat_i, 9 * kBpb + 1, 1, 0);
+      inLast = setBeat(*dut, inBeats.front().tlp, inOff);
       dut->m.in_beat_valid_i = 1;
     }
     dut->m.out_hdr_ready_i = !cur && r() % 100 < 70;
@@ -424,11 +434,7 @@ TEST_F(RetxTest, ReadAnsweredInTheCycleItFailsIsAnsweredOnce) {
     q.hdr[1] = 0x02;
     q.hdr[3] = 1;
     q.hdr[8] = 0xC0;
-    for (unsigned p = 0; p < kHdrBytes; ++p) setField(dut->m.in_hdr_i, 9 + 8 * p, 8, q.hdr[p]);
-    setField(dut->m.in_hdr_i, 3, 6, 32);
-    setField(dut->m.in_hdr_i, 2, 1, 1);
-    setField(dut->m.in_hdr_i, 1, 1, 0);
-    setField(dut->m.in_hdr_i, 0, 1, 1);
+    setHdr(*dut, q.hdr);
     // The request: header and its two beats, taken by a framer that is always ready.
     unsigned beat = 0;
     uint64_t sentAt = 0;
@@ -440,12 +446,7 @@ TEST_F(RetxTest, ReadAnsweredInTheCycleItFailsIsAnsweredOnce) {
     for (uint64_t c = 0; c < 200; ++c) {
       dut->m.in_hdr_valid_i = !sent && beat == 0;
       dut->m.in_beat_valid_i = beat < 2;
-      for (unsigned j = 0; j < kBpb; ++j) {
-        setField(dut->m.in_beat_i, 8 * j, 8, beat < 2 ? q.tlp[8 * beat + j] : 0);
-        setField(dut->m.in_beat_i, 8 * kBpb + j, 1, 1);
-      }
-      setField(dut->m.in_beat_i, 9 * kBpb, 1, beat == 1);
-      setField(dut->m.in_beat_i, 9 * kBpb + 1, 1, 0);
+      setBeat(*dut, q.tlp, 8 * beat);
       dut->m.ev_valid_i = 0;
       dut->m.q_lid_i = 1;
       dut->m.q_psn_i = 0;
@@ -476,4 +477,87 @@ TEST_F(RetxTest, ReadAnsweredInTheCycleItFailsIsAnsweredOnce) {
   EXPECT_GE(raced, 1u) << "no response met the failure: the sweep does not cover the race";
 }
 
+// Resends to one destination go in PSN order, also when the first PSN was resent last
+// (by its timer) and when an RNR NAK stops the later ones: four writes to LID 1, PSN 0
+// sent 100 cycles before the others, so its timer resends it first; then a NAK names
+// PSN 0 (go back N: 0, 1, 2, 3 again, in that order, not in the order they were last
+// sent); then an RNR NAK names PSN 1 (1, 2, 3 again after RNR_DELAY, in order).
+TEST_F(RetxTest, ResendsToADestinationGoInPsnOrder) {
+  auto dut = std::make_unique<Dut>(ctx(), "retx");
+  attach(dut.get());
+  dut->m.timeout_i = 200;
+  dut->m.limit_i = kLimit;
+  dut->m.rnr_delay_i = kRnrDelay;
+  reset();
+  Bytes hdr(kHdrBytes, 0);
+  hdr[1] = 0x02;
+  hdr[3] = 1;
+  hdr[8] = 0xC0;
+  Bytes tlp(24, 0);
+  tlp[0] = 0x60;  // MWr, two DW
+  tlp[3] = 2;
+  setHdr(*dut, hdr);
+  dut->m.out_hdr_ready_i = 1;
+  dut->m.out_beat_ready_i = 1;
+  dut->m.fail_ready_i = 1;
+  unsigned newSent = 0;
+  size_t inOff = 0;
+  bool outCur = false;
+  uint32_t outPsn = 0;
+  std::vector<uint32_t> resent;  // PSNs of resends, in the order they left
+  std::vector<uint64_t> resentAt;
+  std::set<uint32_t> seen;
+  // Runs until cycle `until`, sending a new write at each cycle of `sendAt` (or as
+  // soon after as the previous one is in), and an answer event at cycle `evAt`.
+  uint64_t c = 0;
+  auto run = [&](uint64_t until, const std::vector<uint64_t>& sendAt, uint64_t evAt, Rel kind, uint32_t psn) {
+    for (; c < until; ++c) {
+      const bool want = newSent < sendAt.size() && c >= sendAt[newSent];
+      dut->m.in_hdr_valid_i = want && inOff == 0;
+      dut->m.in_beat_valid_i = want;
+      const bool last = setBeat(*dut, tlp, inOff);
+      dut->m.ev_valid_i = c == evAt;
+      dut->m.ev_kind_i = kind;
+      dut->m.ev_lid_i = 1;
+      dut->m.ev_psn_i = psn;
+      dut->eval();
+      if (dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i) {
+        outCur = true;
+        outPsn = static_cast<uint32_t>(getField(dut->m.out_hdr_o, 9 + 8 * 17, 8) << 16 |
+                                       getField(dut->m.out_hdr_o, 9 + 8 * 18, 8) << 8 |
+                                       getField(dut->m.out_hdr_o, 9 + 8 * 19, 8));
+      }
+      if (dut->m.out_beat_valid_o && dut->m.out_beat_ready_i && getField(dut->m.out_beat_o, 9 * kBpb, 1)) {
+        ASSERT_TRUE(outCur);
+        outCur = false;
+        if (!seen.insert(outPsn).second) {
+          resent.push_back(outPsn);
+          resentAt.push_back(c);
+        }
+      }
+      if (dut->m.in_beat_valid_i && dut->m.in_beat_ready_o) {
+        inOff = last ? 0 : inOff + kBpb;
+        newSent += last;
+      }
+      cycle();
+    }
+  };
+  run(180, {0, 100, 101, 102}, ~0ull, kAck, 0);
+  ASSERT_EQ(newSent, 4u);
+  run(260, {}, ~0ull, kAck, 0);  // PSN 0's timer runs out first
+  ASSERT_EQ(resent, std::vector<uint32_t>{0}) << "PSN 0 resent by its timer, alone";
+  resent.clear();
+  run(300, {}, 260, kNakSeq, 0);  // go back N from PSN 0
+  EXPECT_EQ(resent, (std::vector<uint32_t>{0, 1, 2, 3})) << "go back N resends in PSN order";
+  resent.clear();
+  resentAt.clear();
+  run(600, {}, 300, kRnr, 1);  // receiver not ready at PSN 1
+  ASSERT_EQ(resent.size(), 3u);
+  EXPECT_EQ(resent, (std::vector<uint32_t>{1, 2, 3})) << "after an RNR NAK, in PSN order";
+  EXPECT_GE(resentAt.front(), 300 + kRnrDelay) << "not before RNR_DELAY";
+  run(620, {}, 600, kAck, 3);  // all taken
+  EXPECT_EQ(dut->m.used_o, 0u);
+}
+
 }  // namespace
+
