@@ -244,19 +244,26 @@ module ni_retx #(
   // taken yet stands (hold_q) until it is taken. A resend is picked one cycle
   // before it is offered (pick), so that its copy is read through the registered
   // read ports of the copy memories (block RAM). A pick not offered yet is dropped
-  // if its slot is no longer a candidate (an answer or an RNR NAK came meanwhile).
+  // if an answer or an RNR NAK in the cycle it was picked ended its candidacy.
+  // Whether there is a failure or resend to start (work_q) is registered: what Idle
+  // offers depends on registers and on the queue's valids only, not on the slot scan
+  // (a resend or failure may start a cycle later, a new packet may wait a cycle for a
+  // pick that came to nothing).
   logic hold_q, hold_d, hold_rs_q, hold_rs_d, picked_q, held, offer_rs, pick;
+  logic work_q, still_q, still_d;
   logic [SlotW-1:0] hold_slot_q, hold_slot_d, offer_slot;
   logic new_ok;
-  assign held = hold_q && (!picked_q || cand[hold_slot_q]);
+  assign held = hold_q && (!picked_q || still_q);
   assign offer_rs = held && hold_rs_q;
   assign offer_slot = hold_slot_q;
   assign new_ok = in_hdr_valid_i && (!in_reliable || (free_avail && in_beat_valid_i && !(in_amo && amo_busy)));
-  assign fail_now = state_q == StIdle && !held && ftrig_avail;
-  assign pick = state_q == StIdle && !held && !ftrig_avail && cand_avail;
+  assign fail_now = state_q == StIdle && !held && work_q && ftrig_avail;
+  assign pick = state_q == StIdle && !held && work_q && !ftrig_avail && cand_avail;
+  // A pick cycle takes and fails nothing: only an answer can end the candidate.
+  assign still_d = valid_d[cand_slot] && !done_d[cand_slot] && !rnr_set[cand_slot];
   // The offer does not depend on ready (valid never waits for ready).
   logic offering;
-  assign offering = state_q == StIdle && (held || (!ftrig_avail && !cand_avail)) && (offer_rs || new_ok);
+  assign offering = state_q == StIdle && (held || !work_q) && (offer_rs || new_ok);
   ni_pkg::tx_hdr_t stored_hdr;
   always_comb begin
     out_hdr_o = new_hdr;
@@ -526,6 +533,8 @@ module ni_retx #(
       hold_rs_q <= 1'b0;
       hold_slot_q <= '0;
       picked_q <= 1'b0;
+      work_q <= 1'b0;
+      still_q <= 1'b0;
       alloc_first_q <= '0;
       tmo_q <= '0;
       rnr_up_q <= '0;
@@ -548,6 +557,8 @@ module ni_retx #(
       hold_rs_q <= hold_rs_d;
       hold_slot_q <= hold_slot_d;
       picked_q <= pick;
+      work_q <= ftrig_avail || cand_avail;
+      still_q <= still_d;
       alloc_first_q <= alloc_first_d;
       tmo_q <= tmo_d;
       rnr_up_q <= rnr_up_d;

@@ -96,9 +96,10 @@ def element_index(aw, reg, tag):
             f"  assign {tag}_idx = {tag}_off[{sh + iw - 1}:{sh}];"]
 
 
-def gen_ram_reg(aw, reg, by_name, reads):
+def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
     """A register array kept in a RAM read and written at one index (see the docstring).
-    Returns (ports, declarations, combinational lines, RAM write lines, reset lines, update lines)."""
+    cmt_indexed: the commit registers whose element index is declared already (one per
+    commit register, shared by the staged registers it commits). Returns (ports, declarations, combinational lines, RAM write lines, reset lines, update lines)."""
     r, n = lo(reg["name"]), reg["count"]
     iw = (n - 1).bit_length()
     ports, comb, ram, rst, upd = [], [], [], [], []
@@ -109,8 +110,11 @@ def gen_ram_reg(aw, reg, by_name, reads):
         c = by_name[reg["commit"]]
         if c["count"] != n:
             raise SystemExit(f"regs_gen: {reg['name']}: its commit register has another count")
-        decl += element_index(aw, c, f"{r}_cmt")
-        decl += [f"  logic [{iw - 1}:0] {r}_ra;", f"  assign {r}_ra = {r}_cmt_hit ? {r}_cmt_idx : {r}_own_idx;"]
+        cmt = f"{lo(c['name'])}_cmt"
+        if c["name"] not in cmt_indexed:
+            decl += element_index(aw, c, cmt)
+            cmt_indexed.add(c["name"])
+        decl += [f"  logic [{iw - 1}:0] {r}_ra;", f"  assign {r}_ra = {cmt}_hit ? {cmt}_idx : {r}_own_idx;"]
         ra = f"{r}_ra"
     decl += [f"  logic [{n - 1}:0] {r}_vld_q, {r}_vld_d;", f"  logic {r}_we;",
              f"  assign {r}_we = req_valid_i && req_write_i && {r}_own_hit;"]
@@ -150,6 +154,7 @@ def gen_sv(spec):
     # The read side is one case over the address (Yosys makes one parallel multiplexer
     # of it; a chain of ifs made a mux chain hundreds deep): address -> assignments.
     reads = {}
+    cmt_indexed = set()
     by_name = {reg["name"]: reg for reg in spec["registers"]}
     for reg in spec["registers"]:
         r, acc, n = lo(reg["name"]), reg["access"], reg["count"]
@@ -169,7 +174,7 @@ def gen_sv(spec):
                 raise SystemExit(f"regs_gen: {reg['name']}[{i}] at 0x{a:03x} overlaps another register")
             reads[a] = []
         if reg["ram"]:
-            parts = gen_ram_reg(aw, reg, by_name, reads)
+            parts = gen_ram_reg(aw, reg, by_name, reads, cmt_indexed)
             for acc_list, part in zip((ports, decl, comb, ram, rst, upd), parts):
                 acc_list += part
             continue
