@@ -99,7 +99,8 @@ def element_index(aw, reg, tag):
 def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
     """A register array kept in a RAM read and written at one index (see the docstring).
     cmt_indexed: the commit registers whose element index is declared already (one per
-    commit register, shared by the staged registers it commits). Returns (ports, declarations, combinational lines, RAM write lines, reset lines, update lines)."""
+    commit register, shared by the staged registers it commits). Returns (ports,
+    declarations, combinational lines, RAM write lines, reset lines, update lines)."""
     r, n = lo(reg["name"]), reg["count"]
     iw = (n - 1).bit_length()
     ports, comb, ram, rst, upd = [], [], [], [], []

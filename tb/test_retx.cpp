@@ -504,8 +504,9 @@ TEST_F(RetxTest, ResendsToADestinationGoInPsnOrder) {
   size_t inOff = 0;
   bool outCur = false;
   uint32_t outPsn = 0;
+  uint64_t outAt = 0;            // cycle the framer took the header
   std::vector<uint32_t> resent;  // PSNs of resends, in the order they left
-  std::vector<uint64_t> resentAt;
+  std::vector<uint64_t> resentAt;  // ... and the cycles their headers were taken
   std::set<uint32_t> seen;
   // Runs until cycle `until`, sending a new write at each cycle of `sendAt` (or as
   // soon after as the previous one is in), and an answer event at cycle `evAt`.
@@ -523,6 +524,7 @@ TEST_F(RetxTest, ResendsToADestinationGoInPsnOrder) {
       dut->eval();
       if (dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i) {
         outCur = true;
+        outAt = c;
         outPsn = static_cast<uint32_t>(getField(dut->m.out_hdr_o, 9 + 8 * 17, 8) << 16 |
                                        getField(dut->m.out_hdr_o, 9 + 8 * 18, 8) << 8 |
                                        getField(dut->m.out_hdr_o, 9 + 8 * 19, 8));
@@ -532,7 +534,7 @@ TEST_F(RetxTest, ResendsToADestinationGoInPsnOrder) {
         outCur = false;
         if (!seen.insert(outPsn).second) {
           resent.push_back(outPsn);
-          resentAt.push_back(c);
+          resentAt.push_back(outAt);
         }
       }
       if (dut->m.in_beat_valid_i && dut->m.in_beat_ready_o) {
