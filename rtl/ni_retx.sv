@@ -487,19 +487,27 @@ module ni_retx #(
   end
   assign ev_retx_o = take_resend;
 
+  // The slot a new packet takes now, the slot resent now (one-hot).
+  logic [NumSlots-1:0] new_at, resend_at;
+  always_comb begin
+    for (int i = 0; i < NumSlots; i++) begin
+      new_at[i] = take_new && free_slot == SlotW'(i);
+      resend_at[i] = take_resend && offer_slot == SlotW'(i);
+    end
+  end
+
   // Timers, compared for the next cycle; a timer restarted now has not run out.
   // A new slot is allocated after every other: it comes last in the order.
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
-      tmo_d[i] = timeout_i != 32'd0 && now_q - sent_q[i] >= timeout_i &&
-                 !(take_new && free_slot == SlotW'(i)) && !(take_resend && offer_slot == SlotW'(i));
-      rnr_up_d[i] = now_q - rnr_t_q[i] >= rnr_delay_i && !(take_new && free_slot == SlotW'(i)) && !rnr_set[i];
+      tmo_d[i] = timeout_i != 32'd0 && now_q - sent_q[i] >= timeout_i && !new_at[i] && !resend_at[i];
+      rnr_up_d[i] = now_q - rnr_t_q[i] >= rnr_delay_i && !new_at[i] && !rnr_set[i];
     end
     alloc_first_d = alloc_first_q;
     for (int i = 0; i < NumSlots; i++) begin
       for (int j = i + 1; j < NumSlots; j++) begin
-        if (take_new && free_slot == SlotW'(i)) alloc_first_d[pair_bit(i, j)] = 1'b0;
-        if (take_new && free_slot == SlotW'(j)) alloc_first_d[pair_bit(i, j)] = 1'b1;
+        if (new_at[i]) alloc_first_d[pair_bit(i, j)] = 1'b0;
+        if (new_at[j]) alloc_first_d[pair_bit(i, j)] = 1'b1;
       end
     end
   end
@@ -569,7 +577,7 @@ module ni_retx #(
   always_ff @(posedge clk_i) begin
     st_q <= st_d;
     for (int i = 0; i < NumSlots; i++) begin
-      if (take_new && free_slot == SlotW'(i)) begin
+      if (new_at[i]) begin
         lid_q[i] <= in_dlid;
         psn_q[i] <= next_q[in_peer];
         sent_q[i] <= now_q;
@@ -577,7 +585,7 @@ module ni_retx #(
         rnr_t_q[i] <= now_q;  // waits from now if its destination is waiting
         back_q[i] <= in_hdr_i.back_page;
       end
-      if (take_resend && offer_slot == SlotW'(i)) begin
+      if (resend_at[i]) begin
         sent_q[i] <= now_q;
         if (!rnr_q[i]) tries_q[i] <= tries_inc;
       end
