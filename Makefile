@@ -41,7 +41,7 @@ setup:
 
 # verilate() runs Verilator at configure time: when the RTL changes, drop the old
 # Verilator output (its file names change) and configure again.
-RTL_FILES := $(wildcard rtl/*.sv rtl/*.svh rtl/*.vlt)
+RTL_FILES := $(wildcard rtl/*.sv rtl/*.svh rtl/*.vlt rtl/board/*.sv)
 $(BUILD)/.configured: CMakeLists.txt $(RTL_FILES) | setup
 	rm -rf $(BUILD)/CMakeFiles/nic_models.dir/V*.dir
 	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
@@ -68,6 +68,8 @@ lint: setup
 	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GHostPorts=$$p \
 	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) --top-module nic_top || exit 1; \
 	done
+	@echo "lint ni_board_top"; verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt \
+	  rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) rtl/board/*.sv --top-module ni_board_top || exit 1
 	@echo "lint ni_art"; verilator --lint-only -Wall -Irtl rtl/lint_waivers.vlt rtl/ni_art.sv --top-module ni_art
 	@python3 scripts/regs_gen.py --check
 	@for w in $(WIDTHS); do \
