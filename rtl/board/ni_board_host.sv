@@ -112,7 +112,7 @@ module ni_board_host #(
   logic [9:0] len_dw;
   logic [63:0] addr;
   logic [3:0] first_be, last_be;
-  logic in_mem, take;
+  logic in_mem, take, reads_owed, tx_reading;
   logic [63:0] rd_beat;
   assign ft = hdr0_q[7:0];
   assign len_dw = {hdr0_q[17:16], hdr0_q[31:24]};
@@ -125,6 +125,7 @@ module ni_board_host #(
   // Request data DW d is TLP DW 4 + d: beat 2 + d/2, half d%2.
   assign rd_beat = rx_buf_q[BeatW'(2 + 32'(wr_d_q[6:1]))];
   assign take = s_axis_tvalid && s_axis_tready;
+  assign reads_owed = job_valid || tx_reading;
   // The CPU's own accesses go between the NI's TLPs, when none is offered (the NI's
   // traffic here ends; a poll of the CPU must not keep out the write it waits for).
   logic loc_go;
@@ -185,7 +186,13 @@ module ni_board_host #(
           cpl_valid_o = 1'b1;
         end else if ((ft == FtMWr || ft == FtDMWr) && !rx_long_q &&
                      32'(rx_dws_q) == 4 + 32'(len_dw) && in_mem) begin
-          rx_d = RWrite;
+          // A write waits for the reads before it: they answer with memory as it was
+          // when they arrived (as the simulator's memory does).
+          rx_d = reads_owed ? RDecode : RWrite;
+          if (reads_owed) begin
+            rx_n_d = rx_n_q;
+            rx_long_d = rx_long_q;
+          end
         end else if (ft == FtMRd && rx_dws_q == (BeatW + 1)'(4) && in_mem &&
                      32'(len_dw) * 4 <= MaxPayload) begin
           job_d.kind = JobData;
@@ -273,6 +280,7 @@ module ni_board_host #(
   logic [7:0] data_i;               // data DW index of pos_q
   logic [31:0] dw_val;
   logic [11:0] bc;
+  assign tx_reading = tx_q != TIdle && from_mem_q;
   assign data_i = pos_q - 8'(th_n_q);
   assign b_addr = tmem_q + WordAw'(data_i);
   assign bc = {3'd0, job_out.len, 2'b00};
