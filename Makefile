@@ -71,8 +71,11 @@ lint: setup
 	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GHostPorts=$$p \
 	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) --top-module nic_top || exit 1; \
 	done
-	@echo "lint ni_board_top"; verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt \
-	  rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) rtl/board/*.sv --top-module ni_board_top || exit 1
+	@for n in 1 2; do \
+	  echo "lint ni_board_top Nodes=$$n"; \
+	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GNodes=$$n \
+	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) rtl/board/*.sv --top-module ni_board_top || exit 1; \
+	done
 	@echo "lint ni_art"; verilator --lint-only -Wall -Irtl rtl/lint_waivers.vlt rtl/ni_art.sv --top-module ni_art
 	@python3 scripts/regs_gen.py --check
 	@for w in $(WIDTHS); do \

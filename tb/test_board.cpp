@@ -6,8 +6,10 @@
 
 #include <regex>
 #include <string>
+#include <type_traits>
 
 #include "Vni_board_top.h"
+#include "Vni_board_top1.h"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
@@ -18,6 +20,7 @@ constexpr unsigned kClkPerBit = 8;  // CMakeLists.txt verilates the top with -GC
 constexpr unsigned kLedPass = 1u << 6, kLedFail = 1u << 7, kLedRunning = 1u << 5;
 
 // The board's restart button is its reset (active low, like the ULX3S PWR button).
+template <class M>
 class Board final : public Clocked {
  public:
   explicit Board(VerilatedContext* ctx) : m(ctx, "board") { m.btn_ni = 1; }
@@ -30,7 +33,7 @@ class Board final : public Clocked {
   bool openTrace(const std::string&) override { return false; }
   void dumpTrace(uint64_t) override {}
   void closeTrace() override {}
-  Vni_board_top m;
+  M m;
 };
 
 // 8N1 receiver sampling the line once a cycle, in the middle of each bit.
@@ -67,31 +70,34 @@ class UartRx {
   unsigned at_ = 0, bit_ = 0, byte_ = 0;
 };
 
+// Two NIs on a link (Vni_board_top), and one NI looped back (Vni_board_top1, the
+// bitstream's): the same program, the same report.
+template <class M>
 class BoardTest : public tb::VerilatedTest {
  protected:
   void SetUp() override {
     tb::VerilatedTest::SetUp();
-    board_ = std::make_unique<Board>(ctx());
-    attach(board_.get());
+    board_ = std::make_unique<Board<M>>(ctx());
+    this->attach(board_.get());
   }
   // Runs until the report line is complete (or the watchdog fails the test); the LEDs
   // must show the result by then.
   std::string runSelfTest() {
     uart_ = UartRx{};
-    const uint64_t start = cycles();
+    const uint64_t start = this->cycles();
     while (uart_.text.find('\n') == std::string::npos) {
       board_->eval();
       uart_.sample(board_->m.uart_tx_o);
-      cycle();
+      this->cycle();
     }
-    for (int i = 0; i < 4; ++i) cycle();  // the LEDs follow the last stop bit
+    for (int i = 0; i < 4; ++i) this->cycle();  // the LEDs follow the last stop bit
     board_->eval();
     EXPECT_EQ(uart_.framingErrors, 0u);
-    std::cout << "[ board ] " << cycles() - start << " cycles: " << uart_.text;
+    std::cout << "[ board ] " << this->cycles() - start << " cycles: " << uart_.text;
     return uart_.text;
   }
   unsigned leds() const { return board_->m.led_o; }
-  std::unique_ptr<Board> board_;
+  std::unique_ptr<Board<M>> board_;
   UartRx uart_;
 };
 
@@ -102,31 +108,41 @@ const std::regex kPass(
 const std::regex kWriteFails(
     "NI self-test csr:ok write:NG read:-- confirm:-- dma:-- step:16 cycles:[0-9A-F]{8} FAIL\r\n");
 
-TEST_F(BoardTest, SelfTestPassesAndReportsOverTheUart) {
-  reset(20);
-  EXPECT_TRUE(leds() & kLedRunning);
-  const std::string line = runSelfTest();
+using Boards = ::testing::Types<Vni_board_top, Vni_board_top1>;
+class BoardNames {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    return std::is_same_v<T, Vni_board_top> ? "TwoNodes" : "OneNodeLoopedBack";
+  }
+};
+TYPED_TEST_SUITE(BoardTest, Boards, BoardNames);
+
+TYPED_TEST(BoardTest, SelfTestPassesAndReportsOverTheUart) {
+  this->reset(20);
+  EXPECT_TRUE(this->leds() & kLedRunning);
+  const std::string line = this->runSelfTest();
   EXPECT_TRUE(std::regex_match(line, kPass)) << line;
-  EXPECT_EQ(leds(), kLedPass | 0x1Fu);  // every group passed, PASS lit
+  EXPECT_EQ(this->leds(), kLedPass | 0x1Fu);  // every group passed, PASS lit
   // The cycles the report names are those up to the report: fewer than the run took.
   const unsigned long reported = std::stoul(line.substr(line.find("cycles:") + 7, 8), nullptr, 16);
   EXPECT_GT(reported, 0u);
-  EXPECT_LT(reported, cycles());
-  RecordProperty("selftest_cycles", std::to_string(reported));
+  EXPECT_LT(reported, this->cycles());
+  this->RecordProperty("selftest_cycles", std::to_string(reported));
 }
 
-TEST_F(BoardTest, AFaultyLinkFailsTheWriteAndTheRestartButtonRecovers) {
-  board_->m.link_fault_i = 1;
-  reset(20);
-  std::string line = runSelfTest();
+TYPED_TEST(BoardTest, AFaultyLinkFailsTheWriteAndTheRestartButtonRecovers) {
+  this->board_->m.link_fault_i = 1;
+  this->reset(20);
+  std::string line = this->runSelfTest();
   EXPECT_TRUE(std::regex_match(line, kWriteFails)) << line;
-  EXPECT_EQ(leds(), kLedFail | 0x01u);  // only the setup group passed, FAIL lit
+  EXPECT_EQ(this->leds(), kLedFail | 0x01u);  // only the setup group passed, FAIL lit
   // The fault goes away; pressing the button runs the self-test again from reset.
-  board_->m.link_fault_i = 0;
-  reset(20);
-  line = runSelfTest();
+  this->board_->m.link_fault_i = 0;
+  this->reset(20);
+  line = this->runSelfTest();
   EXPECT_TRUE(std::regex_match(line, kPass)) << line;
-  EXPECT_EQ(leds(), kLedPass | 0x1Fu);
+  EXPECT_EQ(this->leds(), kLedPass | 0x1Fu);
 }
 
 }  // namespace

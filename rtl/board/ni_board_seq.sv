@@ -3,9 +3,11 @@
 // (setup, tunneled write, tunneled read, confirmed write, DMA put), checks every
 // answer, and reports one line over the UART and the result on the LEDs.
 // Node 0 (LID 1) sends; node 1 (LID 2) exports memory ID 0 (its bytes 0x1000-0x2FFF).
+// With one node (its fabric port looped back), node 0 plays both parts.
 `default_nettype none
 
 module ni_board_seq #(
+  parameter int unsigned Nodes = 2,           // 2, or 1: node 0 sends to itself
   parameter int unsigned WaitCycles = 32768,  // longest wait for an answer or a poll
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter int unsigned MemAw = 14            // byte address bits of a node's memory
@@ -48,7 +50,8 @@ module ni_board_seq #(
                          OpEnd = 3'd7;
   // Groups, in the order the report names them.
   localparam logic [2:0] GCsr = 3'd0, GWrite = 3'd1, GRead = 3'd2, GConf = 3'd3, GDma = 3'd4;
-  localparam logic N0 = 1'b0, N1 = 1'b1;
+  localparam logic N0 = 1'b0, N1 = Nodes == 2;
+  localparam logic [63:0] Lid1 = 64'(Nodes);  // the LID of node 1 (of node 0 itself with one node)
   localparam logic [63:0] Win0 = 64'h0000_0080_0000_0000;  // node 0's window 0 -> node 1 0x1000
   localparam logic [63:0] Win1 = 64'h0000_0080_0000_1000;  // window 1: the same, confirmed at memory
   localparam int unsigned StepW = 3 + 3 + 1 + 64 + 64;
@@ -68,7 +71,7 @@ module ni_board_seq #(
       0:  step_at = {GCsr, OpCsrRd, N0, 64'h000, 64'h4E49_0001};
       1:  step_at = {GCsr, OpCsrRd, N1, 64'h000, 64'h4E49_0001};
       2:  step_at = {GCsr, OpCsrWr, N0, 64'h008, 64'd1};
-      3:  step_at = {GCsr, OpCsrWr, N1, 64'h008, 64'd2};
+      3:  step_at = {GCsr, OpCsrWr, N1, 64'h008, Lid1};
       4:  step_at = {GCsr, OpCsrWr, N1, 64'h400, 64'h1000};  // MEMID_BASE_LO
       5:  step_at = {GCsr, OpCsrWr, N1, 64'h408, 64'h2000};  // MEMID_SIZE
       6:  step_at = {GCsr, OpCsrWr, N1, 64'h40C, 64'h31};    // MEMID_CTRL: valid, read, write
@@ -76,14 +79,14 @@ module ni_board_seq #(
       8:  step_at = {GCsr, OpCsrWr, N0, 64'h108, 64'h1000};  // ART_LIMIT_LO
       9:  step_at = {GCsr, OpCsrWr, N0, 64'h10C, 64'h80};    // ART_LIMIT_HI
       10: step_at = {GCsr, OpCsrWr, N0, 64'h110, 64'h1000};  // ART_XLATE_LO
-      11: step_at = {GCsr, OpCsrWr, N0, 64'h118, 64'd2};     // ART_DEST: LID 2, memory ID 0
+      11: step_at = {GCsr, OpCsrWr, N0, 64'h118, Lid1};      // ART_DEST: node 1, memory ID 0
       12: step_at = {GCsr, OpCsrWr, N0, 64'h11C, 64'h31};    // ART_CTRL: valid, read, write
       13: step_at = {GCsr, OpCsrWr, N0, 64'h120, 64'h1000};
       14: step_at = {GCsr, OpCsrWr, N0, 64'h124, 64'h80};
       15: step_at = {GCsr, OpCsrWr, N0, 64'h128, 64'h2000};
       16: step_at = {GCsr, OpCsrWr, N0, 64'h12C, 64'h80};
       17: step_at = {GCsr, OpCsrWr, N0, 64'h130, 64'h1000};
-      18: step_at = {GCsr, OpCsrWr, N0, 64'h138, 64'd2};
+      18: step_at = {GCsr, OpCsrWr, N0, 64'h138, Lid1};
       19: step_at = {GCsr, OpCsrWr, N0, 64'h13C, 64'h431};   // conf_at 2: node 1's memory
       20: step_at = {GCsr, OpCsrRd, N0, 64'h11C, 64'h31};
       // A store through window 0 lands in node 1's memory.
@@ -97,8 +100,8 @@ module ni_board_seq #(
       26: step_at = {GConf, OpCStore, N0, Win1 + 64'h010, 64'h5A5A_A5A5_0F0F_F0F0};
       27: step_at = {GConf, OpPoll, N1, 64'h1010, 64'h5A5A_A5A5_0F0F_F0F0};
       // DMA: a put descriptor with 64 inline bytes in node 0's injection FIFO 0
-      // (0x800, 4 slots of 64 bytes) to memory ID 0 of LID 2 at offset 0x1000.
-      28: step_at = {GDma, OpMemWr, N0, 64'h800, 64'h0000_0002_0002_0102};  // put, inline, 2 slots, LID 2
+      // (0x800, 4 slots of 64 bytes) to memory ID 0 of node 1 at offset 0x1000.
+      28: step_at = {GDma, OpMemWr, N0, 64'h800, 64'h0002_0102 | (Lid1 << 32)};  // put, inline, 2 slots, to node 1
       29: step_at = {GDma, OpMemWr, N0, 64'h808, 64'd64};                     // len
       30: step_at = {GDma, OpMemWr, N0, 64'h810, 64'd0};                      // src (inline)
       31: step_at = {GDma, OpMemWr, N0, 64'h818, 64'h1000};                   // dst offset

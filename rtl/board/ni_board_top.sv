@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Board top (ULX3S 85F; runs the same in Verilator): two NIs joined by an on-chip
 // fabric link, each with on-chip RAM as its node's memory behind a root-complex model,
-// and a self-test sequencer that reports over the UART and on the LEDs.
+// and a self-test sequencer that reports over the UART and on the LEDs. Nodes = 1: one
+// NI whose fabric output is looped back to its input (what fits an 85F now).
 // Pins: constraints/ulx3s.lpf. docs/board.md says what the self-test does.
 `default_nettype none
 
 module ni_board_top #(
+  parameter int unsigned Nodes = 2,        // 2 NIs on a link, or 1 NI looped back
   parameter int unsigned ClkDiv = 4,       // NI clock = board clock / ClkDiv (1, 2, 4 or 8)
   parameter int unsigned ClkPerBit = 54,   // UART: NI clock / baud (6.25 MHz / 115200)
   parameter int unsigned WaitCycles = 32768,
@@ -26,6 +28,9 @@ module ni_board_top #(
   localparam int unsigned MemAw = $clog2(MemBytes);
   if (ClkDiv != 1 && ClkDiv != 2 && ClkDiv != 4 && ClkDiv != 8) begin : gen_bad_div
     $error("ni_board_top: ClkDiv must be 1, 2, 4 or 8");
+  end
+  if (Nodes != 1 && Nodes != 2) begin : gen_bad_nodes
+    $error("ni_board_top: Nodes must be 1 or 2");
   end
 
   // ------------------------------------------------------------ clock and reset
@@ -52,11 +57,13 @@ module ni_board_top #(
   assign rst_n = por_q[4];
 
   // ------------------------------------------------------------ two nodes
-  logic [1:0][DataW-1:0] h2n_tdata, n2h_tdata, fab_tdata, fab_rx_tdata;
-  logic [1:0][7:0] h2n_tkeep, n2h_tkeep, fab_tkeep;
-  logic [1:0] h2n_tlast, h2n_tvalid, h2n_tready, n2h_tlast, n2h_tuser, n2h_tvalid, n2h_tready;
-  logic [1:0] room, fab_tlast, fab_tdest, fab_tvalid, fab_tready;
-  logic [1:0][1:0] credit_out;
+  // Per node.
+  logic [Nodes-1:0][DataW-1:0] h2n_tdata, n2h_tdata, fab_tdata, fab_rx_tdata;
+  logic [Nodes-1:0][7:0] h2n_tkeep, n2h_tkeep, fab_tkeep;
+  logic [Nodes-1:0] h2n_tlast, h2n_tvalid, h2n_tready, n2h_tlast, n2h_tuser, n2h_tvalid, n2h_tready;
+  logic [Nodes-1:0] room, fab_tlast, fab_tdest, fab_tvalid, fab_tready;
+  logic [Nodes-1:0][1:0] credit_out;
+  // The sequencer's side, for two nodes always.
   logic [1:0] req_valid, req_ready, cpl_valid, loc_valid, loc_done;
   logic [1:0][2:0] cpl_status;
   logic [1:0][63:0] cpl_data, loc_rdata;
@@ -67,7 +74,8 @@ module ni_board_top #(
   logic link_fault_q;
   always_ff @(posedge clk) link_fault_q <= link_fault_i;
 
-  for (genvar n = 0; n < 2; n++) begin : gen_node
+  for (genvar n = 0; n < Nodes; n++) begin : gen_node
+    localparam int unsigned Peer = Nodes - 1 - n;  // the other end of the link (itself with one node)
     nic_top #(
       .DataW(DataW), .NumTags(NumTags), .RetxSlots(RetxSlots), .NumPeers(NumPeers),
       .MemKeepSlots(MemKeepSlots)
@@ -82,16 +90,16 @@ module ni_board_top #(
       .m_fab_axis_tdata(fab_tdata[n]), .m_fab_axis_tkeep(fab_tkeep[n]),
       .m_fab_axis_tlast(fab_tlast[n]), .m_fab_axis_tdest(fab_tdest[n]),
       .m_fab_axis_tvalid(fab_tvalid[n]), .m_fab_axis_tready(fab_tready[n]),
-      .fab_tx_credit_i(credit_out[1-n]),
-      // The link: the other NI's fabric output, straight across.
-      .s_fab_axis_tdata(fab_rx_tdata[n]), .s_fab_axis_tkeep(fab_tkeep[1-n]),
-      .s_fab_axis_tlast(fab_tlast[1-n]), .s_fab_axis_tdest(fab_tdest[1-n]),
-      .s_fab_axis_tvalid(fab_tvalid[1-n]), .s_fab_axis_tready(fab_tready[1-n]),
+      .fab_tx_credit_i(credit_out[Peer]),
+      // The link: the other NI's fabric output, straight across (or its own).
+      .s_fab_axis_tdata(fab_rx_tdata[n]), .s_fab_axis_tkeep(fab_tkeep[Peer]),
+      .s_fab_axis_tlast(fab_tlast[Peer]), .s_fab_axis_tdest(fab_tdest[Peer]),
+      .s_fab_axis_tvalid(fab_tvalid[Peer]), .s_fab_axis_tready(fab_tready[Peer]),
       .fab_rx_credit_o(credit_out[n])
     );
     // A faulty link flips a bit of every beat: the receiver drops the packet on its
     // CRCs and returns the credit; the sender resends, then gives up.
-    assign fab_rx_tdata[n] = fab_tdata[1-n] ^ {63'd0, link_fault_q};
+    assign fab_rx_tdata[n] = fab_tdata[Peer] ^ {63'd0, link_fault_q};
 
     ni_board_host #(.MemBytes(MemBytes)) u_host (
       .clk_i(clk), .rst_ni(rst_n),
@@ -106,12 +114,23 @@ module ni_board_top #(
       .loc_wdata_i(loc_wdata), .loc_done_o(loc_done[n]), .loc_rdata_o(loc_rdata[n])
     );
   end
+  // With one node, the sequencer never addresses node 1.
+  for (genvar n = Nodes; n < 2; n++) begin : gen_no_node
+    assign req_ready[n] = 1'b0;
+    assign cpl_valid[n] = 1'b0;
+    assign cpl_status[n] = '0;
+    assign cpl_data[n] = '0;
+    assign loc_done[n] = 1'b0;
+    assign loc_rdata[n] = '0;
+    logic unused_node;  // (the sequencer's requests to it stay low)
+    assign unused_node = ^{req_valid[n], loc_valid[n]};
+  end
 
   // ------------------------------------------------------------ self-test and report
   logic [7:0] uart_data;
   logic uart_valid, uart_ready, done, pass;
   logic [4:0] group_ok;
-  ni_board_seq #(.WaitCycles(WaitCycles), .MemAw(MemAw)) u_seq (
+  ni_board_seq #(.Nodes(Nodes), .WaitCycles(WaitCycles), .MemAw(MemAw)) u_seq (
     .clk_i(clk), .rst_ni(rst_n),
     .req_valid_o(req_valid), .req_ready_i(req_ready), .req_kind_o(req_kind),
     .req_addr_o(req_addr), .req_two_o(req_two), .req_data_o(req_data),
