@@ -24,9 +24,12 @@ from pnr import over_device  # noqa: E402
 
 BOARD_SOURCES = ["rtl/board/ni_board_host.sv", "rtl/board/ni_board_seq.sv", "rtl/board/ni_uart_tx.sv",
                  "rtl/board/ni_board_top.sv"]
-# Board: nextpnr-ecp5 device arguments, openFPGALoader board name (make prog).
+# Board: nextpnr-ecp5 device arguments, openFPGALoader board name (make prog), board
+# top parameters. The ULX3S gets one NI looped back: two small NIs do not fit its 85F
+# (docs/board.md); --nodes 2 builds the two-NI top anyway, to measure it.
 BOARDS = {
-    "ulx3s": {"device": ["--85k", "--speed", "6", "--package", "CABGA381"], "loader": "ulx3s"},
+    "ulx3s": {"device": ["--85k", "--speed", "6", "--package", "CABGA381"], "loader": "ulx3s",
+              "params": {"Nodes": 1, "ClkDiv": 4}},
 }
 
 
@@ -35,6 +38,7 @@ def main():
     ap.add_argument("board")
     ap.add_argument("--out", default="build/board")
     ap.add_argument("--loader", action="store_true", help="print the board's openFPGALoader name and stop")
+    ap.add_argument("--nodes", type=int, choices=(1, 2), help="NIs on the board (default: the board's)")
     a = ap.parse_args()
     if a.board not in BOARDS:
         sys.exit(f"bitstream: unknown board '{a.board}'; valid: {', '.join(BOARDS)}")
@@ -46,11 +50,14 @@ def main():
         if not (venv / tool).exists():
             sys.exit(f"bitstream: .venv/bin/{tool} missing; run scripts/setup.sh --synth")
     # yowasp tools see the file system below the working directory: relative paths only.
-    out = pathlib.Path(a.out) / a.board
+    out = pathlib.Path(a.out) / (a.board + (f"-{a.nodes}" if a.nodes else ""))
     (ROOT / out).mkdir(parents=True, exist_ok=True)
     for stale in ("pnr.json", "nextpnr.log", "ni_board.config", "ni_board.bit"):
         (ROOT / out / stale).unlink(missing_ok=True)
     params = {k: v for k, v in CONFIGS["small"].items() if k != "DataW"}
+    params.update(BOARDS[a.board]["params"])
+    if a.nodes:
+        params["Nodes"] = a.nodes
     chparams = " ".join(f"-chparam {k} {v}" for k, v in params.items())
     (ROOT / out / "synth.ys").write_text("\n".join([
         "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources() + BOARD_SOURCES),

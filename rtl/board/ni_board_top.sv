@@ -9,7 +9,8 @@
 module ni_board_top #(
   parameter int unsigned Nodes = 2,        // 2 NIs on a link, or 1 NI looped back
   parameter int unsigned ClkDiv = 4,       // NI clock = board clock / ClkDiv (1, 2, 4 or 8)
-  parameter int unsigned ClkPerBit = 54,   // UART: NI clock / baud (6.25 MHz / 115200)
+  parameter int unsigned BoardHz = 25_000_000,
+  parameter int unsigned ClkPerBit = BoardHz / ClkDiv / 115_200,  // UART at 115200 baud
   parameter int unsigned WaitCycles = 32768,
   parameter int unsigned MemBytes = 16384, // each node's memory
   // The NIs: the small configuration of rtl/ni_configs.json.
