@@ -16,7 +16,7 @@ using namespace ni;
 
 namespace {
 
-constexpr unsigned kClkPerBit = 8;  // CMakeLists.txt verilates the top with -GClkPerBit=8
+constexpr unsigned kClkPerBit = 8;  // CMakeLists.txt: -GBoardHz=921600 -GClkDiv=1, at 115200 baud
 constexpr unsigned kLedPass = 1u << 6, kLedFail = 1u << 7, kLedRunning = 1u << 5;
 
 // The board's restart button is its reset (active low, like the ULX3S PWR button).

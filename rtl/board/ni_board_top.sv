@@ -9,8 +9,7 @@
 module ni_board_top #(
   parameter int unsigned Nodes = 2,        // 2 NIs on a link, or 1 NI looped back
   parameter int unsigned ClkDiv = 4,       // NI clock = board clock / ClkDiv (1, 2, 4 or 8)
-  parameter int unsigned BoardHz = 25_000_000,
-  parameter int unsigned ClkPerBit = BoardHz / ClkDiv / 115_200,  // UART at 115200 baud
+  parameter int unsigned BoardHz = 25_000_000,  // the oscillator's frequency
   parameter int unsigned WaitCycles = 32768,
   parameter int unsigned MemBytes = 16384, // each node's memory
   // The NIs: the small configuration of rtl/ni_configs.json.
@@ -26,6 +25,7 @@ module ni_board_top #(
   output logic [7:0] led_o    // 0-4: groups passed, 5: running, 6: PASS, 7: FAIL
 );
   localparam int unsigned DataW = 64;
+  localparam int unsigned ClkPerBit = BoardHz / ClkDiv / 115_200;  // UART at 115200 baud
   localparam int unsigned MemAw = $clog2(MemBytes);
   if (ClkDiv != 1 && ClkDiv != 2 && ClkDiv != 4 && ClkDiv != 8) begin : gen_bad_div
     $error("ni_board_top: ClkDiv must be 1, 2, 4 or 8");
