@@ -1237,21 +1237,26 @@ module ni_dma_inj #(
   `NI_ASSERT_AXIS_STABLE(DmaLocStable_A, loc_beat_valid_o, loc_beat_ready_i, loc_beat_o)
   `NI_ASSERT_AXIS_STABLE(DmaRawHdrStable_A, raw_hdr_valid_o, raw_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(DmaRawBeatStable_A, raw_beat_valid_o, raw_beat_ready_i, out_beat_o)
-  `NI_ASSERT(DmaRawBeatAfterHdr_A, raw_beat_valid_o && raw_beat_ready_i |->
+  `NI_ASSERT(DmaRawBeatAfterHdr_A, !(raw_beat_valid_o && raw_beat_ready_i) ||
                                     !hdr_pend_q || (raw_hdr_valid_o && raw_hdr_ready_i))
-  `NI_ASSERT(DmaBeatAfterHdr_A, out_beat_valid_o && out_beat_ready_i |->
+  `NI_ASSERT(DmaBeatAfterHdr_A, !(out_beat_valid_o && out_beat_ready_i) ||
                                  !hdr_pend_q || (out_hdr_valid_o && out_hdr_ready_i))
   // A turn the parser or the fetcher is in is held in turn_q.
-  `NI_ASSERT(DmaParserTurnHeld_A, ps_q != PIdle |-> turn_q[act_q])
-  `NI_ASSERT(DmaFetchTurnHeld_A, f_on_q |-> turn_q[f_fifo_q])
+  `NI_ASSERT(DmaParserTurnHeld_A, ps_q == PIdle || turn_q[act_q])
+  `NI_ASSERT(DmaFetchTurnHeld_A, !f_on_q || turn_q[f_fifo_q])
   // Between messages only the look-ahead holds data regions; between turns none.
-  `NI_ASSERT(DmaLaRegions_A, (ps_q == PDesc || ps_q == PCheck) && d_cnt_q != '0 |-> la_held)
-  `NI_ASSERT(DmaIdleRegions_A, ps_q == PIdle |-> d_cnt_q == '0)
+  `NI_ASSERT(DmaLaRegions_A, !((ps_q == PDesc || ps_q == PCheck) && d_cnt_q != '0) || la_held)
+  `NI_ASSERT(DmaIdleRegions_A, ps_q != PIdle || d_cnt_q == '0)
+  // A message being served takes fewer slots than its ring has (it was checked against
+  // the slots filled), so the head it moves to stays in the ring (make formal, dma_rings).
+  `NI_ASSERT(DmaMsgInRing_A, !(ps_q == PHdr || ps_q == PBeats || ps_q == PEnd) ||
+                             (d_slots != 8'd0 && 16'(d_slots) < a_size))
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
-  // Completions only for regions with a read outstanding, and never more than asked.
-  `NI_ASSERT(DmaCplTag_A, c_take && c_beat_q == 8'(TagBeat) |->
-                          c_tag[7:4] == 4'h8 && 32'(c_tag[3:0]) < NumReg && !rdone[c_tag[3:0]])
-  `NI_ASSERT(DmaCplFits_A, c_take && s_cpl_tlast |-> got_bytes_q[c_reg] + c_len <= rq_bytes_q[c_reg])
+  // What host memory promises: completions only for regions with a read outstanding,
+  // and never more than asked.
+  `NI_ASSUME(DmaCplTag_A, !(c_take && c_beat_q == 8'(TagBeat)) ||
+                          (c_tag[7:4] == 4'h8 && 32'(c_tag[3:0]) < NumReg && !rdone[c_tag[3:0]]))
+  `NI_ASSUME(DmaCplFits_A, !(c_take && s_cpl_tlast) || got_bytes_q[c_reg] + c_len <= rq_bytes_q[c_reg])
 endmodule
 
 `default_nettype wire
