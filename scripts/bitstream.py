@@ -62,8 +62,10 @@ def main():
     (ROOT / out / "synth.ys").write_text("\n".join([
         "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources() + BOARD_SOURCES),
         f"hierarchy -check -top ni_board_top {chparams}",
-        "synth_ecp5 -top ni_board_top",
+        # Per module, as make synth does: ABC9 on the flattened top took over 40 minutes.
+        "synth_ecp5 -top ni_board_top -noflatten",
         f"tee -q -o {out}/stat.json stat -json",
+        "flatten",
         f"write_json {out}/netlist.json",
     ]) + "\n")
     (ROOT / out / "rtl_rev.txt").write_text(rtl_revision() + "\n")
