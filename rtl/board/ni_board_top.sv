@@ -12,10 +12,10 @@ module ni_board_top #(
   parameter int unsigned BoardHz = 25_000_000,  // the oscillator's frequency
   parameter int unsigned WaitCycles = 32768,
   parameter int unsigned MemBytes = 16384, // each node's memory
-  // The NIs: the small configuration of rtl/ni_configs.json.
+  // The NIs: the board configuration of rtl/ni_configs.json.
   parameter int unsigned NumTags = 4,
-  parameter int unsigned RetxSlots = 8,
-  parameter int unsigned NumPeers = 16,
+  parameter int unsigned RetxSlots = 4,
+  parameter int unsigned NumPeers = 4,
   parameter int unsigned MemKeepSlots = 2
 ) (
   input  logic clk_i,         // board oscillator (ULX3S: 25 MHz)
