@@ -861,12 +861,14 @@ module ni_fab_rx #(
     end
   end
 
-  // A reception FIFO's tail moves past an entry that arrived whole and was taken.
+  // A reception FIFO's tail moves past an entry that arrived whole and was taken. A
+  // reset empties it at the head, or at slot 0 if software's head lies outside the ring
+  // (the next entry would land outside the FIFO's memory; found by make formal).
   always_comb begin
     rf_tail_d = rf_tail_q;
     if ((taken && is_rfifo) || (fin && good && cl_cur == ClRaw)) rf_tail_d[rf] = rf_next;
     for (int f = 0; f < NumRfifo; f++) begin
-      if (rf_reset_i[f]) rf_tail_d[f] = rf_head_i[f];
+      if (rf_reset_i[f]) rf_tail_d[f] = (rf_head_i[f] < rf_size_i[f]) ? rf_head_i[f] : 16'd0;
     end
   end
 
@@ -1071,9 +1073,9 @@ module ni_fab_rx #(
     end
   end
 
-  `NI_ASSERT(CreditRespected_A, s_axis_tvalid |-> f_wready[s_axis_tdest])
+  `NI_ASSUME(CreditRespected_A, !s_axis_tvalid || f_wready[s_axis_tdest])
   // The output register takes one beat at a time: a flush only beside a beat that does not emit.
-  `NI_ASSERT(FlushAlone_A, flush_go |-> !(pop && out_beat))
+  `NI_ASSERT(FlushAlone_A, !flush_go || !(pop && out_beat))
   `NI_ASSERT_AXIS_STABLE(HostOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser, m_axis_tcni})
 endmodule

@@ -34,6 +34,8 @@ JOBS = {
                        {"Slots": 4}),
     "dma_rings": ("dma_rings", ["rtl/ni_pkg.sv", "rtl/ni_dma_inj.sv", "tb/formal/dma_rings.sv"],
                   {"Size0": 5, "Size1": 3}),
+    "fab_rx_rings": ("fab_rx_rings", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv", "rtl/ni_fab_rx.sv",
+                                      "tb/formal/fab_rx_rings.sv"], {"Rf0": 5, "Rf1": 3}),
 }
 # Jobs that prove only some of the block's assertions (the others are checked in
 # simulation): the assertions kept, by name; the rest are dropped before the proof.
@@ -41,13 +43,15 @@ KEEP = {
     # ni_dma_inj's other invariants (turns, regions) do not close by induction in 20
     # steps at this size; the ring pointers do, with the invariant on the message served.
     "dma_rings": ["HeadInRing*", "TailInRing*", "u_dut.DmaMsgInRing_A"],
+    "fab_rx_rings": ["RfTailInRing*"],
 }
 # The broken copy per job (text in its source, replacement): a FIFO can be full, so
 # "fewer than Depth" does not hold; a credit counter that starts a packet from the
 # old count loses a credit returned in the same cycle; a read answered in the cycle
 # its destination fails left its slot "done" but free (a second, error completion
 # followed the response: found by this proof); a doorbell equal to the ring's size
-# taken as a tail puts the tail outside the ring.
+# taken as a tail puts the tail outside the ring; a reception FIFO reset to a head
+# outside its ring (the RTL before this proof) puts the tail there.
 BROKEN = {
     "fifo_ram": ("rtl/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
     "fifo_lut": ("rtl/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
@@ -56,6 +60,7 @@ BROKEN = {
                        "credits_d[hdr_new.vc] = credits_q[hdr_new.vc] - 8'd1"),
     "dma_rings": ("rtl/ni_dma_inj.sv", "if (tail_i[i] >= size_i[i] || remote_i[i]) begin",
                   "if (tail_i[i] > size_i[i] || remote_i[i]) begin"),
+    "fab_rx_rings": ("rtl/ni_fab_rx.sv", "(rf_head_i[f] < rf_size_i[f]) ? rf_head_i[f] : 16'd0", "rf_head_i[f]"),
 }
 
 
