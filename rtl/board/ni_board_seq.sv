@@ -63,6 +63,8 @@ module ni_board_seq #(
 
   // Step i of the program: {group, op, node, addr, data}.
   function automatic logic [StepW-1:0] step_at(input int i);
+    int w;  // the message word of steps 33-40 and 45-52
+    w = (i >= 45) ? i - 45 : i - 33;
     step_at = {GDma, OpEnd, N0, 64'd0, 64'd0};
     case (i)
       // Setup: both register blocks answer; node IDs; node 1 exports memory ID 0;
@@ -106,30 +108,18 @@ module ni_board_seq #(
       30: step_at = {GDma, OpMemWr, N0, 64'h810, 64'd0};                      // src (inline)
       31: step_at = {GDma, OpMemWr, N0, 64'h818, 64'h1000};                   // dst offset
       32: step_at = {GDma, OpMemWr, N0, 64'h820, 64'd0};                      // tag
-      33: step_at = {GDma, OpMemWr, N0, 64'h840, pattern(0)};
-      34: step_at = {GDma, OpMemWr, N0, 64'h848, pattern(1)};
-      35: step_at = {GDma, OpMemWr, N0, 64'h850, pattern(2)};
-      36: step_at = {GDma, OpMemWr, N0, 64'h858, pattern(3)};
-      37: step_at = {GDma, OpMemWr, N0, 64'h860, pattern(4)};
-      38: step_at = {GDma, OpMemWr, N0, 64'h868, pattern(5)};
-      39: step_at = {GDma, OpMemWr, N0, 64'h870, pattern(6)};
-      40: step_at = {GDma, OpMemWr, N0, 64'h878, pattern(7)};
       41: step_at = {GDma, OpCsrWr, N0, 64'h600, 64'h800};   // INJ_BASE_LO
       42: step_at = {GDma, OpCsrWr, N0, 64'h608, 64'd4};     // INJ_SIZE
       43: step_at = {GDma, OpCsrWr, N0, 64'h614, 64'd1};     // INJ_CTRL: enable
       44: step_at = {GDma, OpCsrWr, N0, 64'h60C, 64'd2};     // INJ_TAIL: doorbell
-      45: step_at = {GDma, OpPoll, N1, 64'h2000, pattern(0)};
-      46: step_at = {GDma, OpPoll, N1, 64'h2008, pattern(1)};
-      47: step_at = {GDma, OpPoll, N1, 64'h2010, pattern(2)};
-      48: step_at = {GDma, OpPoll, N1, 64'h2018, pattern(3)};
-      49: step_at = {GDma, OpPoll, N1, 64'h2020, pattern(4)};
-      50: step_at = {GDma, OpPoll, N1, 64'h2028, pattern(5)};
-      51: step_at = {GDma, OpPoll, N1, 64'h2030, pattern(6)};
-      52: step_at = {GDma, OpPoll, N1, 64'h2038, pattern(7)};
       53: step_at = {GDma, OpCsrRd, N0, 64'h610, 64'd2};     // INJ_HEAD moved past both slots
       54: step_at = {GDma, OpCsrRd, N0, 64'h618, 64'd0};     // INJ_STATUS: no error
       default: ;
     endcase
+    // The message's eight words: written in the slot after the descriptor (33-40),
+    // polled for where the put lands (45-52).
+    if (i >= 33 && i <= 40) step_at = {GDma, OpMemWr, N0, 64'h840 + 64'(w) * 64'd8, pattern(w)};
+    if (i >= 45 && i <= 52) step_at = {GDma, OpPoll, N1, 64'h2000 + 64'(w) * 64'd8, pattern(w)};
   endfunction
 
   // The report line; the dots are filled in (positions below).
@@ -161,7 +151,6 @@ module ni_board_seq #(
   logic [6:0] ch_q, ch_d;  // report character being sent
   logic answer_ok;
   logic [7:0] ch;
-  logic [2:0] ok_groups;   // groups before this one passed
 
   always_comb begin
     // The answer a step waits for: a completion with status SC and the data expected.
@@ -242,14 +231,13 @@ module ni_board_seq #(
     endcase
   end
 
-  // Groups before the one the program stopped in passed; on a pass, all did.
-  assign ok_groups = grp;
+  // The groups before grp, the one the program stopped in, passed; on a pass, all did.
   always_comb begin
     ch = (32'(ch_q) < 83) ? Msg[8*(82 - 32'(ch_q)) +: 8] : (32'(ch_q) == 83) ? 8'h0D : 8'h0A;
     for (int g = 0; g < 5; g++) begin
       if (32'(ch_q) == group_pos(g) || 32'(ch_q) == group_pos(g) + 1) begin
-        if (pass_q || 3'(g) < ok_groups) ch = (32'(ch_q) == group_pos(g)) ? "o" : "k";
-        else if (3'(g) == ok_groups) ch = (32'(ch_q) == group_pos(g)) ? "N" : "G";
+        if (pass_q || 3'(g) < grp) ch = (32'(ch_q) == group_pos(g)) ? "o" : "k";
+        else if (3'(g) == grp) ch = (32'(ch_q) == group_pos(g)) ? "N" : "G";
         else ch = "-";
       end
     end
@@ -266,7 +254,7 @@ module ni_board_seq #(
   assign done_o = done_q;
   assign pass_o = pass_q;
   always_comb begin
-    for (int g = 0; g < 5; g++) group_ok_o[g] = done_q && (pass_q || 3'(g) < ok_groups);
+    for (int g = 0; g < 5; g++) group_ok_o[g] = done_q && (pass_q || 3'(g) < grp);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
