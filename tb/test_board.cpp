@@ -19,23 +19,6 @@ namespace {
 constexpr unsigned kClkPerBit = 8;  // CMakeLists.txt: -GBoardHz=921600 -GClkDiv=1, at 115200 baud
 constexpr unsigned kLedPass = 1u << 6, kLedFail = 1u << 7, kLedRunning = 1u << 5;
 
-// The board's restart button is its reset (active low, like the ULX3S PWR button).
-template <class M>
-class Board final : public Clocked {
- public:
-  explicit Board(VerilatedContext* ctx) : m(ctx, "board") { m.btn_ni = 1; }
-  void setClock(bool high) override { m.clk_i = high; }
-  void setReset(bool active) override { m.btn_ni = !active; }
-  void eval() override {
-    m.eval();
-    lowPending = false;
-  }
-  bool openTrace(const std::string&) override { return false; }
-  void dumpTrace(uint64_t) override {}
-  void closeTrace() override {}
-  M m;
-};
-
 // 8N1 receiver sampling the line once a cycle, in the middle of each bit.
 class UartRx {
  public:
@@ -77,7 +60,8 @@ class BoardTest : public tb::VerilatedTest {
  protected:
   void SetUp() override {
     tb::VerilatedTest::SetUp();
-    board_ = std::make_unique<Board<M>>(ctx());
+    // The board's PWR button is its reset (rst_ni): reset() presses it.
+    board_ = std::make_unique<tb::VlClocked<M>>(ctx(), "board");
     this->attach(board_.get());
   }
   // Runs until the report line is complete (or the watchdog fails the test); the LEDs
@@ -97,7 +81,7 @@ class BoardTest : public tb::VerilatedTest {
     return uart_.text;
   }
   unsigned leds() const { return board_->m.led_o; }
-  std::unique_ptr<Board<M>> board_;
+  std::unique_ptr<tb::VlClocked<M>> board_;
   UartRx uart_;
 };
 

@@ -19,7 +19,7 @@ module ni_board_top #(
   parameter int unsigned MemKeepSlots = 2
 ) (
   input  logic clk_i,         // board oscillator (ULX3S: 25 MHz)
-  input  logic btn_ni,        // restart the self-test (ULX3S PWR button, low when pressed)
+  input  logic rst_ni,        // the PWR button (low when pressed): restarts the self-test
   input  logic link_fault_i,  // while high, the link corrupts every beat (ULX3S F1 button)
   output logic uart_tx_o,     // 115200 8N1 to the board's USB serial port
   output logic [7:0] led_o    // 0-4: groups passed, 5: running, 6: PASS, 7: FAIL
@@ -51,7 +51,7 @@ module ni_board_top #(
   logic [1:0] btn_q = '0;
   logic rst_n;
   always_ff @(posedge clk) begin
-    btn_q <= {btn_q[0], btn_ni};
+    btn_q <= {btn_q[0], rst_ni};
     if (!btn_q[1]) por_q <= '0;
     else if (!por_q[4]) por_q <= por_q + 5'd1;
   end
