@@ -2,6 +2,7 @@
 // Fabric transmit: picks a source packet (round robin among sources whose VC has
 // credit), sends its LRH/BTH/extension header, its payload beats, and the ICRC
 // and VCRC right after the last payload byte. Output is packed: no null bytes.
+// The CRCs are computed beside the beats, not on their way out (see "trailer").
 // When the 32-byte header is not a whole number of beats (512 bits: half a beat),
 // payload lanes are shifted up by the remainder and the bytes that do not fit are
 // carried into the next beat. A continuation (tx_hdr_t.cont) has no header beats:
@@ -44,33 +45,39 @@ module ni_fab_tx #(
   localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // payload lane shift: 0, or 32 at 512 bits
   localparam int unsigned OffW = (Off > 0) ? Off : 1;
   localparam logic [Bpb-1:0] LowLanes = Bpb'((65'(1) << Off) - 65'(1));  // lanes below Off
+  localparam logic signed [15:0] BpbS = 16'(Bpb);
+  localparam int unsigned NzW = $clog2(Bpb + 1);  // a count of lanes, 0 to Bpb
+  // Packet bytes 0 and 12 are masked for the ICRC (ni_pkg::icrc_mask): byte 12 is lane
+  // Lane12 of the beat that starts at byte Beat12.
+  localparam int unsigned Lane12 = 12 % Bpb;
+  localparam int unsigned Beat12 = 12 / Bpb * Bpb;
+  localparam int unsigned BeatQDepth = 8;  // holds the beats framed while a trailer waits
 
-  // StCarry: payload bytes left over from the last payload beat (Off != 0 only).
-  typedef enum logic [2:0] {StIdle, StHdr, StPay, StTrl, StCarry} state_e;
-  state_e state_q, state_d;
-  logic [OffW*8-1:0] carry_q, carry_d;
-  logic [6:0] carry_n_q, carry_n_d;
+  // How a beat travels: pick (when the framer is idle) -> frame (the beat's lanes;
+  // where the trailer starts in it, rel) -> output register, directly if nothing
+  // waits, else through the beat queue (a packet's first beat always: that keeps the
+  // pick off the path to the output register). A beat with trailer lanes waits in
+  // the queue until its packet's ICRC and VCRC are in the trailer queue: the CRC
+  // pipeline beside the beats takes 4 cycles from a packet's last data beat. Back to
+  // back, later packets are framed meanwhile, so the port stays busy and only a
+  // packet after an idle port waits.
 
-  ni_pkg::tx_hdr_t hdr_q, hdr_d;
-  logic [SrcW-1:0] src_q, src_d, rr_q, rr_d;
-  logic [12:0] bs_q, bs_d;
-  logic [31:0] crc32_q, crc32_d;
-  logic [15:0] crc16_q, crc16_d;
-  logic signed [7:0] trl_rel_q, trl_rel_d;
-  logic bad_q, bad_d;
-  logic [ni_pkg::NumVc-1:0][7:0] credits_q, credits_d;
-  logic [ni_pkg::NumVc-1:0][23:0] psn_q, psn_d;
-
-  // ------------------------------------------------------------ source choice
-  logic pick_valid;
+  // ------------------------------------------------------------ pick
+  logic pick_valid, picking;
   logic [SrcW-1:0] pick;
   logic [NumSrc-1:0] eligible;
+  logic [SrcW-1:0] rr_q, rr_d;
+  logic [ni_pkg::NumVc-1:0][7:0] credits_q, credits_d;
+  logic [ni_pkg::NumVc-1:0] has_credit_q;  // credits_q != 0, registered with it
+  logic [ni_pkg::NumVc-1:0][23:0] psn_q, psn_d;
+  ni_pkg::tx_hdr_t hdr_new;
+  logic starting;  // the framer starts the picked packet
   // Each source's header as a struct of its own (Yosys reads no member of an indexed
   // array of structs).
   for (genvar s = 0; s < NumSrc; s++) begin : gen_src
     ni_pkg::tx_hdr_t h;
     assign h = src_hdr_i[s * ni_pkg::TxHdrW +: ni_pkg::TxHdrW];
-    assign eligible[s] = src_hdr_valid_i[s] && credits_q[h.vc] != 8'd0;
+    assign eligible[s] = src_hdr_valid_i[s] && has_credit_q[h.vc];
     logic unused_h;  // only the VC is needed here
     assign unused_h = ^h;
   end
@@ -84,22 +91,6 @@ module ni_fab_tx #(
         pick = SrcW'((32'(rr_q) + 32'(k)) % NumSrc);
       end
     end
-  end
-
-  // ------------------------------------------------------------ next output beat
-  // A packet starts in the cycle its source is picked: its first header beat goes
-  // out in that same cycle, so back-to-back packets leave no idle beat between them.
-  logic starting;
-  ni_pkg::tx_hdr_t hdr_new, hcur;
-  state_e st;
-  logic [12:0] bs;
-  logic [31:0] crc32_in;
-  logic [15:0] crc16_in;
-  logic bad_in;
-  logic [SrcW-1:0] src;
-  assign starting = (state_q == StIdle) && pick_valid;
-  assign credits_o = credits_q;
-  always_comb begin
     hdr_new = src_hdr_i[32'(pick) * ni_pkg::TxHdrW +: ni_pkg::TxHdrW];
     hdr_new.bytes[6*8 +: 8] = node_id_i[15:8];
     hdr_new.bytes[7*8 +: 8] = node_id_i[7:0];
@@ -109,16 +100,68 @@ module ni_fab_tx #(
       hdr_new.bytes[19*8 +: 8] = psn_q[hdr_new.vc][7:0];
     end
   end
+  // A packet is picked when the framer is idle, and framed from that cycle on: a
+  // source that offers its next header only after its last beat (ni_retx) leaves no
+  // idle beat between its packets, and a credit is taken only as its packet starts
+  // (picked a packet ahead into a register, it would be held there for a packet).
+  assign picking = starting;
+  assign credits_o = credits_q;
+
+  always_comb begin
+    src_hdr_ready_o = '0;
+    rr_d = rr_q;
+    credits_d = credits_q;
+    psn_d = psn_q;
+    ev_tx_pkt_o = 1'b0;
+    for (int v = 0; v < ni_pkg::NumVc; v++) begin
+      if (credit_i[v]) credits_d[v] = credits_d[v] + 8'd1;
+    end
+    if (picking) begin
+      src_hdr_ready_o[pick] = 1'b1;
+      if (hdr_new.stamp_psn) psn_d[hdr_new.vc] = psn_q[hdr_new.vc] + 24'd1;
+      credits_d[hdr_new.vc] = credits_d[hdr_new.vc] - 8'd1;
+      rr_d = (pick == SrcW'(NumSrc - 1)) ? '0 : pick + SrcW'(1);
+      ev_tx_pkt_o = 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rr_q <= '0;
+      credits_q <= '0;
+      has_credit_q <= '0;
+      psn_q <= '0;
+    end else begin
+      rr_q <= rr_d;
+      credits_q <= credits_d;
+      for (int v = 0; v < ni_pkg::NumVc; v++) has_credit_q[v] <= credits_d[v] != 8'd0;
+      psn_q <= psn_d;
+    end
+  end
+
+  // ------------------------------------------------------------ frame
+  // StCarry: payload bytes left over from the last payload beat (Off != 0 only).
+  typedef enum logic [2:0] {StIdle, StHdr, StPay, StTrl, StCarry} state_e;
+  state_e state_q, state_d;
+  logic [OffW*8-1:0] carry_q, carry_d;
+  logic [6:0] carry_n_q, carry_n_d;
+  ni_pkg::tx_hdr_t hdr_q, hdr_d, hcur;
+  logic [SrcW-1:0] src_q, src_d, src;
+  logic [12:0] bs_q, bs_d, bs;
+  logic signed [7:0] trl_rel_q, trl_rel_d;
+  logic bad_q, bad_d, bad_in;
+  state_e st;
+  // A packet starts when the framer is idle and a header is picked: its first beat is
+  // framed in that same cycle, so back-to-back packets leave no idle beat between them.
+  assign starting = (state_q == StIdle) && pick_valid;
   assign hcur = starting ? hdr_new : hdr_q;
   assign st = starting ? ((hdr_new.cont || hdr_new.raw) ? StPay : StHdr) : state_q;
   assign bs = starting ? '0 : bs_q;
-  assign crc32_in = starting ? 32'hFFFF_FFFF : crc32_q;
-  assign crc16_in = starting ? 16'hFFFF : crc16_q;
   assign bad_in = starting ? 1'b0 : bad_q;
   assign src = starting ? pick : src_q;
   logic unused_stamp;
-  // stamp_psn is applied to hdr_new already; back_page is for ni_retx, not the wire.
-  assign unused_stamp = ^{hcur.stamp_psn, hcur.back_page};
+  // stamp_psn is applied at the pick already; back_page is for ni_retx, not the wire.
+  assign unused_stamp = ^{hcur.stamp_psn, hcur.back_page, hcur.bytes};  // bytes: hbeat reads them
 
   logic [BeatW-1:0] sbeat;
   logic [DataW-1:0] pay_data;
@@ -133,33 +176,31 @@ module ni_fab_tx #(
 
   logic mix;             // payload lanes shifted up by Off, below them header or carried bytes
   logic pay_take;        // this beat consumes the current payload beat
-  logic out_load;        // the output register takes a new beat this cycle
-  logic beat_avail;      // the state machine has a beat to give
+  logic beat_avail;      // the framer has a beat to give
+  logic fr_beat;         // and gives it (to the output register or the beat queue)
   logic signed [15:0] rel;  // trailer start relative to this beat (>= Bpb: not in this beat)
-  logic [DataW-1:0] nb_data;
-  logic [KeepW-1:0] nb_keep;
-  logic nb_last;
-  logic [31:0] c32, icrc;
-  logic [15:0] c16, vcrc;
+  logic [DataW-1:0] f_data;  // lanes below rel; the others are not cleared here
+  logic f_last, f_bad;
+  logic signed [7:0] f_rel8;  // rel clipped to Bpb (no trailer lane in this beat)
   // The header record in whole beats: bs is always a whole number of beats, so a lane
   // of the header is a lane of one of these beats (a beat multiplexer, not a byte shifter).
   localparam int unsigned HdrBeats = (ni_pkg::TxHdrBytes + Bpb - 1) / Bpb;
   localparam int unsigned BsLow = $clog2(Bpb);
   logic [HdrBeats*DataW-1:0] hbytes;
   logic [DataW-1:0] hbeat;
-  assign hbytes = (HdrBeats*DataW)'(hcur.bytes);
+  // A starting packet's header beat is its first: the pick reaches it through no
+  // beat multiplexer.
+  assign hbytes = (HdrBeats*DataW)'(hdr_q.bytes);
   always_comb begin
     hbeat = '0;
     for (int b = 0; b < HdrBeats; b++) begin
-      if (32'(bs[12:BsLow]) == b) hbeat = hbytes[b*DataW +: DataW];
+      if (32'(bs_q[12:BsLow]) == b) hbeat = hbytes[b*DataW +: DataW];
     end
+    if (starting) hbeat = DataW'(hdr_new.bytes);
   end
   `NI_ASSERT(BeatAlignedBs_A, bs[BsLow-1:0] == '0)
   localparam int unsigned KcntW = $clog2(Bpb + 1);
-  localparam logic signed [15:0] BpbS = 16'(Bpb);
   logic [KcntW-1:0] kcnt;
-  logic [31:0] icrc_n;   // ICRC bytes in the trailer
-  assign icrc_n = hcur.raw ? 32'd0 : 32'd4;
 
   always_comb begin
     kcnt = '0;
@@ -168,7 +209,7 @@ module ni_fab_tx #(
     pay_take = (st == StPay) || mix;
     case (st)
       StHdr: begin
-        if (!hcur.has_payload) rel = $signed({3'b0, 13'(hcur.len) - bs});
+        if (!hcur.has_payload) rel = starting ? $signed(16'(hdr_new.len)) : $signed({3'b0, 13'(hdr_q.len) - bs_q});
         else if (!mix) rel = 16'sd32767;
         else rel = (pay_last && 32'(kcnt) <= Bpb - Off) ? 16'(Off + 32'(kcnt)) : 16'sd32767;
       end
@@ -182,108 +223,48 @@ module ni_fab_tx #(
     endcase
     beat_avail = (st == StHdr && (!mix || pay_valid)) || (st == StTrl) || (st == StCarry) ||
                  (st == StPay && pay_valid);
-
-    // Data lanes and the ICRC over them (variant fields masked).
-    nb_data = '0;
-    nb_keep = '0;
-    c32 = crc32_in;
     for (int j = 0; j < Bpb; j++) begin
-      if (32'(j) < 32'(rel) && rel >= 0) begin
-        if (st == StHdr && (!mix || LowLanes[j])) nb_data[j*8 +: 8] = hbeat[j*8 +: 8];
-        else if ((mix || st == StCarry) && LowLanes[j]) nb_data[j*8 +: 8] = carry_q[(j % OffW)*8 +: 8];
-        else if (mix) nb_data[j*8 +: 8] = pay_data[((j + Bpb - Off) % Bpb)*8 +: 8];  // j >= Off here
-        else if (hcur.cont && 32'(bs) + j < ni_pkg::ContHdrBytes) nb_data[j*8 +: 8] = hbeat[j*8 +: 8];
-        else nb_data[j*8 +: 8] = pay_data[j*8 +: 8];
-        nb_keep[j] = 1'b1;
-        c32 = ni_pkg::crc32_byte(c32, (st == StHdr || (hcur.cont && 32'(bs) + j < ni_pkg::ContHdrBytes))
-                                          ? ni_pkg::icrc_mask(32'(bs) + j, nb_data[j*8 +: 8]) : nb_data[j*8 +: 8]);
-      end
+      if (st == StHdr && (!mix || LowLanes[j])) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
+      else if ((mix || st == StCarry) && LowLanes[j]) f_data[j*8 +: 8] = carry_q[(j % OffW)*8 +: 8];
+      else if (mix) f_data[j*8 +: 8] = pay_data[((j + Bpb - Off) % Bpb)*8 +: 8];  // j >= Off here
+      else if (hcur.cont && 32'(bs) + j < ni_pkg::ContHdrBytes) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
+      else f_data[j*8 +: 8] = pay_data[j*8 +: 8];
     end
-    icrc = ~c32 ^ ((bad_in || (pay_take && pay_bad)) ? 32'hFFFF_FFFF : 32'h0);
-    // ICRC lanes (not in a raw packet), then the VCRC over everything before it. A lane
-    // holds data or an ICRC byte, never both: one CRC step per lane, over what it holds.
-    c16 = crc16_in;
-    for (int j = 0; j < Bpb; j++) begin
-      for (int k = 0; k < 4; k++) begin
-        if (!hcur.raw && 32'(j) - 32'(rel) == 32'(k)) begin
-          nb_data[j*8 +: 8] = icrc[k*8 +: 8];
-          nb_keep[j] = 1'b1;
-        end
-      end
-      if (nb_keep[j]) c16 = ni_pkg::crc16_byte(c16, nb_data[j*8 +: 8]);
-    end
-    vcrc = ~c16 ^ ((hcur.raw && (bad_in || (pay_take && pay_bad))) ? 16'hFFFF : 16'h0);
-    for (int j = 0; j < Bpb; j++) begin
-      for (int k = 0; k < 2; k++) begin
-        if (32'(j) - 32'(rel) == 32'(k) + icrc_n) begin
-          nb_data[j*8 +: 8] = vcrc[k*8 +: 8];
-          nb_keep[j] = 1'b1;
-        end
-      end
-    end
+    f_bad = bad_in || (pay_take && pay_bad);
+    f_rel8 = (rel > BpbS) ? 8'(Bpb) : 8'(rel);
     // The trailer (ICRC, VCRC) ends in this beat. All signed 16-bit: Yosys sized a sum
-    // with a cast of icrc_n (16'(icrc_n)) at icrc_n's 32 bits, where a trailer begun in
-    // the beat before (rel < 0) wrapped differently (docs/synthesis.md).
-    nb_last = rel <= BpbS - (hcur.raw ? 16'sd2 : 16'sd6);
+    // with a cast of a 32-bit value at 32 bits, where a trailer begun in the beat before
+    // (rel < 0) wrapped differently (docs/synthesis.md).
+    f_last = rel <= BpbS - (hcur.raw ? 16'sd2 : 16'sd6);
   end
 
-  // ------------------------------------------------------------ output register
-  logic [DataW-1:0] o_data_q;
-  logic [KeepW-1:0] o_keep_q;
-  logic o_last_q, o_valid_q, o_vc_q;
-  assign out_load = beat_avail && (!o_valid_q || m_axis_tready);
-  assign m_axis_tdata = o_data_q;
-  assign m_axis_tkeep = o_keep_q;
-  assign m_axis_tlast = o_last_q;
-  assign m_axis_tdest = o_vc_q;
-  assign m_axis_tvalid = o_valid_q;
-
   always_comb begin
-    src_hdr_ready_o = '0;
     src_beat_ready_o = '0;
     state_d = state_q;
     hdr_d = hdr_q;
     src_d = src_q;
-    rr_d = rr_q;
     bs_d = bs_q;
-    crc32_d = crc32_q;
-    crc16_d = crc16_q;
     trl_rel_d = trl_rel_q;
     bad_d = bad_q;
-    credits_d = credits_q;
-    psn_d = psn_q;
     carry_d = carry_q;
     carry_n_d = carry_n_q;
-    ev_tx_pkt_o = 1'b0;
-    for (int v = 0; v < ni_pkg::NumVc; v++) begin
-      if (credit_i[v]) credits_d[v] = credits_d[v] + 8'd1;
-    end
     if (starting) begin
-      src_hdr_ready_o[pick] = 1'b1;
       hdr_d = hdr_new;
-      if (hdr_new.stamp_psn) psn_d[hdr_new.vc] = psn_q[hdr_new.vc] + 24'd1;
-      credits_d[hdr_new.vc] = credits_d[hdr_new.vc] - 8'd1;
       src_d = pick;
-      rr_d = (pick == SrcW'(NumSrc - 1)) ? '0 : pick + SrcW'(1);
-      state_d = st;  // StHdr, or StPay for a continuation
+      state_d = st;  // StHdr, or StPay for a continuation or a raw packet
       bs_d = '0;
-      crc32_d = 32'hFFFF_FFFF;
-      crc16_d = 16'hFFFF;
       bad_d = 1'b0;
-      ev_tx_pkt_o = 1'b1;
     end
-    if (st != StIdle && out_load) begin
+    if (fr_beat) begin
       src_beat_ready_o[src] = pay_take;
       bs_d = bs + 13'(Bpb);
-      crc32_d = c32;
-      crc16_d = c16;
-      bad_d = bad_in || (pay_take && pay_bad);
+      bad_d = f_bad;
       trl_rel_d = 8'(rel - 16'(Bpb));
       if (mix) begin
         for (int j = 0; j < OffW; j++) carry_d[j*8 +: 8] = pay_data[((Bpb - Off + j) % Bpb) * 8 +: 8];
         carry_n_d = 7'(32'(kcnt) - (Bpb - Off));
       end
-      if (nb_last) begin
+      if (f_last) begin
         state_d = StIdle;
       end else if (rel <= 16'(Bpb)) begin
         state_d = StTrl;  // trailer (or its VCRC part) spills into the next beat
@@ -299,46 +280,262 @@ module ni_fab_tx #(
     if (!rst_ni) begin
       state_q <= StIdle;
       src_q <= '0;
-      rr_q <= '0;
-      credits_q <= '0;
-      psn_q <= '0;
-      o_valid_q <= 1'b0;
       bad_q <= 1'b0;
     end else begin
       state_q <= state_d;
       src_q <= src_d;
-      rr_q <= rr_d;
-      credits_q <= credits_d;
-      psn_q <= psn_d;
       bad_q <= bad_d;
-      if (out_load) o_valid_q <= 1'b1;
-      else if (m_axis_tready) o_valid_q <= 1'b0;
     end
   end
-
   always_ff @(posedge clk_i) begin
     hdr_q <= hdr_d;
     bs_q <= bs_d;
-    crc32_q <= crc32_d;
-    crc16_q <= crc16_d;
     trl_rel_q <= trl_rel_d;
     carry_q <= carry_d;
     carry_n_q <= carry_n_d;
-    if (out_load) begin
-      o_data_q <= nb_data;
-      o_keep_q <= nb_keep;
-      o_last_q <= nb_last;
-      o_vc_q <= hcur.vc;
+  end
+
+  // ------------------------------------------------------------ trailer
+  // The CRC pipeline sees every framed beat (c1), steps the ICRC and VCRC states over
+  // the whole beat with the lanes from rel on as zeros, then in the beat where the
+  // data ends (0 <= rel < Bpb) steps them back over those zero lanes (c2: a CRC
+  // stepped over zero bytes is an invertible linear map), and steps the VCRC on over
+  // the four ICRC bytes (c3), which pushes the packet's trailer. So no cycle holds a
+  // chain of per-lane CRC steps.
+  logic [DataW-1:0] c1_data_q;
+  logic signed [7:0] c1_rel_q, c2_rel_q;
+  logic c1_valid_q, c1_first_q, c1_has12_q, c1_bad_q, c1_raw_q;
+  logic c2_valid_q, c2_bad_q, c2_raw_q;
+  logic c3_valid_q, c3_bad_q, c3_raw_q;
+  logic [31:0] s32_q, c2_s32_q, c3_icrc_q;
+  logic [15:0] s16_q, c2_s16_q, c3_s16_q;
+
+  // The CRC steps as constant matrices, computed at elaboration: bit r of a step's
+  // result is the parity of its input ANDed with row r, a balanced XOR tree (stepping
+  // byte by byte chains the XORs of every byte). A CRC step is linear in {data, state}.
+  localparam int unsigned R32W = 32 + DataW;  // row of the beat step: {data, state}
+  localparam int unsigned R16W = 16 + DataW;
+  // Rows of a step over a whole beat.
+  function automatic logic [32*R32W-1:0] crc32_beat_rows();
+    logic [31:0] c;
+    logic [DataW-1:0] d;
+    for (int i = 0; i < R32W; i++) begin
+      c = (i < 32) ? 32'(64'(1) << i) : 32'd0;
+      d = (i < 32) ? '0 : DataW'(1) << (i - 32);
+      for (int j = 0; j < Bpb; j++) c = ni_pkg::crc32_byte(c, d[j*8 +: 8]);
+      for (int r = 0; r < 32; r++) crc32_beat_rows[r*R32W + i] = c[r];
+    end
+  endfunction
+  function automatic logic [16*R16W-1:0] crc16_beat_rows();
+    logic [15:0] c;
+    logic [DataW-1:0] d;
+    for (int i = 0; i < R16W; i++) begin
+      c = (i < 16) ? 16'(32'(1) << i) : 16'd0;
+      d = (i < 16) ? '0 : DataW'(1) << (i - 16);
+      for (int j = 0; j < Bpb; j++) c = ni_pkg::crc16_byte(c, d[j*8 +: 8]);
+      for (int r = 0; r < 16; r++) crc16_beat_rows[r*R16W + i] = c[r];
+    end
+  endfunction
+  // Rows of the VCRC's step over the four ICRC bytes: {icrc, state}.
+  function automatic logic [16*48-1:0] crc16_icrc_rows();
+    logic [15:0] c;
+    logic [31:0] d;
+    for (int i = 0; i < 48; i++) begin
+      c = (i < 16) ? 16'(32'(1) << i) : 16'd0;
+      d = (i < 16) ? 32'd0 : 32'(64'(1) << (i - 16));
+      for (int j = 0; j < 4; j++) c = ni_pkg::crc16_byte(c, d[j*8 +: 8]);
+      for (int r = 0; r < 16; r++) crc16_icrc_rows[r*48 + i] = c[r];
+    end
+  endfunction
+  // Rows of the step back over n zero bytes, n = 0 to Bpb: a bit step is
+  // r' = (r >> 1) ^ (r[0] ? P : 0), and P's top bit is set, so r[0] = r'[31].
+  function automatic logic [(Bpb+1)*32*32-1:0] crc32_back_rows();
+    logic [31:0] col;  // the image of state bit i
+    for (int i = 0; i < 32; i++) begin
+      col = 32'(64'(1) << i);
+      for (int n = 0; n <= Bpb; n++) begin
+        for (int r = 0; r < 32; r++) crc32_back_rows[(n*32 + r)*32 + i] = col[r];
+        for (int k = 0; k < 8; k++) col = {col[30:0] ^ (col[31] ? 31'h6DB88320 : 31'h0), col[31]};
+      end
+    end
+  endfunction
+  function automatic logic [(Bpb+1)*16*16-1:0] crc16_back_rows();
+    logic [15:0] col;
+    for (int i = 0; i < 16; i++) begin
+      col = 16'(32'(1) << i);
+      for (int n = 0; n <= Bpb; n++) begin
+        for (int r = 0; r < 16; r++) crc16_back_rows[(n*16 + r)*16 + i] = col[r];
+        for (int k = 0; k < 8; k++) col = {col[14:0] ^ (col[15] ? 15'h5008 : 15'h0), col[15]};
+      end
+    end
+  endfunction
+  localparam logic [32*R32W-1:0] Crc32Beat = crc32_beat_rows();
+  localparam logic [16*R16W-1:0] Crc16Beat = crc16_beat_rows();
+  localparam logic [16*48-1:0] Crc16Icrc = crc16_icrc_rows();
+  localparam logic [(Bpb+1)*32*32-1:0] Crc32Back = crc32_back_rows();
+  localparam logic [(Bpb+1)*16*16-1:0] Crc16Back = crc16_back_rows();
+
+  // c1: both states over the beat's data lanes (the ICRC's with its fields masked).
+  logic [31:0] c32;
+  logic [15:0] c16;
+  logic [DataW-1:0] d16, d32;
+  always_comb begin
+    for (int j = 0; j < Bpb; j++) begin
+      d16[j*8 +: 8] = (32'(j) < 32'(c1_rel_q) && c1_rel_q >= 8'sd0) ? c1_data_q[j*8 +: 8] : 8'h00;
+      d32[j*8 +: 8] = d16[j*8 +: 8];
+      if (c1_first_q && j == 0) d32[j*8 +: 8] = d32[j*8 +: 8] | 8'hF0;
+      if (c1_has12_q && j == Lane12) d32[j*8 +: 8] = 8'hFF;
+    end
+    for (int r = 0; r < 32; r++)
+      c32[r] = ^({d32, c1_first_q ? 32'hFFFF_FFFF : s32_q} & Crc32Beat[r*R32W +: R32W]);
+    for (int r = 0; r < 16; r++)
+      c16[r] = ^({d16, c1_first_q ? 16'hFFFF : s16_q} & Crc16Beat[r*R16W +: R16W]);
+  end
+
+  // c2: in the beat where the data ends, back over the lanes after it.
+  logic c2_end;
+  logic [NzW-1:0] c2_after;
+  logic [Bpb:0][31:0] back32;
+  logic [Bpb:0][15:0] back16;
+  assign c2_end = c2_valid_q && c2_rel_q >= 8'sd0 && c2_rel_q < 8'(Bpb);
+  assign c2_after = NzW'(Bpb - 32'(c2_rel_q[6:0]));
+  always_comb begin
+    for (int n = 0; n <= Bpb; n++) begin
+      for (int r = 0; r < 32; r++) back32[n][r] = ^(c2_s32_q & Crc32Back[(n*32 + r)*32 +: 32]);
+      for (int r = 0; r < 16; r++) back16[n][r] = ^(c2_s16_q & Crc16Back[(n*16 + r)*16 +: 16]);
     end
   end
 
+  // c3: the VCRC on over the ICRC bytes (a raw packet has none); the trailer.
+  logic [31:0] icrc;
+  logic [15:0] vcrc, c3_s16;
+  assign icrc = c3_icrc_q;
+  always_comb begin
+    for (int r = 0; r < 16; r++) c3_s16[r] = ^({icrc, c3_s16_q} & Crc16Icrc[r*48 +: 48]);
+    if (c3_raw_q) c3_s16 = c3_s16_q;
+    vcrc = ~c3_s16 ^ {16{c3_raw_q && c3_bad_q}};
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      {c1_valid_q, c2_valid_q, c3_valid_q} <= '0;
+    end else begin
+      {c1_valid_q, c2_valid_q, c3_valid_q} <= {fr_beat, c1_valid_q, c2_end};
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (fr_beat) begin
+      c1_data_q <= f_data;
+      c1_rel_q <= f_rel8;
+      c1_first_q <= bs == '0;
+      c1_has12_q <= bs == 13'(Beat12);
+      c1_bad_q <= f_bad;
+      c1_raw_q <= hcur.raw;
+    end
+    if (c1_valid_q) begin
+      s32_q <= c32;
+      s16_q <= c16;
+    end
+    c2_s32_q <= c32;
+    c2_s16_q <= c16;
+    c2_rel_q <= c1_rel_q;
+    c2_bad_q <= c1_bad_q;
+    c2_raw_q <= c1_raw_q;
+    c3_icrc_q <= ~back32[c2_after] ^ {32{c2_bad_q}};
+    c3_s16_q <= back16[c2_after];
+    c3_bad_q <= c2_bad_q;
+    c3_raw_q <= c2_raw_q;
+  end
+
+  // Trailers, one per packet in order: {VCRC, ICRC}.
+  // A packet's trailer waits for its last beat, which is queued: as many trailers as
+  // queued beats at most.
+  logic [47:0] trl;
+  logic trl_valid, trl_pop, trl_wready;
+  ni_fifo #(.Width(48), .Depth(BeatQDepth)) u_trl_q (
+    .clk_i, .rst_ni, .wdata_i({vcrc, icrc}), .wvalid_i(c3_valid_q), .wready_o(trl_wready),
+    .rdata_o(trl), .rvalid_o(trl_valid), .rready_i(trl_pop)
+  );
+
+  // ------------------------------------------------------------ beat queue, output
+  // A queued beat: {raw, last, vc, rel clipped to Bpb (no trailer lane), lanes}.
+  localparam int unsigned QW = 3 + 8 + DataW;
+  logic [QW-1:0] q_in, q_head;
+  logic q_valid, q_ready, q_wready, q_push, bypass;
+  logic adv;
+  logic [DataW-1:0] h_data, o_data;
+  logic signed [15:0] h_rel;
+  logic h_raw, h_last, h_vc, h_trl;
+  logic [KeepW-1:0] o_keep;
+  logic [DataW-1:0] o_data_q;
+  logic [KeepW-1:0] o_keep_q;
+  logic o_last_q, o_valid_q, o_vc_q;
+  assign adv = !o_valid_q || m_axis_tready;
+  // A beat without trailer lanes goes straight to an output register that can take it
+  // when nothing is queued; the others are queued (an empty queue has room).
+  assign bypass = !q_valid && adv && rel >= BpbS && !starting;  // (a starting beat is queued: a shorter path from the pick)
+  assign fr_beat = beat_avail && q_wready;
+  assign q_push = fr_beat && !bypass;
+  assign q_in = {hcur.raw, f_last, hcur.vc, f_rel8, f_data};
+  ni_fifo #(.Width(QW), .Depth(BeatQDepth)) u_beat_q (
+    .clk_i, .rst_ni,
+    .wdata_i(q_in),
+    .wvalid_i(q_push), .wready_o(q_wready),
+    .rdata_o(q_head), .rvalid_o(q_valid), .rready_i(q_ready)
+  );
+  assign {h_raw, h_last, h_vc} = q_head[QW-1 -: 3];
+  assign h_rel = {{8{q_head[DataW + 7]}}, q_head[DataW +: 8]};  // sign-extended
+  assign h_data = q_head[DataW-1:0];
+  assign h_trl = h_rel < BpbS;  // a trailer lane: wait for the trailer
+  assign q_ready = adv && (!h_trl || trl_valid);
+  assign trl_pop = q_valid && q_ready && h_last;
+
+  // The queued beat's lanes: data below rel, then ICRC (not in a raw packet), VCRC.
+  always_comb begin
+    for (int j = 0; j < Bpb; j++) begin
+      o_data[j*8 +: 8] = 8'h00;
+      if ($signed(16'(j)) < h_rel) o_data[j*8 +: 8] = h_data[j*8 +: 8];
+      for (int k = 0; k < 6; k++) begin
+        if (32'(j) - 32'(h_rel) == 32'(k)) begin
+          if (h_raw) o_data[j*8 +: 8] = (k < 2) ? trl[32 + (k % 2)*8 +: 8] : 8'h00;
+          else o_data[j*8 +: 8] = trl[k*8 +: 8];
+        end
+      end
+      o_keep[j] = $signed(16'(j)) < h_rel + (h_raw ? 16'sd2 : 16'sd6);
+    end
+  end
+
+  assign m_axis_tdata = o_data_q;
+  assign m_axis_tkeep = o_keep_q;
+  assign m_axis_tlast = o_last_q;
+  assign m_axis_tdest = o_vc_q;
+  assign m_axis_tvalid = o_valid_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) o_valid_q <= 1'b0;
+    else if (adv) o_valid_q <= (fr_beat && bypass) || (q_valid && q_ready);
+  end
+  always_ff @(posedge clk_i) begin
+    if (adv && fr_beat && bypass) begin
+      o_data_q <= f_data;
+      o_keep_q <= '1;
+      o_last_q <= 1'b0;
+      o_vc_q <= hcur.vc;
+    end else if (q_valid && q_ready) begin
+      o_data_q <= o_data;
+      o_keep_q <= o_keep;
+      o_last_q <= h_last;
+      o_vc_q <= h_vc;
+    end
+  end
+
+  `NI_ASSERT(TrailerRoom_A, !c3_valid_q || trl_wready)
   `NI_ASSERT_AXIS_STABLE(FabOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tdest})
   // A header followed by payload is exactly the fabric header: payload lanes start at Off.
   // What the sources and the fabric promise (assumptions of the formal proof).
-  `NI_ASSUME(PayloadHeaderLen_A, !(starting && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) ||
+  `NI_ASSUME(PayloadHeaderLen_A, !(picking && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) ||
                                  (32'(hdr_new.len) == ni_pkg::FabHdrBytes))
-  `NI_ASSUME(ContHasPayload_A, !(starting && (hdr_new.cont || hdr_new.raw)) || hdr_new.has_payload)
+  `NI_ASSUME(ContHasPayload_A, !(picking && (hdr_new.cont || hdr_new.raw)) || hdr_new.has_payload)
   // Credits never wrap: the fabric returns no more than it was owed.
   `NI_ASSUME(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
 endmodule

@@ -30,7 +30,8 @@ JOBS = {
     "fifo_ram_ft": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 17, "FallThrough": 1}),
     "retx_slots": ("ni_retx", ["rtl/ni_pkg.sv", "rtl/ni_retx.sv"],
                    {"DataW": 64, "NumSlots": 4, "SlotBeats": 3, "NumPeers": 2}),
-    "fab_tx_credits": ("fab_tx_credits", ["rtl/ni_pkg.sv", "rtl/ni_fab_tx.sv", "tb/formal/fab_tx_credits.sv"],
+    "fab_tx_credits": ("fab_tx_credits", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv", "rtl/ni_fab_tx.sv",
+                                          "tb/formal/fab_tx_credits.sv"],
                        {"Slots": 4}),
     "dma_rings": ("dma_rings", ["rtl/ni_pkg.sv", "rtl/ni_dma_inj.sv", "tb/formal/dma_rings.sv"],
                   {"Size0": 5, "Size1": 3}),
@@ -44,6 +45,9 @@ KEEP = {
     # steps at this size; the ring pointers do, with the invariant on the message served.
     "dma_rings": ["HeadInRing*", "TailInRing*", "u_dut.DmaMsgInRing_A"],
     "fab_rx_rings": ["RfTailInRing*"],
+    # The framer's beat and trailer queues (TrailerRoom_A: a trailer per queued packet)
+    # are checked in simulation: as free state they keep the induction from closing.
+    "fab_tx_credits": ["OneStart_A", "CreditsVc*", "u_dut.BeatAlignedBs_A"],
 }
 # The broken copy per job (text in its source, replacement): a FIFO can be full, so
 # "fewer than Depth" does not hold; a credit counter that starts a packet from the
