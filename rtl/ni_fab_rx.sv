@@ -255,7 +255,16 @@ module ni_fab_rx #(
   assign is_cont = !is_raw && bs_q + 13'(Bpb) > 13'd8 && opcode == ni_pkg::OP_TUNNEL_CONT;
   assign t_pos = {pkt_words, 2'b00} - (is_raw ? 13'd0 : 13'd4);
   assign aeth = view[20*8 +: 8];
-  assign ctx = ctx_mem_q[peer];
+  // A source's context is written the cycle after its packet (below); read meanwhile, it
+  // comes from the write waiting.
+  logic ctx_wr_q;
+  logic [PeerW-1:0] ctx_wr_peer_q;
+  logic [CtxW-63:0] ctx_wr_id_q;  // {requester ID, receiver translates, memory ID}
+  logic [61:0] ctx_wr_addr_q;     // the write's DW address
+  logic [10:0] ctx_wr_dw_q;       // and its length in DWs
+  logic [CtxW-1:0] ctx_wr;
+  assign ctx_wr = {ctx_wr_id_q, ctx_wr_addr_q + 62'(ctx_wr_dw_q)};
+  assign ctx = (ctx_wr_q && ctx_wr_peer_q == peer) ? ctx_wr : ctx_mem_q[peer];
   assign {ctx_reqid, ctx_xlate, ctx_mi, ctx_addr} = ctx;
   // A continuation's fields come from its source's last write; its length from PktLen.
   always_comb begin
@@ -459,19 +468,49 @@ module ni_fab_rx #(
   logic overrun_q, overrun;
   logic [31:0] icrc_n;  // ICRC bytes in the trailer (none in a raw packet)
   assign icrc_n = is_raw ? 32'd0 : 32'd4;
+  // Both CRCs take a prefix of the beat's lanes: the data before the ICRC (ICRC, with
+  // its variant fields masked), that and the ICRC (VCRC). Each is stepped over the whole
+  // beat with the other lanes as zeros, then back over those zeros (ni_crc_back): a
+  // tree per result bit, where a step per lane would chain Bpb steps. The step back is
+  // in whole DWs: a prefix that is not (n32 or n16 not a multiple of 4) is a beat cut
+  // short before the trailer, a packet whose framing fails anyway.
+  logic signed [14:0] rem32, rem16;  // bytes of the packet from this beat on, per CRC
+  logic [KcntW-1:0] n32, n16;        // lanes of this beat under each CRC
+  localparam int unsigned DwW = $clog2(Bpb / 4 + 1);
+  logic [DataW-1:0] d32, d16;
+  logic [31:0] c32_all;
+  logic [15:0] c16_all;
+  assign rem32 = $signed({2'b00, t_pos}) - $signed({2'b00, bs_q});
+  assign rem16 = rem32 + $signed(15'(icrc_n));
   always_comb begin
-    c32 = c32_q;
-    c16 = c16_q;
+    n32 = (rem32 <= 15'sd0) ? '0 : (rem32 >= $signed(15'(kcnt))) ? kcnt : KcntW'(rem32);
+    n16 = (rem16 <= 15'sd0) ? '0 : (rem16 >= $signed(15'(kcnt))) ? kcnt : KcntW'(rem16);
+    for (int j = 0; j < Bpb; j++) begin
+      d16[j*8 +: 8] = (32'(j) < 32'(n16)) ? in_data[j*8 +: 8] : 8'h00;
+      d32[j*8 +: 8] = (32'(j) < 32'(n32)) ? ni_pkg::icrc_mask(32'(bs_q) + j, in_data[j*8 +: 8]) : 8'h00;
+    end
+  end
+  ni_crc_step #(.Width(32), .Poly(ni_pkg::Crc32Poly), .Bytes(Bpb)) u_icrc_step (
+    .state_i(c32_q), .data_i(d32), .state_o(c32_all)
+  );
+  ni_crc_back #(.Width(32), .Poly(ni_pkg::Crc32Poly), .MaxBytes(Bpb), .Unit(4)) u_icrc_back (
+    .state_i(c32_all), .n_i(DwW'((Bpb - 32'(n32)) / 4)), .state_o(c32)
+  );
+  ni_crc_step #(.Width(16), .Poly(ni_pkg::Crc16Poly), .Bytes(Bpb)) u_vcrc_step (
+    .state_i(c16_q), .data_i(d16), .state_o(c16_all)
+  );
+  ni_crc_back #(.Width(16), .Poly(ni_pkg::Crc16Poly), .MaxBytes(Bpb), .Unit(4)) u_vcrc_back (
+    .state_i(c16_all), .n_i(DwW'((Bpb - 32'(n16)) / 4)), .state_o(c16)
+  );
+  // The received trailer bytes; bytes past it, or lanes that are not a prefix of a last
+  // beat or the whole of another (never sent so), overrun the packet.
+  always_comb begin
     icrc_rx = icrc_rx_q;
     vcrc_rx = vcrc_rx_q;
-    overrun = overrun_q;
+    overrun = overrun_q || ((in_keep & (in_keep + KeepW'(1))) != '0) || (!in_last && !(&in_keep));
     for (int j = 0; j < Bpb; j++) begin
-      if (in_keep[j]) begin
-        if (32'(bs_q) + j < 32'(t_pos)) begin
-          c32 = ni_pkg::crc32_byte(c32, ni_pkg::icrc_mask(32'(bs_q) + j, in_data[j*8 +: 8]));
-          c16 = ni_pkg::crc16_byte(c16, in_data[j*8 +: 8]);
-        end else if (!is_raw && 32'(bs_q) + j < 32'(t_pos) + 4) begin
-          c16 = ni_pkg::crc16_byte(c16, in_data[j*8 +: 8]);
+      if (in_keep[j] && 32'(bs_q) + j >= 32'(t_pos)) begin
+        if (!is_raw && 32'(bs_q) + j < 32'(t_pos) + 4) begin
           icrc_rx[(32'(bs_q) + j - 32'(t_pos))*8 +: 8] = in_data[j*8 +: 8];
         end else if (32'(bs_q) + j < 32'(t_pos) + icrc_n + 2) begin
           vcrc_rx[(32'(bs_q) + j - 32'(t_pos) - icrc_n)*8 +: 8] = in_data[j*8 +: 8];
@@ -654,7 +693,8 @@ module ni_fab_rx #(
     ob_data = in_data;
     ob_keep = '0;
     for (int j = 0; j < Bpb; j++) begin
-      if (32'(bs_q) + j < 32'(t_pos)) ob_keep[j] = in_keep[j];
+      // A prefix even when the input's keep is not one (that packet is nullified).
+      ob_keep[j] = 32'(bs_q) + j < 32'(t_pos) && (!in_last || 32'(j) < 32'(kcnt));
     end
     if (is_req && !is_cont && t_tagged) begin
       for (int j = 0; j < Bpb; j++) begin
@@ -874,9 +914,9 @@ module ni_fab_rx #(
 
   // What a continuation from this source would continue: set by each request that
   // takes its place in the sequence, valid only after a write that was accepted.
+  // The end address is summed as the write lands, a cycle later: off the path from the
+  // beat through the header to the context RAM.
   logic ctx_we;
-  logic [61:0] t_end;  // DW address after the write
-  assign t_end = t_addr[63:2] + 62'(t_len_bytes[12:2]);
   // A DMA engine's packet leaves it as it is: the host's write runs go on around them.
   assign ctx_we = fin && in_seq && (good || stomp) && !(!is_cont && (teh_flags & ni_pkg::TEH_DMA) != 8'h0);
   always_comb begin
@@ -970,6 +1010,7 @@ module ni_fab_rx #(
       rf_tail_q <= '0;
       ri_tail_q <= '0;
       ctx_valid_q <= '0;
+      ctx_wr_q <= 1'b0;
       err_q <= ErrNone;
       c32_q <= 32'hFFFF_FFFF;
       c16_q <= 16'hFFFF;
@@ -1006,6 +1047,7 @@ module ni_fab_rx #(
       rf_tail_q <= rf_tail_d;
       ri_tail_q <= ri_tail_d;
       ctx_valid_q <= ctx_valid_d;
+      ctx_wr_q <= ctx_we;
       err_q <= err_d;
       c32_q <= c32_d;
       c16_q <= c16_d;
@@ -1042,7 +1084,13 @@ module ni_fab_rx #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (ctx_we) ctx_mem_q[peer] <= {t_reqid, rx_xlate, mi, t_end};
+    if (ctx_we) begin
+      ctx_wr_peer_q <= peer;
+      ctx_wr_id_q <= {t_reqid, rx_xlate, mi};
+      ctx_wr_addr_q <= t_addr[63:2];
+      ctx_wr_dw_q <= t_len_bytes[12:2];
+    end
+    if (ctx_wr_q) ctx_mem_q[ctx_wr_peer_q] <= ctx_wr;
     cap_q <= cap_d;
     tag_q <= tag_d;
     if (pop) begin

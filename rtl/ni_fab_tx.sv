@@ -307,73 +307,8 @@ module ni_fab_tx #(
   logic c1_valid_q, c1_first_q, c1_has12_q, c1_bad_q, c1_raw_q;
   logic c2_valid_q, c2_bad_q, c2_raw_q;
   logic c3_valid_q, c3_bad_q, c3_raw_q;
-  logic [31:0] s32_q, c2_s32_q, c3_icrc_q;
-  logic [15:0] s16_q, c2_s16_q, c3_s16_q;
-
-  // The CRC steps as constant matrices, computed at elaboration: bit r of a step's
-  // result is the parity of its input ANDed with row r, a balanced XOR tree (stepping
-  // byte by byte chains the XORs of every byte). A CRC step is linear in {data, state}.
-  localparam int unsigned R32W = 32 + DataW;  // row of the beat step: {data, state}
-  localparam int unsigned R16W = 16 + DataW;
-  // Rows of a step over a whole beat.
-  function automatic logic [32*R32W-1:0] crc32_beat_rows();
-    logic [31:0] c;
-    logic [DataW-1:0] d;
-    for (int i = 0; i < R32W; i++) begin
-      c = (i < 32) ? 32'(64'(1) << i) : 32'd0;
-      d = (i < 32) ? '0 : DataW'(1) << (i - 32);
-      for (int j = 0; j < Bpb; j++) c = ni_pkg::crc32_byte(c, d[j*8 +: 8]);
-      for (int r = 0; r < 32; r++) crc32_beat_rows[r*R32W + i] = c[r];
-    end
-  endfunction
-  function automatic logic [16*R16W-1:0] crc16_beat_rows();
-    logic [15:0] c;
-    logic [DataW-1:0] d;
-    for (int i = 0; i < R16W; i++) begin
-      c = (i < 16) ? 16'(32'(1) << i) : 16'd0;
-      d = (i < 16) ? '0 : DataW'(1) << (i - 16);
-      for (int j = 0; j < Bpb; j++) c = ni_pkg::crc16_byte(c, d[j*8 +: 8]);
-      for (int r = 0; r < 16; r++) crc16_beat_rows[r*R16W + i] = c[r];
-    end
-  endfunction
-  // Rows of the VCRC's step over the four ICRC bytes: {icrc, state}.
-  function automatic logic [16*48-1:0] crc16_icrc_rows();
-    logic [15:0] c;
-    logic [31:0] d;
-    for (int i = 0; i < 48; i++) begin
-      c = (i < 16) ? 16'(32'(1) << i) : 16'd0;
-      d = (i < 16) ? 32'd0 : 32'(64'(1) << (i - 16));
-      for (int j = 0; j < 4; j++) c = ni_pkg::crc16_byte(c, d[j*8 +: 8]);
-      for (int r = 0; r < 16; r++) crc16_icrc_rows[r*48 + i] = c[r];
-    end
-  endfunction
-  // Rows of the step back over n zero bytes, n = 0 to Bpb: a bit step is
-  // r' = (r >> 1) ^ (r[0] ? P : 0), and P's top bit is set, so r[0] = r'[31].
-  function automatic logic [(Bpb+1)*32*32-1:0] crc32_back_rows();
-    logic [31:0] col;  // the image of state bit i
-    for (int i = 0; i < 32; i++) begin
-      col = 32'(64'(1) << i);
-      for (int n = 0; n <= Bpb; n++) begin
-        for (int r = 0; r < 32; r++) crc32_back_rows[(n*32 + r)*32 + i] = col[r];
-        for (int k = 0; k < 8; k++) col = {col[30:0] ^ (col[31] ? 31'h6DB88320 : 31'h0), col[31]};
-      end
-    end
-  endfunction
-  function automatic logic [(Bpb+1)*16*16-1:0] crc16_back_rows();
-    logic [15:0] col;
-    for (int i = 0; i < 16; i++) begin
-      col = 16'(32'(1) << i);
-      for (int n = 0; n <= Bpb; n++) begin
-        for (int r = 0; r < 16; r++) crc16_back_rows[(n*16 + r)*16 + i] = col[r];
-        for (int k = 0; k < 8; k++) col = {col[14:0] ^ (col[15] ? 15'h5008 : 15'h0), col[15]};
-      end
-    end
-  endfunction
-  localparam logic [32*R32W-1:0] Crc32Beat = crc32_beat_rows();
-  localparam logic [16*R16W-1:0] Crc16Beat = crc16_beat_rows();
-  localparam logic [16*48-1:0] Crc16Icrc = crc16_icrc_rows();
-  localparam logic [(Bpb+1)*32*32-1:0] Crc32Back = crc32_back_rows();
-  localparam logic [(Bpb+1)*16*16-1:0] Crc16Back = crc16_back_rows();
+  logic [31:0] s32_q, c3_icrc_q;
+  logic [15:0] s16_q, c3_s16_q;
 
   // c1: both states over the beat's data lanes (the ICRC's with its fields masked).
   logic [31:0] c32;
@@ -386,35 +321,35 @@ module ni_fab_tx #(
       if (c1_first_q && j == 0) d32[j*8 +: 8] = d32[j*8 +: 8] | 8'hF0;
       if (c1_has12_q && j == Lane12) d32[j*8 +: 8] = 8'hFF;
     end
-    for (int r = 0; r < 32; r++)
-      c32[r] = ^({d32, c1_first_q ? 32'hFFFF_FFFF : s32_q} & Crc32Beat[r*R32W +: R32W]);
-    for (int r = 0; r < 16; r++)
-      c16[r] = ^({d16, c1_first_q ? 16'hFFFF : s16_q} & Crc16Beat[r*R16W +: R16W]);
   end
+  ni_crc_step #(.Width(32), .Poly(ni_pkg::Crc32Poly), .Bytes(Bpb)) u_c1_icrc (
+    .state_i(c1_first_q ? 32'hFFFF_FFFF : s32_q), .data_i(d32), .state_o(c32)
+  );
+  ni_crc_step #(.Width(16), .Poly(ni_pkg::Crc16Poly), .Bytes(Bpb)) u_c1_vcrc (
+    .state_i(c1_first_q ? 16'hFFFF : s16_q), .data_i(d16), .state_o(c16)
+  );
 
-  // c2: in the beat where the data ends, back over the lanes after it.
+  // c2: in the beat where the data ends, back over the lanes after it. The states c1
+  // left are in s32_q and s16_q (c2 follows a c1 beat).
   logic c2_end;
   logic [NzW-1:0] c2_after;
-  logic [Bpb:0][31:0] back32;
-  logic [Bpb:0][15:0] back16;
+  logic [31:0] back32;
+  logic [15:0] back16;
   assign c2_end = c2_valid_q && c2_rel_q >= 8'sd0 && c2_rel_q < 8'(Bpb);
   assign c2_after = NzW'(Bpb - 32'(c2_rel_q[6:0]));
-  always_comb begin
-    for (int n = 0; n <= Bpb; n++) begin
-      for (int r = 0; r < 32; r++) back32[n][r] = ^(c2_s32_q & Crc32Back[(n*32 + r)*32 +: 32]);
-      for (int r = 0; r < 16; r++) back16[n][r] = ^(c2_s16_q & Crc16Back[(n*16 + r)*16 +: 16]);
-    end
-  end
+  ni_crc_back #(.Width(32), .Poly(ni_pkg::Crc32Poly), .MaxBytes(Bpb)) u_c2_icrc (
+    .state_i(s32_q), .n_i(c2_after), .state_o(back32)
+  );
+  ni_crc_back #(.Width(16), .Poly(ni_pkg::Crc16Poly), .MaxBytes(Bpb)) u_c2_vcrc (
+    .state_i(s16_q), .n_i(c2_after), .state_o(back16)
+  );
 
   // c3: the VCRC on over the ICRC bytes (a raw packet has none); the trailer.
-  logic [31:0] icrc;
-  logic [15:0] vcrc, c3_s16;
-  assign icrc = c3_icrc_q;
-  always_comb begin
-    for (int r = 0; r < 16; r++) c3_s16[r] = ^({icrc, c3_s16_q} & Crc16Icrc[r*48 +: 48]);
-    if (c3_raw_q) c3_s16 = c3_s16_q;
-    vcrc = ~c3_s16 ^ {16{c3_raw_q && c3_bad_q}};
-  end
+  logic [15:0] vcrc, c3_s16_icrc;
+  ni_crc_step #(.Width(16), .Poly(ni_pkg::Crc16Poly), .Bytes(4)) u_c3_vcrc (
+    .state_i(c3_s16_q), .data_i(c3_icrc_q), .state_o(c3_s16_icrc)
+  );
+  assign vcrc = ~(c3_raw_q ? c3_s16_q : c3_s16_icrc) ^ {16{c3_raw_q && c3_bad_q}};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -436,13 +371,11 @@ module ni_fab_tx #(
       s32_q <= c32;
       s16_q <= c16;
     end
-    c2_s32_q <= c32;
-    c2_s16_q <= c16;
     c2_rel_q <= c1_rel_q;
     c2_bad_q <= c1_bad_q;
     c2_raw_q <= c1_raw_q;
-    c3_icrc_q <= ~back32[c2_after] ^ {32{c2_bad_q}};
-    c3_s16_q <= back16[c2_after];
+    c3_icrc_q <= ~back32 ^ {32{c2_bad_q}};
+    c3_s16_q <= back16;
     c3_bad_q <= c2_bad_q;
     c3_raw_q <= c2_raw_q;
   end
@@ -453,7 +386,7 @@ module ni_fab_tx #(
   logic [47:0] trl;
   logic trl_valid, trl_pop, trl_wready;
   ni_fifo #(.Width(48), .Depth(BeatQDepth)) u_trl_q (
-    .clk_i, .rst_ni, .wdata_i({vcrc, icrc}), .wvalid_i(c3_valid_q), .wready_o(trl_wready),
+    .clk_i, .rst_ni, .wdata_i({vcrc, c3_icrc_q}), .wvalid_i(c3_valid_q), .wready_o(trl_wready),
     .rdata_o(trl), .rvalid_o(trl_valid), .rready_i(trl_pop)
   );
 

@@ -21,6 +21,9 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MAX_STEPS = 20
 
+# The CRC steps the framer and the receiver instantiate.
+CRC = ["rtl/ni_crc_step.sv", "rtl/ni_crc_back.sv"]
+
 # job: (top module, sources, parameters). A harness in tb/formal/ puts a block in an
 # abstract environment when its invariants involve what lies outside it.
 JOBS = {
@@ -30,12 +33,12 @@ JOBS = {
     "fifo_ram_ft": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 17, "FallThrough": 1}),
     "retx_slots": ("ni_retx", ["rtl/ni_pkg.sv", "rtl/ni_retx.sv"],
                    {"DataW": 64, "NumSlots": 4, "SlotBeats": 3, "NumPeers": 2}),
-    "fab_tx_credits": ("fab_tx_credits", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv", "rtl/ni_fab_tx.sv",
+    "fab_tx_credits": ("fab_tx_credits", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv"] + CRC + ["rtl/ni_fab_tx.sv",
                                           "tb/formal/fab_tx_credits.sv"],
                        {"Slots": 4}),
     "dma_rings": ("dma_rings", ["rtl/ni_pkg.sv", "rtl/ni_dma_inj.sv", "tb/formal/dma_rings.sv"],
                   {"Size0": 5, "Size1": 3}),
-    "fab_rx_rings": ("fab_rx_rings", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv", "rtl/ni_fab_rx.sv",
+    "fab_rx_rings": ("fab_rx_rings", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv"] + CRC + ["rtl/ni_fab_rx.sv",
                                       "tb/formal/fab_rx_rings.sv"], {"Rf0": 5, "Rf1": 3}),
 }
 # Jobs that prove only some of the block's assertions (the others are checked in

@@ -18,13 +18,17 @@ struct Packet {
   Bytes bytes;
   uint8_t dest = 0;    // VC on the fabric
   bool user = false;   // nullified (host out)
+  bool lastHole = false;  // malformed: lane 0 of the last beat without its keep bit
   uint64_t firstCycle = 0, lastCycle = 0;
 };
 
 class AxisSource {
  public:
   AxisSource(unsigned bpb, std::mt19937_64* rng, double idleProb = 0) : bpb_(bpb), rng_(rng), idle_(idleProb) {}
-  void push(Bytes b, uint8_t dest = 0) { q_.push_back(Packet{std::move(b), dest}); }
+  void push(Bytes b, uint8_t dest = 0, bool lastHole = false) {
+    q_.push_back(Packet{std::move(b), dest});
+    q_.back().lastHole = lastHole;
+  }
   bool empty() const { return q_.empty(); }
   size_t pending() const { return q_.size(); }
   void setIdle(double p) { idle_ = p; }
@@ -43,6 +47,7 @@ class AxisSource {
       b->keep |= uint64_t{1} << j;
     }
     b->last = off_ + bpb_ >= p.bytes.size();
+    if (b->last && p.lastHole) b->keep &= ~uint64_t{1};
     b->dest = p.dest;
     return true;
   }

@@ -376,7 +376,7 @@ class FabRxTest : public tb::VerilatedTest {
         }
         break;
       }
-      case 7: {  // corrupted in flight: a data byte or the VCRC
+      case 7: {  // corrupted in flight: a data byte or the VCRC; or a hole in the last beat's keep
         const bool rsp = rng()() & 1;
         const Tlp t = makeMWr(req, tag, inRegion(0, 64), randomData(64));
         if (rsp) {
@@ -390,7 +390,8 @@ class FabRxTest : public tb::VerilatedTest {
           p.payload = encodeTlp(t);
         }
         Bytes b = encodeFabric(p);
-        b[rng()() & 1 ? 48 + rng()() % 64 : b.size() - 1 - rng()() % 2] ^= static_cast<uint8_t>(1 + rng()() % 255);
+        const bool hole = rng()() % 3 == 0;  // its bytes intact, but not a prefix of lanes
+        if (!hole) b[rng()() & 1 ? 48 + rng()() % 64 : b.size() - 1 - rng()() % 2] ^= static_cast<uint8_t>(1 + rng()() % 255);
         e.toHost = true;
         e.nullified = true;
         e.events |= kCrc;
@@ -398,7 +399,7 @@ class FabRxTest : public tb::VerilatedTest {
           e.events |= kNakTx;
           sequence(p, e, seq, false, t);
         }
-        push(b, p.vl, e);
+        push(b, p.vl, e, hole);
         return;
       }
       case 8: {  // not for us, or not a tunnel: dropped and counted
@@ -624,8 +625,8 @@ class FabRxTest : public tb::VerilatedTest {
     ++rnrs;
     push(encodeFabric(p), p.vl, e);
   }
-  void push(const Bytes& b, uint8_t vc, const Expect& e) {
-    packets.push_back({b, vc});
+  void push(const Bytes& b, uint8_t vc, const Expect& e, bool lastHole = false) {
+    packets.push_back({b, vc, lastHole});
     expect.push_back(e);
     expect.back().vc = vc;
     const size_t at = b[8] == kOpTunnelCont ? 13 : 17;  // PSN: in the CTH, or in the BTH
@@ -655,7 +656,12 @@ class FabRxTest : public tb::VerilatedTest {
   uint16_t riTail[kInj] = {};
   unsigned rnrs = 0, fifoEntries = 0, rawEntries = 0, rawDrops = 0, rgets = 0;
   unsigned rawFifo = 3;  // RAW_CTRL.fifo
-  std::vector<std::pair<Bytes, uint8_t>> packets;
+  struct Sent {
+    Bytes bytes;
+    uint8_t vc;
+    bool lastHole;  // its last beat's keep has a hole
+  };
+  std::vector<Sent> packets;
   std::deque<Expect> expect;
   unsigned credits[2] = {0, 0};
 };
@@ -670,7 +676,7 @@ void FabRxTest::run() {
   tb::AxisSource src{kBpb, &rng(), 0.2};
   tb::AxisSink sink{kBpb, &rng(), 0.3};
   src.setGate([&] { return !src.atPacketStart() || credits[src.nextDest()] > 0; });
-  for (const auto& [b, vc] : packets) src.push(b, vc);
+  for (const auto& p : packets) src.push(p.bytes, p.vc, p.lastHole);
   bool used[kTags] = {};
   std::deque<unsigned> inUse;
   struct Commit { unsigned tag; uint16_t node, reqid; uint8_t otag; uint32_t psn; uint8_t kind; uint64_t page; };
