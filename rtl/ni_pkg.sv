@@ -227,23 +227,10 @@ package ni_pkg;
   // ---------------------------------------------------------------- CRCs
   // ICRC: CRC-32 (IEEE 802.3 polynomial, reflected, init all ones, final invert),
   // sent least significant byte first. VCRC: CRC-16 polynomial 0x100B, same conventions.
-  // Reflected polynomials: the ICRC's (CRC-32) and the VCRC's (CRC-16).
+  // Reflected polynomials: the ICRC's (CRC-32) and the VCRC's (CRC-16), for
+  // ni_crc_step and ni_crc_back.
   localparam logic [31:0] Crc32Poly = 32'hEDB88320;
   localparam logic [15:0] Crc16Poly = 16'hD008;
-
-  function automatic logic [31:0] crc32_byte(input logic [31:0] c, input logic [7:0] b);
-    logic [31:0] r;
-    r = c ^ {24'h0, b};
-    for (int k = 0; k < 8; k++) r = r[0] ? ((r >> 1) ^ Crc32Poly) : (r >> 1);
-    crc32_byte = r;
-  endfunction
-
-  function automatic logic [15:0] crc16_byte(input logic [15:0] c, input logic [7:0] b);
-    logic [15:0] r;
-    r = c ^ {8'h0, b};
-    for (int k = 0; k < 8; k++) r = r[0] ? ((r >> 1) ^ Crc16Poly) : (r >> 1);
-    crc16_byte = r;
-  endfunction
 
   // Byte of the packet as the ICRC sees it: variant fields (LRH VL, BTH resv8a) read as ones.
   function automatic logic [7:0] icrc_mask(input int unsigned pos, input logic [7:0] b);

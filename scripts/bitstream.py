@@ -65,7 +65,7 @@ def main():
         "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources() + BOARD_SOURCES),
         f"hierarchy -check -top ni_board_top {chparams}",
         # Per module, as make synth does: ABC9 on the flattened top took over 40 minutes.
-        "synth_ecp5 -top ni_board_top -noflatten",
+        "synth_ecp5 -top ni_board_top -noflatten -nodsp",  # as make synth (scripts/synth.py)
         f"tee -q -o {out}/stat.json stat -json",
         "flatten",
         f"write_json {out}/netlist.json",

@@ -24,7 +24,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # nic_top parameters per configuration, in one file with the simulation build.
 CONFIGS = json.loads((ROOT / "rtl" / "ni_configs.json").read_text())["configs"]
 FAMILIES = {
-    "ecp5": "synth_ecp5 -top nic_top -noflatten",
+    # -nodsp: the NI multiplies nothing; its only products are array indexes times an
+    # element width, which a multiplier block makes slower (docs/synthesis.md).
+    "ecp5": "synth_ecp5 -top nic_top -noflatten -nodsp",
     "ice40": "synth_ice40 -top nic_top -noflatten",
     "xc7": "synth_xilinx -family xc7 -top nic_top",  # keeps the hierarchy unless -flatten
     # Yosys's generic gates, flattened, memories kept as arrays: the netlist that
