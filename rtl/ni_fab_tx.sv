@@ -63,7 +63,7 @@ module ni_fab_tx #(
   // packet after an idle port waits.
 
   // ------------------------------------------------------------ pick
-  logic pick_valid, picking;
+  logic pick_valid;
   logic [SrcW-1:0] pick;
   logic [NumSrc-1:0] eligible;
   logic [SrcW-1:0] rr_q, rr_d;
@@ -104,7 +104,6 @@ module ni_fab_tx #(
   // source that offers its next header only after its last beat (ni_retx) leaves no
   // idle beat between its packets, and a credit is taken only as its packet starts
   // (picked a packet ahead into a register, it would be held there for a packet).
-  assign picking = starting;
   assign credits_o = credits_q;
 
   always_comb begin
@@ -116,7 +115,7 @@ module ni_fab_tx #(
     for (int v = 0; v < ni_pkg::NumVc; v++) begin
       if (credit_i[v]) credits_d[v] = credits_d[v] + 8'd1;
     end
-    if (picking) begin
+    if (starting) begin
       src_hdr_ready_o[pick] = 1'b1;
       if (hdr_new.stamp_psn) psn_d[hdr_new.vc] = psn_q[hdr_new.vc] + 24'd1;
       credits_d[hdr_new.vc] = credits_d[hdr_new.vc] - 8'd1;
@@ -199,12 +198,11 @@ module ni_fab_tx #(
     if (starting) hbeat = DataW'(hdr_new.bytes);
   end
   `NI_ASSERT(BeatAlignedBs_A, bs[BsLow-1:0] == '0)
-  localparam int unsigned KcntW = $clog2(Bpb + 1);
-  logic [KcntW-1:0] kcnt;
+  logic [NzW-1:0] kcnt;
 
   always_comb begin
     kcnt = '0;
-    for (int j = 0; j < Bpb; j++) kcnt = kcnt + KcntW'(pay_keep[j]);
+    for (int j = 0; j < Bpb; j++) kcnt = kcnt + NzW'(pay_keep[j]);
     mix = (Off != 0) && !hcur.cont && !hcur.raw && ((st == StHdr && hcur.has_payload) || st == StPay);
     pay_take = (st == StPay) || mix;
     case (st)
@@ -466,9 +464,9 @@ module ni_fab_tx #(
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tdest})
   // A header followed by payload is exactly the fabric header: payload lanes start at Off.
   // What the sources and the fabric promise (assumptions of the formal proof).
-  `NI_ASSUME(PayloadHeaderLen_A, !(picking && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) ||
+  `NI_ASSUME(PayloadHeaderLen_A, !(starting && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) ||
                                  (32'(hdr_new.len) == ni_pkg::FabHdrBytes))
-  `NI_ASSUME(ContHasPayload_A, !(picking && (hdr_new.cont || hdr_new.raw)) || hdr_new.has_payload)
+  `NI_ASSUME(ContHasPayload_A, !(starting && (hdr_new.cont || hdr_new.raw)) || hdr_new.has_payload)
   // Credits never wrap: the fabric returns no more than it was owed.
   `NI_ASSUME(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
 endmodule
