@@ -3,6 +3,10 @@
 `default_nettype none
 
 module ni_csr_regs #(
+  parameter int unsigned NumArt = 16,  // elements of ART_* (at most 16)
+  parameter int unsigned NumMemId = 16,  // elements of MEMID_* (at most 16)
+  parameter int unsigned NumInj = 8,  // elements of INJ_* (at most 8)
+  parameter int unsigned NumRfifo = 4,  // elements of RFIFO_* (at most 4)
   parameter int unsigned Banks = 1  // copies of each banked register (host ports)
 ) (
   input  logic clk_i,
@@ -76,35 +80,35 @@ module ni_csr_regs #(
   output logic [3:0] mgrp_ctrl_valid_o,
   output logic [15:0][15:0] mgrp_member_dlid_o,
   output logic [15:0][15:0] mgrp_member_memid_o,
-  output logic [15:0][19:0] art_base_lo_addr_o,
-  output logic [15:0][31:0] art_base_hi_addr_o,
-  output logic [15:0][19:0] art_limit_lo_addr_o,
-  output logic [15:0][31:0] art_limit_hi_addr_o,
-  output logic [15:0][19:0] art_xlate_lo_addr_o,
-  output logic [15:0][31:0] art_xlate_hi_addr_o,
-  output logic [15:0][15:0] art_dest_node_o,
-  output logic [15:0][15:0] art_dest_memid_o,
-  output logic [15:0] art_ctrl_written_o,
-  output logic [15:0] art_ctrl_valid_o,
-  output logic [15:0] art_ctrl_rx_xlate_o,
-  output logic [15:0] art_ctrl_perm_r_o,
-  output logic [15:0] art_ctrl_perm_w_o,
-  output logic [15:0] art_ctrl_perm_a_o,
-  output logic [15:0] art_ctrl_wc_o,
-  output logic [15:0] art_ctrl_conf_all_o,
-  output logic [15:0][1:0] art_ctrl_conf_at_o,
+  output logic [NumArt-1:0][19:0] art_base_lo_addr_o,
+  output logic [NumArt-1:0][31:0] art_base_hi_addr_o,
+  output logic [NumArt-1:0][19:0] art_limit_lo_addr_o,
+  output logic [NumArt-1:0][31:0] art_limit_hi_addr_o,
+  output logic [NumArt-1:0][19:0] art_xlate_lo_addr_o,
+  output logic [NumArt-1:0][31:0] art_xlate_hi_addr_o,
+  output logic [NumArt-1:0][15:0] art_dest_node_o,
+  output logic [NumArt-1:0][15:0] art_dest_memid_o,
+  output logic [NumArt-1:0] art_ctrl_written_o,
+  output logic [NumArt-1:0] art_ctrl_valid_o,
+  output logic [NumArt-1:0] art_ctrl_rx_xlate_o,
+  output logic [NumArt-1:0] art_ctrl_perm_r_o,
+  output logic [NumArt-1:0] art_ctrl_perm_w_o,
+  output logic [NumArt-1:0] art_ctrl_perm_a_o,
+  output logic [NumArt-1:0] art_ctrl_wc_o,
+  output logic [NumArt-1:0] art_ctrl_conf_all_o,
+  output logic [NumArt-1:0][1:0] art_ctrl_conf_at_o,
   output logic [Banks-1:0][29:0] intr_addr_lo_addr_o,
   output logic [Banks-1:0][31:0] intr_addr_hi_addr_o,
   output logic [Banks-1:0][31:0] intr_data_data_o,
   output logic [Banks-1:0][13:0] intr_mask_mask_o,
-  output logic [15:0][19:0] memid_base_lo_addr_o,
-  output logic [15:0][31:0] memid_base_hi_addr_o,
-  output logic [15:0][19:0] memid_size_bytes_o,
-  output logic [15:0] memid_ctrl_valid_o,
-  output logic [15:0] memid_ctrl_perm_r_o,
-  output logic [15:0] memid_ctrl_perm_w_o,
-  output logic [15:0] memid_ctrl_perm_a_o,
-  output logic [15:0][15:0] memid_key_key_o,
+  output logic [NumMemId-1:0][19:0] memid_base_lo_addr_o,
+  output logic [NumMemId-1:0][31:0] memid_base_hi_addr_o,
+  output logic [NumMemId-1:0][19:0] memid_size_bytes_o,
+  output logic [NumMemId-1:0] memid_ctrl_valid_o,
+  output logic [NumMemId-1:0] memid_ctrl_perm_r_o,
+  output logic [NumMemId-1:0] memid_ctrl_perm_w_o,
+  output logic [NumMemId-1:0] memid_ctrl_perm_a_o,
+  output logic [NumMemId-1:0][15:0] memid_key_key_o,
   input  logic [7:0] caps4_inj_fifos_i,
   input  logic [7:0] caps4_rcv_fifos_i,
   input  logic [15:0] caps4_slot_bytes_i,
@@ -131,29 +135,29 @@ module ni_csr_regs #(
   output logic host_port_up_written_o,
   output logic [3:0] host_port_up_ports_o,
   input  logic [3:0] host_port_down_ports_i,
-  output logic [7:0][31:0] inj_base_lo_addr_o,
-  output logic [7:0][31:0] inj_base_hi_addr_o,
-  output logic [7:0][15:0] inj_size_slots_o,
-  output logic [7:0] inj_tail_written_o,
-  output logic [7:0][15:0] inj_tail_slot_o,
-  input  logic [7:0][15:0] inj_head_slot_i,
-  output logic [7:0] inj_ctrl_written_o,
-  output logic [7:0] inj_ctrl_enable_o,
-  output logic [7:0] inj_ctrl_reset_o,
-  output logic [7:0] inj_ctrl_remote_o,
-  input  logic [7:0] inj_status_err_i,
-  input  logic [7:0][3:0] inj_status_code_i,
-  input  logic [7:0] inj_status_busy_i,
-  output logic [3:0][31:0] rfifo_base_lo_addr_o,
-  output logic [3:0][31:0] rfifo_base_hi_addr_o,
-  output logic [3:0][15:0] rfifo_size_slots_o,
-  output logic [3:0][15:0] rfifo_head_slot_o,
-  input  logic [3:0][15:0] rfifo_tail_slot_i,
-  output logic [3:0] rfifo_ctrl_written_o,
-  output logic [3:0] rfifo_ctrl_enable_o,
-  output logic [3:0] rfifo_ctrl_reset_o,
-  output logic [3:0][15:0] rfifo_key_key_o,
-  output logic [31:0] cnt_load_written_o,
+  output logic [NumInj-1:0][31:0] inj_base_lo_addr_o,
+  output logic [NumInj-1:0][31:0] inj_base_hi_addr_o,
+  output logic [NumInj-1:0][15:0] inj_size_slots_o,
+  output logic [NumInj-1:0] inj_tail_written_o,
+  output logic [NumInj-1:0][15:0] inj_tail_slot_o,
+  input  logic [NumInj-1:0][15:0] inj_head_slot_i,
+  output logic [NumInj-1:0] inj_ctrl_written_o,
+  output logic [NumInj-1:0] inj_ctrl_enable_o,
+  output logic [NumInj-1:0] inj_ctrl_reset_o,
+  output logic [NumInj-1:0] inj_ctrl_remote_o,
+  input  logic [NumInj-1:0] inj_status_err_i,
+  input  logic [NumInj-1:0][3:0] inj_status_code_i,
+  input  logic [NumInj-1:0] inj_status_busy_i,
+  output logic [NumRfifo-1:0][31:0] rfifo_base_lo_addr_o,
+  output logic [NumRfifo-1:0][31:0] rfifo_base_hi_addr_o,
+  output logic [NumRfifo-1:0][15:0] rfifo_size_slots_o,
+  output logic [NumRfifo-1:0][15:0] rfifo_head_slot_o,
+  input  logic [NumRfifo-1:0][15:0] rfifo_tail_slot_i,
+  output logic [NumRfifo-1:0] rfifo_ctrl_written_o,
+  output logic [NumRfifo-1:0] rfifo_ctrl_enable_o,
+  output logic [NumRfifo-1:0] rfifo_ctrl_reset_o,
+  output logic [NumRfifo-1:0][15:0] rfifo_key_key_o,
+  output logic [32-1:0] cnt_load_written_o,
   output logic [31:0] cnt_load_value_o,
   input  logic [31:0][31:0] cnt_value_value_i
 );
@@ -239,12 +243,12 @@ module ni_csr_regs #(
   assign art_base_lo_ra = art_ctrl_cmt_hit ? art_ctrl_cmt_idx : art_base_lo_own_idx;
   logic [15:0] art_base_lo_vld_q, art_base_lo_vld_d;
   logic art_base_lo_we;
-  assign art_base_lo_we = req_valid_i && req_write_i && art_base_lo_own_hit;
+  assign art_base_lo_we = req_valid_i && req_write_i && art_base_lo_own_hit && 32'(art_base_lo_own_idx) < NumArt;
   logic [19:0] art_base_lo_addr_mem [16];
   logic [19:0] art_base_lo_addr_rd, art_base_lo_addr_wr;
   assign art_base_lo_addr_rd = art_base_lo_vld_q[art_base_lo_ra] ? art_base_lo_addr_mem[art_base_lo_ra] : 20'h0;
   logic [15:0][19:0] art_base_lo_addr_act_q, art_base_lo_addr_act_d;
-  assign art_base_lo_addr_o = art_base_lo_addr_act_q;
+  assign art_base_lo_addr_o = art_base_lo_addr_act_q[NumArt-1:0];
   // ART_BASE_HI: in a RAM; art_base_hi_vld_q[i] says element i was written since reset.
   logic [11:0] art_base_hi_own_off;
   logic art_base_hi_own_hit;
@@ -256,12 +260,12 @@ module ni_csr_regs #(
   assign art_base_hi_ra = art_ctrl_cmt_hit ? art_ctrl_cmt_idx : art_base_hi_own_idx;
   logic [15:0] art_base_hi_vld_q, art_base_hi_vld_d;
   logic art_base_hi_we;
-  assign art_base_hi_we = req_valid_i && req_write_i && art_base_hi_own_hit;
+  assign art_base_hi_we = req_valid_i && req_write_i && art_base_hi_own_hit && 32'(art_base_hi_own_idx) < NumArt;
   logic [31:0] art_base_hi_addr_mem [16];
   logic [31:0] art_base_hi_addr_rd, art_base_hi_addr_wr;
   assign art_base_hi_addr_rd = art_base_hi_vld_q[art_base_hi_ra] ? art_base_hi_addr_mem[art_base_hi_ra] : 32'h0;
   logic [15:0][31:0] art_base_hi_addr_act_q, art_base_hi_addr_act_d;
-  assign art_base_hi_addr_o = art_base_hi_addr_act_q;
+  assign art_base_hi_addr_o = art_base_hi_addr_act_q[NumArt-1:0];
   // ART_LIMIT_LO: in a RAM; art_limit_lo_vld_q[i] says element i was written since reset.
   logic [11:0] art_limit_lo_own_off;
   logic art_limit_lo_own_hit;
@@ -273,12 +277,12 @@ module ni_csr_regs #(
   assign art_limit_lo_ra = art_ctrl_cmt_hit ? art_ctrl_cmt_idx : art_limit_lo_own_idx;
   logic [15:0] art_limit_lo_vld_q, art_limit_lo_vld_d;
   logic art_limit_lo_we;
-  assign art_limit_lo_we = req_valid_i && req_write_i && art_limit_lo_own_hit;
+  assign art_limit_lo_we = req_valid_i && req_write_i && art_limit_lo_own_hit && 32'(art_limit_lo_own_idx) < NumArt;
   logic [19:0] art_limit_lo_addr_mem [16];
   logic [19:0] art_limit_lo_addr_rd, art_limit_lo_addr_wr;
   assign art_limit_lo_addr_rd = art_limit_lo_vld_q[art_limit_lo_ra] ? art_limit_lo_addr_mem[art_limit_lo_ra] : 20'h0;
   logic [15:0][19:0] art_limit_lo_addr_act_q, art_limit_lo_addr_act_d;
-  assign art_limit_lo_addr_o = art_limit_lo_addr_act_q;
+  assign art_limit_lo_addr_o = art_limit_lo_addr_act_q[NumArt-1:0];
   // ART_LIMIT_HI: in a RAM; art_limit_hi_vld_q[i] says element i was written since reset.
   logic [11:0] art_limit_hi_own_off;
   logic art_limit_hi_own_hit;
@@ -290,12 +294,12 @@ module ni_csr_regs #(
   assign art_limit_hi_ra = art_ctrl_cmt_hit ? art_ctrl_cmt_idx : art_limit_hi_own_idx;
   logic [15:0] art_limit_hi_vld_q, art_limit_hi_vld_d;
   logic art_limit_hi_we;
-  assign art_limit_hi_we = req_valid_i && req_write_i && art_limit_hi_own_hit;
+  assign art_limit_hi_we = req_valid_i && req_write_i && art_limit_hi_own_hit && 32'(art_limit_hi_own_idx) < NumArt;
   logic [31:0] art_limit_hi_addr_mem [16];
   logic [31:0] art_limit_hi_addr_rd, art_limit_hi_addr_wr;
   assign art_limit_hi_addr_rd = art_limit_hi_vld_q[art_limit_hi_ra] ? art_limit_hi_addr_mem[art_limit_hi_ra] : 32'h0;
   logic [15:0][31:0] art_limit_hi_addr_act_q, art_limit_hi_addr_act_d;
-  assign art_limit_hi_addr_o = art_limit_hi_addr_act_q;
+  assign art_limit_hi_addr_o = art_limit_hi_addr_act_q[NumArt-1:0];
   // ART_XLATE_LO: in a RAM; art_xlate_lo_vld_q[i] says element i was written since reset.
   logic [11:0] art_xlate_lo_own_off;
   logic art_xlate_lo_own_hit;
@@ -307,12 +311,12 @@ module ni_csr_regs #(
   assign art_xlate_lo_ra = art_ctrl_cmt_hit ? art_ctrl_cmt_idx : art_xlate_lo_own_idx;
   logic [15:0] art_xlate_lo_vld_q, art_xlate_lo_vld_d;
   logic art_xlate_lo_we;
-  assign art_xlate_lo_we = req_valid_i && req_write_i && art_xlate_lo_own_hit;
+  assign art_xlate_lo_we = req_valid_i && req_write_i && art_xlate_lo_own_hit && 32'(art_xlate_lo_own_idx) < NumArt;
   logic [19:0] art_xlate_lo_addr_mem [16];
   logic [19:0] art_xlate_lo_addr_rd, art_xlate_lo_addr_wr;
   assign art_xlate_lo_addr_rd = art_xlate_lo_vld_q[art_xlate_lo_ra] ? art_xlate_lo_addr_mem[art_xlate_lo_ra] : 20'h0;
   logic [15:0][19:0] art_xlate_lo_addr_act_q, art_xlate_lo_addr_act_d;
-  assign art_xlate_lo_addr_o = art_xlate_lo_addr_act_q;
+  assign art_xlate_lo_addr_o = art_xlate_lo_addr_act_q[NumArt-1:0];
   // ART_XLATE_HI: in a RAM; art_xlate_hi_vld_q[i] says element i was written since reset.
   logic [11:0] art_xlate_hi_own_off;
   logic art_xlate_hi_own_hit;
@@ -324,12 +328,12 @@ module ni_csr_regs #(
   assign art_xlate_hi_ra = art_ctrl_cmt_hit ? art_ctrl_cmt_idx : art_xlate_hi_own_idx;
   logic [15:0] art_xlate_hi_vld_q, art_xlate_hi_vld_d;
   logic art_xlate_hi_we;
-  assign art_xlate_hi_we = req_valid_i && req_write_i && art_xlate_hi_own_hit;
+  assign art_xlate_hi_we = req_valid_i && req_write_i && art_xlate_hi_own_hit && 32'(art_xlate_hi_own_idx) < NumArt;
   logic [31:0] art_xlate_hi_addr_mem [16];
   logic [31:0] art_xlate_hi_addr_rd, art_xlate_hi_addr_wr;
   assign art_xlate_hi_addr_rd = art_xlate_hi_vld_q[art_xlate_hi_ra] ? art_xlate_hi_addr_mem[art_xlate_hi_ra] : 32'h0;
   logic [15:0][31:0] art_xlate_hi_addr_act_q, art_xlate_hi_addr_act_d;
-  assign art_xlate_hi_addr_o = art_xlate_hi_addr_act_q;
+  assign art_xlate_hi_addr_o = art_xlate_hi_addr_act_q[NumArt-1:0];
   // ART_DEST: in a RAM; art_dest_vld_q[i] says element i was written since reset.
   logic [11:0] art_dest_own_off;
   logic art_dest_own_hit;
@@ -341,33 +345,33 @@ module ni_csr_regs #(
   assign art_dest_ra = art_ctrl_cmt_hit ? art_ctrl_cmt_idx : art_dest_own_idx;
   logic [15:0] art_dest_vld_q, art_dest_vld_d;
   logic art_dest_we;
-  assign art_dest_we = req_valid_i && req_write_i && art_dest_own_hit;
+  assign art_dest_we = req_valid_i && req_write_i && art_dest_own_hit && 32'(art_dest_own_idx) < NumArt;
   logic [15:0] art_dest_node_mem [16];
   logic [15:0] art_dest_node_rd, art_dest_node_wr;
   assign art_dest_node_rd = art_dest_vld_q[art_dest_ra] ? art_dest_node_mem[art_dest_ra] : 16'h0;
   logic [15:0][15:0] art_dest_node_act_q, art_dest_node_act_d;
-  assign art_dest_node_o = art_dest_node_act_q;
+  assign art_dest_node_o = art_dest_node_act_q[NumArt-1:0];
   logic [15:0] art_dest_memid_mem [16];
   logic [15:0] art_dest_memid_rd, art_dest_memid_wr;
   assign art_dest_memid_rd = art_dest_vld_q[art_dest_ra] ? art_dest_memid_mem[art_dest_ra] : 16'h0;
   logic [15:0][15:0] art_dest_memid_act_q, art_dest_memid_act_d;
-  assign art_dest_memid_o = art_dest_memid_act_q;
+  assign art_dest_memid_o = art_dest_memid_act_q[NumArt-1:0];
   logic [15:0] art_ctrl_valid_q, art_ctrl_valid_d;
-  assign art_ctrl_valid_o = art_ctrl_valid_q;
+  assign art_ctrl_valid_o = art_ctrl_valid_q[NumArt-1:0];
   logic [15:0] art_ctrl_rx_xlate_q, art_ctrl_rx_xlate_d;
-  assign art_ctrl_rx_xlate_o = art_ctrl_rx_xlate_q;
+  assign art_ctrl_rx_xlate_o = art_ctrl_rx_xlate_q[NumArt-1:0];
   logic [15:0] art_ctrl_perm_r_q, art_ctrl_perm_r_d;
-  assign art_ctrl_perm_r_o = art_ctrl_perm_r_q;
+  assign art_ctrl_perm_r_o = art_ctrl_perm_r_q[NumArt-1:0];
   logic [15:0] art_ctrl_perm_w_q, art_ctrl_perm_w_d;
-  assign art_ctrl_perm_w_o = art_ctrl_perm_w_q;
+  assign art_ctrl_perm_w_o = art_ctrl_perm_w_q[NumArt-1:0];
   logic [15:0] art_ctrl_perm_a_q, art_ctrl_perm_a_d;
-  assign art_ctrl_perm_a_o = art_ctrl_perm_a_q;
+  assign art_ctrl_perm_a_o = art_ctrl_perm_a_q[NumArt-1:0];
   logic [15:0] art_ctrl_wc_q, art_ctrl_wc_d;
-  assign art_ctrl_wc_o = art_ctrl_wc_q;
+  assign art_ctrl_wc_o = art_ctrl_wc_q[NumArt-1:0];
   logic [15:0] art_ctrl_conf_all_q, art_ctrl_conf_all_d;
-  assign art_ctrl_conf_all_o = art_ctrl_conf_all_q;
+  assign art_ctrl_conf_all_o = art_ctrl_conf_all_q[NumArt-1:0];
   logic [15:0][1:0] art_ctrl_conf_at_q, art_ctrl_conf_at_d;
-  assign art_ctrl_conf_at_o = art_ctrl_conf_at_q;
+  assign art_ctrl_conf_at_o = art_ctrl_conf_at_q[NumArt-1:0];
   logic [Banks-1:0][29:0] intr_addr_lo_addr_q, intr_addr_lo_addr_d;
   assign intr_addr_lo_addr_o = intr_addr_lo_addr_q;
   logic [Banks-1:0][31:0] intr_addr_hi_addr_q, intr_addr_hi_addr_d;
@@ -393,12 +397,12 @@ module ni_csr_regs #(
   assign memid_base_lo_ra = memid_ctrl_cmt_hit ? memid_ctrl_cmt_idx : memid_base_lo_own_idx;
   logic [15:0] memid_base_lo_vld_q, memid_base_lo_vld_d;
   logic memid_base_lo_we;
-  assign memid_base_lo_we = req_valid_i && req_write_i && memid_base_lo_own_hit;
+  assign memid_base_lo_we = req_valid_i && req_write_i && memid_base_lo_own_hit && 32'(memid_base_lo_own_idx) < NumMemId;
   logic [19:0] memid_base_lo_addr_mem [16];
   logic [19:0] memid_base_lo_addr_rd, memid_base_lo_addr_wr;
   assign memid_base_lo_addr_rd = memid_base_lo_vld_q[memid_base_lo_ra] ? memid_base_lo_addr_mem[memid_base_lo_ra] : 20'h0;
   logic [15:0][19:0] memid_base_lo_addr_act_q, memid_base_lo_addr_act_d;
-  assign memid_base_lo_addr_o = memid_base_lo_addr_act_q;
+  assign memid_base_lo_addr_o = memid_base_lo_addr_act_q[NumMemId-1:0];
   // MEMID_BASE_HI: in a RAM; memid_base_hi_vld_q[i] says element i was written since reset.
   logic [11:0] memid_base_hi_own_off;
   logic memid_base_hi_own_hit;
@@ -410,12 +414,12 @@ module ni_csr_regs #(
   assign memid_base_hi_ra = memid_ctrl_cmt_hit ? memid_ctrl_cmt_idx : memid_base_hi_own_idx;
   logic [15:0] memid_base_hi_vld_q, memid_base_hi_vld_d;
   logic memid_base_hi_we;
-  assign memid_base_hi_we = req_valid_i && req_write_i && memid_base_hi_own_hit;
+  assign memid_base_hi_we = req_valid_i && req_write_i && memid_base_hi_own_hit && 32'(memid_base_hi_own_idx) < NumMemId;
   logic [31:0] memid_base_hi_addr_mem [16];
   logic [31:0] memid_base_hi_addr_rd, memid_base_hi_addr_wr;
   assign memid_base_hi_addr_rd = memid_base_hi_vld_q[memid_base_hi_ra] ? memid_base_hi_addr_mem[memid_base_hi_ra] : 32'h0;
   logic [15:0][31:0] memid_base_hi_addr_act_q, memid_base_hi_addr_act_d;
-  assign memid_base_hi_addr_o = memid_base_hi_addr_act_q;
+  assign memid_base_hi_addr_o = memid_base_hi_addr_act_q[NumMemId-1:0];
   // MEMID_SIZE: in a RAM; memid_size_vld_q[i] says element i was written since reset.
   logic [11:0] memid_size_own_off;
   logic memid_size_own_hit;
@@ -427,20 +431,20 @@ module ni_csr_regs #(
   assign memid_size_ra = memid_ctrl_cmt_hit ? memid_ctrl_cmt_idx : memid_size_own_idx;
   logic [15:0] memid_size_vld_q, memid_size_vld_d;
   logic memid_size_we;
-  assign memid_size_we = req_valid_i && req_write_i && memid_size_own_hit;
+  assign memid_size_we = req_valid_i && req_write_i && memid_size_own_hit && 32'(memid_size_own_idx) < NumMemId;
   logic [19:0] memid_size_bytes_mem [16];
   logic [19:0] memid_size_bytes_rd, memid_size_bytes_wr;
   assign memid_size_bytes_rd = memid_size_vld_q[memid_size_ra] ? memid_size_bytes_mem[memid_size_ra] : 20'h0;
   logic [15:0][19:0] memid_size_bytes_act_q, memid_size_bytes_act_d;
-  assign memid_size_bytes_o = memid_size_bytes_act_q;
+  assign memid_size_bytes_o = memid_size_bytes_act_q[NumMemId-1:0];
   logic [15:0] memid_ctrl_valid_q, memid_ctrl_valid_d;
-  assign memid_ctrl_valid_o = memid_ctrl_valid_q;
+  assign memid_ctrl_valid_o = memid_ctrl_valid_q[NumMemId-1:0];
   logic [15:0] memid_ctrl_perm_r_q, memid_ctrl_perm_r_d;
-  assign memid_ctrl_perm_r_o = memid_ctrl_perm_r_q;
+  assign memid_ctrl_perm_r_o = memid_ctrl_perm_r_q[NumMemId-1:0];
   logic [15:0] memid_ctrl_perm_w_q, memid_ctrl_perm_w_d;
-  assign memid_ctrl_perm_w_o = memid_ctrl_perm_w_q;
+  assign memid_ctrl_perm_w_o = memid_ctrl_perm_w_q[NumMemId-1:0];
   logic [15:0] memid_ctrl_perm_a_q, memid_ctrl_perm_a_d;
-  assign memid_ctrl_perm_a_o = memid_ctrl_perm_a_q;
+  assign memid_ctrl_perm_a_o = memid_ctrl_perm_a_q[NumMemId-1:0];
   // MEMID_KEY: in a RAM; memid_key_vld_q[i] says element i was written since reset.
   logic [11:0] memid_key_own_off;
   logic memid_key_own_hit;
@@ -452,12 +456,12 @@ module ni_csr_regs #(
   assign memid_key_ra = memid_ctrl_cmt_hit ? memid_ctrl_cmt_idx : memid_key_own_idx;
   logic [15:0] memid_key_vld_q, memid_key_vld_d;
   logic memid_key_we;
-  assign memid_key_we = req_valid_i && req_write_i && memid_key_own_hit;
+  assign memid_key_we = req_valid_i && req_write_i && memid_key_own_hit && 32'(memid_key_own_idx) < NumMemId;
   logic [15:0] memid_key_key_mem [16];
   logic [15:0] memid_key_key_rd, memid_key_key_wr;
   assign memid_key_key_rd = memid_key_vld_q[memid_key_ra] ? memid_key_key_mem[memid_key_ra] : 16'h0;
   logic [15:0][15:0] memid_key_key_act_q, memid_key_key_act_d;
-  assign memid_key_key_o = memid_key_key_act_q;
+  assign memid_key_key_o = memid_key_key_act_q[NumMemId-1:0];
   logic [31:0] dma_err_cnt_count_q, dma_err_cnt_count_d;
   logic [31:0] rnr_tx_cnt_count_q, rnr_tx_cnt_count_d;
   logic [31:0] rnr_rx_cnt_count_q, rnr_rx_cnt_count_d;
@@ -481,33 +485,38 @@ module ni_csr_regs #(
   logic [3:0] host_port_up_ports_q, host_port_up_ports_d;
   assign host_port_up_ports_o = host_port_up_ports_q;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
-  assign inj_base_lo_addr_o = inj_base_lo_addr_q;
+  assign inj_base_lo_addr_o = inj_base_lo_addr_q[NumInj-1:0];
   logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
-  assign inj_base_hi_addr_o = inj_base_hi_addr_q;
+  assign inj_base_hi_addr_o = inj_base_hi_addr_q[NumInj-1:0];
   logic [7:0][15:0] inj_size_slots_q, inj_size_slots_d;
-  assign inj_size_slots_o = inj_size_slots_q;
+  assign inj_size_slots_o = inj_size_slots_q[NumInj-1:0];
   logic [7:0][15:0] inj_tail_slot_q, inj_tail_slot_d;
-  assign inj_tail_slot_o = inj_tail_slot_q;
+  assign inj_tail_slot_o = inj_tail_slot_q[NumInj-1:0];
+  logic [7:0][15:0] inj_head_slot_all;
   logic [7:0] inj_ctrl_enable_q, inj_ctrl_enable_d;
-  assign inj_ctrl_enable_o = inj_ctrl_enable_q;
+  assign inj_ctrl_enable_o = inj_ctrl_enable_q[NumInj-1:0];
   logic [7:0] inj_ctrl_reset_q, inj_ctrl_reset_d;
-  assign inj_ctrl_reset_o = inj_ctrl_reset_q;
+  assign inj_ctrl_reset_o = inj_ctrl_reset_q[NumInj-1:0];
   logic [7:0] inj_ctrl_remote_q, inj_ctrl_remote_d;
-  assign inj_ctrl_remote_o = inj_ctrl_remote_q;
+  assign inj_ctrl_remote_o = inj_ctrl_remote_q[NumInj-1:0];
+  logic [7:0] inj_status_err_all;
+  logic [7:0][3:0] inj_status_code_all;
+  logic [7:0] inj_status_busy_all;
   logic [3:0][31:0] rfifo_base_lo_addr_q, rfifo_base_lo_addr_d;
-  assign rfifo_base_lo_addr_o = rfifo_base_lo_addr_q;
+  assign rfifo_base_lo_addr_o = rfifo_base_lo_addr_q[NumRfifo-1:0];
   logic [3:0][31:0] rfifo_base_hi_addr_q, rfifo_base_hi_addr_d;
-  assign rfifo_base_hi_addr_o = rfifo_base_hi_addr_q;
+  assign rfifo_base_hi_addr_o = rfifo_base_hi_addr_q[NumRfifo-1:0];
   logic [3:0][15:0] rfifo_size_slots_q, rfifo_size_slots_d;
-  assign rfifo_size_slots_o = rfifo_size_slots_q;
+  assign rfifo_size_slots_o = rfifo_size_slots_q[NumRfifo-1:0];
   logic [3:0][15:0] rfifo_head_slot_q, rfifo_head_slot_d;
-  assign rfifo_head_slot_o = rfifo_head_slot_q;
+  assign rfifo_head_slot_o = rfifo_head_slot_q[NumRfifo-1:0];
+  logic [3:0][15:0] rfifo_tail_slot_all;
   logic [3:0] rfifo_ctrl_enable_q, rfifo_ctrl_enable_d;
-  assign rfifo_ctrl_enable_o = rfifo_ctrl_enable_q;
+  assign rfifo_ctrl_enable_o = rfifo_ctrl_enable_q[NumRfifo-1:0];
   logic [3:0] rfifo_ctrl_reset_q, rfifo_ctrl_reset_d;
-  assign rfifo_ctrl_reset_o = rfifo_ctrl_reset_q;
+  assign rfifo_ctrl_reset_o = rfifo_ctrl_reset_q[NumRfifo-1:0];
   logic [3:0][15:0] rfifo_key_key_q, rfifo_key_key_d;
-  assign rfifo_key_key_o = rfifo_key_key_q;
+  assign rfifo_key_key_o = rfifo_key_key_q[NumRfifo-1:0];
   // CNT_LOAD: in a RAM; cnt_load_vld_q[i] says element i was written since reset.
   logic [11:0] cnt_load_own_off;
   logic cnt_load_own_hit;
@@ -755,9 +764,10 @@ module ni_csr_regs #(
     if (req_be_i[2]) art_base_lo_addr_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) art_base_lo_addr_wr[19:12] = req_wdata_i[31:24];
     art_base_lo_addr_act_d = art_base_lo_addr_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumArt; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_lo_addr_act_d[i] = art_base_lo_addr_rd;
     end
+    for (int i = NumArt; i < 16; i++) art_base_lo_addr_act_d[i] = 20'h0;
     art_base_hi_vld_d = art_base_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_base_hi_we && art_base_hi_own_idx == 4'(i)) art_base_hi_vld_d[i] = 1'b1;
@@ -768,9 +778,10 @@ module ni_csr_regs #(
     if (req_be_i[2]) art_base_hi_addr_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) art_base_hi_addr_wr[31:24] = req_wdata_i[31:24];
     art_base_hi_addr_act_d = art_base_hi_addr_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumArt; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_hi_addr_act_d[i] = art_base_hi_addr_rd;
     end
+    for (int i = NumArt; i < 16; i++) art_base_hi_addr_act_d[i] = 32'h0;
     art_limit_lo_vld_d = art_limit_lo_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_limit_lo_we && art_limit_lo_own_idx == 4'(i)) art_limit_lo_vld_d[i] = 1'b1;
@@ -780,9 +791,10 @@ module ni_csr_regs #(
     if (req_be_i[2]) art_limit_lo_addr_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) art_limit_lo_addr_wr[19:12] = req_wdata_i[31:24];
     art_limit_lo_addr_act_d = art_limit_lo_addr_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumArt; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_lo_addr_act_d[i] = art_limit_lo_addr_rd;
     end
+    for (int i = NumArt; i < 16; i++) art_limit_lo_addr_act_d[i] = 20'h0;
     art_limit_hi_vld_d = art_limit_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_limit_hi_we && art_limit_hi_own_idx == 4'(i)) art_limit_hi_vld_d[i] = 1'b1;
@@ -793,9 +805,10 @@ module ni_csr_regs #(
     if (req_be_i[2]) art_limit_hi_addr_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) art_limit_hi_addr_wr[31:24] = req_wdata_i[31:24];
     art_limit_hi_addr_act_d = art_limit_hi_addr_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumArt; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_hi_addr_act_d[i] = art_limit_hi_addr_rd;
     end
+    for (int i = NumArt; i < 16; i++) art_limit_hi_addr_act_d[i] = 32'h0;
     art_xlate_lo_vld_d = art_xlate_lo_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_xlate_lo_we && art_xlate_lo_own_idx == 4'(i)) art_xlate_lo_vld_d[i] = 1'b1;
@@ -805,9 +818,10 @@ module ni_csr_regs #(
     if (req_be_i[2]) art_xlate_lo_addr_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) art_xlate_lo_addr_wr[19:12] = req_wdata_i[31:24];
     art_xlate_lo_addr_act_d = art_xlate_lo_addr_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumArt; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_lo_addr_act_d[i] = art_xlate_lo_addr_rd;
     end
+    for (int i = NumArt; i < 16; i++) art_xlate_lo_addr_act_d[i] = 20'h0;
     art_xlate_hi_vld_d = art_xlate_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_xlate_hi_we && art_xlate_hi_own_idx == 4'(i)) art_xlate_hi_vld_d[i] = 1'b1;
@@ -818,9 +832,10 @@ module ni_csr_regs #(
     if (req_be_i[2]) art_xlate_hi_addr_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) art_xlate_hi_addr_wr[31:24] = req_wdata_i[31:24];
     art_xlate_hi_addr_act_d = art_xlate_hi_addr_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumArt; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_hi_addr_act_d[i] = art_xlate_hi_addr_rd;
     end
+    for (int i = NumArt; i < 16; i++) art_xlate_hi_addr_act_d[i] = 32'h0;
     art_dest_vld_d = art_dest_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_dest_we && art_dest_own_idx == 4'(i)) art_dest_vld_d[i] = 1'b1;
@@ -829,17 +844,19 @@ module ni_csr_regs #(
     if (req_be_i[0]) art_dest_node_wr[7:0] = req_wdata_i[7:0];
     if (req_be_i[1]) art_dest_node_wr[15:8] = req_wdata_i[15:8];
     art_dest_node_act_d = art_dest_node_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumArt; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_node_act_d[i] = art_dest_node_rd;
     end
+    for (int i = NumArt; i < 16; i++) art_dest_node_act_d[i] = 16'h0;
     art_dest_memid_wr = art_dest_memid_rd;
     if (req_be_i[2]) art_dest_memid_wr[7:0] = req_wdata_i[23:16];
     if (req_be_i[3]) art_dest_memid_wr[15:8] = req_wdata_i[31:24];
     art_dest_memid_act_d = art_dest_memid_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumArt; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_memid_act_d[i] = art_dest_memid_rd;
     end
-    for (int i = 0; i < 16; i++) begin
+    for (int i = NumArt; i < 16; i++) art_dest_memid_act_d[i] = 16'h0;
+    for (int i = 0; i < NumArt; i++) begin
       art_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32));
     end
     art_ctrl_valid_d = art_ctrl_valid_q;
@@ -850,7 +867,7 @@ module ni_csr_regs #(
     art_ctrl_wc_d = art_ctrl_wc_q;
     art_ctrl_conf_all_d = art_ctrl_conf_all_q;
     art_ctrl_conf_at_d = art_ctrl_conf_at_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumArt; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_valid_d[i] = req_wdata_i[0:0];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_rx_xlate_d[i] = req_wdata_i[1:1];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_perm_r_d[i] = req_wdata_i[4:4];
@@ -860,6 +877,14 @@ module ni_csr_regs #(
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_conf_all_d[i] = req_wdata_i[8:8];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h11c + 12'(i * 32))) art_ctrl_conf_at_d[i][1:0] = req_wdata_i[10:9];
     end
+    for (int i = NumArt; i < 16; i++) art_ctrl_valid_d[i] = 1'h0;
+    for (int i = NumArt; i < 16; i++) art_ctrl_rx_xlate_d[i] = 1'h0;
+    for (int i = NumArt; i < 16; i++) art_ctrl_perm_r_d[i] = 1'h0;
+    for (int i = NumArt; i < 16; i++) art_ctrl_perm_w_d[i] = 1'h0;
+    for (int i = NumArt; i < 16; i++) art_ctrl_perm_a_d[i] = 1'h0;
+    for (int i = NumArt; i < 16; i++) art_ctrl_wc_d[i] = 1'h0;
+    for (int i = NumArt; i < 16; i++) art_ctrl_conf_all_d[i] = 1'h0;
+    for (int i = NumArt; i < 16; i++) art_ctrl_conf_at_d[i] = 2'h0;
     intr_addr_lo_addr_d = intr_addr_lo_addr_q;
     for (int b = 0; b < Banks; b++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h300) && req_bank_i == 8'(b)) intr_addr_lo_addr_d[b][5:0] = req_wdata_i[7:2];
@@ -895,9 +920,10 @@ module ni_csr_regs #(
     if (req_be_i[2]) memid_base_lo_addr_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) memid_base_lo_addr_wr[19:12] = req_wdata_i[31:24];
     memid_base_lo_addr_act_d = memid_base_lo_addr_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumMemId; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_lo_addr_act_d[i] = memid_base_lo_addr_rd;
     end
+    for (int i = NumMemId; i < 16; i++) memid_base_lo_addr_act_d[i] = 20'h0;
     memid_base_hi_vld_d = memid_base_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (memid_base_hi_we && memid_base_hi_own_idx == 4'(i)) memid_base_hi_vld_d[i] = 1'b1;
@@ -908,9 +934,10 @@ module ni_csr_regs #(
     if (req_be_i[2]) memid_base_hi_addr_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) memid_base_hi_addr_wr[31:24] = req_wdata_i[31:24];
     memid_base_hi_addr_act_d = memid_base_hi_addr_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumMemId; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_hi_addr_act_d[i] = memid_base_hi_addr_rd;
     end
+    for (int i = NumMemId; i < 16; i++) memid_base_hi_addr_act_d[i] = 32'h0;
     memid_size_vld_d = memid_size_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (memid_size_we && memid_size_own_idx == 4'(i)) memid_size_vld_d[i] = 1'b1;
@@ -920,19 +947,24 @@ module ni_csr_regs #(
     if (req_be_i[2]) memid_size_bytes_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) memid_size_bytes_wr[19:12] = req_wdata_i[31:24];
     memid_size_bytes_act_d = memid_size_bytes_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumMemId; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_size_bytes_act_d[i] = memid_size_bytes_rd;
     end
+    for (int i = NumMemId; i < 16; i++) memid_size_bytes_act_d[i] = 20'h0;
     memid_ctrl_valid_d = memid_ctrl_valid_q;
     memid_ctrl_perm_r_d = memid_ctrl_perm_r_q;
     memid_ctrl_perm_w_d = memid_ctrl_perm_w_q;
     memid_ctrl_perm_a_d = memid_ctrl_perm_a_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumMemId; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_valid_d[i] = req_wdata_i[0:0];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_perm_r_d[i] = req_wdata_i[4:4];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_perm_w_d[i] = req_wdata_i[5:5];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h40c + 12'(i * 16))) memid_ctrl_perm_a_d[i] = req_wdata_i[6:6];
     end
+    for (int i = NumMemId; i < 16; i++) memid_ctrl_valid_d[i] = 1'h0;
+    for (int i = NumMemId; i < 16; i++) memid_ctrl_perm_r_d[i] = 1'h0;
+    for (int i = NumMemId; i < 16; i++) memid_ctrl_perm_w_d[i] = 1'h0;
+    for (int i = NumMemId; i < 16; i++) memid_ctrl_perm_a_d[i] = 1'h0;
     memid_key_vld_d = memid_key_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (memid_key_we && memid_key_own_idx == 4'(i)) memid_key_vld_d[i] = 1'b1;
@@ -941,9 +973,10 @@ module ni_csr_regs #(
     if (req_be_i[0]) memid_key_key_wr[7:0] = req_wdata_i[7:0];
     if (req_be_i[1]) memid_key_key_wr[15:8] = req_wdata_i[15:8];
     memid_key_key_act_d = memid_key_key_act_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < NumMemId; i++) begin
       if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_key_key_act_d[i] = memid_key_key_rd;
     end
+    for (int i = NumMemId; i < 16; i++) memid_key_key_act_d[i] = 16'h0;
     dma_err_cnt_count_d = dma_err_cnt_count_q;
     begin
       if (dma_err_cnt_inc_i) dma_err_cnt_count_d = dma_err_cnt_count_q + 32'd1;
@@ -1029,81 +1062,105 @@ module ni_csr_regs #(
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h358)) host_port_up_ports_d[3:0] = req_wdata_i[3:0];
     end
     inj_base_lo_addr_d = inj_base_lo_addr_q;
-    for (int i = 0; i < 8; i++) begin
+    for (int i = 0; i < NumInj; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][15:8] = req_wdata_i[15:8];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][23:16] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][31:24] = req_wdata_i[31:24];
     end
+    for (int i = NumInj; i < 8; i++) inj_base_lo_addr_d[i] = 32'h0;
     inj_base_hi_addr_d = inj_base_hi_addr_q;
-    for (int i = 0; i < 8; i++) begin
+    for (int i = 0; i < NumInj; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h604 + 12'(i * 32))) inj_base_hi_addr_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h604 + 12'(i * 32))) inj_base_hi_addr_d[i][15:8] = req_wdata_i[15:8];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h604 + 12'(i * 32))) inj_base_hi_addr_d[i][23:16] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h604 + 12'(i * 32))) inj_base_hi_addr_d[i][31:24] = req_wdata_i[31:24];
     end
+    for (int i = NumInj; i < 8; i++) inj_base_hi_addr_d[i] = 32'h0;
     inj_size_slots_d = inj_size_slots_q;
-    for (int i = 0; i < 8; i++) begin
+    for (int i = 0; i < NumInj; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h608 + 12'(i * 32))) inj_size_slots_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h608 + 12'(i * 32))) inj_size_slots_d[i][15:8] = req_wdata_i[15:8];
     end
-    for (int i = 0; i < 8; i++) begin
+    for (int i = NumInj; i < 8; i++) inj_size_slots_d[i] = 16'h0;
+    for (int i = 0; i < NumInj; i++) begin
       inj_tail_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h60c + 12'(i * 32));
     end
     inj_tail_slot_d = inj_tail_slot_q;
-    for (int i = 0; i < 8; i++) begin
+    for (int i = 0; i < NumInj; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h60c + 12'(i * 32))) inj_tail_slot_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h60c + 12'(i * 32))) inj_tail_slot_d[i][15:8] = req_wdata_i[15:8];
     end
-    for (int i = 0; i < 8; i++) begin
+    for (int i = NumInj; i < 8; i++) inj_tail_slot_d[i] = 16'h0;
+    inj_head_slot_all = '0;
+    inj_head_slot_all[NumInj-1:0] = inj_head_slot_i;
+    for (int i = 0; i < NumInj; i++) begin
       inj_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h614 + 12'(i * 32));
     end
     inj_ctrl_enable_d = inj_ctrl_enable_q;
     inj_ctrl_reset_d = inj_ctrl_reset_q;
     inj_ctrl_remote_d = inj_ctrl_remote_q;
-    for (int i = 0; i < 8; i++) begin
+    for (int i = 0; i < NumInj; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_enable_d[i] = req_wdata_i[0:0];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_reset_d[i] = req_wdata_i[1:1];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h614 + 12'(i * 32))) inj_ctrl_remote_d[i] = req_wdata_i[2:2];
     end
+    for (int i = NumInj; i < 8; i++) inj_ctrl_enable_d[i] = 1'h0;
+    for (int i = NumInj; i < 8; i++) inj_ctrl_reset_d[i] = 1'h0;
+    for (int i = NumInj; i < 8; i++) inj_ctrl_remote_d[i] = 1'h0;
+    inj_status_err_all = '0;
+    inj_status_err_all[NumInj-1:0] = inj_status_err_i;
+    inj_status_code_all = '0;
+    inj_status_code_all[NumInj-1:0] = inj_status_code_i;
+    inj_status_busy_all = '0;
+    inj_status_busy_all[NumInj-1:0] = inj_status_busy_i;
     rfifo_base_lo_addr_d = rfifo_base_lo_addr_q;
-    for (int i = 0; i < 4; i++) begin
+    for (int i = 0; i < NumRfifo; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h700 + 12'(i * 32))) rfifo_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h700 + 12'(i * 32))) rfifo_base_lo_addr_d[i][15:8] = req_wdata_i[15:8];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h700 + 12'(i * 32))) rfifo_base_lo_addr_d[i][23:16] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h700 + 12'(i * 32))) rfifo_base_lo_addr_d[i][31:24] = req_wdata_i[31:24];
     end
+    for (int i = NumRfifo; i < 4; i++) rfifo_base_lo_addr_d[i] = 32'h0;
     rfifo_base_hi_addr_d = rfifo_base_hi_addr_q;
-    for (int i = 0; i < 4; i++) begin
+    for (int i = 0; i < NumRfifo; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h704 + 12'(i * 32))) rfifo_base_hi_addr_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h704 + 12'(i * 32))) rfifo_base_hi_addr_d[i][15:8] = req_wdata_i[15:8];
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h704 + 12'(i * 32))) rfifo_base_hi_addr_d[i][23:16] = req_wdata_i[23:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h704 + 12'(i * 32))) rfifo_base_hi_addr_d[i][31:24] = req_wdata_i[31:24];
     end
+    for (int i = NumRfifo; i < 4; i++) rfifo_base_hi_addr_d[i] = 32'h0;
     rfifo_size_slots_d = rfifo_size_slots_q;
-    for (int i = 0; i < 4; i++) begin
+    for (int i = 0; i < NumRfifo; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h708 + 12'(i * 32))) rfifo_size_slots_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h708 + 12'(i * 32))) rfifo_size_slots_d[i][15:8] = req_wdata_i[15:8];
     end
+    for (int i = NumRfifo; i < 4; i++) rfifo_size_slots_d[i] = 16'h0;
     rfifo_head_slot_d = rfifo_head_slot_q;
-    for (int i = 0; i < 4; i++) begin
+    for (int i = 0; i < NumRfifo; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h70c + 12'(i * 32))) rfifo_head_slot_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h70c + 12'(i * 32))) rfifo_head_slot_d[i][15:8] = req_wdata_i[15:8];
     end
-    for (int i = 0; i < 4; i++) begin
+    for (int i = NumRfifo; i < 4; i++) rfifo_head_slot_d[i] = 16'h0;
+    rfifo_tail_slot_all = '0;
+    rfifo_tail_slot_all[NumRfifo-1:0] = rfifo_tail_slot_i;
+    for (int i = 0; i < NumRfifo; i++) begin
       rfifo_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h714 + 12'(i * 32));
     end
     rfifo_ctrl_enable_d = rfifo_ctrl_enable_q;
     rfifo_ctrl_reset_d = rfifo_ctrl_reset_q;
-    for (int i = 0; i < 4; i++) begin
+    for (int i = 0; i < NumRfifo; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h714 + 12'(i * 32))) rfifo_ctrl_enable_d[i] = req_wdata_i[0:0];
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h714 + 12'(i * 32))) rfifo_ctrl_reset_d[i] = req_wdata_i[1:1];
     end
+    for (int i = NumRfifo; i < 4; i++) rfifo_ctrl_enable_d[i] = 1'h0;
+    for (int i = NumRfifo; i < 4; i++) rfifo_ctrl_reset_d[i] = 1'h0;
     rfifo_key_key_d = rfifo_key_key_q;
-    for (int i = 0; i < 4; i++) begin
+    for (int i = 0; i < NumRfifo; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h718 + 12'(i * 32))) rfifo_key_key_d[i][7:0] = req_wdata_i[7:0];
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h718 + 12'(i * 32))) rfifo_key_key_d[i][15:8] = req_wdata_i[15:8];
     end
+    for (int i = NumRfifo; i < 4; i++) rfifo_key_key_d[i] = 16'h0;
     for (int i = 0; i < 32; i++) begin
       cnt_load_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h800 + 12'(i * 4));
     end
@@ -1181,134 +1238,134 @@ module ni_csr_regs #(
       12'h0f4: begin rdata_o[15:0] = mgrp_member_dlid_q[13]; rdata_o[31:16] = mgrp_member_memid_q[13]; end
       12'h0f8: begin rdata_o[15:0] = mgrp_member_dlid_q[14]; rdata_o[31:16] = mgrp_member_memid_q[14]; end
       12'h0fc: begin rdata_o[15:0] = mgrp_member_dlid_q[15]; rdata_o[31:16] = mgrp_member_memid_q[15]; end
-      12'h100: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h104: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h108: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h10c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h110: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h114: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h118: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h11c: begin rdata_o[0:0] = art_ctrl_valid_q[0]; rdata_o[1:1] = art_ctrl_rx_xlate_q[0]; rdata_o[4:4] = art_ctrl_perm_r_q[0]; rdata_o[5:5] = art_ctrl_perm_w_q[0]; rdata_o[6:6] = art_ctrl_perm_a_q[0]; rdata_o[7:7] = art_ctrl_wc_q[0]; rdata_o[8:8] = art_ctrl_conf_all_q[0]; rdata_o[10:9] = art_ctrl_conf_at_q[0]; end
-      12'h120: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h124: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h128: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h12c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h130: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h134: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h138: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h13c: begin rdata_o[0:0] = art_ctrl_valid_q[1]; rdata_o[1:1] = art_ctrl_rx_xlate_q[1]; rdata_o[4:4] = art_ctrl_perm_r_q[1]; rdata_o[5:5] = art_ctrl_perm_w_q[1]; rdata_o[6:6] = art_ctrl_perm_a_q[1]; rdata_o[7:7] = art_ctrl_wc_q[1]; rdata_o[8:8] = art_ctrl_conf_all_q[1]; rdata_o[10:9] = art_ctrl_conf_at_q[1]; end
-      12'h140: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h144: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h148: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h14c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h150: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h154: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h158: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h15c: begin rdata_o[0:0] = art_ctrl_valid_q[2]; rdata_o[1:1] = art_ctrl_rx_xlate_q[2]; rdata_o[4:4] = art_ctrl_perm_r_q[2]; rdata_o[5:5] = art_ctrl_perm_w_q[2]; rdata_o[6:6] = art_ctrl_perm_a_q[2]; rdata_o[7:7] = art_ctrl_wc_q[2]; rdata_o[8:8] = art_ctrl_conf_all_q[2]; rdata_o[10:9] = art_ctrl_conf_at_q[2]; end
-      12'h160: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h164: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h168: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h16c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h170: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h174: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h178: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h17c: begin rdata_o[0:0] = art_ctrl_valid_q[3]; rdata_o[1:1] = art_ctrl_rx_xlate_q[3]; rdata_o[4:4] = art_ctrl_perm_r_q[3]; rdata_o[5:5] = art_ctrl_perm_w_q[3]; rdata_o[6:6] = art_ctrl_perm_a_q[3]; rdata_o[7:7] = art_ctrl_wc_q[3]; rdata_o[8:8] = art_ctrl_conf_all_q[3]; rdata_o[10:9] = art_ctrl_conf_at_q[3]; end
-      12'h180: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h184: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h188: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h18c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h190: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h194: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h198: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h19c: begin rdata_o[0:0] = art_ctrl_valid_q[4]; rdata_o[1:1] = art_ctrl_rx_xlate_q[4]; rdata_o[4:4] = art_ctrl_perm_r_q[4]; rdata_o[5:5] = art_ctrl_perm_w_q[4]; rdata_o[6:6] = art_ctrl_perm_a_q[4]; rdata_o[7:7] = art_ctrl_wc_q[4]; rdata_o[8:8] = art_ctrl_conf_all_q[4]; rdata_o[10:9] = art_ctrl_conf_at_q[4]; end
-      12'h1a0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h1a4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h1a8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h1ac: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h1b0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h1b4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h1b8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h1bc: begin rdata_o[0:0] = art_ctrl_valid_q[5]; rdata_o[1:1] = art_ctrl_rx_xlate_q[5]; rdata_o[4:4] = art_ctrl_perm_r_q[5]; rdata_o[5:5] = art_ctrl_perm_w_q[5]; rdata_o[6:6] = art_ctrl_perm_a_q[5]; rdata_o[7:7] = art_ctrl_wc_q[5]; rdata_o[8:8] = art_ctrl_conf_all_q[5]; rdata_o[10:9] = art_ctrl_conf_at_q[5]; end
-      12'h1c0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h1c4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h1c8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h1cc: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h1d0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h1d4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h1d8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h1dc: begin rdata_o[0:0] = art_ctrl_valid_q[6]; rdata_o[1:1] = art_ctrl_rx_xlate_q[6]; rdata_o[4:4] = art_ctrl_perm_r_q[6]; rdata_o[5:5] = art_ctrl_perm_w_q[6]; rdata_o[6:6] = art_ctrl_perm_a_q[6]; rdata_o[7:7] = art_ctrl_wc_q[6]; rdata_o[8:8] = art_ctrl_conf_all_q[6]; rdata_o[10:9] = art_ctrl_conf_at_q[6]; end
-      12'h1e0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h1e4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h1e8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h1ec: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h1f0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h1f4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h1f8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h1fc: begin rdata_o[0:0] = art_ctrl_valid_q[7]; rdata_o[1:1] = art_ctrl_rx_xlate_q[7]; rdata_o[4:4] = art_ctrl_perm_r_q[7]; rdata_o[5:5] = art_ctrl_perm_w_q[7]; rdata_o[6:6] = art_ctrl_perm_a_q[7]; rdata_o[7:7] = art_ctrl_wc_q[7]; rdata_o[8:8] = art_ctrl_conf_all_q[7]; rdata_o[10:9] = art_ctrl_conf_at_q[7]; end
-      12'h200: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h204: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h208: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h20c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h210: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h214: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h218: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h21c: begin rdata_o[0:0] = art_ctrl_valid_q[8]; rdata_o[1:1] = art_ctrl_rx_xlate_q[8]; rdata_o[4:4] = art_ctrl_perm_r_q[8]; rdata_o[5:5] = art_ctrl_perm_w_q[8]; rdata_o[6:6] = art_ctrl_perm_a_q[8]; rdata_o[7:7] = art_ctrl_wc_q[8]; rdata_o[8:8] = art_ctrl_conf_all_q[8]; rdata_o[10:9] = art_ctrl_conf_at_q[8]; end
-      12'h220: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h224: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h228: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h22c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h230: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h234: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h238: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h23c: begin rdata_o[0:0] = art_ctrl_valid_q[9]; rdata_o[1:1] = art_ctrl_rx_xlate_q[9]; rdata_o[4:4] = art_ctrl_perm_r_q[9]; rdata_o[5:5] = art_ctrl_perm_w_q[9]; rdata_o[6:6] = art_ctrl_perm_a_q[9]; rdata_o[7:7] = art_ctrl_wc_q[9]; rdata_o[8:8] = art_ctrl_conf_all_q[9]; rdata_o[10:9] = art_ctrl_conf_at_q[9]; end
-      12'h240: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h244: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h248: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h24c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h250: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h254: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h258: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h25c: begin rdata_o[0:0] = art_ctrl_valid_q[10]; rdata_o[1:1] = art_ctrl_rx_xlate_q[10]; rdata_o[4:4] = art_ctrl_perm_r_q[10]; rdata_o[5:5] = art_ctrl_perm_w_q[10]; rdata_o[6:6] = art_ctrl_perm_a_q[10]; rdata_o[7:7] = art_ctrl_wc_q[10]; rdata_o[8:8] = art_ctrl_conf_all_q[10]; rdata_o[10:9] = art_ctrl_conf_at_q[10]; end
-      12'h260: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h264: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h268: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h26c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h270: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h274: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h278: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h27c: begin rdata_o[0:0] = art_ctrl_valid_q[11]; rdata_o[1:1] = art_ctrl_rx_xlate_q[11]; rdata_o[4:4] = art_ctrl_perm_r_q[11]; rdata_o[5:5] = art_ctrl_perm_w_q[11]; rdata_o[6:6] = art_ctrl_perm_a_q[11]; rdata_o[7:7] = art_ctrl_wc_q[11]; rdata_o[8:8] = art_ctrl_conf_all_q[11]; rdata_o[10:9] = art_ctrl_conf_at_q[11]; end
-      12'h280: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h284: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h288: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h28c: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h290: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h294: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h298: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h29c: begin rdata_o[0:0] = art_ctrl_valid_q[12]; rdata_o[1:1] = art_ctrl_rx_xlate_q[12]; rdata_o[4:4] = art_ctrl_perm_r_q[12]; rdata_o[5:5] = art_ctrl_perm_w_q[12]; rdata_o[6:6] = art_ctrl_perm_a_q[12]; rdata_o[7:7] = art_ctrl_wc_q[12]; rdata_o[8:8] = art_ctrl_conf_all_q[12]; rdata_o[10:9] = art_ctrl_conf_at_q[12]; end
-      12'h2a0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h2a4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h2a8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h2ac: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h2b0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h2b4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h2b8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h2bc: begin rdata_o[0:0] = art_ctrl_valid_q[13]; rdata_o[1:1] = art_ctrl_rx_xlate_q[13]; rdata_o[4:4] = art_ctrl_perm_r_q[13]; rdata_o[5:5] = art_ctrl_perm_w_q[13]; rdata_o[6:6] = art_ctrl_perm_a_q[13]; rdata_o[7:7] = art_ctrl_wc_q[13]; rdata_o[8:8] = art_ctrl_conf_all_q[13]; rdata_o[10:9] = art_ctrl_conf_at_q[13]; end
-      12'h2c0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h2c4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h2c8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h2cc: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h2d0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h2d4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h2d8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h2dc: begin rdata_o[0:0] = art_ctrl_valid_q[14]; rdata_o[1:1] = art_ctrl_rx_xlate_q[14]; rdata_o[4:4] = art_ctrl_perm_r_q[14]; rdata_o[5:5] = art_ctrl_perm_w_q[14]; rdata_o[6:6] = art_ctrl_perm_a_q[14]; rdata_o[7:7] = art_ctrl_wc_q[14]; rdata_o[8:8] = art_ctrl_conf_all_q[14]; rdata_o[10:9] = art_ctrl_conf_at_q[14]; end
-      12'h2e0: begin rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h2e4: begin rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h2e8: begin rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h2ec: begin rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h2f0: begin rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h2f4: begin rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h2f8: begin rdata_o[15:0] = art_dest_node_rd; rdata_o[31:16] = art_dest_memid_rd; end
-      12'h2fc: begin rdata_o[0:0] = art_ctrl_valid_q[15]; rdata_o[1:1] = art_ctrl_rx_xlate_q[15]; rdata_o[4:4] = art_ctrl_perm_r_q[15]; rdata_o[5:5] = art_ctrl_perm_w_q[15]; rdata_o[6:6] = art_ctrl_perm_a_q[15]; rdata_o[7:7] = art_ctrl_wc_q[15]; rdata_o[8:8] = art_ctrl_conf_all_q[15]; rdata_o[10:9] = art_ctrl_conf_at_q[15]; end
+      12'h100: begin if (0 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h104: begin if (0 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h108: begin if (0 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h10c: begin if (0 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h110: begin if (0 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h114: begin if (0 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h118: begin if (0 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (0 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h11c: begin if (0 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[0]; if (0 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[0]; if (0 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[0]; if (0 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[0]; if (0 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[0]; if (0 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[0]; if (0 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[0]; if (0 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[0]; end
+      12'h120: begin if (1 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h124: begin if (1 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h128: begin if (1 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h12c: begin if (1 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h130: begin if (1 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h134: begin if (1 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h138: begin if (1 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (1 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h13c: begin if (1 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[1]; if (1 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[1]; if (1 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[1]; if (1 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[1]; if (1 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[1]; if (1 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[1]; if (1 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[1]; if (1 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[1]; end
+      12'h140: begin if (2 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h144: begin if (2 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h148: begin if (2 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h14c: begin if (2 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h150: begin if (2 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h154: begin if (2 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h158: begin if (2 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (2 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h15c: begin if (2 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[2]; if (2 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[2]; if (2 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[2]; if (2 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[2]; if (2 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[2]; if (2 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[2]; if (2 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[2]; if (2 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[2]; end
+      12'h160: begin if (3 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h164: begin if (3 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h168: begin if (3 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h16c: begin if (3 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h170: begin if (3 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h174: begin if (3 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h178: begin if (3 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (3 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h17c: begin if (3 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[3]; if (3 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[3]; if (3 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[3]; if (3 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[3]; if (3 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[3]; if (3 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[3]; if (3 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[3]; if (3 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[3]; end
+      12'h180: begin if (4 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h184: begin if (4 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h188: begin if (4 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h18c: begin if (4 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h190: begin if (4 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h194: begin if (4 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h198: begin if (4 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (4 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h19c: begin if (4 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[4]; if (4 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[4]; if (4 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[4]; if (4 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[4]; if (4 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[4]; if (4 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[4]; if (4 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[4]; if (4 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[4]; end
+      12'h1a0: begin if (5 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h1a4: begin if (5 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h1a8: begin if (5 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h1ac: begin if (5 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h1b0: begin if (5 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h1b4: begin if (5 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h1b8: begin if (5 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (5 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h1bc: begin if (5 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[5]; if (5 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[5]; if (5 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[5]; if (5 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[5]; if (5 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[5]; if (5 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[5]; if (5 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[5]; if (5 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[5]; end
+      12'h1c0: begin if (6 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h1c4: begin if (6 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h1c8: begin if (6 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h1cc: begin if (6 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h1d0: begin if (6 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h1d4: begin if (6 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h1d8: begin if (6 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (6 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h1dc: begin if (6 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[6]; if (6 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[6]; if (6 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[6]; if (6 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[6]; if (6 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[6]; if (6 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[6]; if (6 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[6]; if (6 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[6]; end
+      12'h1e0: begin if (7 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h1e4: begin if (7 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h1e8: begin if (7 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h1ec: begin if (7 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h1f0: begin if (7 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h1f4: begin if (7 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h1f8: begin if (7 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (7 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h1fc: begin if (7 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[7]; if (7 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[7]; if (7 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[7]; if (7 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[7]; if (7 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[7]; if (7 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[7]; if (7 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[7]; if (7 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[7]; end
+      12'h200: begin if (8 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h204: begin if (8 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h208: begin if (8 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h20c: begin if (8 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h210: begin if (8 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h214: begin if (8 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h218: begin if (8 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (8 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h21c: begin if (8 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[8]; if (8 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[8]; if (8 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[8]; if (8 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[8]; if (8 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[8]; if (8 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[8]; if (8 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[8]; if (8 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[8]; end
+      12'h220: begin if (9 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h224: begin if (9 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h228: begin if (9 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h22c: begin if (9 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h230: begin if (9 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h234: begin if (9 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h238: begin if (9 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (9 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h23c: begin if (9 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[9]; if (9 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[9]; if (9 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[9]; if (9 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[9]; if (9 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[9]; if (9 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[9]; if (9 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[9]; if (9 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[9]; end
+      12'h240: begin if (10 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h244: begin if (10 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h248: begin if (10 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h24c: begin if (10 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h250: begin if (10 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h254: begin if (10 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h258: begin if (10 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (10 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h25c: begin if (10 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[10]; if (10 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[10]; if (10 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[10]; if (10 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[10]; if (10 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[10]; if (10 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[10]; if (10 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[10]; if (10 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[10]; end
+      12'h260: begin if (11 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h264: begin if (11 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h268: begin if (11 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h26c: begin if (11 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h270: begin if (11 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h274: begin if (11 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h278: begin if (11 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (11 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h27c: begin if (11 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[11]; if (11 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[11]; if (11 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[11]; if (11 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[11]; if (11 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[11]; if (11 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[11]; if (11 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[11]; if (11 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[11]; end
+      12'h280: begin if (12 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h284: begin if (12 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h288: begin if (12 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h28c: begin if (12 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h290: begin if (12 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h294: begin if (12 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h298: begin if (12 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (12 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h29c: begin if (12 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[12]; if (12 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[12]; if (12 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[12]; if (12 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[12]; if (12 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[12]; if (12 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[12]; if (12 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[12]; if (12 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[12]; end
+      12'h2a0: begin if (13 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h2a4: begin if (13 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h2a8: begin if (13 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h2ac: begin if (13 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h2b0: begin if (13 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h2b4: begin if (13 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h2b8: begin if (13 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (13 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h2bc: begin if (13 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[13]; if (13 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[13]; if (13 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[13]; if (13 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[13]; if (13 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[13]; if (13 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[13]; if (13 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[13]; if (13 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[13]; end
+      12'h2c0: begin if (14 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h2c4: begin if (14 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h2c8: begin if (14 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h2cc: begin if (14 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h2d0: begin if (14 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h2d4: begin if (14 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h2d8: begin if (14 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (14 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h2dc: begin if (14 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[14]; if (14 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[14]; if (14 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[14]; if (14 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[14]; if (14 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[14]; if (14 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[14]; if (14 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[14]; if (14 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[14]; end
+      12'h2e0: begin if (15 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
+      12'h2e4: begin if (15 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
+      12'h2e8: begin if (15 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
+      12'h2ec: begin if (15 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
+      12'h2f0: begin if (15 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
+      12'h2f4: begin if (15 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
+      12'h2f8: begin if (15 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (15 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
+      12'h2fc: begin if (15 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[15]; if (15 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[15]; if (15 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[15]; if (15 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[15]; if (15 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[15]; if (15 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[15]; if (15 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[15]; if (15 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[15]; end
       12'h300: begin for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:2] = intr_addr_lo_addr_q[b]; end
       12'h304: begin for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:0] = intr_addr_hi_addr_q[b]; end
       12'h308: begin for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:0] = intr_data_data_q[b]; end
@@ -1333,170 +1390,170 @@ module ni_csr_regs #(
       12'h354: begin rdata_o[31:0] = host_stall_cycles_q; end
       12'h358: begin rdata_o[3:0] = host_port_up_ports_q; end
       12'h35c: begin rdata_o[3:0] = host_port_down_ports_i; end
-      12'h400: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h404: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h408: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h40c: begin rdata_o[0:0] = memid_ctrl_valid_q[0]; rdata_o[4:4] = memid_ctrl_perm_r_q[0]; rdata_o[5:5] = memid_ctrl_perm_w_q[0]; rdata_o[6:6] = memid_ctrl_perm_a_q[0]; end
-      12'h410: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h414: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h418: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h41c: begin rdata_o[0:0] = memid_ctrl_valid_q[1]; rdata_o[4:4] = memid_ctrl_perm_r_q[1]; rdata_o[5:5] = memid_ctrl_perm_w_q[1]; rdata_o[6:6] = memid_ctrl_perm_a_q[1]; end
-      12'h420: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h424: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h428: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h42c: begin rdata_o[0:0] = memid_ctrl_valid_q[2]; rdata_o[4:4] = memid_ctrl_perm_r_q[2]; rdata_o[5:5] = memid_ctrl_perm_w_q[2]; rdata_o[6:6] = memid_ctrl_perm_a_q[2]; end
-      12'h430: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h434: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h438: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h43c: begin rdata_o[0:0] = memid_ctrl_valid_q[3]; rdata_o[4:4] = memid_ctrl_perm_r_q[3]; rdata_o[5:5] = memid_ctrl_perm_w_q[3]; rdata_o[6:6] = memid_ctrl_perm_a_q[3]; end
-      12'h440: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h444: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h448: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h44c: begin rdata_o[0:0] = memid_ctrl_valid_q[4]; rdata_o[4:4] = memid_ctrl_perm_r_q[4]; rdata_o[5:5] = memid_ctrl_perm_w_q[4]; rdata_o[6:6] = memid_ctrl_perm_a_q[4]; end
-      12'h450: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h454: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h458: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h45c: begin rdata_o[0:0] = memid_ctrl_valid_q[5]; rdata_o[4:4] = memid_ctrl_perm_r_q[5]; rdata_o[5:5] = memid_ctrl_perm_w_q[5]; rdata_o[6:6] = memid_ctrl_perm_a_q[5]; end
-      12'h460: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h464: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h468: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h46c: begin rdata_o[0:0] = memid_ctrl_valid_q[6]; rdata_o[4:4] = memid_ctrl_perm_r_q[6]; rdata_o[5:5] = memid_ctrl_perm_w_q[6]; rdata_o[6:6] = memid_ctrl_perm_a_q[6]; end
-      12'h470: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h474: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h478: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h47c: begin rdata_o[0:0] = memid_ctrl_valid_q[7]; rdata_o[4:4] = memid_ctrl_perm_r_q[7]; rdata_o[5:5] = memid_ctrl_perm_w_q[7]; rdata_o[6:6] = memid_ctrl_perm_a_q[7]; end
-      12'h480: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h484: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h488: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h48c: begin rdata_o[0:0] = memid_ctrl_valid_q[8]; rdata_o[4:4] = memid_ctrl_perm_r_q[8]; rdata_o[5:5] = memid_ctrl_perm_w_q[8]; rdata_o[6:6] = memid_ctrl_perm_a_q[8]; end
-      12'h490: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h494: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h498: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h49c: begin rdata_o[0:0] = memid_ctrl_valid_q[9]; rdata_o[4:4] = memid_ctrl_perm_r_q[9]; rdata_o[5:5] = memid_ctrl_perm_w_q[9]; rdata_o[6:6] = memid_ctrl_perm_a_q[9]; end
-      12'h4a0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4a4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4a8: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4ac: begin rdata_o[0:0] = memid_ctrl_valid_q[10]; rdata_o[4:4] = memid_ctrl_perm_r_q[10]; rdata_o[5:5] = memid_ctrl_perm_w_q[10]; rdata_o[6:6] = memid_ctrl_perm_a_q[10]; end
-      12'h4b0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4b4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4b8: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4bc: begin rdata_o[0:0] = memid_ctrl_valid_q[11]; rdata_o[4:4] = memid_ctrl_perm_r_q[11]; rdata_o[5:5] = memid_ctrl_perm_w_q[11]; rdata_o[6:6] = memid_ctrl_perm_a_q[11]; end
-      12'h4c0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4c4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4c8: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4cc: begin rdata_o[0:0] = memid_ctrl_valid_q[12]; rdata_o[4:4] = memid_ctrl_perm_r_q[12]; rdata_o[5:5] = memid_ctrl_perm_w_q[12]; rdata_o[6:6] = memid_ctrl_perm_a_q[12]; end
-      12'h4d0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4d4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4d8: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4dc: begin rdata_o[0:0] = memid_ctrl_valid_q[13]; rdata_o[4:4] = memid_ctrl_perm_r_q[13]; rdata_o[5:5] = memid_ctrl_perm_w_q[13]; rdata_o[6:6] = memid_ctrl_perm_a_q[13]; end
-      12'h4e0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4e4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4e8: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4ec: begin rdata_o[0:0] = memid_ctrl_valid_q[14]; rdata_o[4:4] = memid_ctrl_perm_r_q[14]; rdata_o[5:5] = memid_ctrl_perm_w_q[14]; rdata_o[6:6] = memid_ctrl_perm_a_q[14]; end
-      12'h4f0: begin rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4f4: begin rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4f8: begin rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4fc: begin rdata_o[0:0] = memid_ctrl_valid_q[15]; rdata_o[4:4] = memid_ctrl_perm_r_q[15]; rdata_o[5:5] = memid_ctrl_perm_w_q[15]; rdata_o[6:6] = memid_ctrl_perm_a_q[15]; end
-      12'h500: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h504: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h508: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h50c: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h510: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h514: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h518: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h51c: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h520: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h524: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h528: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h52c: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h530: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h534: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h538: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h53c: begin rdata_o[15:0] = memid_key_key_rd; end
-      12'h600: begin rdata_o[31:0] = inj_base_lo_addr_q[0]; end
-      12'h604: begin rdata_o[31:0] = inj_base_hi_addr_q[0]; end
-      12'h608: begin rdata_o[15:0] = inj_size_slots_q[0]; end
-      12'h60c: begin rdata_o[15:0] = inj_tail_slot_q[0]; end
-      12'h610: begin rdata_o[15:0] = inj_head_slot_i[0]; end
-      12'h614: begin rdata_o[0:0] = inj_ctrl_enable_q[0]; rdata_o[1:1] = inj_ctrl_reset_q[0]; rdata_o[2:2] = inj_ctrl_remote_q[0]; end
-      12'h618: begin rdata_o[0:0] = inj_status_err_i[0]; rdata_o[4:1] = inj_status_code_i[0]; rdata_o[8:8] = inj_status_busy_i[0]; end
-      12'h620: begin rdata_o[31:0] = inj_base_lo_addr_q[1]; end
-      12'h624: begin rdata_o[31:0] = inj_base_hi_addr_q[1]; end
-      12'h628: begin rdata_o[15:0] = inj_size_slots_q[1]; end
-      12'h62c: begin rdata_o[15:0] = inj_tail_slot_q[1]; end
-      12'h630: begin rdata_o[15:0] = inj_head_slot_i[1]; end
-      12'h634: begin rdata_o[0:0] = inj_ctrl_enable_q[1]; rdata_o[1:1] = inj_ctrl_reset_q[1]; rdata_o[2:2] = inj_ctrl_remote_q[1]; end
-      12'h638: begin rdata_o[0:0] = inj_status_err_i[1]; rdata_o[4:1] = inj_status_code_i[1]; rdata_o[8:8] = inj_status_busy_i[1]; end
-      12'h640: begin rdata_o[31:0] = inj_base_lo_addr_q[2]; end
-      12'h644: begin rdata_o[31:0] = inj_base_hi_addr_q[2]; end
-      12'h648: begin rdata_o[15:0] = inj_size_slots_q[2]; end
-      12'h64c: begin rdata_o[15:0] = inj_tail_slot_q[2]; end
-      12'h650: begin rdata_o[15:0] = inj_head_slot_i[2]; end
-      12'h654: begin rdata_o[0:0] = inj_ctrl_enable_q[2]; rdata_o[1:1] = inj_ctrl_reset_q[2]; rdata_o[2:2] = inj_ctrl_remote_q[2]; end
-      12'h658: begin rdata_o[0:0] = inj_status_err_i[2]; rdata_o[4:1] = inj_status_code_i[2]; rdata_o[8:8] = inj_status_busy_i[2]; end
-      12'h660: begin rdata_o[31:0] = inj_base_lo_addr_q[3]; end
-      12'h664: begin rdata_o[31:0] = inj_base_hi_addr_q[3]; end
-      12'h668: begin rdata_o[15:0] = inj_size_slots_q[3]; end
-      12'h66c: begin rdata_o[15:0] = inj_tail_slot_q[3]; end
-      12'h670: begin rdata_o[15:0] = inj_head_slot_i[3]; end
-      12'h674: begin rdata_o[0:0] = inj_ctrl_enable_q[3]; rdata_o[1:1] = inj_ctrl_reset_q[3]; rdata_o[2:2] = inj_ctrl_remote_q[3]; end
-      12'h678: begin rdata_o[0:0] = inj_status_err_i[3]; rdata_o[4:1] = inj_status_code_i[3]; rdata_o[8:8] = inj_status_busy_i[3]; end
-      12'h680: begin rdata_o[31:0] = inj_base_lo_addr_q[4]; end
-      12'h684: begin rdata_o[31:0] = inj_base_hi_addr_q[4]; end
-      12'h688: begin rdata_o[15:0] = inj_size_slots_q[4]; end
-      12'h68c: begin rdata_o[15:0] = inj_tail_slot_q[4]; end
-      12'h690: begin rdata_o[15:0] = inj_head_slot_i[4]; end
-      12'h694: begin rdata_o[0:0] = inj_ctrl_enable_q[4]; rdata_o[1:1] = inj_ctrl_reset_q[4]; rdata_o[2:2] = inj_ctrl_remote_q[4]; end
-      12'h698: begin rdata_o[0:0] = inj_status_err_i[4]; rdata_o[4:1] = inj_status_code_i[4]; rdata_o[8:8] = inj_status_busy_i[4]; end
-      12'h6a0: begin rdata_o[31:0] = inj_base_lo_addr_q[5]; end
-      12'h6a4: begin rdata_o[31:0] = inj_base_hi_addr_q[5]; end
-      12'h6a8: begin rdata_o[15:0] = inj_size_slots_q[5]; end
-      12'h6ac: begin rdata_o[15:0] = inj_tail_slot_q[5]; end
-      12'h6b0: begin rdata_o[15:0] = inj_head_slot_i[5]; end
-      12'h6b4: begin rdata_o[0:0] = inj_ctrl_enable_q[5]; rdata_o[1:1] = inj_ctrl_reset_q[5]; rdata_o[2:2] = inj_ctrl_remote_q[5]; end
-      12'h6b8: begin rdata_o[0:0] = inj_status_err_i[5]; rdata_o[4:1] = inj_status_code_i[5]; rdata_o[8:8] = inj_status_busy_i[5]; end
-      12'h6c0: begin rdata_o[31:0] = inj_base_lo_addr_q[6]; end
-      12'h6c4: begin rdata_o[31:0] = inj_base_hi_addr_q[6]; end
-      12'h6c8: begin rdata_o[15:0] = inj_size_slots_q[6]; end
-      12'h6cc: begin rdata_o[15:0] = inj_tail_slot_q[6]; end
-      12'h6d0: begin rdata_o[15:0] = inj_head_slot_i[6]; end
-      12'h6d4: begin rdata_o[0:0] = inj_ctrl_enable_q[6]; rdata_o[1:1] = inj_ctrl_reset_q[6]; rdata_o[2:2] = inj_ctrl_remote_q[6]; end
-      12'h6d8: begin rdata_o[0:0] = inj_status_err_i[6]; rdata_o[4:1] = inj_status_code_i[6]; rdata_o[8:8] = inj_status_busy_i[6]; end
-      12'h6e0: begin rdata_o[31:0] = inj_base_lo_addr_q[7]; end
-      12'h6e4: begin rdata_o[31:0] = inj_base_hi_addr_q[7]; end
-      12'h6e8: begin rdata_o[15:0] = inj_size_slots_q[7]; end
-      12'h6ec: begin rdata_o[15:0] = inj_tail_slot_q[7]; end
-      12'h6f0: begin rdata_o[15:0] = inj_head_slot_i[7]; end
-      12'h6f4: begin rdata_o[0:0] = inj_ctrl_enable_q[7]; rdata_o[1:1] = inj_ctrl_reset_q[7]; rdata_o[2:2] = inj_ctrl_remote_q[7]; end
-      12'h6f8: begin rdata_o[0:0] = inj_status_err_i[7]; rdata_o[4:1] = inj_status_code_i[7]; rdata_o[8:8] = inj_status_busy_i[7]; end
-      12'h700: begin rdata_o[31:0] = rfifo_base_lo_addr_q[0]; end
-      12'h704: begin rdata_o[31:0] = rfifo_base_hi_addr_q[0]; end
-      12'h708: begin rdata_o[15:0] = rfifo_size_slots_q[0]; end
-      12'h70c: begin rdata_o[15:0] = rfifo_head_slot_q[0]; end
-      12'h710: begin rdata_o[15:0] = rfifo_tail_slot_i[0]; end
-      12'h714: begin rdata_o[0:0] = rfifo_ctrl_enable_q[0]; rdata_o[1:1] = rfifo_ctrl_reset_q[0]; end
-      12'h718: begin rdata_o[15:0] = rfifo_key_key_q[0]; end
-      12'h720: begin rdata_o[31:0] = rfifo_base_lo_addr_q[1]; end
-      12'h724: begin rdata_o[31:0] = rfifo_base_hi_addr_q[1]; end
-      12'h728: begin rdata_o[15:0] = rfifo_size_slots_q[1]; end
-      12'h72c: begin rdata_o[15:0] = rfifo_head_slot_q[1]; end
-      12'h730: begin rdata_o[15:0] = rfifo_tail_slot_i[1]; end
-      12'h734: begin rdata_o[0:0] = rfifo_ctrl_enable_q[1]; rdata_o[1:1] = rfifo_ctrl_reset_q[1]; end
-      12'h738: begin rdata_o[15:0] = rfifo_key_key_q[1]; end
-      12'h740: begin rdata_o[31:0] = rfifo_base_lo_addr_q[2]; end
-      12'h744: begin rdata_o[31:0] = rfifo_base_hi_addr_q[2]; end
-      12'h748: begin rdata_o[15:0] = rfifo_size_slots_q[2]; end
-      12'h74c: begin rdata_o[15:0] = rfifo_head_slot_q[2]; end
-      12'h750: begin rdata_o[15:0] = rfifo_tail_slot_i[2]; end
-      12'h754: begin rdata_o[0:0] = rfifo_ctrl_enable_q[2]; rdata_o[1:1] = rfifo_ctrl_reset_q[2]; end
-      12'h758: begin rdata_o[15:0] = rfifo_key_key_q[2]; end
-      12'h760: begin rdata_o[31:0] = rfifo_base_lo_addr_q[3]; end
-      12'h764: begin rdata_o[31:0] = rfifo_base_hi_addr_q[3]; end
-      12'h768: begin rdata_o[15:0] = rfifo_size_slots_q[3]; end
-      12'h76c: begin rdata_o[15:0] = rfifo_head_slot_q[3]; end
-      12'h770: begin rdata_o[15:0] = rfifo_tail_slot_i[3]; end
-      12'h774: begin rdata_o[0:0] = rfifo_ctrl_enable_q[3]; rdata_o[1:1] = rfifo_ctrl_reset_q[3]; end
-      12'h778: begin rdata_o[15:0] = rfifo_key_key_q[3]; end
+      12'h400: begin if (0 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h404: begin if (0 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h408: begin if (0 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h40c: begin if (0 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[0]; if (0 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[0]; if (0 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[0]; if (0 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[0]; end
+      12'h410: begin if (1 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h414: begin if (1 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h418: begin if (1 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h41c: begin if (1 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[1]; if (1 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[1]; if (1 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[1]; if (1 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[1]; end
+      12'h420: begin if (2 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h424: begin if (2 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h428: begin if (2 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h42c: begin if (2 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[2]; if (2 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[2]; if (2 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[2]; if (2 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[2]; end
+      12'h430: begin if (3 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h434: begin if (3 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h438: begin if (3 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h43c: begin if (3 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[3]; if (3 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[3]; if (3 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[3]; if (3 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[3]; end
+      12'h440: begin if (4 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h444: begin if (4 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h448: begin if (4 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h44c: begin if (4 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[4]; if (4 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[4]; if (4 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[4]; if (4 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[4]; end
+      12'h450: begin if (5 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h454: begin if (5 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h458: begin if (5 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h45c: begin if (5 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[5]; if (5 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[5]; if (5 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[5]; if (5 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[5]; end
+      12'h460: begin if (6 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h464: begin if (6 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h468: begin if (6 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h46c: begin if (6 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[6]; if (6 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[6]; if (6 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[6]; if (6 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[6]; end
+      12'h470: begin if (7 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h474: begin if (7 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h478: begin if (7 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h47c: begin if (7 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[7]; if (7 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[7]; if (7 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[7]; if (7 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[7]; end
+      12'h480: begin if (8 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h484: begin if (8 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h488: begin if (8 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h48c: begin if (8 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[8]; if (8 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[8]; if (8 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[8]; if (8 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[8]; end
+      12'h490: begin if (9 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h494: begin if (9 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h498: begin if (9 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h49c: begin if (9 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[9]; if (9 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[9]; if (9 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[9]; if (9 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[9]; end
+      12'h4a0: begin if (10 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4a4: begin if (10 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4a8: begin if (10 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h4ac: begin if (10 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[10]; if (10 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[10]; if (10 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[10]; if (10 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[10]; end
+      12'h4b0: begin if (11 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4b4: begin if (11 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4b8: begin if (11 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h4bc: begin if (11 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[11]; if (11 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[11]; if (11 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[11]; if (11 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[11]; end
+      12'h4c0: begin if (12 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4c4: begin if (12 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4c8: begin if (12 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h4cc: begin if (12 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[12]; if (12 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[12]; if (12 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[12]; if (12 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[12]; end
+      12'h4d0: begin if (13 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4d4: begin if (13 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4d8: begin if (13 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h4dc: begin if (13 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[13]; if (13 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[13]; if (13 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[13]; if (13 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[13]; end
+      12'h4e0: begin if (14 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4e4: begin if (14 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4e8: begin if (14 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h4ec: begin if (14 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[14]; if (14 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[14]; if (14 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[14]; if (14 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[14]; end
+      12'h4f0: begin if (15 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
+      12'h4f4: begin if (15 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
+      12'h4f8: begin if (15 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
+      12'h4fc: begin if (15 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[15]; if (15 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[15]; if (15 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[15]; if (15 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[15]; end
+      12'h500: begin if (0 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h504: begin if (1 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h508: begin if (2 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h50c: begin if (3 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h510: begin if (4 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h514: begin if (5 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h518: begin if (6 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h51c: begin if (7 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h520: begin if (8 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h524: begin if (9 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h528: begin if (10 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h52c: begin if (11 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h530: begin if (12 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h534: begin if (13 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h538: begin if (14 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h53c: begin if (15 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
+      12'h600: begin if (0 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[0]; end
+      12'h604: begin if (0 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[0]; end
+      12'h608: begin if (0 < NumInj) rdata_o[15:0] = inj_size_slots_q[0]; end
+      12'h60c: begin if (0 < NumInj) rdata_o[15:0] = inj_tail_slot_q[0]; end
+      12'h610: begin if (0 < NumInj) rdata_o[15:0] = inj_head_slot_all[0]; end
+      12'h614: begin if (0 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[0]; if (0 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[0]; if (0 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[0]; end
+      12'h618: begin if (0 < NumInj) rdata_o[0:0] = inj_status_err_all[0]; if (0 < NumInj) rdata_o[4:1] = inj_status_code_all[0]; if (0 < NumInj) rdata_o[8:8] = inj_status_busy_all[0]; end
+      12'h620: begin if (1 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[1]; end
+      12'h624: begin if (1 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[1]; end
+      12'h628: begin if (1 < NumInj) rdata_o[15:0] = inj_size_slots_q[1]; end
+      12'h62c: begin if (1 < NumInj) rdata_o[15:0] = inj_tail_slot_q[1]; end
+      12'h630: begin if (1 < NumInj) rdata_o[15:0] = inj_head_slot_all[1]; end
+      12'h634: begin if (1 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[1]; if (1 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[1]; if (1 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[1]; end
+      12'h638: begin if (1 < NumInj) rdata_o[0:0] = inj_status_err_all[1]; if (1 < NumInj) rdata_o[4:1] = inj_status_code_all[1]; if (1 < NumInj) rdata_o[8:8] = inj_status_busy_all[1]; end
+      12'h640: begin if (2 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[2]; end
+      12'h644: begin if (2 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[2]; end
+      12'h648: begin if (2 < NumInj) rdata_o[15:0] = inj_size_slots_q[2]; end
+      12'h64c: begin if (2 < NumInj) rdata_o[15:0] = inj_tail_slot_q[2]; end
+      12'h650: begin if (2 < NumInj) rdata_o[15:0] = inj_head_slot_all[2]; end
+      12'h654: begin if (2 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[2]; if (2 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[2]; if (2 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[2]; end
+      12'h658: begin if (2 < NumInj) rdata_o[0:0] = inj_status_err_all[2]; if (2 < NumInj) rdata_o[4:1] = inj_status_code_all[2]; if (2 < NumInj) rdata_o[8:8] = inj_status_busy_all[2]; end
+      12'h660: begin if (3 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[3]; end
+      12'h664: begin if (3 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[3]; end
+      12'h668: begin if (3 < NumInj) rdata_o[15:0] = inj_size_slots_q[3]; end
+      12'h66c: begin if (3 < NumInj) rdata_o[15:0] = inj_tail_slot_q[3]; end
+      12'h670: begin if (3 < NumInj) rdata_o[15:0] = inj_head_slot_all[3]; end
+      12'h674: begin if (3 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[3]; if (3 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[3]; if (3 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[3]; end
+      12'h678: begin if (3 < NumInj) rdata_o[0:0] = inj_status_err_all[3]; if (3 < NumInj) rdata_o[4:1] = inj_status_code_all[3]; if (3 < NumInj) rdata_o[8:8] = inj_status_busy_all[3]; end
+      12'h680: begin if (4 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[4]; end
+      12'h684: begin if (4 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[4]; end
+      12'h688: begin if (4 < NumInj) rdata_o[15:0] = inj_size_slots_q[4]; end
+      12'h68c: begin if (4 < NumInj) rdata_o[15:0] = inj_tail_slot_q[4]; end
+      12'h690: begin if (4 < NumInj) rdata_o[15:0] = inj_head_slot_all[4]; end
+      12'h694: begin if (4 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[4]; if (4 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[4]; if (4 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[4]; end
+      12'h698: begin if (4 < NumInj) rdata_o[0:0] = inj_status_err_all[4]; if (4 < NumInj) rdata_o[4:1] = inj_status_code_all[4]; if (4 < NumInj) rdata_o[8:8] = inj_status_busy_all[4]; end
+      12'h6a0: begin if (5 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[5]; end
+      12'h6a4: begin if (5 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[5]; end
+      12'h6a8: begin if (5 < NumInj) rdata_o[15:0] = inj_size_slots_q[5]; end
+      12'h6ac: begin if (5 < NumInj) rdata_o[15:0] = inj_tail_slot_q[5]; end
+      12'h6b0: begin if (5 < NumInj) rdata_o[15:0] = inj_head_slot_all[5]; end
+      12'h6b4: begin if (5 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[5]; if (5 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[5]; if (5 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[5]; end
+      12'h6b8: begin if (5 < NumInj) rdata_o[0:0] = inj_status_err_all[5]; if (5 < NumInj) rdata_o[4:1] = inj_status_code_all[5]; if (5 < NumInj) rdata_o[8:8] = inj_status_busy_all[5]; end
+      12'h6c0: begin if (6 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[6]; end
+      12'h6c4: begin if (6 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[6]; end
+      12'h6c8: begin if (6 < NumInj) rdata_o[15:0] = inj_size_slots_q[6]; end
+      12'h6cc: begin if (6 < NumInj) rdata_o[15:0] = inj_tail_slot_q[6]; end
+      12'h6d0: begin if (6 < NumInj) rdata_o[15:0] = inj_head_slot_all[6]; end
+      12'h6d4: begin if (6 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[6]; if (6 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[6]; if (6 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[6]; end
+      12'h6d8: begin if (6 < NumInj) rdata_o[0:0] = inj_status_err_all[6]; if (6 < NumInj) rdata_o[4:1] = inj_status_code_all[6]; if (6 < NumInj) rdata_o[8:8] = inj_status_busy_all[6]; end
+      12'h6e0: begin if (7 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[7]; end
+      12'h6e4: begin if (7 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[7]; end
+      12'h6e8: begin if (7 < NumInj) rdata_o[15:0] = inj_size_slots_q[7]; end
+      12'h6ec: begin if (7 < NumInj) rdata_o[15:0] = inj_tail_slot_q[7]; end
+      12'h6f0: begin if (7 < NumInj) rdata_o[15:0] = inj_head_slot_all[7]; end
+      12'h6f4: begin if (7 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[7]; if (7 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[7]; if (7 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[7]; end
+      12'h6f8: begin if (7 < NumInj) rdata_o[0:0] = inj_status_err_all[7]; if (7 < NumInj) rdata_o[4:1] = inj_status_code_all[7]; if (7 < NumInj) rdata_o[8:8] = inj_status_busy_all[7]; end
+      12'h700: begin if (0 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[0]; end
+      12'h704: begin if (0 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[0]; end
+      12'h708: begin if (0 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[0]; end
+      12'h70c: begin if (0 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[0]; end
+      12'h710: begin if (0 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[0]; end
+      12'h714: begin if (0 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[0]; if (0 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[0]; end
+      12'h718: begin if (0 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[0]; end
+      12'h720: begin if (1 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[1]; end
+      12'h724: begin if (1 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[1]; end
+      12'h728: begin if (1 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[1]; end
+      12'h72c: begin if (1 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[1]; end
+      12'h730: begin if (1 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[1]; end
+      12'h734: begin if (1 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[1]; if (1 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[1]; end
+      12'h738: begin if (1 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[1]; end
+      12'h740: begin if (2 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[2]; end
+      12'h744: begin if (2 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[2]; end
+      12'h748: begin if (2 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[2]; end
+      12'h74c: begin if (2 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[2]; end
+      12'h750: begin if (2 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[2]; end
+      12'h754: begin if (2 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[2]; if (2 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[2]; end
+      12'h758: begin if (2 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[2]; end
+      12'h760: begin if (3 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[3]; end
+      12'h764: begin if (3 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[3]; end
+      12'h768: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[3]; end
+      12'h76c: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[3]; end
+      12'h770: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[3]; end
+      12'h774: begin if (3 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[3]; if (3 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[3]; end
+      12'h778: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[3]; end
       12'h800: begin rdata_o[31:0] = cnt_load_value_rd; end
       12'h804: begin rdata_o[31:0] = cnt_load_value_rd; end
       12'h808: begin rdata_o[31:0] = cnt_load_value_rd; end

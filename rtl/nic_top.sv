@@ -6,8 +6,11 @@
 
 module nic_top #(
   parameter int unsigned DataW = 64,        // 64, 128, 256 or 512
-  parameter int unsigned NumArt = 16,       // windows
-  parameter int unsigned NumMemId = 16,     // receiver memory IDs
+  // Register arrays, powers of two from 2 up to what the register map has room for.
+  parameter int unsigned NumArt = 16,       // windows: up to 16
+  parameter int unsigned NumMemId = 16,     // receiver memory IDs: up to 16
+  parameter int unsigned NumInj = 8,        // injection FIFOs: up to 8
+  parameter int unsigned NumRfifo = 4,      // reception FIFOs: up to 4
   parameter int unsigned MaxPayload = 256,  // largest TLP payload, bytes: 256 to 4096
   parameter int unsigned RxCredits = 2,     // packet slots per VC at the fabric input
   parameter int unsigned NumTags = 16,      // remote reads served at once
@@ -81,6 +84,12 @@ module nic_top #(
   if (HostPorts != 1 && HostPorts != 2 && HostPorts != 4) begin : gen_bad_host_ports
     $error("nic_top: HostPorts must be 1, 2 or 4");
   end
+  if (NumArt < 2 || NumArt > 16 || (NumArt & (NumArt - 1)) != 0 ||
+      NumMemId < 2 || NumMemId > 16 || (NumMemId & (NumMemId - 1)) != 0 ||
+      NumInj < 2 || NumInj > 8 || (NumInj & (NumInj - 1)) != 0 ||
+      NumRfifo < 2 || NumRfifo > 4 || (NumRfifo & (NumRfifo - 1)) != 0) begin : gen_bad_arrays
+    $error("nic_top: NumArt and NumMemId must be 2, 4, 8 or 16, NumInj 2, 4 or 8, NumRfifo 2 or 4");
+  end
 
   // ------------------------------------------------------------ registers
   logic [15:0] node_id;
@@ -148,8 +157,7 @@ module nic_top #(
   logic [31:0] mem_timeout;
   logic [7:0] mem_limit;
   logic ev_mem_reissue, ev_mem_fail;
-  // Injection FIFOs (8, as the register map has them).
-  localparam int unsigned NumInj = 8;
+  // Injection FIFOs.
   logic [NumInj-1:0][31:0] inj_base_lo, inj_base_hi;
   logic [NumInj-1:0][63:0] inj_base;
   logic [NumInj-1:0][15:0] inj_size, inj_tail, inj_head, inj_tail_now;
@@ -164,8 +172,7 @@ module nic_top #(
   for (genvar i = 0; i < NumInj; i++) begin : gen_inj_cat
     assign inj_base[i] = {inj_base_hi[i], inj_base_lo[i]};
   end
-  // Reception FIFOs (4, as the register map has them).
-  localparam int unsigned NumRfifo = 4;
+  // Reception FIFOs.
   logic [NumRfifo-1:0][31:0] rf_base_lo, rf_base_hi;
   logic [NumRfifo-1:0][63:0] rf_base;
   logic [NumRfifo-1:0][15:0] rf_size, rf_head, rf_tail;
@@ -214,7 +221,8 @@ module nic_top #(
   // Requester ID names, as for its completion.
   logic [7:0] csr_bank;
   assign csr_bank = (HostPorts == 1) ? 8'd0 : csr_reqid[15:8];
-  ni_csr_regs #(.Banks(HostPorts)) u_regs (
+  ni_csr_regs #(.NumArt(NumArt), .NumMemId(NumMemId), .NumInj(NumInj), .NumRfifo(NumRfifo),
+                .Banks(HostPorts)) u_regs (
     .clk_i, .rst_ni,
     .req_valid_i(csr_valid && csr_ready), .req_write_i(csr_write), .req_addr_i(csr_addr),
     .req_wdata_i(csr_wdata), .req_be_i(csr_be), .req_bank_i(csr_bank),

@@ -29,10 +29,14 @@ must be staged (the active copy, which the hardware sees, stays in flip-flops) o
 pulse register (the hardware sees the value only as it is written: <reg>_<field>_o
 is the register's new value in the cycle <reg>_written_o is high). A bit per entry
 says whether it was written since reset; an unwritten entry reads its reset value.
+A rw or hw register array with "size": "<Param>" has Param elements (a parameter of
+the module, at most count, count by default): the address map keeps room for count,
+and an element past Param reads 0 and ignores writes. Its ports have Param elements.
 
 Usage: regs_gen.py [--check]   (--check: fail if a generated file is stale)
 """
 import json
+import os
 import pathlib
 import sys
 
@@ -58,6 +62,9 @@ def load():
                                and reg["count"] & (reg["count"] - 1) == 0 and reg["stride"] & (reg["stride"] - 1) == 0):
             raise SystemExit(f"regs_gen: {reg['name']}: a ram register is a staged or pulse rw array, "
                              "its count and stride powers of two")
+        reg["size"] = reg.get("size")
+        if reg["size"] and (reg["count"] < 2 or reg["access"] not in ("rw", "hw") or reg["banked"]):
+            raise SystemExit(f"regs_gen: {reg['name']}: only a rw or hw register array can have a size")
         if reg["access"] == "cnt":
             reg["fields"] = [{"name": "count", "lsb": 0, "width": 32, "reset": "0"}]
         for f in reg["fields"]:
@@ -71,10 +78,36 @@ def lo(name):
 
 
 def port_type(reg, f):
+    """The type of a field's port: size elements when the array has one."""
+    w = f"[{f['width'] - 1}:0] " if f["width"] > 1 else ""
+    if reg["size"]:
+        return f"[{reg['size']}-1:0]" + w.rstrip() + " "
+    return store_type(reg, f)
+
+
+def store_type(reg, f):
+    """The type of a field's flip-flops: count elements (those past size stay at reset)."""
     w = f"[{f['width'] - 1}:0] " if f["width"] > 1 else ""
     if reg["banked"]:
         return "[Banks-1:0]" + w.rstrip() + " "
     return (f"[{reg['count'] - 1}:0]" + w.rstrip() + " ") if reg["count"] > 1 else w
+
+
+def exists(reg, i, line):
+    """A read of element i: only where the element exists."""
+    return f"if ({i} < {reg['size']}) {line}" if reg["size"] else line
+
+
+def active(reg, q):
+    """What a rw field's port carries: the first size elements of its flip-flops."""
+    return f"{q}[{reg['size']}-1:0]" if reg["size"] else q
+
+
+def past_size(reg, d, reset):
+    """Combinational lines that keep the elements past size at their reset value."""
+    if not reg["size"]:
+        return []
+    return [f"    for (int i = {reg['size']}; i < {reg['count']}; i++) {d}[i] = {reset};"]
 
 
 def byte_slices(f):
@@ -117,8 +150,9 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
             cmt_indexed.add(c["name"])
         decl += [f"  logic [{iw - 1}:0] {r}_ra;", f"  assign {r}_ra = {cmt}_hit ? {cmt}_idx : {r}_own_idx;"]
         ra = f"{r}_ra"
+    in_size = f" && 32'({r}_own_idx) < {reg['size']}" if reg["size"] else ""
     decl += [f"  logic [{n - 1}:0] {r}_vld_q, {r}_vld_d;", f"  logic {r}_we;",
-             f"  assign {r}_we = req_valid_i && req_write_i && {r}_own_hit;"]
+             f"  assign {r}_we = req_valid_i && req_write_i && {r}_own_hit{in_size};"]
     comb += [f"    {r}_vld_d = {r}_vld_q;", f"    for (int i = 0; i < {n}; i++) begin",
              f"      if ({r}_we && {r}_own_idx == {iw}'(i)) {r}_vld_d[i] = 1'b1;", "    end"]
     rst.append(f"      {r}_vld_q <= '0;")
@@ -133,14 +167,15 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
             comb.append(f"    if (req_be_i[{b}]) {fn}_wr[{bhi - lsb}:{blo - lsb}] = req_wdata_i[{bhi}:{blo}];")
         ram.append(f"    if ({r}_we) {fn}_mem[{ra}] <= {fn}_wr;")
         for i in range(n):
-            reads[reg["offset"] + i * reg["stride"]].append(f"rdata_o[{lsb + w - 1}:{lsb}] = {fn}_rd;")
+            reads[reg["offset"] + i * reg["stride"]].append(exists(reg, i, f"rdata_o[{lsb + w - 1}:{lsb}] = {fn}_rd;"))
         if "commit" in reg:  # the hardware sees the active copy, in flip-flops
             c = by_name[reg["commit"]]
             csel = f"(req_addr_i == {aw}'h{c['offset']:03x} + {aw}'(i * {c['stride']}))"
             ports.append(f"  output logic {port_type(reg, f)}{fn}_o,")
-            decl += [f"  logic {port_type(reg, f)}{fn}_act_q, {fn}_act_d;", f"  assign {fn}_o = {fn}_act_q;"]
-            comb += [f"    {fn}_act_d = {fn}_act_q;", f"    for (int i = 0; i < {n}; i++) begin",
+            decl += [f"  logic {store_type(reg, f)}{fn}_act_q, {fn}_act_d;", f"  assign {fn}_o = {active(reg, fn + '_act_q')};"]
+            comb += [f"    {fn}_act_d = {fn}_act_q;", f"    for (int i = 0; i < {reg['size'] or n}; i++) begin",
                      f"      if (req_valid_i && req_write_i && {csel}) {fn}_act_d[i] = {fn}_rd;", "    end"]
+            comb += past_size(reg, f"{fn}_act_d", reset)
             rst.append(f"      {fn}_act_q <= {{{n}{{{reset}}}}};")
             upd.append(f"      {fn}_act_q <= {fn}_act_d;")
         else:  # pulse: the value as written, with <reg>_written_o
@@ -163,9 +198,9 @@ def gen_sv(spec):
         idx = "[i]" if loop else ""
         off = f"{aw}'h{reg['offset']:03x}" + (f" + {aw}'(i * {reg['stride']})" if loop else "")
         sel = f"(req_addr_i == {off})"
-        head = f"    for (int i = 0; i < {n}; i++) begin" if loop else "    begin"
+        head = f"    for (int i = 0; i < {reg['size'] or n}; i++) begin" if loop else "    begin"
         if reg.get("pulse"):
-            ports.append(f"  output logic {'[' + str(n - 1) + ':0] ' if loop else ''}{r}_written_o,")
+            ports.append(f"  output logic {'[' + str(reg['size'] or n) + '-1:0] ' if loop else ''}{r}_written_o,")
             comb.append(head)
             comb.append(f"      {r}_written_o{idx} = req_valid_i && req_write_i && {sel};")
             comb.append("    end")
@@ -179,19 +214,23 @@ def gen_sv(spec):
             for acc_list, part in zip((ports, decl, comb, ram, rst, upd), parts):
                 acc_list += part
             continue
-        wr = [head]
+        wr, past = [head], []
         for f in reg["fields"]:
             fn, lsb, w = f"{r}_{lo(f['name'])}", f["lsb"], f["width"]
-            val = {"ro": f"{w}'h{f['reset']:x}", "hw": f"{fn}_i{idx}"}.get(acc, f"{fn}_q{idx}")
+            hw_in = f"{fn}_all" if reg["size"] else f"{fn}_i"  # hw: read from count elements, zeros past size
+            val = {"ro": f"{w}'h{f['reset']:x}", "hw": f"{hw_in}{idx}"}.get(acc, f"{fn}_q{idx}")
             for i in range(n):
                 v = val.replace("[i]", f"[{i}]")
-                rd = f"rdata_o[{lsb + w - 1}:{lsb}] = {v};"
+                rd = exists(reg, i, f"rdata_o[{lsb + w - 1}:{lsb}] = {v};")
                 if reg["banked"]:
                     rd = (f"for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) "
                           f"rdata_o[{lsb + w - 1}:{lsb}] = {fn}_q[b];")
                 reads[reg["offset"] + i * reg["stride"]].append(rd)
             if acc == "hw":
                 ports.append(f"  input  logic {port_type(reg, f)}{fn}_i,")
+                if reg["size"]:
+                    decl.append(f"  logic {store_type(reg, f)}{fn}_all;")
+                    comb += [f"    {fn}_all = '0;", f"    {fn}_all[{reg['size']}-1:0] = {fn}_i;"]
                 continue
             if acc == "ro":
                 continue
@@ -199,8 +238,9 @@ def gen_sv(spec):
                 ports.append(f"  input  logic {port_type(reg, f)}{fn}_set_i,")
             if acc == "cnt":
                 ports.append(f"  input  logic {r}_inc_i,")
-            decl.append(f"  logic {port_type(reg, f)}{fn}_q, {fn}_d;")
+            decl.append(f"  logic {store_type(reg, f)}{fn}_q, {fn}_d;")
             reset = f"{{{n}{{{w}'h{f['reset']:x}}}}}" if loop else f"{w}'h{f['reset']:x}"
+            past += past_size(reg, f"{fn}_d", f"{w}'h{f['reset']:x}")
             if reg["banked"]:
                 reset = f"{{Banks{{{w}'h{f['reset']:x}}}}}"
             if acc == "rw":  # status and counters are read through the bus only
@@ -208,14 +248,15 @@ def gen_sv(spec):
                 if "commit" in reg:  # staged: the hardware sees the active copy
                     c = by_name[reg["commit"]]
                     csel = f"(req_addr_i == {aw}'h{c['offset']:03x}" + (f" + {aw}'(i * {c['stride']}))" if loop else ")")
-                    decl.append(f"  logic {port_type(reg, f)}{fn}_act_q, {fn}_act_d;")
-                    decl.append(f"  assign {fn}_o = {fn}_act_q;")
+                    decl.append(f"  logic {store_type(reg, f)}{fn}_act_q, {fn}_act_d;")
+                    decl.append(f"  assign {fn}_o = {active(reg, fn + '_act_q')};")
+                    past += past_size(reg, f"{fn}_act_d", f"{w}'h{f['reset']:x}")
                     comb.append(f"    {fn}_act_d = {fn}_act_q;")
                     wr.append(f"      if (req_valid_i && req_write_i && {csel}) {fn}_act_d{idx} = {fn}_q{idx};")
                     rst.append(f"      {fn}_act_q <= {reset};")
                     upd.append(f"      {fn}_act_q <= {fn}_act_d;")
                 else:
-                    decl.append(f"  assign {fn}_o = {fn}_q;")
+                    decl.append(f"  assign {fn}_o = {active(reg, fn + '_q')};")
             comb.append(f"    {fn}_d = {fn}_q;")
             rst.append(f"      {fn}_q <= {reset};")
             upd.append(f"      {fn}_q <= {fn}_d;")
@@ -243,12 +284,23 @@ def gen_sv(spec):
         wr.append("    end")
         if len(wr) > 2:
             comb += wr
+        comb += past
+    # A parameter per size, its default the count of the arrays it sizes (all the same).
+    sizes, sized = {}, {}
+    for reg in spec["registers"]:
+        if reg["size"] and sizes.setdefault(reg["size"], reg["count"]) != reg["count"]:
+            raise SystemExit(f"regs_gen: {reg['name']}: the arrays of size {reg['size']} have different counts")
+        if reg["size"]:
+            sized.setdefault(reg["size"], []).append(reg["name"])
+    params = [f"  parameter int unsigned {s} = {c},  // elements of {os.path.commonprefix(sized[s])}* (at most {c})"
+              for s, c in sizes.items()]
     return "\n".join([
         "// SPDX-License-Identifier: Apache-2.0",
         f"// NI register block: decode, storage, status and counters. {BANNER}",
         "`default_nettype none",
         "",
         "module ni_csr_regs #(",
+        *params,
         "  parameter int unsigned Banks = 1  // copies of each banked register (host ports)",
         ") (",
         "  input  logic clk_i,",
@@ -322,6 +374,7 @@ def gen_hpp(spec):
             "  uint32_t fields;  // bits that hold a field",
             "  int commit;  // staged: index in kRegisters of the register whose write makes it take effect; else -1",
             "  bool banked;  // one copy per host port, chosen by the requester's bus number",
+            "  const char* size;  // the parameter that says how many of count exist (else nullptr: all)",
             "};", "constexpr RegInfo kRegisters[] = {"]
     names = [r["name"] for r in spec["registers"]]
     for reg in spec["registers"]:
@@ -330,9 +383,15 @@ def gen_hpp(spec):
         acc = reg["access"].capitalize()
         commit = names.index(reg["commit"]) if "commit" in reg else -1
         out.append(f"    {{\"{reg['name']}\", 0x{reg['offset']:03x}, 0x{reg['stride']:x}, {reg['count']}, Access::{acc}, "
-                   f"0x{reset:08x}u, 0x{fields:08x}u, {commit}, {'true' if reg['banked'] else 'false'}}},")
+                   f"0x{reset:08x}u, 0x{fields:08x}u, {commit}, {'true' if reg['banked'] else 'false'}, "
+                   f"{chr(34) + reg['size'] + chr(34) if reg['size'] else 'nullptr'}}},")
     out += ["};", "", "}  // namespace ni::regs", ""]
     return "\n".join(out)
+
+
+def sizes_of(spec):
+    """Each size parameter and the count it may reach."""
+    return {reg["size"]: reg["count"] for reg in spec["registers"] if reg["size"]}
 
 
 def gen_md(spec):
@@ -343,13 +402,17 @@ def gen_md(spec):
            "`rw, staged by X`: reads return what was written; the hardware uses it once X (same index) "
            "is written, together with every other register staged by X. "
            "`per port`: each host port has its own copy, chosen by the bus number of the request's "
-           "Requester ID (docs/architecture.md, Host ports).", "",
+           "Requester ID (docs/architecture.md, Host ports). "
+           "`n<NumArt` (NumMemId, NumInj, NumRfifo): as many as the configuration has (nic_top's "
+           "parameter of that name, reported in CAPS and CAPS4); the map keeps room for "
+           + ", ".join(f"{s} {c}" for s, c in sizes_of(spec).items())
+           + ", and an element past the configuration's count reads 0 and ignores writes.", "",
            "| offset | register | access | field | bits | reset | description |",
            "|---|---|---|---|---|---|---|"]
     for reg in spec["registers"]:
         off = f"0x{reg['offset']:03X}"
         if reg["count"] > 1:
-            off += f" + n*0x{reg['stride']:X} (n<{reg['count']})"
+            off += f" + n*0x{reg['stride']:X} (n<{reg['size'] or reg['count']})"
         first = True
         for f in reg["fields"]:
             bits = f"{f['lsb'] + f['width'] - 1}:{f['lsb']}" if f["width"] > 1 else f"{f['lsb']}"

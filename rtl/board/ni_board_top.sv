@@ -16,7 +16,11 @@ module ni_board_top #(
   parameter int unsigned NumTags = 4,
   parameter int unsigned RetxSlots = 4,
   parameter int unsigned NumPeers = 4,
-  parameter int unsigned MemKeepSlots = 2
+  parameter int unsigned MemKeepSlots = 2,
+  parameter int unsigned NumArt = 4,
+  parameter int unsigned NumMemId = 4,
+  parameter int unsigned NumInj = 2,
+  parameter int unsigned NumRfifo = 2
 ) (
   input  logic clk_i,         // board oscillator (ULX3S: 25 MHz)
   input  logic rst_ni,        // the PWR button (low when pressed): restarts the self-test
@@ -79,7 +83,7 @@ module ni_board_top #(
     localparam int unsigned Peer = Nodes - 1 - n;  // the other end of the link (itself with one node)
     nic_top #(
       .DataW(DataW), .NumTags(NumTags), .RetxSlots(RetxSlots), .NumPeers(NumPeers),
-      .MemKeepSlots(MemKeepSlots)
+      .MemKeepSlots(MemKeepSlots), .NumArt(NumArt), .NumMemId(NumMemId), .NumInj(NumInj), .NumRfifo(NumRfifo)
     ) u_nic (
       .clk_i(clk), .rst_ni(rst_n),
       .s_host_axis_tdata(h2n_tdata[n]), .s_host_axis_tkeep(h2n_tkeep[n]),
