@@ -7,6 +7,7 @@ module ni_csr_regs #(
   parameter int unsigned NumMemId = 16,  // elements of MEMID_* (at most 16)
   parameter int unsigned NumInj = 8,  // elements of INJ_* (at most 8)
   parameter int unsigned NumRfifo = 4,  // elements of RFIFO_* (at most 4)
+  parameter int unsigned NumCnt = 32,  // elements of CNT_* (at most 32)
   parameter int unsigned Banks = 1  // copies of each banked register (host ports)
 ) (
   input  logic clk_i,
@@ -157,9 +158,9 @@ module ni_csr_regs #(
   output logic [NumRfifo-1:0] rfifo_ctrl_enable_o,
   output logic [NumRfifo-1:0] rfifo_ctrl_reset_o,
   output logic [NumRfifo-1:0][15:0] rfifo_key_key_o,
-  output logic [32-1:0] cnt_load_written_o,
+  output logic [NumCnt-1:0] cnt_load_written_o,
   output logic [31:0] cnt_load_value_o,
-  input  logic [31:0][31:0] cnt_value_value_i
+  input  logic [NumCnt-1:0][31:0] cnt_value_value_i
 );
   logic [15:0] node_id_lid_q, node_id_lid_d;
   assign node_id_lid_o = node_id_lid_q;
@@ -526,11 +527,12 @@ module ni_csr_regs #(
   assign cnt_load_own_idx = cnt_load_own_off[6:2];
   logic [31:0] cnt_load_vld_q, cnt_load_vld_d;
   logic cnt_load_we;
-  assign cnt_load_we = req_valid_i && req_write_i && cnt_load_own_hit;
+  assign cnt_load_we = req_valid_i && req_write_i && cnt_load_own_hit && 32'(cnt_load_own_idx) < NumCnt;
   logic [31:0] cnt_load_value_mem [32];
   logic [31:0] cnt_load_value_rd, cnt_load_value_wr;
   assign cnt_load_value_rd = cnt_load_vld_q[cnt_load_own_idx] ? cnt_load_value_mem[cnt_load_own_idx] : 32'h0;
   assign cnt_load_value_o = cnt_load_value_wr;
+  logic [31:0][31:0] cnt_value_value_all;
 
   always_comb begin
     node_id_lid_d = node_id_lid_q;
@@ -1161,7 +1163,7 @@ module ni_csr_regs #(
       if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h718 + 12'(i * 32))) rfifo_key_key_d[i][15:8] = req_wdata_i[15:8];
     end
     for (int i = NumRfifo; i < 4; i++) rfifo_key_key_d[i] = 16'h0;
-    for (int i = 0; i < 32; i++) begin
+    for (int i = 0; i < NumCnt; i++) begin
       cnt_load_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h800 + 12'(i * 4));
     end
     cnt_load_vld_d = cnt_load_vld_q;
@@ -1173,6 +1175,8 @@ module ni_csr_regs #(
     if (req_be_i[1]) cnt_load_value_wr[15:8] = req_wdata_i[15:8];
     if (req_be_i[2]) cnt_load_value_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) cnt_load_value_wr[31:24] = req_wdata_i[31:24];
+    cnt_value_value_all = '0;
+    cnt_value_value_all[NumCnt-1:0] = cnt_value_value_i;
   end
 
   always_comb begin
@@ -1554,70 +1558,70 @@ module ni_csr_regs #(
       12'h770: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[3]; end
       12'h774: begin if (3 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[3]; if (3 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[3]; end
       12'h778: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[3]; end
-      12'h800: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h804: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h808: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h80c: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h810: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h814: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h818: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h81c: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h820: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h824: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h828: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h82c: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h830: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h834: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h838: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h83c: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h840: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h844: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h848: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h84c: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h850: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h854: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h858: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h85c: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h860: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h864: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h868: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h86c: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h870: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h874: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h878: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h87c: begin rdata_o[31:0] = cnt_load_value_rd; end
-      12'h880: begin rdata_o[31:0] = cnt_value_value_i[0]; end
-      12'h884: begin rdata_o[31:0] = cnt_value_value_i[1]; end
-      12'h888: begin rdata_o[31:0] = cnt_value_value_i[2]; end
-      12'h88c: begin rdata_o[31:0] = cnt_value_value_i[3]; end
-      12'h890: begin rdata_o[31:0] = cnt_value_value_i[4]; end
-      12'h894: begin rdata_o[31:0] = cnt_value_value_i[5]; end
-      12'h898: begin rdata_o[31:0] = cnt_value_value_i[6]; end
-      12'h89c: begin rdata_o[31:0] = cnt_value_value_i[7]; end
-      12'h8a0: begin rdata_o[31:0] = cnt_value_value_i[8]; end
-      12'h8a4: begin rdata_o[31:0] = cnt_value_value_i[9]; end
-      12'h8a8: begin rdata_o[31:0] = cnt_value_value_i[10]; end
-      12'h8ac: begin rdata_o[31:0] = cnt_value_value_i[11]; end
-      12'h8b0: begin rdata_o[31:0] = cnt_value_value_i[12]; end
-      12'h8b4: begin rdata_o[31:0] = cnt_value_value_i[13]; end
-      12'h8b8: begin rdata_o[31:0] = cnt_value_value_i[14]; end
-      12'h8bc: begin rdata_o[31:0] = cnt_value_value_i[15]; end
-      12'h8c0: begin rdata_o[31:0] = cnt_value_value_i[16]; end
-      12'h8c4: begin rdata_o[31:0] = cnt_value_value_i[17]; end
-      12'h8c8: begin rdata_o[31:0] = cnt_value_value_i[18]; end
-      12'h8cc: begin rdata_o[31:0] = cnt_value_value_i[19]; end
-      12'h8d0: begin rdata_o[31:0] = cnt_value_value_i[20]; end
-      12'h8d4: begin rdata_o[31:0] = cnt_value_value_i[21]; end
-      12'h8d8: begin rdata_o[31:0] = cnt_value_value_i[22]; end
-      12'h8dc: begin rdata_o[31:0] = cnt_value_value_i[23]; end
-      12'h8e0: begin rdata_o[31:0] = cnt_value_value_i[24]; end
-      12'h8e4: begin rdata_o[31:0] = cnt_value_value_i[25]; end
-      12'h8e8: begin rdata_o[31:0] = cnt_value_value_i[26]; end
-      12'h8ec: begin rdata_o[31:0] = cnt_value_value_i[27]; end
-      12'h8f0: begin rdata_o[31:0] = cnt_value_value_i[28]; end
-      12'h8f4: begin rdata_o[31:0] = cnt_value_value_i[29]; end
-      12'h8f8: begin rdata_o[31:0] = cnt_value_value_i[30]; end
-      12'h8fc: begin rdata_o[31:0] = cnt_value_value_i[31]; end
+      12'h800: begin if (0 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h804: begin if (1 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h808: begin if (2 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h80c: begin if (3 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h810: begin if (4 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h814: begin if (5 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h818: begin if (6 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h81c: begin if (7 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h820: begin if (8 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h824: begin if (9 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h828: begin if (10 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h82c: begin if (11 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h830: begin if (12 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h834: begin if (13 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h838: begin if (14 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h83c: begin if (15 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h840: begin if (16 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h844: begin if (17 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h848: begin if (18 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h84c: begin if (19 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h850: begin if (20 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h854: begin if (21 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h858: begin if (22 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h85c: begin if (23 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h860: begin if (24 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h864: begin if (25 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h868: begin if (26 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h86c: begin if (27 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h870: begin if (28 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h874: begin if (29 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h878: begin if (30 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h87c: begin if (31 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
+      12'h880: begin if (0 < NumCnt) rdata_o[31:0] = cnt_value_value_all[0]; end
+      12'h884: begin if (1 < NumCnt) rdata_o[31:0] = cnt_value_value_all[1]; end
+      12'h888: begin if (2 < NumCnt) rdata_o[31:0] = cnt_value_value_all[2]; end
+      12'h88c: begin if (3 < NumCnt) rdata_o[31:0] = cnt_value_value_all[3]; end
+      12'h890: begin if (4 < NumCnt) rdata_o[31:0] = cnt_value_value_all[4]; end
+      12'h894: begin if (5 < NumCnt) rdata_o[31:0] = cnt_value_value_all[5]; end
+      12'h898: begin if (6 < NumCnt) rdata_o[31:0] = cnt_value_value_all[6]; end
+      12'h89c: begin if (7 < NumCnt) rdata_o[31:0] = cnt_value_value_all[7]; end
+      12'h8a0: begin if (8 < NumCnt) rdata_o[31:0] = cnt_value_value_all[8]; end
+      12'h8a4: begin if (9 < NumCnt) rdata_o[31:0] = cnt_value_value_all[9]; end
+      12'h8a8: begin if (10 < NumCnt) rdata_o[31:0] = cnt_value_value_all[10]; end
+      12'h8ac: begin if (11 < NumCnt) rdata_o[31:0] = cnt_value_value_all[11]; end
+      12'h8b0: begin if (12 < NumCnt) rdata_o[31:0] = cnt_value_value_all[12]; end
+      12'h8b4: begin if (13 < NumCnt) rdata_o[31:0] = cnt_value_value_all[13]; end
+      12'h8b8: begin if (14 < NumCnt) rdata_o[31:0] = cnt_value_value_all[14]; end
+      12'h8bc: begin if (15 < NumCnt) rdata_o[31:0] = cnt_value_value_all[15]; end
+      12'h8c0: begin if (16 < NumCnt) rdata_o[31:0] = cnt_value_value_all[16]; end
+      12'h8c4: begin if (17 < NumCnt) rdata_o[31:0] = cnt_value_value_all[17]; end
+      12'h8c8: begin if (18 < NumCnt) rdata_o[31:0] = cnt_value_value_all[18]; end
+      12'h8cc: begin if (19 < NumCnt) rdata_o[31:0] = cnt_value_value_all[19]; end
+      12'h8d0: begin if (20 < NumCnt) rdata_o[31:0] = cnt_value_value_all[20]; end
+      12'h8d4: begin if (21 < NumCnt) rdata_o[31:0] = cnt_value_value_all[21]; end
+      12'h8d8: begin if (22 < NumCnt) rdata_o[31:0] = cnt_value_value_all[22]; end
+      12'h8dc: begin if (23 < NumCnt) rdata_o[31:0] = cnt_value_value_all[23]; end
+      12'h8e0: begin if (24 < NumCnt) rdata_o[31:0] = cnt_value_value_all[24]; end
+      12'h8e4: begin if (25 < NumCnt) rdata_o[31:0] = cnt_value_value_all[25]; end
+      12'h8e8: begin if (26 < NumCnt) rdata_o[31:0] = cnt_value_value_all[26]; end
+      12'h8ec: begin if (27 < NumCnt) rdata_o[31:0] = cnt_value_value_all[27]; end
+      12'h8f0: begin if (28 < NumCnt) rdata_o[31:0] = cnt_value_value_all[28]; end
+      12'h8f4: begin if (29 < NumCnt) rdata_o[31:0] = cnt_value_value_all[29]; end
+      12'h8f8: begin if (30 < NumCnt) rdata_o[31:0] = cnt_value_value_all[30]; end
+      12'h8fc: begin if (31 < NumCnt) rdata_o[31:0] = cnt_value_value_all[31]; end
       default: req_hit_o = 1'b0;
     endcase
   end

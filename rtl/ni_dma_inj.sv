@@ -18,12 +18,14 @@ module ni_dma_inj #(
   parameter int unsigned SlotBytes = 64,    // power of two, 64 .. MaxPayload
   parameter int unsigned BatchSlots = 32,   // slots served from one FIFO before the next gets a turn
   parameter int unsigned NumMemId = 16,
+  parameter int unsigned NumCnt = 32,       // DMA byte counters (a power of two): ids past them are refused
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned BeatW = DataW + KeepW + 2,  // {bad, last, keep, data}
   localparam int unsigned FifoW = $clog2(NumFifos),
-  localparam int unsigned MiW = $clog2(NumMemId)
+  localparam int unsigned MiW = $clog2(NumMemId),
+  localparam int unsigned CntW = $clog2(NumCnt)
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -87,12 +89,12 @@ module ni_dma_inj #(
   input  logic loc_beat_ready_i,
   // Injection counter: decrement by the data bytes of a packet that left.
   output logic inj_cnt_valid_o,
-  output logic [4:0] inj_cnt_id_o,
+  output logic [CntW-1:0] inj_cnt_id_o,
   output logic [12:0] inj_cnt_bytes_o,
   // Reception counter of a local copy: decrement by the data bytes of a TLP the host
   // port took whole.
   output logic loc_cnt_valid_o,
-  output logic [4:0] loc_cnt_id_o,
+  output logic [CntW-1:0] loc_cnt_id_o,
   output logic [12:0] loc_cnt_bytes_o,
   output logic [NumFifos-1:0] ev_err_o  // bit i: FIFO i stopped in error
 );
@@ -124,7 +126,7 @@ module ni_dma_inj #(
   // A raw datagram is one packet that fits a reception FIFO slot with its entry header.
   localparam int unsigned RawMaxBytes = MaxPayload - 16 - ni_pkg::RawHdrBytes;
   localparam logic [3:0] ErrOp = 4'd1, ErrCount = 4'd2, ErrLen = 4'd3, ErrAlign = 4'd4,
-                         ErrMem = 4'd5, ErrTail = 4'd6, ErrRange = 4'd7, ErrRemote = 4'd8;
+                         ErrMem = 4'd5, ErrTail = 4'd6, ErrRange = 4'd7, ErrRemote = 4'd8, ErrCnt = 4'd9;
   localparam int unsigned SlotShift = $clog2(SlotBytes);
   // An RTS is one memory-FIFO packet whose data is the send descriptor itself (its bytes
   // 36..63 the software's rendezvous words) and whose entry header has the offset RtsMark.
@@ -363,6 +365,8 @@ module ni_dma_inj #(
     end else if (!d_inline && d_src_mid &&
                  !src_readable(d_smid, d_src, d_len, mem_valid_i, mem_perm_r_i, mem_pages_i)) begin
       chk = ErrRange;
+    end else if ((d_use_icnt && d_icnt >= 8'(NumCnt)) || (is_copy && d_use_rcnt && d_rcnt >= 8'(NumCnt))) begin
+      chk = ErrCnt;  // a counter this NI does not have (a put's or send's rcv_cnt is the target's)
     end
   end
 
@@ -746,10 +750,10 @@ module ni_dma_inj #(
     msg_done = 1'b0;
     ev_err = '0;
     inj_cnt_valid_o = 1'b0;
-    inj_cnt_id_o = d_icnt[4:0];
+    inj_cnt_id_o = d_icnt[CntW-1:0];
     inj_cnt_bytes_o = chunk;
     loc_cnt_valid_o = 1'b0;
-    loc_cnt_id_o = d_rcnt[4:0];
+    loc_cnt_id_o = d_rcnt[CntW-1:0];
     loc_cnt_bytes_o = chunk;
     ev_rts_o = 1'b0;
 
@@ -1230,7 +1234,7 @@ module ni_dma_inj #(
   assign busy_o = turn_q;
   assign ev_err_o = ev_err;
   logic unused;
-  assign unused = ^{s_cpl_tkeep, d_flags[7:4], d_icnt[7:5], d_rcnt[7:5], cp_last[11:0]};
+  assign unused = ^{s_cpl_tkeep, d_flags[7:4], cp_last[11:0]};
 
   `NI_ASSERT_AXIS_STABLE(DmaHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(DmaBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)

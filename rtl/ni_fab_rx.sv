@@ -49,6 +49,7 @@ module ni_fab_rx #(
   parameter int unsigned NumRfifo = 4,
   parameter int unsigned NumInj = 8,        // injection FIFOs (remote gets land in remote-fed ones)
   parameter int unsigned SlotBytes = 64,    // injection FIFO slot
+  parameter int unsigned NumCnt = 32,       // DMA byte counters (a power of two)
   parameter logic [15:0] NiReqId = 16'h0100,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
@@ -56,7 +57,8 @@ module ni_fab_rx #(
   localparam int unsigned MaxPktBytes = ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + MaxPayload +
                                         ni_pkg::TrailerBytes,
   localparam int unsigned MaxPktBeats = (MaxPktBytes + Bpb - 1) / Bpb,
-  localparam int unsigned PeerW = $clog2(NumPeers)
+  localparam int unsigned PeerW = $clog2(NumPeers),
+  localparam int unsigned CntW = $clog2(NumCnt)
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -156,7 +158,7 @@ module ni_fab_rx #(
   output logic ev_oos_o,   // a request ahead of its sequence dropped
   // A DMA packet taken that names a reception counter (TEH flag RCNT, byte 21): its data bytes.
   output logic rcnt_valid_o,
-  output logic [4:0] rcnt_id_o,
+  output logic [CntW-1:0] rcnt_id_o,
   output logic [12:0] rcnt_bytes_o,
   output logic ev_rnr_tx_o,  // a send refused for a full reception FIFO (RNR NAK sent)
   output logic ev_rnr_rx_o,  // an RNR NAK arrived
@@ -431,6 +433,10 @@ module ni_fab_rx #(
   // checked against a keyed memory ID or reception FIFO before anything is written.
   logic [15:0] teh_key;
   assign teh_key = is_cont ? 16'h0 : {view[24*8 +: 8], view[25*8 +: 8]};
+  // A DMA packet that names a reception counter (TEH byte 21): one this NI has.
+  logic rcnt_named, rcnt_bad;
+  assign rcnt_named = !is_cont && (teh_flags & (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT)) == (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT);
+  assign rcnt_bad = rcnt_named && view[21*8 +: 8] >= 8'(NumCnt);
   always_comb begin
     err_new = ErrNone;
     new_addr = is_rget ? ri_slot_addr : is_rfifo ? rf_slot_addr : rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
@@ -443,6 +449,8 @@ module ni_fab_rx #(
         err_new = ErrMemId;  // a group takes posted writes only
       end else if (t_malformed) begin
         err_new = ErrMalformed;
+      end else if (rcnt_bad) begin
+        err_new = ErrMemId;  // a counter this NI does not have
       end else if (is_rget) begin
         // One descriptor slot, by a unicast write, into a remote-fed FIFO that is running.
         if (!t_mwr || !sequenced || !ri_ok || t_len_bytes != 13'(SlotBytes)) err_new = ErrMemId;
@@ -817,13 +825,12 @@ module ni_fab_rx #(
   logic taken, rc_take, rc_dec, ri_take;
   // The request arrived whole and good in its place in the sequence and was not refused.
   assign taken = fin && in_seq && good && err_cur == ErrNone;
-  logic [RiW+19:0] rc_info, o_rc_info_q, flush_rc_info_q;
+  logic [RiW+CntW+14:0] rc_info, o_rc_info_q, flush_rc_info_q;
   logic o_rc_q, flush_rc_q;
-  assign rc_dec = taken && !is_cont &&
-                  (teh_flags & (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT)) == (ni_pkg::TEH_DMA | ni_pkg::TEH_RCNT);
+  assign rc_dec = taken && rcnt_named;
   assign ri_take = taken && is_rget;
   assign rc_take = rc_dec || ri_take;
-  assign rc_info = {ri_take, ri, rc_dec, view[21*8 +: 5], t_len_bytes - (is_rfifo ? 13'd16 : 13'd0)};
+  assign rc_info = {ri_take, ri, rc_dec, view[21*8 +: CntW], t_len_bytes - (is_rfifo ? 13'd16 : 13'd0)};
   always_comb begin
     busy_d = busy_q;
     vc_d = vc_q;

@@ -11,6 +11,7 @@ module nic_top #(
   parameter int unsigned NumMemId = 16,     // receiver memory IDs: up to 16
   parameter int unsigned NumInj = 8,        // injection FIFOs: up to 8
   parameter int unsigned NumRfifo = 4,      // reception FIFOs: up to 4
+  parameter int unsigned NumCnt = 32,       // DMA byte counters: up to 32
   parameter int unsigned MaxPayload = 256,  // largest TLP payload, bytes: 256 to 4096
   parameter int unsigned RxCredits = 2,     // packet slots per VC at the fabric input
   parameter int unsigned NumTags = 16,      // remote reads served at once
@@ -87,8 +88,9 @@ module nic_top #(
   if (NumArt < 2 || NumArt > 16 || (NumArt & (NumArt - 1)) != 0 ||
       NumMemId < 2 || NumMemId > 16 || (NumMemId & (NumMemId - 1)) != 0 ||
       NumInj < 2 || NumInj > 8 || (NumInj & (NumInj - 1)) != 0 ||
-      NumRfifo < 2 || NumRfifo > 4 || (NumRfifo & (NumRfifo - 1)) != 0) begin : gen_bad_arrays
-    $error("nic_top: NumArt and NumMemId must be 2, 4, 8 or 16, NumInj 2, 4 or 8, NumRfifo 2 or 4");
+      NumRfifo < 2 || NumRfifo > 4 || (NumRfifo & (NumRfifo - 1)) != 0 ||
+      NumCnt < 2 || NumCnt > 32 || (NumCnt & (NumCnt - 1)) != 0) begin : gen_bad_arrays
+    $error("nic_top: NumArt, NumMemId (up to 16), NumInj (8), NumRfifo (4), NumCnt (32) must be powers of two from 2");
   end
 
   // ------------------------------------------------------------ registers
@@ -184,14 +186,14 @@ module nic_top #(
   logic ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop;
   logic raw_enable;
   logic [7:0] raw_fifo;
-  // DMA byte counters (32, as the register map has them).
-  localparam int unsigned NumCnt = 32;
+  // DMA byte counters.
+  localparam int unsigned CntW = $clog2(NumCnt);
   logic [NumCnt-1:0][31:0] cnt_value;
   logic [31:0] cnt_load_value, cnt_load_value_q;  // CNT_LOAD as written (the register block keeps it in a RAM)
   logic [NumCnt-1:0] cnt_load_written, cnt_load_we_q, cnt_zero;
   logic [NumCnt-1:0] ev_cnt_hit;  // counter i reached zero
   logic ev_cnt_zero, rcnt_valid;
-  logic [4:0] rcnt_id;
+  logic [CntW-1:0] rcnt_id;
   logic [12:0] rcnt_bytes;
   logic [31:0] rnr_delay;
   for (genvar i = 0; i < NumRfifo; i++) begin : gen_rf_cat
@@ -221,7 +223,7 @@ module nic_top #(
   // Requester ID names, as for its completion.
   logic [7:0] csr_bank;
   assign csr_bank = (HostPorts == 1) ? 8'd0 : csr_reqid[15:8];
-  ni_csr_regs #(.NumArt(NumArt), .NumMemId(NumMemId), .NumInj(NumInj), .NumRfifo(NumRfifo),
+  ni_csr_regs #(.NumArt(NumArt), .NumMemId(NumMemId), .NumInj(NumInj), .NumRfifo(NumRfifo), .NumCnt(NumCnt),
                 .Banks(HostPorts)) u_regs (
     .clk_i, .rst_ni,
     .req_valid_i(csr_valid && csr_ready), .req_write_i(csr_write), .req_addr_i(csr_addr),
@@ -240,7 +242,7 @@ module nic_top #(
     .status_dma_err_set_i(ev_dma_err), .dma_err_cnt_inc_i(ev_dma_err),
     .caps4_inj_fifos_i(8'(NumInj)), .caps4_rcv_fifos_i(8'(NumRfifo)), .caps4_slot_bytes_i(16'(SlotBytes)),
     .cnt_load_written_o(cnt_load_written), .cnt_load_value_o(cnt_load_value), .cnt_value_value_i(cnt_value),
-    .cnt_zero_hit_i(cnt_zero), .caps5_counters_i(8'(NumCnt)), .caps5_host_ports_i(8'(HostPorts)),
+    .cnt_zero_hit_i(32'(cnt_zero)), .caps5_counters_i(8'(NumCnt)), .caps5_host_ports_i(8'(HostPorts)),
     .host_port_err_cnt_inc_i(ev_host_bad_port), .host_drop_cnt_inc_i(ev_host_drop),
     .host_stall_cycles_o(host_stall), .host_port_up_written_o(host_up_written),
     .host_port_up_ports_o(host_up_ports), .host_port_down_ports_i(4'(host_down)),
@@ -459,13 +461,13 @@ module nic_top #(
   logic [7:0] dma_rd_tag;
   logic dma_rd_valid, dma_rd_ready;
   logic inj_cnt_valid, loc_cnt_valid;
-  logic [4:0] inj_cnt_id, loc_cnt_id;
+  logic [CntW-1:0] inj_cnt_id, loc_cnt_id;
   logic [12:0] inj_cnt_bytes, loc_cnt_bytes;
   // Local copies: the engine's MWr TLPs straight to the host port.
   logic [BeatW-1:0] copy_beat;
   logic copy_valid, copy_ready;
   ni_dma_inj #(.DataW(DataW), .MaxPayload(MaxPayload), .NumFifos(NumInj), .SlotBytes(SlotBytes),
-               .NumMemId(NumMemId), .NiReqId(NiReqId)) u_dma_inj (
+               .NumMemId(NumMemId), .NumCnt(NumCnt), .NiReqId(NiReqId)) u_dma_inj (
     .clk_i, .rst_ni, .node_id_i(node_id),
     .base_i(inj_base), .size_i(inj_size), .enable_i(inj_enable), .tail_i(inj_tail),
     .tail_we_i(inj_tail_we_q), .reset_i(inj_ctrl_we_q & inj_reset_bit),
@@ -538,7 +540,7 @@ module nic_top #(
 
   ni_fab_rx #(.DataW(DataW), .NumMemId(NumMemId), .MaxPayload(MaxPayload), .RxCredits(RxCredits),
               .NumTags(NumTags), .NumPeers(NumPeers), .NumRfifo(NumRfifo), .NumInj(NumInj),
-              .SlotBytes(SlotBytes), .NiReqId(NiReqId)) u_fab_rx (
+              .SlotBytes(SlotBytes), .NumCnt(NumCnt), .NiReqId(NiReqId)) u_fab_rx (
     .clk_i, .rst_ni, .node_id_i(node_id), .mcast_valid_i(mcast_valid), .mcast_lid_i(mcast_lid),
     .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),

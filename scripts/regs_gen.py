@@ -403,8 +403,8 @@ def gen_md(spec):
            "is written, together with every other register staged by X. "
            "`per port`: each host port has its own copy, chosen by the bus number of the request's "
            "Requester ID (docs/architecture.md, Host ports). "
-           "`n<NumArt` (NumMemId, NumInj, NumRfifo): as many as the configuration has (nic_top's "
-           "parameter of that name, reported in CAPS and CAPS4); the map keeps room for "
+           "`n<NumArt` (and the other `Num` names): as many as the configuration has (nic_top's "
+           "parameter of that name, reported in CAPS, CAPS4 and CAPS5); the map keeps room for "
            + ", ".join(f"{s} {c}" for s, c in sizes_of(spec).items())
            + ", and an element past the configuration's count reads 0 and ignores writes.", "",
            "| offset | register | access | field | bits | reset | description |",

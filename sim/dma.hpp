@@ -25,7 +25,8 @@ enum class DmaOp : uint8_t { Send = 1, Put = 2, Copy = 3, Raw = 4, Rget = 5 };
 // descriptor (required in a remote-fed FIFO).
 enum : uint8_t { kDescInline = 0x01, kDescInjCnt = 0x02, kDescRcvCnt = 0x04, kDescSrcMid = 0x08 };
 // INJ_STATUS.code: why a FIFO stopped.
-enum class DmaErr : uint8_t { None = 0, Op = 1, Count = 2, Len = 3, Align = 4, Mem = 5, Tail = 6, Range = 7, Remote = 8 };
+enum class DmaErr : uint8_t { None = 0, Op = 1, Count = 2, Len = 3, Align = 4, Mem = 5, Tail = 6, Range = 7, Remote = 8,
+                              Counter = 9 };
 
 struct DmaDescriptor {
   uint8_t op = static_cast<uint8_t>(DmaOp::Send);

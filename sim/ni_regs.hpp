@@ -435,8 +435,8 @@ constexpr RegInfo kRegisters[] = {
     {"RFIFO_TAIL", 0x710, 0x20, 4, Access::Hw, 0x00000000u, 0x0000ffffu, -1, false, "NumRfifo"},
     {"RFIFO_CTRL", 0x714, 0x20, 4, Access::Rw, 0x00000000u, 0x00000003u, -1, false, "NumRfifo"},
     {"RFIFO_KEY", 0x718, 0x20, 4, Access::Rw, 0x00000000u, 0x0000ffffu, -1, false, "NumRfifo"},
-    {"CNT_LOAD", 0x800, 0x4, 32, Access::Rw, 0x00000000u, 0xffffffffu, -1, false, nullptr},
-    {"CNT_VALUE", 0x880, 0x4, 32, Access::Hw, 0x00000000u, 0xffffffffu, -1, false, nullptr},
+    {"CNT_LOAD", 0x800, 0x4, 32, Access::Rw, 0x00000000u, 0xffffffffu, -1, false, "NumCnt"},
+    {"CNT_VALUE", 0x880, 0x4, 32, Access::Hw, 0x00000000u, 0xffffffffu, -1, false, "NumCnt"},
 };
 
 }  // namespace ni::regs

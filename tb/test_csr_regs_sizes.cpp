@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit test of ni_csr_regs with fewer elements than the register map has room for
-// (NumArt=4, NumMemId=2, NumInj=2, NumRfifo=2: Vni_csr_regs_few): an element past
+// (NumArt=4, NumMemId=2, NumInj=2, NumRfifo=2, NumCnt=8: Vni_csr_regs_few): an element past
 // its array's size reads 0 and takes no write, and writing it does not reach an
 // element that exists; the elements that exist keep what is written, and the
 // hardware sees them. Which arrays have a size comes from the generated table.
@@ -20,7 +20,8 @@ using regs::Access;
 
 namespace {
 
-const std::map<std::string, unsigned> kSizes = {{"NumArt", 4}, {"NumMemId", 2}, {"NumInj", 2}, {"NumRfifo", 2}};
+const std::map<std::string, unsigned> kSizes = {{"NumArt", 4}, {"NumMemId", 2}, {"NumInj", 2}, {"NumRfifo", 2},
+                                                {"NumCnt", 8}};
 
 class CsrRegsSizesTest : public tb::VerilatedTest {
  protected:
@@ -34,6 +35,7 @@ class CsrRegsSizesTest : public tb::VerilatedTest {
     dut->m.inj_status_code_i = 0xFF;
     dut->m.inj_status_busy_i = 0x3;
     dut->m.rfifo_tail_slot_i = 0xFFFF'FFFFu;
+    for (unsigned i = 0; i < 8; ++i) ni::setField(dut->m.cnt_value_value_i, 32 * i, 32, 0xFFFF'FFFFu);
     reset();
   }
   uint32_t read(uint32_t off, bool* hit = nullptr) {
@@ -97,7 +99,7 @@ TEST_F(CsrRegsSizesTest, ElementsPastTheSizeReadZeroAndTakeNoWrite) {
       }
     }
   }
-  EXPECT_EQ(sized, 27u) << "ART (8), MEMID (5), INJ (7) and RFIFO (7) registers are sized";
+  EXPECT_EQ(sized, 29u) << "ART (8), MEMID (5), INJ (7), RFIFO (7) and CNT (2) registers are sized";
   EXPECT_GT(past, 100u);
   // The hardware sees the elements that exist (the staged ones committed by the last pass).
   for (unsigned i = 0; i < 4; ++i) {
@@ -110,6 +112,20 @@ TEST_F(CsrRegsSizesTest, ElementsPastTheSizeReadZeroAndTakeNoWrite) {
     EXPECT_EQ(ni::getField(dut->m.inj_base_lo_addr_o, 32 * i, 32), mark(info(regs::INJ_BASE_LO(0)), i)) << i;
     EXPECT_EQ(ni::getField(dut->m.rfifo_size_slots_o, 16 * i, 16), mark(info(regs::RFIFO_SIZE(0)), i)) << i;
   }
+  // A counter load pulses its counter's bit in its write cycle; past the size, no bit.
+  auto loadPulse = [&](uint32_t off) {
+    dut->m.req_valid_i = 1;
+    dut->m.req_write_i = 1;
+    dut->m.req_addr_i = off;
+    dut->eval();
+    const unsigned pulse = dut->m.cnt_load_written_o;
+    cycle();
+    dut->m.req_valid_i = 0;
+    return pulse;
+  };
+  EXPECT_EQ(loadPulse(regs::CNT_LOAD(7)), 0x80u);
+  EXPECT_EQ(loadPulse(regs::CNT_LOAD(9)), 0u);
+  EXPECT_EQ(loadPulse(regs::CNT_LOAD(15)), 0u) << "not counter 7 again (15 mod 8)";
 }
 
 }  // namespace

@@ -219,6 +219,50 @@ TEST_P(DmaSystemTest, BadDescriptorStopsOnlyItsFifoUntilReset) {
   EXPECT_EQ(sys->node(after.target).memory().read(kRegion + after.dst, after.data.size()), after.data);
 }
 
+// Counters the NIs do not have (they have 32): a put naming reception counter 40 at its
+// target is refused there (NAK 0x62, MEMID_ERR_CNT), writes nothing and moves no
+// counter; a put naming injection counter 40 stops its FIFO with code 9 before any of
+// it leaves. The put after the refused one, from the same FIFO, lands.
+TEST_P(DmaSystemTest, CountersTheNiDoesNotHaveAreRefused) {
+  auto wr = sys->csrWriter(0);
+  auto put = [&](uint64_t dst) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Put);
+    d.flags = kDescInline;
+    d.dest = lidOf(1);
+    d.qid = 1;
+    d.dst = dst;
+    return d;
+  };
+  driver::loadCounter(sys->csrWriter(1), 8, 1000);
+  DmaDescriptor remote = put(0x300);
+  remote.flags |= kDescRcvCnt;
+  remote.rcvCnt = 40;
+  ASSERT_TRUE(post(0, 0, remote, randomBytes(64)));
+  const Put good{1, 0x400, randomBytes(64)};
+  ASSERT_TRUE(post(0, 0, good, true, 0));
+  DmaDescriptor local = put(0x500);
+  local.flags |= kDescInjCnt;
+  local.injCnt = 40;
+  const uint16_t badSlot = rings[0][0].tail();
+  ASSERT_TRUE(post(0, 0, local, randomBytes(64)));
+  driver::ringDoorbell(wr, 0, rings[0][0].tail());
+  sys->runUntil([this] { return false; }, 20000);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(sys->readCsr(1, regs::MEMID_ERR_CNT), 1u);
+  EXPECT_EQ(sys->readCsr(0, regs::NAK_RX_CNT), 1u);
+  EXPECT_EQ(sys->readCsr(0, regs::RETX_FAIL_CNT), 0u);
+  EXPECT_EQ(sys->node(1).memory().read(kRegion + 0x300, 64), Bytes(64, 0)) << "the refused put";
+  EXPECT_EQ(sys->node(1).memory().read(kRegion + good.dst, 64), good.data);
+  EXPECT_EQ(sys->node(1).memory().read(kRegion + 0x500, 64), Bytes(64, 0)) << "the put stopped at its FIFO";
+  EXPECT_EQ(sys->readCsr(1, regs::CNT_VALUE(8)), 1000u) << "no counter moved (40 is not 8 modulo 32)";
+  const uint32_t st = sys->readCsr(0, regs::INJ_STATUS(0));
+  EXPECT_EQ(st & regs::INJ_STATUS_ERR_MASK, regs::INJ_STATUS_ERR_MASK);
+  EXPECT_EQ((st & regs::INJ_STATUS_CODE_MASK) >> regs::INJ_STATUS_CODE_LSB, uint32_t(DmaErr::Counter));
+  EXPECT_EQ(head(0, 0), badSlot);
+  EXPECT_EQ(sys->readCsr(0, regs::DMA_ERR_CNT), 1u);
+}
+
 // Sends from four FIFOs of every node to random reception FIFOs of random peers:
 // FIFOs of 8 slots that a slow consumer empties two entries at a time, so senders
 // meet full FIFOs (RNR NAK) and wait. Every entry arrives once, byte for byte, in

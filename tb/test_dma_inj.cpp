@@ -563,6 +563,17 @@ class DmaInjTest : public tb::VerilatedTest {
     cases.push_back({"copy to a memory ID past the table", DmaErr::Range, copy(kMemIds, 0, 64), 2});
     cases.push_back({"copy past the end of its region", DmaErr::Range, copy(15, kMemPages * 4096 - 64, 128), 3});
     {
+      // The engine has 32 counters (its default): ids from 32 on do not exist.
+      DmaDescriptor d = put(64, true);
+      d.flags |= kDescInjCnt;
+      d.injCnt = static_cast<uint8_t>(32 + rng()() % 224);
+      cases.push_back({"injection counter the NI does not have", DmaErr::Counter, d, 2});
+      d = copy(15, 0, 64);
+      d.flags |= kDescRcvCnt;
+      d.rcvCnt = 32;
+      cases.push_back({"a copy's reception counter the NI does not have", DmaErr::Counter, d, 2});
+    }
+    {
       DmaDescriptor d = copy(15, 0, 64);
       d.dst += 8;
       cases.push_back({"copy destination not 64-byte aligned", DmaErr::Align, d, 2});

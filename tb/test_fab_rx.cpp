@@ -498,8 +498,8 @@ class FabRxTest : public tb::VerilatedTest {
         const Tlp t = makeMWr(req, tag, 0, randomData(kEntryHdrBytes + 4 * (1 + rng()() % 40)));
         p.tehFlags = kTehDma | kTehRfifo;
         if (rng()() % 2) {  // and a reception counter: the data bytes, once the TLP has left
-          p.tehFlags |= kTehRcnt;
-          p.counter = static_cast<uint8_t>(rng()() % 32);
+          p.tehFlags |= kTehRcnt;  // 1 in 4 names one past the 32 the NI has
+          p.counter = static_cast<uint8_t>(rng()() % 4 ? rng()() % 32 : 32 + rng()() % 224);
         }
         p.memid = q;
         p.key = keyFor(q < kRfifos ? kRfKey[q] : 0);
@@ -515,7 +515,14 @@ class FabRxTest : public tb::VerilatedTest {
         }
         uint16_t& tail = rfTail[q];
         const bool full = (tail + 1) % kRfSize[q] == 0;
-        // The wrong key: refused (a full FIFO is seen first: RNR, and refused when it comes again).
+        // A counter the NI does not have, or the wrong key: refused (the counter seen first) (a full FIFO is seen first: RNR, and refused when it comes again).
+        if ((p.tehFlags & kTehRcnt) && p.counter >= 32 && (seq != Seq::Next || !full)) {
+          e.nullified = true;
+          e.events |= kMemId | kNakTx;
+          e.gen = nak(p, kAethNakRemAccess);
+          ++badCounters;
+          break;
+        }
         if (kRfKey[q] && p.key != kRfKey[q] && (seq != Seq::Next || !full)) {
           e.nullified = true;
           e.events |= kKey | kNakTx;
@@ -655,6 +662,7 @@ class FabRxTest : public tb::VerilatedTest {
   uint16_t rfTail[kRfifos] = {};
   uint16_t riTail[kInj] = {};
   unsigned rnrs = 0, fifoEntries = 0, rawEntries = 0, rawDrops = 0, rgets = 0;
+  unsigned badCounters = 0;  // sends refused for a reception counter the NI does not have
   unsigned rawFifo = 3;  // RAW_CTRL.fifo
   struct Sent {
     Bytes bytes;
@@ -892,6 +900,7 @@ void FabRxTest::run() {
   EXPECT_GT(replays, 3u) << "duplicate atomics whose result is kept";
   EXPECT_GT(rnrs, 3u) << "sends to a full reception FIFO";
   EXPECT_GT(fifoEntries, 5u) << "sends taken into a reception FIFO";
+  if (rawFifo == 3) EXPECT_GT(badCounters, 0u) << "sends naming a counter the NI does not have";
   EXPECT_GT(rawEntries, rawFifo == 3 ? 20u : 0u) << "raw packets taken into the raw reception FIFO";
   if (rawFifo != 3) EXPECT_GT(rawDrops, 10u) << "raw packets that found their FIFO full";
   for (unsigned q = 0; q < kRfifos; ++q)
