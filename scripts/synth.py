@@ -35,6 +35,21 @@ FAMILIES = {
     # to settle (docs/synthesis.md, post-synthesis simulation); one wire per bit.
     "generic": "synth -top nic_top -flatten -run begin:fine\nopt -fast -full\ntechmap\nopt -fast\nabc\nopt -fast\nsplitnets",
 }
+# ECP5 at 512 bits maps its LUTs with classic ABC: synth_ecp5 always runs ABC9 (Yosys
+# 0.70 has no switch to turn it off), and ABC9 had not mapped the 512-bit receiver
+# after 100 minutes; classic ABC maps the whole wide NI in about 14 (docs/synthesis.md).
+CLASSIC_ABC_WIDTH = 512
+
+
+def family_script(family, top, params):
+    """The family's synthesis commands for top (ECP5 wide: the LUT step by classic ABC)."""
+    script = FAMILIES[family].replace("-top nic_top", f"-top {top}")
+    if family == "ecp5" and params.get("DataW", 64) >= CLASSIC_ABC_WIDTH:
+        script = "\n".join([script + " -run begin:map_luts", "techmap -map +/lattice/latches_map.v",
+                            "abc -dress -lut 4:7", "clean", script + " -run map_cells:"])
+    return script
+
+
 # Families placed and routed by scripts/pnr.py: the run also writes the flattened
 # netlist for nextpnr.
 PNR_FAMILIES = {"ecp5"}
@@ -109,7 +124,7 @@ def main():
     script = "\n".join([
         "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources()),
         f"hierarchy -check -top {a.top} {chparams}",
-        FAMILIES[a.family].replace("-top nic_top", f"-top {a.top}"),
+        family_script(a.family, a.top, params),
         f"tee -q -o {out}/stat.json stat -json",
     ] + (["flatten", f"write_json {out}/netlist.json"] if a.family in PNR_FAMILIES else [])
       + ([f"write_verilog -noattr {out}/nic_top.v"] if a.family == "generic" else [])) + "\n"
