@@ -19,7 +19,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from synth import CONFIGS, rtl_sources, run_yosys  # noqa: E402
+from synth import CONFIGS, family_script, rtl_sources, run_yosys  # noqa: E402
 from pnr import over_device  # noqa: E402
 
 BOARD_SOURCES = ["rtl/board/ni_board_host.sv", "rtl/board/ni_board_seq.sv", "rtl/board/ni_uart_tx.sv",
@@ -65,7 +65,7 @@ def main():
         "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources() + BOARD_SOURCES),
         f"hierarchy -check -top ni_board_top {chparams}",
         # Per module, as make synth does: ABC9 on the flattened top took over 40 minutes.
-        "synth_ecp5 -top ni_board_top -noflatten -nodsp",  # as make synth (scripts/synth.py)
+        family_script("ecp5", "ni_board_top", CONFIGS["board"]),
         f"tee -q -o {out}/stat.json stat -json",
         "flatten",
         f"write_json {out}/netlist.json",
