@@ -9,28 +9,24 @@
 #include <vector>
 
 #include "Vni_csr_regs.h"
+#include "csr_regs_fixture.hpp"
 #include "ni_regs.hpp"
 #include "verilated_ports.hpp"
-#include "verilated_fixture.hpp"
 
 using namespace ni;
 using regs::Access;
 
 namespace {
 
-using CsrDut = tb::VlClocked<Vni_csr_regs>;
-
 struct Instance {
   const regs::RegInfo* reg;
   uint32_t offset;
 };
 
-class CsrRegsTest : public tb::VerilatedTest {
+class CsrRegsTest : public tb::CsrRegsFixture<Vni_csr_regs> {
  protected:
   void SetUp() override {
-    VerilatedTest::SetUp();
-    dut = std::make_unique<CsrDut>(ctx(), "csr");
-    attach(dut.get());
+    CsrRegsFixture::SetUp();
     dut->m.caps_data_bytes_i = 8;
     dut->m.caps_art_entries_i = 16;
     dut->m.caps_memid_entries_i = 17;
@@ -81,27 +77,6 @@ class CsrRegsTest : public tb::VerilatedTest {
     ADD_FAILURE() << "hw register at 0x" << std::hex << off << " has no value in this test";
     return 0;
   }
-  uint32_t read(uint32_t off, bool* hit = nullptr) {
-    dut->m.req_valid_i = 1;
-    dut->m.req_write_i = 0;
-    dut->m.req_addr_i = off;
-    dut->eval();
-    const uint32_t v = dut->m.rdata_o;
-    if (hit) *hit = dut->m.req_hit_o;
-    cycle();
-    dut->m.req_valid_i = 0;
-    return v;
-  }
-  // A write in the same cycle as whatever event inputs are set.
-  void write(uint32_t off, uint32_t v, unsigned be = 0xF) {
-    dut->m.req_valid_i = 1;
-    dut->m.req_write_i = 1;
-    dut->m.req_addr_i = off;
-    dut->m.req_wdata_i = v;
-    dut->m.req_be_i = be;
-    cycle();
-    dut->m.req_valid_i = 0;
-  }
   static uint32_t byteMask(unsigned be) {
     uint32_t m = 0;
     for (unsigned b = 0; b < 4; ++b)
@@ -139,7 +114,6 @@ class CsrRegsTest : public tb::VerilatedTest {
     return v;
   }
 
-  std::unique_ptr<CsrDut> dut;
   std::vector<Instance> all;
   std::map<uint32_t, uint32_t> model;
 };

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "Vni_csr_regs_few.h"
+#include "csr_regs_fixture.hpp"
 #include "ni_regs.hpp"
-#include "verilated_fixture.hpp"
 #include "verilated_ports.hpp"
 
 using namespace ni;
@@ -23,12 +23,10 @@ namespace {
 const std::map<std::string, unsigned> kSizes = {{"NumArt", 4}, {"NumMemId", 2}, {"NumInj", 2}, {"NumRfifo", 2},
                                                 {"NumCnt", 8}};
 
-class CsrRegsSizesTest : public tb::VerilatedTest {
+class CsrRegsSizesTest : public tb::CsrRegsFixture<Vni_csr_regs_few> {
  protected:
   void SetUp() override {
-    VerilatedTest::SetUp();
-    dut = std::make_unique<tb::VlClocked<Vni_csr_regs_few>>(ctx(), "csr");
-    attach(dut.get());
+    CsrRegsFixture::SetUp();
     // Hardware inputs of the sized arrays: every bit set, so an element that exists reads non-zero.
     dut->m.inj_head_slot_i = 0xFFFF'FFFFu;
     dut->m.inj_status_err_i = 0x3;
@@ -38,26 +36,6 @@ class CsrRegsSizesTest : public tb::VerilatedTest {
     for (unsigned i = 0; i < 8; ++i) ni::setField(dut->m.cnt_value_value_i, 32 * i, 32, 0xFFFF'FFFFu);
     reset();
   }
-  uint32_t read(uint32_t off, bool* hit = nullptr) {
-    dut->m.req_valid_i = 1;
-    dut->m.req_write_i = 0;
-    dut->m.req_addr_i = off;
-    dut->eval();
-    const uint32_t v = dut->m.rdata_o;
-    if (hit) *hit = dut->m.req_hit_o;
-    cycle();
-    dut->m.req_valid_i = 0;
-    return v;
-  }
-  void write(uint32_t off, uint32_t v) {
-    dut->m.req_valid_i = 1;
-    dut->m.req_write_i = 1;
-    dut->m.req_addr_i = off;
-    dut->m.req_wdata_i = v;
-    dut->m.req_be_i = 0xF;
-    cycle();
-    dut->m.req_valid_i = 0;
-  }
   static const regs::RegInfo& info(uint32_t offset) {
     for (const auto& r : regs::kRegisters)
       if (r.offset == offset) return r;
@@ -66,8 +44,6 @@ class CsrRegsSizesTest : public tb::VerilatedTest {
   static unsigned sizeOf(const regs::RegInfo& r) { return r.size ? kSizes.at(r.size) : r.count; }
   // A value that names its register and element, inside the register's fields.
   static uint32_t mark(const regs::RegInfo& r, unsigned i) { return (0x9E37'79B9u * (r.offset + 1) + i) & r.fields; }
-
-  std::unique_ptr<tb::VlClocked<Vni_csr_regs_few>> dut;
 };
 
 TEST_F(CsrRegsSizesTest, ElementsPastTheSizeReadZeroAndTakeNoWrite) {

@@ -76,7 +76,8 @@ class DmaSystemTest : public tb::SystemFixture<Param> {
     auto write = [this, n](uint64_t a, const Bytes& b) { sys->node(n).memory().write(a, b); };
     return rings[n][f].post(d, data, head(n, f), write);
   }
-  bool post(unsigned n, unsigned f, const Put& p, bool inl, uint64_t src) {
+  // A put to memory ID 1 of its target (data inline, or read from src).
+  static DmaDescriptor putOf(const Put& p, bool inl, uint64_t src) {
     DmaDescriptor d;
     d.op = static_cast<uint8_t>(DmaOp::Put);
     d.flags = inl ? kDescInline : 0;
@@ -84,8 +85,9 @@ class DmaSystemTest : public tb::SystemFixture<Param> {
     d.qid = 1;
     d.dst = p.dst;
     d.src = src;
-    return post(n, f, d, p.data);
+    return d;
   }
+  bool post(unsigned n, unsigned f, const Put& p, bool inl, uint64_t src) { return post(n, f, putOf(p, inl, src), p.data); }
   // The consumer at node t takes the next entry of its reception FIFO `r`, if there is one.
   std::optional<RcvRing::Entry> take(unsigned t, RcvRing& r) {
     Memory& mem = sys->node(t).memory();
@@ -225,36 +227,27 @@ TEST_P(DmaSystemTest, BadDescriptorStopsOnlyItsFifoUntilReset) {
 // it leaves. The put after the refused one, from the same FIFO, lands.
 TEST_P(DmaSystemTest, CountersTheNiDoesNotHaveAreRefused) {
   auto wr = sys->csrWriter(0);
-  auto put = [&](uint64_t dst) {
-    DmaDescriptor d;
-    d.op = static_cast<uint8_t>(DmaOp::Put);
-    d.flags = kDescInline;
-    d.dest = lidOf(1);
-    d.qid = 1;
-    d.dst = dst;
-    return d;
-  };
   driver::loadCounter(sys->csrWriter(1), 8, 1000);
-  DmaDescriptor remote = put(0x300);
+  const Put refused{1, 0x300, randomBytes(64)}, good{1, 0x400, randomBytes(64)}, stopped{1, 0x500, randomBytes(64)};
+  DmaDescriptor remote = putOf(refused, true, 0);
   remote.flags |= kDescRcvCnt;
   remote.rcvCnt = 40;
-  ASSERT_TRUE(post(0, 0, remote, randomBytes(64)));
-  const Put good{1, 0x400, randomBytes(64)};
+  ASSERT_TRUE(post(0, 0, remote, refused.data));
   ASSERT_TRUE(post(0, 0, good, true, 0));
-  DmaDescriptor local = put(0x500);
+  DmaDescriptor local = putOf(stopped, true, 0);
   local.flags |= kDescInjCnt;
   local.injCnt = 40;
   const uint16_t badSlot = rings[0][0].tail();
-  ASSERT_TRUE(post(0, 0, local, randomBytes(64)));
+  ASSERT_TRUE(post(0, 0, local, stopped.data));
   driver::ringDoorbell(wr, 0, rings[0][0].tail());
   sys->runUntil([this] { return false; }, 20000);
   ASSERT_TRUE(sys->drain());
   EXPECT_EQ(sys->readCsr(1, regs::MEMID_ERR_CNT), 1u);
   EXPECT_EQ(sys->readCsr(0, regs::NAK_RX_CNT), 1u);
   EXPECT_EQ(sys->readCsr(0, regs::RETX_FAIL_CNT), 0u);
-  EXPECT_EQ(sys->node(1).memory().read(kRegion + 0x300, 64), Bytes(64, 0)) << "the refused put";
+  EXPECT_EQ(sys->node(1).memory().read(kRegion + refused.dst, 64), Bytes(64, 0)) << "the refused put";
   EXPECT_EQ(sys->node(1).memory().read(kRegion + good.dst, 64), good.data);
-  EXPECT_EQ(sys->node(1).memory().read(kRegion + 0x500, 64), Bytes(64, 0)) << "the put stopped at its FIFO";
+  EXPECT_EQ(sys->node(1).memory().read(kRegion + stopped.dst, 64), Bytes(64, 0)) << "the put stopped at its FIFO";
   EXPECT_EQ(sys->readCsr(1, regs::CNT_VALUE(8)), 1000u) << "no counter moved (40 is not 8 modulo 32)";
   const uint32_t st = sys->readCsr(0, regs::INJ_STATUS(0));
   EXPECT_EQ(st & regs::INJ_STATUS_ERR_MASK, regs::INJ_STATUS_ERR_MASK);

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fixture of the register block's unit tests (test_csr_regs, test_csr_regs_sizes): one
+// verilated ni_csr_regs on the clock, driven one register request per cycle.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "verilated_fixture.hpp"
+
+namespace ni::tb {
+
+template <class Model>
+class CsrRegsFixture : public VerilatedTest {
+ protected:
+  void SetUp() override {
+    VerilatedTest::SetUp();
+    dut = std::make_unique<VlClocked<Model>>(ctx(), "csr");
+    attach(dut.get());
+  }
+  // A read: rdata_o is combinational, sampled before the cycle that applies the request.
+  uint32_t read(uint32_t off, bool* hit = nullptr) {
+    dut->m.req_valid_i = 1;
+    dut->m.req_write_i = 0;
+    dut->m.req_addr_i = off;
+    dut->eval();
+    const uint32_t v = dut->m.rdata_o;
+    if (hit) *hit = dut->m.req_hit_o;
+    cycle();
+    dut->m.req_valid_i = 0;
+    return v;
+  }
+  // A write in the same cycle as whatever event inputs are set.
+  void write(uint32_t off, uint32_t v, unsigned be = 0xF) {
+    dut->m.req_valid_i = 1;
+    dut->m.req_write_i = 1;
+    dut->m.req_addr_i = off;
+    dut->m.req_wdata_i = v;
+    dut->m.req_be_i = be;
+    cycle();
+    dut->m.req_valid_i = 0;
+  }
+
+  std::unique_ptr<VlClocked<Model>> dut;
+};
+
+}  // namespace ni::tb
