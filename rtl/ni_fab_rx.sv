@@ -184,19 +184,175 @@ module ni_fab_rx #(
   logic [ni_pkg::NumVc-1:0] f_wready, f_rvalid, f_rready;
   logic [ni_pkg::NumVc-1:0][EntryW-1:0] f_rdata;
   logic [ni_pkg::NumVc-1:0][3:0] cred_pend_q, cred_pend_d;
+  logic [ni_pkg::NumVc-1:0] vq_room;  // room for one more packet's verdict (below)
 
   for (genvar v = 0; v < ni_pkg::NumVc; v++) begin : gen_vc
     ni_fifo #(.Width(EntryW), .Depth(FifoDepth), .FallThrough(1)) u_buf (
       .clk_i, .rst_ni,
       .wdata_i({s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
-      .wvalid_i(s_axis_tvalid && (s_axis_tdest == 1'(v))),
+      .wvalid_i(s_axis_tvalid && (s_axis_tdest == 1'(v)) && (!s_axis_tlast || vq_room[v])),
       .wready_o(f_wready[v]),
       .rdata_o(f_rdata[v]),
       .rvalid_o(f_rvalid[v]),
       .rready_i(f_rready[v])
     );
   end
-  assign s_axis_tready = f_wready[s_axis_tdest];
+  // ------------------------------------------------------------ CRC verdicts, as beats arrive
+  // Both CRCs are taken on the write side of the buffers, over each beat as it arrives
+  // (state per VC: the two VCs' beats may interleave on the link). A packet's verdict
+  // (good, stomped) is queued for its VC, and the read side takes a last beat only with
+  // its verdict. At 64 bits the verdict comes the cycle after the last beat arrived, so
+  // no CRC lies on the path from a buffer's read port through the header checks to what
+  // a packet does (a last beat that arrives into an empty buffer leaves one cycle
+  // later; first beats do not wait).
+  localparam int unsigned KcntW = $clog2(Bpb + 1);
+  localparam int unsigned DwW = $clog2(Bpb / 4 + 1);
+  localparam int unsigned VqCntW = $clog2(RxCredits + 1);
+  logic wv, w_take, w_first, w_raw, w_over, w_len_ok;
+  logic [12:0] w_bs, w_pos;
+  logic [31:0] w_icrc_n;  // ICRC bytes in the trailer (none in a raw packet)
+  logic [KcntW-1:0] w_kcnt;
+  logic [ni_pkg::NumVc-1:0][12:0] wbs_q, wpos_q;  // bytes before the beat; ICRC position
+  logic [ni_pkg::NumVc-1:0] wraw_q, wover_q, wlen_ok_q, wpend_q;
+  logic [ni_pkg::NumVc-1:0][31:0] wc32_q, wicrc_q;
+  logic [ni_pkg::NumVc-1:0][15:0] wc16_q, wvcrc_q;
+  logic [31:0] w_c32_in, w_c32_all, w_c32, w_icrc;
+  logic [15:0] w_c16_in, w_c16_all, w_c16, w_vcrc;
+  logic [ni_pkg::NumVc-1:0][VqCntW-1:0] vq_cnt_q;  // packets whose last beat came, not yet taken
+  logic [ni_pkg::NumVc-1:0] vq_wready, vq_rvalid, vq_rready, vq_good, vq_stomp;
+  logic [ni_pkg::NumVc-1:0][1:0] vq_rdata;
+  // A last beat also needs room for its packet's verdict: a sender within its credits
+  // always finds it (RxCredits packets per VC, each freed by its last beat).
+  assign s_axis_tready = f_wready[s_axis_tdest] && (!s_axis_tlast || vq_room[s_axis_tdest]);
+  assign wv = s_axis_tdest;
+  assign w_take = s_axis_tvalid && s_axis_tready;
+  assign w_bs = wbs_q[wv];
+  assign w_first = w_bs == '0;
+  // The packet's kind and length come with its first beat (bytes 1, 4 and 5).
+  assign w_raw = w_first ? s_axis_tdata[1*8 +: 2] == ni_pkg::LnhRaw : wraw_q[wv];
+  assign w_pos = w_first ? {s_axis_tdata[4*8 +: 3], s_axis_tdata[5*8 +: 8], 2'b00} - (w_raw ? 13'd0 : 13'd4)
+                         : wpos_q[wv];
+  assign w_icrc_n = w_raw ? 32'd0 : 32'd4;
+  assign w_c32_in = w_first ? 32'hFFFF_FFFF : wc32_q[wv];
+  assign w_c16_in = w_first ? 16'hFFFF : wc16_q[wv];
+  // Both CRCs take a prefix of the beat's lanes: the data before the ICRC (ICRC, with
+  // its variant fields masked), that and the ICRC (VCRC). Each is stepped over the whole
+  // beat with the other lanes as zeros, then back over those zeros (ni_crc_back): a
+  // tree per result bit, where a step per lane would chain Bpb steps. The step back is
+  // in whole DWs: a prefix that is not (n32 or n16 not a multiple of 4) is a beat cut
+  // short before the trailer, a packet whose framing fails anyway.
+  logic signed [14:0] rem32, rem16;  // bytes of the packet from this beat on, per CRC
+  logic [KcntW-1:0] n32, n16;        // lanes of this beat under each CRC
+  logic [DataW-1:0] d32, d16;
+  assign rem32 = $signed({2'b00, w_pos}) - $signed({2'b00, w_bs});
+  assign rem16 = rem32 + $signed(15'(w_icrc_n));
+  always_comb begin
+    w_kcnt = '0;
+    for (int j = 0; j < Bpb; j++) w_kcnt = w_kcnt + KcntW'(s_axis_tkeep[j]);
+    n32 = (rem32 <= 15'sd0) ? '0 : (rem32 >= $signed(15'(w_kcnt))) ? w_kcnt : KcntW'(rem32);
+    n16 = (rem16 <= 15'sd0) ? '0 : (rem16 >= $signed(15'(w_kcnt))) ? w_kcnt : KcntW'(rem16);
+    for (int j = 0; j < Bpb; j++) begin
+      d16[j*8 +: 8] = (32'(j) < 32'(n16)) ? s_axis_tdata[j*8 +: 8] : 8'h00;
+      d32[j*8 +: 8] = (32'(j) < 32'(n32)) ? ni_pkg::icrc_mask(32'(w_bs) + j, s_axis_tdata[j*8 +: 8]) : 8'h00;
+    end
+  end
+  ni_crc_step #(.Width(32), .Poly(ni_pkg::Crc32Poly), .Bytes(Bpb)) u_icrc_step (
+    .state_i(w_c32_in), .data_i(d32), .state_o(w_c32_all)
+  );
+  ni_crc_back #(.Width(32), .Poly(ni_pkg::Crc32Poly), .MaxBytes(Bpb), .Unit(4)) u_icrc_back (
+    .state_i(w_c32_all), .n_i(DwW'((Bpb - 32'(n32)) / 4)), .state_o(w_c32)
+  );
+  ni_crc_step #(.Width(16), .Poly(ni_pkg::Crc16Poly), .Bytes(Bpb)) u_vcrc_step (
+    .state_i(w_c16_in), .data_i(d16), .state_o(w_c16_all)
+  );
+  ni_crc_back #(.Width(16), .Poly(ni_pkg::Crc16Poly), .MaxBytes(Bpb), .Unit(4)) u_vcrc_back (
+    .state_i(w_c16_all), .n_i(DwW'((Bpb - 32'(n16)) / 4)), .state_o(w_c16)
+  );
+  // The received trailer bytes; bytes past it, or lanes that are not a prefix of a last
+  // beat or the whole of another (never sent so), overrun the packet.
+  always_comb begin
+    w_icrc = wicrc_q[wv];
+    w_vcrc = wvcrc_q[wv];
+    w_over = (!w_first && wover_q[wv]) || ((s_axis_tkeep & (s_axis_tkeep + KeepW'(1))) != '0) ||
+             (!s_axis_tlast && !(&s_axis_tkeep));
+    for (int j = 0; j < Bpb; j++) begin
+      if (s_axis_tkeep[j] && 32'(w_bs) + j >= 32'(w_pos)) begin
+        if (!w_raw && 32'(w_bs) + j < 32'(w_pos) + 4) begin
+          w_icrc[(32'(w_bs) + j - 32'(w_pos))*8 +: 8] = s_axis_tdata[j*8 +: 8];
+        end else if (32'(w_bs) + j < 32'(w_pos) + w_icrc_n + 2) begin
+          w_vcrc[(32'(w_bs) + j - 32'(w_pos) - w_icrc_n)*8 +: 8] = s_axis_tdata[j*8 +: 8];
+        end else begin
+          w_over = 1'b1;
+        end
+      end
+    end
+  end
+  // The packet is as long as PktLen says (checked with its last beat).
+  assign w_len_ok = 32'(w_bs) + 32'(w_kcnt) == 32'(w_pos) + w_icrc_n + 2;
+
+  // The verdict. At 64 bits (the width with a clock target), from the state the last
+  // beat left, the cycle after it arrived (the next packet's first beat of the VC,
+  // arriving meanwhile, replaces that state only at the end of that cycle). Wider, as
+  // the last beat arrives, from the state it makes: there a cycle more per packet
+  // would cost the rendezvous its 95 % of the link (bench_rget, 64 KiB at 512 bits).
+  localparam bit VerdictLate = DataW == 64;
+  logic [ni_pkg::NumVc-1:0] vq_push;
+  for (genvar v = 0; v < ni_pkg::NumVc; v++) begin : gen_verdict
+    logic raw, over, len_ok, framed;
+    logic [31:0] c32, icrc;
+    logic [15:0] c16, vcrc;
+    assign {raw, over, len_ok, c32, icrc, c16, vcrc} = VerdictLate
+        ? {wraw_q[v], wover_q[v], wlen_ok_q[v], wc32_q[v], wicrc_q[v], wc16_q[v], wvcrc_q[v]}
+        : {w_raw, w_over, w_len_ok, w_c32, w_icrc, w_c16, w_vcrc};
+    assign vq_push[v] = VerdictLate ? wpend_q[v] : w_take && s_axis_tlast && wv == 1'(v);
+    assign framed = ~c16 == vcrc && !over && len_ok;
+    assign vq_good[v] = framed && (raw || ~c32 == icrc);
+    // Stomped by its sender (ICRC sent inverted, VCRC right): refused, never resent.
+    assign vq_stomp[v] = framed && !raw && c32 == icrc;
+    ni_fifo #(.Width(2), .Depth(RxCredits), .FallThrough(1)) u_verdicts (
+      .clk_i, .rst_ni,
+      .wdata_i({vq_good[v], vq_stomp[v]}),
+      .wvalid_i(vq_push[v]),
+      .wready_o(vq_wready[v]),
+      .rdata_o(vq_rdata[v]),
+      .rvalid_o(vq_rvalid[v]),
+      .rready_i(vq_rready[v])
+    );
+    assign vq_room[v] = 32'(vq_cnt_q[v]) < RxCredits;
+  end
+  `NI_ASSERT(VerdictRoom_A, (vq_push & ~vq_wready) == '0)
+  // A sender within its credits (RxCredits packets a VC) never meets a full verdict queue.
+  `NI_ASSUME(CreditRespectedPackets_A, !(s_axis_tvalid && s_axis_tlast) || vq_room[s_axis_tdest])
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wbs_q <= '0;
+      wpend_q <= '0;
+      vq_cnt_q <= '0;
+    end else begin
+      wpend_q <= '0;
+      if (w_take) begin
+        wbs_q[wv] <= s_axis_tlast ? 13'd0 : w_bs + 13'(Bpb);
+        wpend_q[wv] <= s_axis_tlast;
+      end
+      for (int v = 0; v < ni_pkg::NumVc; v++) begin
+        vq_cnt_q[v] <= vq_cnt_q[v] + VqCntW'(w_take && s_axis_tlast && wv == 1'(v)) - VqCntW'(vq_rready[v]);
+      end
+    end
+  end
+  // Datapath: not reset (a packet's first beat starts it).
+  always_ff @(posedge clk_i) begin
+    if (w_take) begin
+      wpos_q[wv] <= w_pos;
+      wraw_q[wv] <= w_raw;
+      wc32_q[wv] <= w_c32;
+      wc16_q[wv] <= w_c16;
+      wicrc_q[wv] <= w_icrc;
+      wvcrc_q[wv] <= w_vcrc;
+      wover_q[wv] <= w_over;
+      wlen_ok_q[wv] <= w_len_ok;
+    end
+  end
 
   // ------------------------------------------------------------ packet selection
   logic busy_q, busy_d, vc_q, vc_d, cur_vc;
@@ -206,16 +362,18 @@ module ni_fab_rx #(
   // Between packets, responses (VC1) go first: they always drain.
   assign cur_vc = busy_q ? vc_q : f_rvalid[1];
   assign {in_last, in_keep, in_data} = f_rdata[cur_vc];
-  assign in_valid = f_rvalid[cur_vc];
+  // A last beat waits for its packet's verdict.
+  assign in_valid = f_rvalid[cur_vc] && (!in_last || vq_rvalid[cur_vc]);
   always_comb begin
     f_rready = '0;
     f_rready[cur_vc] = pop;
+    vq_rready = '0;
+    vq_rready[cur_vc] = pop && in_last;
   end
 
   // ------------------------------------------------------------ header view
   logic [12:0] bs_q, bs_d;
   logic [CapBytes*8-1:0] cap_q, cap_d, view;
-  localparam int unsigned KcntW = $clog2(Bpb + 1);
   logic [KcntW-1:0] kcnt;
   always_comb begin
     view = cap_q;
@@ -468,74 +626,11 @@ module ni_fab_rx #(
     end
   end
 
-  // ------------------------------------------------------------ CRC over the beat
-  logic [31:0] c32_q, c32_d, c32;
-  logic [15:0] c16_q, c16_d, c16;
-  logic [31:0] icrc_rx_q, icrc_rx;
-  logic [15:0] vcrc_rx_q, vcrc_rx;
-  logic overrun_q, overrun;
-  logic [31:0] icrc_n;  // ICRC bytes in the trailer (none in a raw packet)
-  assign icrc_n = is_raw ? 32'd0 : 32'd4;
-  // Both CRCs take a prefix of the beat's lanes: the data before the ICRC (ICRC, with
-  // its variant fields masked), that and the ICRC (VCRC). Each is stepped over the whole
-  // beat with the other lanes as zeros, then back over those zeros (ni_crc_back): a
-  // tree per result bit, where a step per lane would chain Bpb steps. The step back is
-  // in whole DWs: a prefix that is not (n32 or n16 not a multiple of 4) is a beat cut
-  // short before the trailer, a packet whose framing fails anyway.
-  logic signed [14:0] rem32, rem16;  // bytes of the packet from this beat on, per CRC
-  logic [KcntW-1:0] n32, n16;        // lanes of this beat under each CRC
-  localparam int unsigned DwW = $clog2(Bpb / 4 + 1);
-  logic [DataW-1:0] d32, d16;
-  logic [31:0] c32_all;
-  logic [15:0] c16_all;
-  assign rem32 = $signed({2'b00, t_pos}) - $signed({2'b00, bs_q});
-  assign rem16 = rem32 + $signed(15'(icrc_n));
-  always_comb begin
-    n32 = (rem32 <= 15'sd0) ? '0 : (rem32 >= $signed(15'(kcnt))) ? kcnt : KcntW'(rem32);
-    n16 = (rem16 <= 15'sd0) ? '0 : (rem16 >= $signed(15'(kcnt))) ? kcnt : KcntW'(rem16);
-    for (int j = 0; j < Bpb; j++) begin
-      d16[j*8 +: 8] = (32'(j) < 32'(n16)) ? in_data[j*8 +: 8] : 8'h00;
-      d32[j*8 +: 8] = (32'(j) < 32'(n32)) ? ni_pkg::icrc_mask(32'(bs_q) + j, in_data[j*8 +: 8]) : 8'h00;
-    end
-  end
-  ni_crc_step #(.Width(32), .Poly(ni_pkg::Crc32Poly), .Bytes(Bpb)) u_icrc_step (
-    .state_i(c32_q), .data_i(d32), .state_o(c32_all)
-  );
-  ni_crc_back #(.Width(32), .Poly(ni_pkg::Crc32Poly), .MaxBytes(Bpb), .Unit(4)) u_icrc_back (
-    .state_i(c32_all), .n_i(DwW'((Bpb - 32'(n32)) / 4)), .state_o(c32)
-  );
-  ni_crc_step #(.Width(16), .Poly(ni_pkg::Crc16Poly), .Bytes(Bpb)) u_vcrc_step (
-    .state_i(c16_q), .data_i(d16), .state_o(c16_all)
-  );
-  ni_crc_back #(.Width(16), .Poly(ni_pkg::Crc16Poly), .MaxBytes(Bpb), .Unit(4)) u_vcrc_back (
-    .state_i(c16_all), .n_i(DwW'((Bpb - 32'(n16)) / 4)), .state_o(c16)
-  );
-  // The received trailer bytes; bytes past it, or lanes that are not a prefix of a last
-  // beat or the whole of another (never sent so), overrun the packet.
-  always_comb begin
-    icrc_rx = icrc_rx_q;
-    vcrc_rx = vcrc_rx_q;
-    overrun = overrun_q || ((in_keep & (in_keep + KeepW'(1))) != '0) || (!in_last && !(&in_keep));
-    for (int j = 0; j < Bpb; j++) begin
-      if (in_keep[j] && 32'(bs_q) + j >= 32'(t_pos)) begin
-        if (!is_raw && 32'(bs_q) + j < 32'(t_pos) + 4) begin
-          icrc_rx[(32'(bs_q) + j - 32'(t_pos))*8 +: 8] = in_data[j*8 +: 8];
-        end else if (32'(bs_q) + j < 32'(t_pos) + icrc_n + 2) begin
-          vcrc_rx[(32'(bs_q) + j - 32'(t_pos) - icrc_n)*8 +: 8] = in_data[j*8 +: 8];
-        end else begin
-          overrun = 1'b1;
-        end
-      end
-    end
-  end
-  // The packet is as long as PktLen says and its VCRC is right (valid with the last beat).
-  logic framed;
-  assign framed = (~c16 == vcrc_rx) && !overrun && (32'(bs_q) + 32'(kcnt) == 32'(t_pos) + icrc_n + 2);
-  logic good;  // whole packet checks out
-  assign good = framed && (is_raw || ~c32 == icrc_rx);
-  // Stomped by its sender (ICRC sent inverted, VCRC right): refused, never resent.
-  logic stomp;
-  assign stomp = framed && !is_raw && (c32 == icrc_rx);
+  // ------------------------------------------------------------ the packet's verdict
+  // Valid with the last beat (taken on the write side, above).
+  logic good;   // the whole packet checks out: as long as PktLen says, both CRCs right
+  logic stomp;  // stomped by its sender (ICRC sent inverted, VCRC right): refused, never resent
+  assign {good, stomp} = vq_rdata[cur_vc];
 
   // ------------------------------------------------------------ output stage
   logic o_valid_q, o_hold_q, o_last_q, o_user_q, o_cni_q;
@@ -551,8 +646,15 @@ module ni_fab_rx #(
   logic [OffW-1:0] cy_part;  // Off != 0: TLP lanes the carry takes from this beat
   logic cy_valid_q, flush_q, flush_user_q, flush_go, flush_new;
   logic cy_cni_q;  // the carried TLP is a write this NI confirmed (m_axis_tcni of its flush beat)
-  err_e err_cur;
+  err_e err_cur, err_ans;
   assign err_cur = d2_q ? err_q : err_new;
+  // The request checks the answer (decided with the last beat) depends on. Only a
+  // packet that arrived framed is answered according to them, and at 64 bits such a
+  // packet's checks were done in a beat before its last (byte 47, or 15 for a
+  // continuation, lies in an earlier beat than the end of its trailer): the answer
+  // reads them registered, keeping the checks off the path into the pop.
+  assign err_ans = (Bpb == 8) ? err_q : err_cur;
+  `NI_ASSERT(AnswerChecksDone_A, !(Bpb == 8 && in_valid && in_last && (good || stomp) && cl_cur == ClTun) || d2_q)
   // A duplicate write or atomic is not delivered again (a duplicate read is served
   // again). The TLP type is in view from the first beat that could leave.
   logic dup_drop, deliver;
@@ -590,7 +692,7 @@ module ni_fab_rx #(
   logic gen_ack, gen_ur, gen_replay, nak_once;
   logic [7:0] gen_syn, err_syn;
   // A refusal: the TLP was malformed (invalid request), or memory ID, permission or bounds.
-  assign err_syn = err_cur == ErrMalformed ? ni_pkg::AETH_NAK_INV_REQ : ni_pkg::AETH_NAK_REM_ACCESS;
+  assign err_syn = err_ans == ErrMalformed ? ni_pkg::AETH_NAK_INV_REQ : ni_pkg::AETH_NAK_REM_ACCESS;
   logic [23:0] gen_psn;
   logic in_seq;  // this request takes the next place in its source's sequence
   assign in_seq = sequenced && cl_cur == ClTun && seq_cur == SeqIn;
@@ -627,13 +729,13 @@ module ni_fab_rx #(
         // A receiving-NI confirmed write is answered with its own PSN: only that
         // confirms it at the sender.
         gen_psn = t_cni ? psn : exp_q[peer] - 24'd1;
-        if (err_cur != ErrNone) begin
+        if (err_ans != ErrNone) begin
           gen_syn = err_syn;  // it was refused: say that again (a confirmation must not follow)
           gen_psn = psn;
         end
         // An atomic or memory-confirmed write: its first answer, if still kept.
         gen_replay = (t_atomic || (t_dmwr && !t_cni)) && amo_hit_i;
-      end else if (deliver && err_cur != ErrNone) begin
+      end else if (deliver && err_ans != ErrNone) begin
         gen_ur = t_np;
         gen_ack = !t_np;
         gen_syn = err_syn;
@@ -840,8 +942,6 @@ module ni_fab_rx #(
     cl_d = cl_q;
     d2_d = d2_q;
     err_d = err_q;
-    c32_d = c32_q;
-    c16_d = c16_q;
     tag_d = tag_q;
     seq_d = seq_q;
     exp_d = exp_q;
@@ -864,8 +964,6 @@ module ni_fab_rx #(
       vc_d = cur_vc;
       bs_d = bs_q + 13'(Bpb);
       cap_d = view;
-      c32_d = c32;
-      c16_d = c16;
       if (d1_now) begin
         d1_d = 1'b1;
         cl_d = cl_new;
@@ -892,8 +990,6 @@ module ni_fab_rx #(
         rg_d = '0;
         d1_d = 1'b0;
         d2_d = 1'b0;
-        c32_d = 32'hFFFF_FFFF;
-        c16_d = 16'hFFFF;
       end
     end
   end
@@ -1019,9 +1115,6 @@ module ni_fab_rx #(
       ctx_valid_q <= '0;
       ctx_wr_q <= 1'b0;
       err_q <= ErrNone;
-      c32_q <= 32'hFFFF_FFFF;
-      c16_q <= 16'hFFFF;
-      overrun_q <= 1'b0;
       o_valid_q <= 1'b0;
       o_hold_q <= 1'b0;
       o_user_q <= 1'b0;
@@ -1056,10 +1149,7 @@ module ni_fab_rx #(
       ctx_valid_q <= ctx_valid_d;
       ctx_wr_q <= ctx_we;
       err_q <= err_d;
-      c32_q <= c32_d;
-      c16_q <= c16_d;
       cred_pend_q <= cred_pend_d;
-      if (pop) overrun_q <= in_last ? 1'b0 : overrun;
       // Output register: load a TLP beat, release a held last beat, or drain.
       if (pop && out_beat) begin
         o_valid_q <= !byp_take;  // a bypassed beat taken at once is not kept
@@ -1100,10 +1190,6 @@ module ni_fab_rx #(
     if (ctx_wr_q) ctx_mem_q[ctx_wr_peer_q] <= ctx_wr;
     cap_q <= cap_d;
     tag_q <= tag_d;
-    if (pop) begin
-      icrc_rx_q <= in_last ? 32'h0 : icrc_rx;
-      vcrc_rx_q <= in_last ? 16'h0 : vcrc_rx;
-    end
     if (pop && out_beat) begin
       o_data_q <= e_data;
       o_keep_q <= e_keep;

@@ -36,6 +36,7 @@
 #include "Vni_fab_rx512.h"
 #include "address_map.hpp"
 #include "axis_bfm.hpp"
+#include "crc.hpp"
 #include "dma.hpp"
 #include "pkg_structs.hpp"
 #include "ref_ni.hpp"
@@ -376,7 +377,7 @@ class FabRxTest : public tb::VerilatedTest {
         }
         break;
       }
-      case 7: {  // corrupted in flight: a data byte or the VCRC; or a hole in the last beat's keep
+      case 7: {  // corrupted in flight: a data byte or the VCRC; the ICRC alone; or a hole in the last beat's keep
         const bool rsp = rng()() & 1;
         const Tlp t = makeMWr(req, tag, inRegion(0, 64), randomData(64));
         if (rsp) {
@@ -390,8 +391,15 @@ class FabRxTest : public tb::VerilatedTest {
           p.payload = encodeTlp(t);
         }
         Bytes b = encodeFabric(p);
-        const bool hole = rng()() % 3 == 0;  // its bytes intact, but not a prefix of lanes
-        if (!hole) b[rng()() & 1 ? 48 + rng()() % 64 : b.size() - 1 - rng()() % 2] ^= static_cast<uint8_t>(1 + rng()() % 255);
+        const unsigned how = rng()() % 3;
+        const bool hole = how == 0;  // its bytes intact, but not a prefix of lanes
+        if (how == 1) b[rng()() & 1 ? 48 + rng()() % 64 : b.size() - 1 - rng()() % 2] ^= static_cast<uint8_t>(1 + rng()() % 255);
+        if (how == 2) {  // a data byte or the ICRC, before a hop that sealed the VCRC again: only the ICRC tells
+          b[rng()() & 1 ? 48 + rng()() % 64 : b.size() - 6 + rng()() % 4] ^= static_cast<uint8_t>(1 + rng()() % 255);
+          const uint16_t v = crc16Vcrc(b.data(), b.size() - 2);
+          b[b.size() - 2] = static_cast<uint8_t>(v);
+          b[b.size() - 1] = static_cast<uint8_t>(v >> 8);
+        }
         e.toHost = true;
         e.nullified = true;
         e.events |= kCrc;
@@ -893,9 +901,11 @@ void FabRxTest::run() {
   EXPECT_GT(delivered, 200u);
   EXPECT_GT(nullified, 80u);
   EXPECT_GT(reads, 50u);
-  EXPECT_GT(confirmedWrites[0], 8u) << "memory-confirmed writes forwarded";
-  EXPECT_GT(confirmedWrites[1], 8u) << "NI-confirmed writes forwarded";
-  EXPECT_GT(confBack.size(), 5u) << "memory confirmations translated back";
+  // Floors on what the random mix exercised, low enough for any seed (seeds 16 and 20
+  // gave 5 translations back and 7 memory-confirmed writes).
+  EXPECT_GT(confirmedWrites[0], 4u) << "memory-confirmed writes forwarded";
+  EXPECT_GT(confirmedWrites[1], 4u) << "NI-confirmed writes forwarded";
+  EXPECT_GT(confBack.size(), 2u) << "memory confirmations translated back";
   EXPECT_GT(overtaken, 1u) << "responses must sometimes overtake requests";
   EXPECT_GT(replays, 3u) << "duplicate atomics whose result is kept";
   EXPECT_GT(rnrs, 3u) << "sends to a full reception FIFO";
@@ -920,6 +930,16 @@ TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
 // Raw packets into FIFO 1 (2 entries, shared with sends): once it is full they are dropped.
 TEST_F(FabRxTest, RawPacketsFindingTheirFifoFullAreDropped) {
   rawFifo = 1;
+  // Raw packets first, while the FIFO they share with the sends has room: the random
+  // mix alone may fill it before any comes (seed 2 did).
+  while (rawEntries < 2) {
+    FabricPacket p;
+    p.dlid = kLid;
+    p.slid = static_cast<uint16_t>(1 + rng()() % 40);
+    Expect e;
+    e.slid = p.slid;
+    addRaw(p, e);
+  }
   for (int i = 0; i < 1100; ++i) addRandom();
   run<Vni_fab_rx, 8>();
 }
