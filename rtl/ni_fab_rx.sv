@@ -210,7 +210,7 @@ module ni_fab_rx #(
   localparam int unsigned VqCntW = $clog2(RxCredits + 1);
   logic wv, w_take, w_first, w_raw, w_over, w_len_ok;
   logic [12:0] w_bs, w_pos;
-  logic [31:0] w_icrc_n;  // ICRC bytes in the trailer (none in a raw packet)
+  logic signed [14:0] w_icrc_n;  // ICRC bytes in the trailer (none in a raw packet)
   logic [KcntW-1:0] w_kcnt;
   logic [ni_pkg::NumVc-1:0][12:0] wbs_q, wpos_q;  // bytes before the beat; ICRC position
   logic [ni_pkg::NumVc-1:0] wraw_q, wover_q, wlen_ok_q, wpend_q;
@@ -232,7 +232,7 @@ module ni_fab_rx #(
   assign w_raw = w_first ? s_axis_tdata[1*8 +: 2] == ni_pkg::LnhRaw : wraw_q[wv];
   assign w_pos = w_first ? {s_axis_tdata[4*8 +: 3], s_axis_tdata[5*8 +: 8], 2'b00} - (w_raw ? 13'd0 : 13'd4)
                          : wpos_q[wv];
-  assign w_icrc_n = w_raw ? 32'd0 : 32'd4;
+  assign w_icrc_n = w_raw ? 15'sd0 : 15'sd4;
   assign w_c32_in = w_first ? 32'hFFFF_FFFF : wc32_q[wv];
   assign w_c16_in = w_first ? 16'hFFFF : wc16_q[wv];
   // Both CRCs take a prefix of the beat's lanes: the data before the ICRC (ICRC, with
@@ -242,10 +242,11 @@ module ni_fab_rx #(
   // in whole DWs: a prefix that is not (n32 or n16 not a multiple of 4) is a beat cut
   // short before the trailer, a packet whose framing fails anyway.
   logic signed [14:0] rem32, rem16;  // bytes of the packet from this beat on, per CRC
+  logic signed [14:0] w_off;         // a lane's place in the trailer
   logic [KcntW-1:0] n32, n16;        // lanes of this beat under each CRC
   logic [DataW-1:0] d32, d16;
   assign rem32 = $signed({2'b00, w_pos}) - $signed({2'b00, w_bs});
-  assign rem16 = rem32 + $signed(15'(w_icrc_n));
+  assign rem16 = rem32 + w_icrc_n;
   always_comb begin
     w_kcnt = '0;
     for (int j = 0; j < Bpb; j++) w_kcnt = w_kcnt + KcntW'(s_axis_tkeep[j]);
@@ -275,20 +276,25 @@ module ni_fab_rx #(
     w_vcrc = wvcrc_q[wv];
     w_over = (!w_first && wover_q[wv]) || ((s_axis_tkeep & (s_axis_tkeep + KeepW'(1))) != '0) ||
              (!s_axis_tlast && !(&s_axis_tkeep));
+    // Lane j holds trailer byte j - rem32 (ICRC bytes 0-3, then the VCRC's two; a raw
+    // packet's trailer is its VCRC alone): 15-bit differences from rem32, where sums of
+    // the byte position took 32-bit adders per lane.
     for (int j = 0; j < Bpb; j++) begin
-      if (s_axis_tkeep[j] && 32'(w_bs) + j >= 32'(w_pos)) begin
-        if (!w_raw && 32'(w_bs) + j < 32'(w_pos) + 4) begin
-          w_icrc[(32'(w_bs) + j - 32'(w_pos))*8 +: 8] = s_axis_tdata[j*8 +: 8];
-        end else if (32'(w_bs) + j < 32'(w_pos) + w_icrc_n + 2) begin
-          w_vcrc[(32'(w_bs) + j - 32'(w_pos) - w_icrc_n)*8 +: 8] = s_axis_tdata[j*8 +: 8];
+      w_off = $signed(15'(j)) - rem32;
+      if (s_axis_tkeep[j] && w_off >= 15'sd0) begin
+        if (!w_raw && w_off < 15'sd4) begin
+          w_icrc[2'(w_off)*8 +: 8] = s_axis_tdata[j*8 +: 8];
+        end else if (w_off < w_icrc_n + 15'sd2) begin
+          w_vcrc[1'(w_off - w_icrc_n)*8 +: 8] = s_axis_tdata[j*8 +: 8];
         end else begin
           w_over = 1'b1;
         end
       end
     end
   end
-  // The packet is as long as PktLen says (checked with its last beat).
-  assign w_len_ok = 32'(w_bs) + 32'(w_kcnt) == 32'(w_pos) + w_icrc_n + 2;
+  // The packet is as long as PktLen says (checked with its last beat): the beat's lanes
+  // end with the VCRC.
+  assign w_len_ok = $signed(15'(w_kcnt)) == rem16 + 15'sd2;
 
   // The verdict. At 64 bits (the width with a clock target), from the state the last
   // beat left, the cycle after it arrived (the next packet's first beat of the VC,
