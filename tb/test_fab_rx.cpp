@@ -238,15 +238,15 @@ class FabRxTest : public tb::VerilatedTest {
     return head(c, 44);
   }
 
-  // One random packet of a random kind, with its expected outcome queued.
-  void addRandom() {
+  // One random packet of a random kind (rawOnly: a raw packet), with its expected outcome queued.
+  void addRandom(bool rawOnly = false) {
     FabricPacket p;
     p.dlid = kLid;
     p.slid = static_cast<uint16_t>(1 + rng()() % 40);
     p.psn = rng()() & 0xFFFFFF;
     Expect e;
     e.slid = p.slid;
-    const unsigned kind = rng()() % 26;
+    const unsigned kind = rawOnly ? 22 : rng()() % 26;
     if (kind == 22 || kind == 23) {
       addRaw(p, e);
       return;
@@ -932,14 +932,7 @@ TEST_F(FabRxTest, RawPacketsFindingTheirFifoFullAreDropped) {
   rawFifo = 1;
   // Raw packets first, while the FIFO they share with the sends has room: the random
   // mix alone may fill it before any comes (seed 2 did).
-  while (rawEntries < 2) {
-    FabricPacket p;
-    p.dlid = kLid;
-    p.slid = static_cast<uint16_t>(1 + rng()() % 40);
-    Expect e;
-    e.slid = p.slid;
-    addRaw(p, e);
-  }
+  while (rawEntries < 2) addRandom(true);
   for (int i = 0; i < 1100; ++i) addRandom();
   run<Vni_fab_rx, 8>();
 }
