@@ -239,27 +239,41 @@ module ni_dma_inj #(
   logic stomp_q, stomp_d;               // a read failed under a packet under way: end it stomped
   logic hdr_pend_q, hdr_pend_d;         // the packet's header is offered (with its first beats)
 
-  // Descriptor fields (docs/formats.md#dma-descriptors), little-endian, from the
-  // descriptor with the beat read in this cycle: it is checked as its last beat arrives.
+  // Descriptor fields (docs/formats.md#dma-descriptors), little-endian. A descriptor is
+  // checked as its last beat arrives. Every field the checks and the message's first
+  // packet use lies in its bytes 0..35, so when it spans several beats they are read
+  // from desc_q (bytes 36..63 are the software's words; a 256-bit descriptor's tag,
+  // bytes 32..35, is used only once the message is under way): no RAM read port leads
+  // into the checks. A one-beat descriptor (512 bits) is checked from the beat itself.
   logic [511:0] desc_n;
+  logic [287:0] desc_f;  // bytes 0..35
+  // At 64 and 128 bits what the last beat of a descriptor decides from its fields (the
+  // checks, rendezvous or not, whether the look-ahead read this message) is computed a
+  // cycle ahead and registered: desc_q holds bytes 0..31 from two beats before the last
+  // on. The ring, memory-ID and threshold registers the decisions read are then a cycle
+  // older, as if the descriptor had been checked a cycle earlier. So the decisions start
+  // at flip-flops; they lead on into the RAM read address of the next cycle.
+  localparam bit DecEarly = DescBeats >= 4;
+  logic [3:0] chk_q;
+  logic rts_pre_q, rts_q, la_same_q;
   logic [7:0] d_op, d_flags, d_slots, d_icnt, d_rcnt, d_smid;
   logic [15:0] d_dest, d_qid, d_key;
   logic [31:0] d_len, d_tag;
   logic [63:0] d_src, d_dst;
   logic d_inline, d_use_icnt, d_use_rcnt, d_src_mid;
-  assign d_op = desc_n[0 +: 8];
-  assign d_flags = desc_n[8 +: 8];
-  assign d_slots = desc_n[16 +: 8];
-  assign d_icnt = desc_n[24 +: 8];
-  assign d_dest = desc_n[32 +: 16];
-  assign d_qid = desc_n[48 +: 16];
-  assign d_len = desc_n[64 +: 32];
-  assign d_rcnt = desc_n[96 +: 8];
-  assign d_smid = desc_n[104 +: 8];
-  assign d_key = desc_n[112 +: 16];  // protection key of the target's memory ID or reception FIFO
-  assign d_src = desc_n[128 +: 64];
-  assign d_dst = desc_n[192 +: 64];
-  assign d_tag = desc_n[256 +: 32];
+  assign d_op = desc_f[0 +: 8];
+  assign d_flags = desc_f[8 +: 8];
+  assign d_slots = desc_f[16 +: 8];
+  assign d_icnt = desc_f[24 +: 8];
+  assign d_dest = desc_f[32 +: 16];
+  assign d_qid = desc_f[48 +: 16];
+  assign d_len = desc_f[64 +: 32];
+  assign d_rcnt = desc_f[96 +: 8];
+  assign d_smid = desc_f[104 +: 8];
+  assign d_key = desc_f[112 +: 16];  // protection key of the target's memory ID or reception FIFO
+  assign d_src = desc_f[128 +: 64];
+  assign d_dst = desc_f[192 +: 64];
+  assign d_tag = desc_f[256 +: 32];
   assign d_inline = d_flags[0];
   assign d_use_icnt = d_flags[1];
   assign d_use_rcnt = d_flags[2];
@@ -268,6 +282,7 @@ module ni_dma_inj #(
     desc_n = desc_q;
     if (ps_q == PDesc) desc_n[32'(dbeat_q) * DataW +: DataW] = ram_rdata;
   end
+  assign desc_f = (DescBeats == 1) ? desc_n[287:0] : desc_q[287:0];
 
   // Bytes of the packet (or read) at message offset off: up to MaxPayload, never
   // across a 4 KiB page of the destination or of the source read; a memory-FIFO
@@ -306,13 +321,24 @@ module ni_dma_inj #(
   assign at_dst = is_put || is_copy;  // data lands at dst + offset
   // A send that goes by rendezvous: its RTS is the message (one packet, the descriptor
   // as data); the data itself stays in memory until the destination fetches it.
-  logic is_rts, from_mem;
+  // Whether it does is decided as the descriptor is checked and held for its message
+  // (a new threshold applies from the next message on).
+  logic is_rts, rts_c, from_mem;
   logic [31:0] m_len;   // bytes of what is sent: the message, or the RTS
-  assign is_rts = is_send && !d_inline && d_src_mid && d_len > rndv_thresh_i;
+  assign rts_c = is_send && !d_inline && d_src_mid && d_len > rndv_thresh_i;
+  assign is_rts = (ps_q == PDesc || ps_q == PCheck) ? (DecEarly ? rts_pre_q : rts_c) : rts_q;
   assign from_mem = !d_inline && !is_rts;
   assign m_len = is_rts ? 32'(RtsBytes) : d_len;
   // A raw datagram is never split (its length and source page are checked).
-  assign chunk = is_raw ? d_len[12:0] : chunk_at(po_q, at_dst, is_rget, !from_mem, d_src[11:0], d_dst[11:0], m_len);
+  // At 64 and 128 bits the packet's size is a register as well (chunk_q): the first at
+  // the message's start, each next one computed in the cycle after the one before it
+  // began (a packet there has two beats at least; DmaChunkAhead_A checks it).
+  logic [12:0] chunk_c, chunk0, chunk_nx, chunk_q, chunk_d, chunk_nx_q;
+  assign chunk_c = is_raw ? d_len[12:0] : chunk_at(po_q, at_dst, is_rget, !from_mem, d_src[11:0], d_dst[11:0], m_len);
+  assign chunk0 = is_raw ? d_len[12:0] : chunk_at(32'd0, at_dst, is_rget, !from_mem, d_src[11:0], d_dst[11:0], m_len);
+  assign chunk_nx = is_raw ? d_len[12:0] : chunk_at(po_q + 32'(chunk_q), at_dst, is_rget, !from_mem, d_src[11:0],
+                                                    d_dst[11:0], m_len);
+  assign chunk = DecEarly ? chunk_q : chunk_c;
   assign dchunk = is_raw ? d_len[12:0] : chunk_at(dfo_q, at_dst, is_rget, !from_mem, d_src[11:0], d_dst[11:0], m_len);
 
   // Why a descriptor is refused (docs/formats.md#dma-descriptors); 0: it is good. A
@@ -335,7 +361,7 @@ module ni_dma_inj #(
   function automatic logic [63:0] mid_addr(input logic [51:0] base, input logic [63:0] off);
     mid_addr = {base + off[63:12], off[11:0]};
   endfunction
-  logic [3:0] chk;
+  logic [3:0] chk, chk_c;
   logic [MiW-1:0] mi, smi;
   logic [64:0] cp_last;           // last byte of a copy, as an offset
   logic [63:0] src_addr;          // the source's address in host memory
@@ -344,31 +370,32 @@ module ni_dma_inj #(
   assign cp_last = {1'b0, d_dst} + 65'(d_len) - 65'd1;
   assign src_addr = d_src_mid ? mid_addr(mem_base_i[smi], d_src) : d_src;
   always_comb begin
-    chk = 4'd0;
+    chk_c = 4'd0;
     if (!is_put && !is_send && !is_copy && !is_raw && !is_rget) begin
-      chk = ErrOp;
+      chk_c = ErrOp;
     end else if (remote_i[act_q] && (d_slots != 8'd1 || d_inline || !d_src_mid)) begin
-      chk = ErrRemote;
+      chk_c = ErrRemote;
     end else if (d_slots == 8'd0 || 16'(d_slots) > filled) begin
-      chk = ErrCount;
+      chk_c = ErrCount;
     end else if (d_len == 32'd0 || d_len[1:0] != 2'b00 || (is_raw && d_len > 32'(RawMaxBytes)) ||
                  (is_rget && d_len[SlotShift-1:0] != '0) ||
                  (d_inline ? d_len > (32'(d_slots) - 32'd1) * SlotBytes : d_slots != 8'd1)) begin
-      chk = ErrLen;
+      chk_c = ErrLen;
     end else if ((!d_inline && d_src[5:0] != 6'd0) || (at_dst && d_dst[5:0] != 6'd0) ||
                  (is_rget && !d_inline && d_src[SlotShift-1:0] != '0) ||
                  (is_raw && !d_inline && 13'(d_src[11:0]) + 13'(d_len) > 13'd4096)) begin
-      chk = ErrAlign;
+      chk_c = ErrAlign;
     end else if (is_copy && (d_qid >= 16'(NumMemId) || !mem_valid_i[mi] || !mem_perm_w_i[mi] ||
                              cp_last[64:12] >= 53'(mem_pages_i[mi]))) begin
-      chk = ErrRange;
+      chk_c = ErrRange;
     end else if (!d_inline && d_src_mid &&
                  !src_readable(d_smid, d_src, d_len, mem_valid_i, mem_perm_r_i, mem_pages_i)) begin
-      chk = ErrRange;
+      chk_c = ErrRange;
     end else if ((d_use_icnt && d_icnt >= 8'(NumCnt)) || (is_copy && d_use_rcnt && d_rcnt >= 8'(NumCnt))) begin
-      chk = ErrCnt;  // a counter this NI does not have (a put's or send's rcv_cnt is the target's)
+      chk_c = ErrCnt;  // a counter this NI does not have (a put's or send's rcv_cnt is the target's)
     end
   end
+  assign chk = DecEarly ? chk_q : chk_c;
 
   // ------------------------------------------------------------ look-ahead
   // While the parser streams a message whose data reads are all issued, the look-ahead
@@ -409,7 +436,7 @@ module ni_dma_inj #(
   logic [15:0] f_lim_q, f_lim_d;        // slots the turn reads while others wait
   logic [FifoW-1:0] rr_q, rr_d;         // round robin: the next pick starts here
   logic hold_q, hold_d;                 // the parser's message needs slots not read yet
-  logic [15:0] a_size, a_tail, a_head, filled, f_size, f_ptr, to_tail, to_end;
+  logic [15:0] a_size, a_tail, a_head, filled, f_size, f_ptr, f_head, to_tail, to_end;
   logic [63:0] f_base;
   logic f_stop, s_want, d_want, s_issue, d_issue;
   logic [RsW-1:0] s_nslots;
@@ -419,6 +446,7 @@ module ni_dma_inj #(
   assign filled = ring_dist(a_tail, a_head, a_size);
   assign f_size = size_i[f_fifo_q];
   assign f_ptr = fp_q[f_fifo_q];
+  assign f_head = head_q[f_fifo_q];
   assign f_base = base_i[f_fifo_q];
   assign to_tail = ring_dist(tail_q[f_fifo_q], f_ptr, f_size);
   assign to_end = f_size - f_ptr;
@@ -536,7 +564,9 @@ module ni_dma_inj #(
   assign la_want = la_q == LaIssue && la_go && la_dfo_q != la_len && d_cnt_q < (DW+1)'(NumDReg);
   // Its reads are held for the message the parser starts next, which must be the same.
   assign la_held = la_q == LaIssue && la_dfo_q != 32'd0;
-  assign la_same = from_mem && desc_n[0 +: 256] == la_desc_q[0 +: 256] && src_addr == la_addr_q;
+  logic la_same_c;
+  assign la_same_c = !d_inline && !rts_c && desc_f[0 +: 256] == la_desc_q[0 +: 256] && src_addr == la_addr_q;
+  assign la_same = DecEarly ? la_same_q : la_same_c;
   always_comb begin
     la_d = la_q;
     la_beat_d = la_beat_q;
@@ -695,9 +725,7 @@ module ni_dma_inj #(
 
   always_comb begin
     logic [16:0] cnt;
-    logic [15:0] tail_left;
     cnt = '0;
-    tail_left = '0;
     head_d = head_q;
     tail_d = tail_q;
     err_d = err_q;
@@ -724,6 +752,7 @@ module ni_dma_inj #(
     dbeat_d = dbeat_q;
     dslots_d = dslots_q;
     po_d = po_q;
+    chunk_d = chunk_q;
     dfo_d = dfo_q;
     db_d = db_q;
     ob_d = ob_q;
@@ -914,6 +943,7 @@ module ni_dma_inj #(
             loc_cnt_valid_o = is_copy && d_use_rcnt;
             ev_rts_o = is_rts;
             po_d = po_q + 32'(chunk);
+            chunk_d = chunk_nx_q;
             if (from_mem) begin
               // The packet's data region is used up.
               d_head_d = d_head_q + DW'(1);
@@ -991,6 +1021,7 @@ module ni_dma_inj #(
     end else if (msg_start) begin
       hold_d = !fits;
       po_d = '0;
+      chunk_d = chunk0;
       dfo_d = la_held ? la_dfo_q : '0;  // reads the look-ahead issued are this message's
       db_d = '0;
       ob_d = '0;
@@ -1047,11 +1078,12 @@ module ni_dma_inj #(
     // Fetcher: a turn ends when the parser ended it, when its FIFO stopped, when
     // another FIFO waits and the turn has read its slots or reached the tail, or when
     // the FIFO is empty and all of it is served; then the next FIFO's turn starts.
-    tail_left = to_tail - (s_issue ? 16'(s_nslots) : 16'd0);
+    // Apart from the parser's end, this is seen from the registers, in the cycle after
+    // the read that made it so: no read's size and pointer sums lead into the turns.
     if (f_on_q) begin
       if ((turn_end && fon_act) ||
-          (!hold_d && (f_stop || (pick[FifoW] && (f_cnt_d >= f_lim_q || tail_left == 16'd0)) ||
-                       (tail_left == 16'd0 && fp_d[f_fifo_q] == head_d[f_fifo_q])))) begin
+          (!hold_d && (f_stop || (pick[FifoW] && (f_cnt_q >= f_lim_q || to_tail == 16'd0)) ||
+                       (to_tail == 16'd0 && f_ptr == f_head)))) begin
         f_on_d = 1'b0;
         // A turn that read nothing never reaches the parser.
         if (f_first_d) turn_d[f_fifo_q] = 1'b0;
@@ -1117,6 +1149,7 @@ module ni_dma_inj #(
       code_q <= '0;
       rst_pend_q <= '0;
       ps_q <= PIdle;
+      rts_q <= 1'b0;
       act_q <= '0;
       rr_q <= '0;
       turn_q <= '0;
@@ -1170,6 +1203,7 @@ module ni_dma_inj #(
       code_q <= code_d;
       rst_pend_q <= rst_pend_d;
       ps_q <= ps_d;
+      rts_q <= is_rts;
       act_q <= act_d;
       rr_q <= rr_d;
       turn_q <= turn_d;
@@ -1221,6 +1255,11 @@ module ni_dma_inj #(
   // Wide datapath registers: no reset.
   always_ff @(posedge clk_i) begin
     desc_q <= desc_d;
+    chunk_q <= chunk_d;
+    chunk_nx_q <= chunk_nx;
+    chk_q <= chk_c;
+    rts_pre_q <= rts_c;
+    la_same_q <= la_same_c;
     la_desc_q <= la_desc_d;
     la_addr_q <= la_addr_d;
     prev_q <= prev_d;
@@ -1249,6 +1288,8 @@ module ni_dma_inj #(
   `NI_ASSERT(DmaParserTurnHeld_A, ps_q == PIdle || turn_q[act_q])
   `NI_ASSERT(DmaFetchTurnHeld_A, !f_on_q || turn_q[f_fifo_q])
   // Between messages only the look-ahead holds data regions; between turns none.
+  // The registered packet size is the one computed from the packet's offset.
+  `NI_ASSERT(DmaChunkAhead_A, !(DecEarly && (ps_q == PHdr || ps_q == PBeats)) || chunk_q == chunk_c)
   `NI_ASSERT(DmaLaRegions_A, !((ps_q == PDesc || ps_q == PCheck) && d_cnt_q != '0) || la_held)
   `NI_ASSERT(DmaIdleRegions_A, ps_q != PIdle || d_cnt_q == '0)
   // A message being served takes fewer slots than its ring has (it was checked against

@@ -732,10 +732,15 @@ class DmaInjTest : public tb::VerilatedTest {
     runUntilIdle(*b);
     EXPECT_EQ(b->rtsEvents, 2u);
     EXPECT_EQ(b->injCnt[3], 512u + 1024 + 2048 + 2048) << "bytes counted: the eager messages' only";
-    // The reset threshold: the long send goes eagerly.
+    // The reset threshold: the long send goes eagerly, and stays eager when the
+    // threshold drops under way (a threshold applies from the next message on).
     b->setRndv(RndvSelect{});
     b->produce(0, send(8192, kDescSrcMid), Bytes(8192, 0x77));
     b->doorbell(0);
+    const unsigned before = b->packets;
+    for (int i = 0; i < 20000 && b->packets < before + 2; ++i) run(*b, 1);
+    ASSERT_GE(b->packets, before + 2) << "the long send never started";
+    b->setRndv(RndvSelect{512});
     runUntilIdle(*b);
     EXPECT_EQ(b->rtsEvents, 2u);
     // A long send whose source runs past its memory ID: refused before any RTS.
