@@ -467,21 +467,30 @@ module ni_dma_inj #(
   assign pick = rr_pick(has_work & ~turn_q & ~(rst_pend_q | reset_i), rr_q);
 
   // Slots of the next read: up to the tail, the ring's end, a region, a 4 KiB page.
-  logic [63:0] s_addr;
+  // At 64 and 128 bits the read (address, slots) is registered, computed from the
+  // registers of the cycle before: a slot read waits a cycle after the read or turn
+  // start before it (s_fresh_q), so the pointer it starts at is the current one.
+  logic [63:0] s_addr, s_addr_c, s_addr_q;
   logic [12:0] to_page;
-  assign s_addr = f_base + 64'(f_ptr) * 64'(SlotBytes);
-  assign to_page = 13'd4096 - {1'b0, s_addr[11:0]};
+  logic [RsW-1:0] s_nslots_c, s_nslots_q;
+  logic s_fresh_q;
+  assign s_addr_c = f_base + 64'(f_ptr) * 64'(SlotBytes);
+  assign to_page = 13'd4096 - {1'b0, s_addr_c[11:0]};
   always_comb begin
     logic [15:0] n;
     n = to_tail;
     if (to_end < n) n = to_end;
     if (16'(RegSlots) < n) n = 16'(RegSlots);
     if (16'(to_page) / 16'(SlotBytes) < n) n = 16'(to_page) / 16'(SlotBytes);
-    s_nslots = RsW'(n);
+    s_nslots_c = RsW'(n);
   end
-  // A stopped FIFO's reads stop, unless the message being sent needs them.
-  assign s_want = f_on_q && to_tail != 16'd0 && s_cnt_q < (SW+1)'(NumSReg) && (!f_stop || hold_q) &&
-                  (f_cnt_q < f_lim_q || hold_q || !pick[FifoW]);
+  assign s_addr = DecEarly ? s_addr_q : s_addr_c;
+  assign s_nslots = DecEarly ? s_nslots_q : s_nslots_c;
+  // A stopped FIFO's reads stop, unless the message being sent needs them. (The
+  // registered read has no slots when none were up to the tail.)
+  assign s_want = f_on_q && (DecEarly ? s_fresh_q && s_nslots_q != '0 : to_tail != 16'd0) &&
+                  s_cnt_q < (SW+1)'(NumSReg) &&
+                  (!f_stop || hold_q) && (f_cnt_q < f_lim_q || hold_q || !pick[FifoW]);
   logic dmsg_q, dmsg_d;                 // the message's data is read from memory
   assign d_want = dmsg_q && dfo_q != d_len && d_cnt_q < (DW+1)'(NumDReg);
   // A read takes its region when it enters the request register; it leaves from there
@@ -720,7 +729,14 @@ module ni_dma_inj #(
   logic fits;     // the message's slots are all read, or will be in this turn
   logic fon_act;  // the fetcher is still in the parser's turn
   assign desc_end = ring_add(a_head, 16'(d_slots), a_size);
-  assign fits = ring_dist(desc_end, a_head, a_size) <= ring_dist(fp_q[act_q], a_head, a_size);
+  // At 64 and 128 bits fits is one of the decisions computed a cycle ahead. Only the
+  // fetcher moves fp_q, and only in its turn: outside it (fon_act low, the case that
+  // ends the turn before the message) the value is current, as the fetcher leaves a
+  // turn a cycle after its last read; in it, a stale "no" only holds the turn's reads
+  // on for the message, as a true one would.
+  logic fits_c, fits_q;
+  assign fits_c = ring_dist(desc_end, a_head, a_size) <= ring_dist(fp_q[act_q], a_head, a_size);
+  assign fits = DecEarly ? fits_q : fits_c;
   assign fon_act = f_on_q && f_fifo_q == act_q;
 
   always_comb begin
@@ -840,12 +856,13 @@ module ni_dma_inj #(
 
     // Completions: the data of beat j (after the 12 header bytes) goes to region beat
     // j - CplHdrBeats - 1, made of this beat's low lanes and the previous beat's high
-    // lanes; what is left in the last beat is written in one more cycle.
+    // lanes; what is left in the last beat is written in one more cycle. (A region
+    // being written is in use: never the one a read issued in this cycle takes.)
     if (c_flush_q) begin
-      wbeats_d[c_reg_q] = wbeats_d[c_reg_q] + RbW'(1);
+      wbeats_d[c_reg_q] = wbeats_q[c_reg_q] + RbW'(1);
     end
     if (c_take) begin
-      if (32'(c_beat_q) > CplHdrBeats) wbeats_d[c_reg] = wbeats_d[c_reg] + RbW'(1);
+      if (32'(c_beat_q) > CplHdrBeats) wbeats_d[c_reg] = wbeats_q[c_reg] + RbW'(1);
       if (s_cpl_tlast) begin
         got_bytes_d[c_reg] = got_bytes_q[c_reg] + c_len;
         if (c_status != ni_pkg::CPL_SC) rerr_d[c_reg] = 1'b1;
@@ -1158,6 +1175,7 @@ module ni_dma_inj #(
       rfifo_q <= '0;
       rfirst_q <= '0;
       f_on_q <= 1'b0;
+      s_fresh_q <= 1'b0;
       f_fifo_q <= '0;
       f_first_q <= 1'b0;
       f_cnt_q <= '0;
@@ -1212,6 +1230,7 @@ module ni_dma_inj #(
       rfifo_q <= rfifo_d;
       rfirst_q <= rfirst_d;
       f_on_q <= f_on_d;
+      s_fresh_q <= f_on_q && !s_issue;
       f_fifo_q <= f_fifo_d;
       f_first_q <= f_first_d;
       f_cnt_q <= f_cnt_d;
@@ -1256,6 +1275,9 @@ module ni_dma_inj #(
   always_ff @(posedge clk_i) begin
     desc_q <= desc_d;
     chunk_q <= chunk_d;
+    fits_q <= fits_c;
+    s_addr_q <= s_addr_c;
+    s_nslots_q <= s_nslots_c;
     chunk_nx_q <= chunk_nx;
     chk_q <= chk_c;
     rts_pre_q <= rts_c;
@@ -1290,6 +1312,15 @@ module ni_dma_inj #(
   // Between messages only the look-ahead holds data regions; between turns none.
   // The registered packet size is the one computed from the packet's offset.
   `NI_ASSERT(DmaChunkAhead_A, !(DecEarly && (ps_q == PHdr || ps_q == PBeats)) || chunk_q == chunk_c)
+  // The registered fits is current where it can end a turn.
+  `NI_ASSERT(DmaFitsCurrent_A, !(DecEarly && msg_start && !fon_act) || fits_q == fits_c)
+  // A completion writes a region in use, never the one a read takes in the same cycle.
+  logic c_wr;
+  logic [3:0] c_wr_reg;
+  assign c_wr = c_flush_q || (c_take && 32'(c_beat_q) > CplHdrBeats);
+  assign c_wr_reg = c_flush_q ? c_reg_q : c_reg;
+  `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == 4'(s_alloc_q)) ||
+                                             (d_issue && c_wr_reg == d_reg_of(d_alloc_q)))))
   `NI_ASSERT(DmaLaRegions_A, !((ps_q == PDesc || ps_q == PCheck) && d_cnt_q != '0) || la_held)
   `NI_ASSERT(DmaIdleRegions_A, ps_q != PIdle || d_cnt_q == '0)
   // A message being served takes fewer slots than its ring has (it was checked against
