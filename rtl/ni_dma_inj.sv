@@ -248,9 +248,9 @@ module ni_dma_inj #(
   logic [511:0] desc_n;
   logic [287:0] desc_f;  // bytes 0..35
   // At 64 and 128 bits what the last beat of a descriptor decides from its fields (the
-  // checks, rendezvous or not, whether the look-ahead read this message) is computed a
-  // cycle ahead and registered: desc_q holds bytes 0..31 from two beats before the last
-  // on. The ring, memory-ID and threshold registers the decisions read are then a cycle
+  // checks, rendezvous or not, whether the look-ahead read this message; whether it
+  // fits its turn, below) is computed a cycle ahead and registered: desc_q holds bytes
+  // 0..31 from two beats before the last on. The ring, memory-ID and threshold registers the decisions read are then a cycle
   // older, as if the descriptor had been checked a cycle earlier. So the decisions start
   // at flip-flops; they lead on into the RAM read address of the next cycle.
   localparam bit DecEarly = DescBeats >= 4;
@@ -1309,7 +1309,6 @@ module ni_dma_inj #(
   // A turn the parser or the fetcher is in is held in turn_q.
   `NI_ASSERT(DmaParserTurnHeld_A, ps_q == PIdle || turn_q[act_q])
   `NI_ASSERT(DmaFetchTurnHeld_A, !f_on_q || turn_q[f_fifo_q])
-  // Between messages only the look-ahead holds data regions; between turns none.
   // The registered packet size is the one computed from the packet's offset.
   `NI_ASSERT(DmaChunkAhead_A, !(DecEarly && (ps_q == PHdr || ps_q == PBeats)) || chunk_q == chunk_c)
   // The registered fits is current where it can end a turn.
@@ -1321,6 +1320,7 @@ module ni_dma_inj #(
   assign c_wr_reg = c_flush_q ? c_reg_q : c_reg;
   `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == 4'(s_alloc_q)) ||
                                              (d_issue && c_wr_reg == d_reg_of(d_alloc_q)))))
+  // Between messages only the look-ahead holds data regions; between turns none.
   `NI_ASSERT(DmaLaRegions_A, !((ps_q == PDesc || ps_q == PCheck) && d_cnt_q != '0) || la_held)
   `NI_ASSERT(DmaIdleRegions_A, ps_q != PIdle || d_cnt_q == '0)
   // A message being served takes fewer slots than its ring has (it was checked against
