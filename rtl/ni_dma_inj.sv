@@ -250,9 +250,10 @@ module ni_dma_inj #(
   // At 64 and 128 bits what the last beat of a descriptor decides from its fields (the
   // checks, rendezvous or not, whether the look-ahead read this message; whether it
   // fits its turn, below) is computed a cycle ahead and registered: desc_q holds bytes
-  // 0..31 from two beats before the last on. The ring, memory-ID and threshold registers the decisions read are then a cycle
-  // older, as if the descriptor had been checked a cycle earlier. So the decisions start
-  // at flip-flops; they lead on into the RAM read address of the next cycle.
+  // 0..31 from two beats before the last on. The ring, memory-ID and threshold
+  // registers the decisions read are then a cycle older, as if the descriptor had been
+  // checked a cycle earlier. So the decisions start at flip-flops; they lead on into
+  // the RAM read address of the next cycle.
   localparam bit DecEarly = DescBeats >= 4;
   logic [3:0] chk_q;
   logic rts_pre_q, rts_q, la_same_q;
