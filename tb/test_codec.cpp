@@ -158,9 +158,7 @@ TEST(FabricCodec, MalformedInputReturnsErrors) {
   // Corrupt a payload byte and repair the VCRC: only the ICRC can tell.
   Bytes icrcBad = good;
   icrcBad[40] ^= 0x80;
-  uint16_t v = crc16Vcrc(icrcBad.data(), icrcBad.size() - 2);
-  icrcBad[icrcBad.size() - 2] = static_cast<uint8_t>(v);
-  icrcBad[icrcBad.size() - 1] = static_cast<uint8_t>(v >> 8);
+  putLe(&icrcBad[icrcBad.size() - 2], 2, crc16Vcrc(icrcBad.data(), icrcBad.size() - 2));
   EXPECT_FALSE(decodeFabric(icrcBad, &err));
   EXPECT_EQ(err, FabError::BadIcrc);
 

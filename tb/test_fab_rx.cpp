@@ -396,9 +396,7 @@ class FabRxTest : public tb::VerilatedTest {
         if (how == 1) b[rng()() & 1 ? 48 + rng()() % 64 : b.size() - 1 - rng()() % 2] ^= static_cast<uint8_t>(1 + rng()() % 255);
         if (how == 2) {  // a data byte or the ICRC, before a hop that sealed the VCRC again: only the ICRC tells
           b[rng()() & 1 ? 48 + rng()() % 64 : b.size() - 6 + rng()() % 4] ^= static_cast<uint8_t>(1 + rng()() % 255);
-          const uint16_t v = crc16Vcrc(b.data(), b.size() - 2);
-          b[b.size() - 2] = static_cast<uint8_t>(v);
-          b[b.size() - 1] = static_cast<uint8_t>(v >> 8);
+          putLe(&b[b.size() - 2], 2, crc16Vcrc(b.data(), b.size() - 2));
         }
         e.toHost = true;
         e.nullified = true;
