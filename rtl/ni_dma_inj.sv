@@ -31,8 +31,11 @@ module ni_dma_inj #(
   input  logic rst_ni,
   input  logic [15:0] node_id_i,
   // Ring registers (INJ_*). tail_we_i: a doorbell; reset_i: discard what is queued.
+  // base_i is SlotBytes-aligned (nic_top clears the low bits). size_i is taken while
+  // the FIFO is disabled or empty and holds no turn; size_o is the size in use.
   input  logic [NumFifos-1:0][63:0] base_i,
   input  logic [NumFifos-1:0][15:0] size_i,   // slots
+  output logic [NumFifos-1:0][15:0] size_o,
   input  logic [NumFifos-1:0] enable_i,
   input  logic [NumFifos-1:0][15:0] tail_i,
   input  logic [NumFifos-1:0] tail_we_i,
@@ -140,6 +143,12 @@ module ni_dma_inj #(
   logic [NumFifos-1:0][3:0] code_q, code_d;
   logic [NumFifos-1:0] stopped;   // in error, disabled or being reset: no new message
   logic [NumFifos-1:0] has_work;
+  // The ring's size in use: INJ_SIZE as it was when the FIFO was last disabled or empty,
+  // with no turn in the engine, so a size written while it runs never moves a ring
+  // under its pointers. Enabled with its head or tail outside that ring (made smaller
+  // without a reset), the FIFO stops (ErrTail) instead of reading beyond it.
+  logic [NumFifos-1:0][15:0] size_q, size_d;
+  logic [NumFifos-1:0] ring_bad;
 
   // (a - b) mod size for a, b < size.
   function automatic logic [15:0] ring_dist(input logic [15:0] a, input logic [15:0] b,
@@ -441,11 +450,11 @@ module ni_dma_inj #(
   logic [63:0] f_base;
   logic f_stop, s_want, d_want, s_issue, d_issue;
   logic [RsW-1:0] s_nslots;
-  assign a_size = size_i[act_q];
+  assign a_size = size_q[act_q];
   assign a_tail = tail_q[act_q];
   assign a_head = head_q[act_q];
   assign filled = ring_dist(a_tail, a_head, a_size);
-  assign f_size = size_i[f_fifo_q];
+  assign f_size = size_q[f_fifo_q];
   assign f_ptr = fp_q[f_fifo_q];
   assign f_head = head_q[f_fifo_q];
   assign f_base = base_i[f_fifo_q];
@@ -805,16 +814,22 @@ module ni_dma_inj #(
 
     // Doorbells: a tail outside the ring, or any doorbell of a remote-fed FIFO, stops
     // the FIFO and is not taken. A remote-fed FIFO's tail moves by the receiver's pushes.
+    // A FIFO enabled with its head or tail outside its ring stops the same way.
     for (int i = 0; i < NumFifos; i++) begin
-      if (push_i[i]) tail_d[i] = ring_add(tail_q[i], 16'd1, size_i[i]);
+      if (push_i[i]) tail_d[i] = ring_add(tail_q[i], 16'd1, size_d[i]);
       if (tail_we_i[i]) begin
-        if (tail_i[i] >= size_i[i] || remote_i[i]) begin
+        if (tail_i[i] >= size_d[i] || remote_i[i]) begin
           err_d[i] = 1'b1;
           code_d[i] = ErrTail;
           ev_err[i] = 1'b1;
         end else begin
           tail_d[i] = tail_i[i];
         end
+      end
+      if (ring_bad[i]) begin
+        err_d[i] = 1'b1;
+        code_d[i] = ErrTail;
+        ev_err[i] = 1'b1;
       end
     end
     // A reset applies once the engine is not serving that FIFO. It empties the ring at
@@ -823,7 +838,7 @@ module ni_dma_inj #(
     for (int i = 0; i < NumFifos; i++) begin
       if (rst_pend_d[i] && !busy_o[i]) begin
         rst_pend_d[i] = 1'b0;
-        if (tail_d[i] >= size_i[i]) tail_d[i] = '0;
+        if (tail_d[i] >= size_d[i]) tail_d[i] = '0;
         head_d[i] = tail_d[i];
         err_d[i] = 1'b0;
         code_d[i] = 4'd0;
@@ -1121,7 +1136,12 @@ module ni_dma_inj #(
 
   for (genvar i = 0; i < NumFifos; i++) begin : gen_work
     assign stopped[i] = err_q[i] || !enable_i[i] || rst_pend_q[i];
-    assign has_work[i] = !stopped[i] && head_q[i] != tail_q[i];
+    // A ring of size 0 holds nothing (every doorbell is outside it). A reset arriving
+    // puts the pointers back in the ring.
+    assign ring_bad[i] = !stopped[i] && !reset_i[i] && (size_q[i] == '0 ? head_q[i] != tail_q[i]
+                                                         : head_q[i] >= size_q[i] || tail_q[i] >= size_q[i]);
+    assign has_work[i] = !stopped[i] && !ring_bad[i] && head_q[i] != tail_q[i];
+    assign size_d[i] = (!turn_q[i] && (!enable_i[i] || head_q[i] == tail_q[i])) ? size_i[i] : size_q[i];
   end
 
   // Completion intake registers.
@@ -1163,6 +1183,7 @@ module ni_dma_inj #(
     if (!rst_ni) begin
       head_q <= '0;
       tail_q <= '0;
+      size_q <= '0;
       err_q <= '0;
       code_q <= '0;
       rst_pend_q <= '0;
@@ -1218,6 +1239,7 @@ module ni_dma_inj #(
     end else begin
       head_q <= head_d;
       tail_q <= tail_d;
+      size_q <= size_d;
       err_q <= err_d;
       code_q <= code_d;
       rst_pend_q <= rst_pend_d;
@@ -1291,6 +1313,7 @@ module ni_dma_inj #(
 
   assign head_o = head_q;
   assign tail_o = tail_q;
+  assign size_o = size_q;
   assign err_o = err_q;
   assign err_code_o = code_q;
   assign busy_o = turn_q;
@@ -1310,6 +1333,8 @@ module ni_dma_inj #(
   // A turn the parser or the fetcher is in is held in turn_q.
   `NI_ASSERT(DmaParserTurnHeld_A, ps_q == PIdle || turn_q[act_q])
   `NI_ASSERT(DmaFetchTurnHeld_A, !f_on_q || turn_q[f_fifo_q])
+  // A turn's head and next slot read lie inside the ring in use.
+  `NI_ASSERT(DmaFetchInRing_A, !f_on_q || (f_ptr < f_size && f_head < f_size))
   // The registered packet size is the one computed from the packet's offset.
   `NI_ASSERT(DmaChunkAhead_A, !(DecEarly && (ps_q == PHdr || ps_q == PBeats)) || chunk_q == chunk_c)
   // The registered fits is current where it can end a turn.

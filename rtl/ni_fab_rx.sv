@@ -497,8 +497,10 @@ module ni_fab_rx #(
   assign is_rfifo = is_req && !is_cont && (teh_flags & (ni_pkg::TEH_RFIFO | ni_pkg::TEH_RGET)) == ni_pkg::TEH_RFIFO;
   // A raw packet's FIFO is RAW_CTRL's.
   assign rf = is_raw ? raw_fifo_i[RfW-1:0] : memid[RfW-1:0];
+  // A FIFO whose tail lies outside its ring (its size made smaller while it ran) takes
+  // nothing until it is reset.
   assign rf_ok = (is_raw ? (raw_enable_i && 16'(raw_fifo_i) < 16'(NumRfifo)) : memid < 16'(NumRfifo)) &&
-                 rf_enable_i[rf] && rf_size_i[rf] != 16'd0;
+                 rf_enable_i[rf] && rf_tail_q[rf] < rf_size_i[rf];
   assign rf_next = (rf_tail_q[rf] + 16'd1 >= rf_size_i[rf]) ? 16'd0 : rf_tail_q[rf] + 16'd1;
   assign rf_full = rf_next == rf_head_i[rf];
   assign rf_slot_addr = rf_base_i[rf] + (64'(rf_tail_q[rf]) << SlotShift);
@@ -512,7 +514,9 @@ module ni_fab_rx #(
   logic [63:0] ri_slot_addr;
   assign is_rget = is_req && !is_cont && (teh_flags & ni_pkg::TEH_RGET) != 8'h0;
   assign ri = memid[RiW-1:0];
-  assign ri_ok = memid < 16'(NumInj) && ri_remote_i[ri] && !ri_err_i[ri] && ri_size_i[ri] != 16'd0;
+  // The tail lies in the ring (not so for a cycle if the engine took a smaller size
+  // while the FIFO was empty: it stops the FIFO then).
+  assign ri_ok = memid < 16'(NumInj) && ri_remote_i[ri] && !ri_err_i[ri] && ri_tail_q[ri] < ri_size_i[ri];
   assign ri_next = (ri_tail_q[ri] + 16'd1 >= ri_size_i[ri]) ? 16'd0 : ri_tail_q[ri] + 16'd1;
   assign ri_full = ri_next == ri_head_i[ri];
   assign ri_slot_addr = ri_base_i[ri] + (64'(ri_tail_q[ri]) << $clog2(SlotBytes));
@@ -1006,7 +1010,8 @@ module ni_fab_rx #(
     ri_tail_d = ri_tail_q;
     for (int f = 0; f < NumInj; f++) begin
       if (ri_take && ri == RiW'(f)) ri_tail_d[f] = ri_next;
-      if (ri_reset_i[f]) ri_tail_d[f] = ri_tail_i[f];
+      // The engine's reset rule: slot 0 if its tail lies outside the ring.
+      if (ri_reset_i[f]) ri_tail_d[f] = (ri_tail_i[f] < ri_size_i[f]) ? ri_tail_i[f] : 16'd0;
     end
   end
 

@@ -162,7 +162,7 @@ module nic_top #(
   // Injection FIFOs.
   logic [NumInj-1:0][31:0] inj_base_lo, inj_base_hi;
   logic [NumInj-1:0][63:0] inj_base;
-  logic [NumInj-1:0][15:0] inj_size, inj_tail, inj_head, inj_tail_now;
+  logic [NumInj-1:0][15:0] inj_size, inj_size_used, inj_tail, inj_head, inj_tail_now;
   logic [NumInj-1:0][3:0] inj_code;
   logic [NumInj-1:0] inj_tail_written, inj_ctrl_written, inj_enable, inj_reset_bit, inj_err, inj_busy;
   logic [NumInj-1:0] inj_tail_we_q, inj_ctrl_we_q;
@@ -171,8 +171,12 @@ module nic_top #(
   logic ev_rget_rx;
   logic [NumInj-1:0] ev_inj_err;  // FIFO i stopped in error
   logic ev_dma_err;
+  // A ring base's bits below its slot size are not used: every slot lies in the ring,
+  // whatever software wrote (INJ_BASE_LO, RFIFO_BASE_LO).
+  localparam int unsigned InjSlotShift = $clog2(SlotBytes);
+  localparam int unsigned RfSlotShift = $clog2(MaxPayload);
   for (genvar i = 0; i < NumInj; i++) begin : gen_inj_cat
-    assign inj_base[i] = {inj_base_hi[i], inj_base_lo[i]};
+    assign inj_base[i] = {inj_base_hi[i], inj_base_lo[i][31:InjSlotShift], InjSlotShift'(0)};
   end
   // Reception FIFOs.
   logic [NumRfifo-1:0][31:0] rf_base_lo, rf_base_hi;
@@ -197,7 +201,7 @@ module nic_top #(
   logic [12:0] rcnt_bytes;
   logic [31:0] rnr_delay;
   for (genvar i = 0; i < NumRfifo; i++) begin : gen_rf_cat
-    assign rf_base[i] = {rf_base_hi[i], rf_base_lo[i]};
+    assign rf_base[i] = {rf_base_hi[i], rf_base_lo[i][31:RfSlotShift], RfSlotShift'(0)};
   end
   // A doorbell or control write acts the cycle after, when the register holds the value.
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -469,7 +473,7 @@ module nic_top #(
   ni_dma_inj #(.DataW(DataW), .MaxPayload(MaxPayload), .NumFifos(NumInj), .SlotBytes(SlotBytes),
                .NumMemId(NumMemId), .NumCnt(NumCnt), .NiReqId(NiReqId)) u_dma_inj (
     .clk_i, .rst_ni, .node_id_i(node_id),
-    .base_i(inj_base), .size_i(inj_size), .enable_i(inj_enable), .tail_i(inj_tail),
+    .base_i(inj_base), .size_i(inj_size), .size_o(inj_size_used), .enable_i(inj_enable), .tail_i(inj_tail),
     .tail_we_i(inj_tail_we_q), .reset_i(inj_ctrl_we_q & inj_reset_bit),
     .remote_i(inj_remote), .push_i(inj_push), .tail_o(inj_tail_now),
     .head_o(inj_head), .err_o(inj_err), .err_code_o(inj_code), .busy_o(inj_busy),
@@ -555,7 +559,7 @@ module nic_top #(
     .rf_enable_i(rf_enable), .rf_base_i(rf_base), .rf_size_i(rf_size), .rf_head_i(rf_head),
     .rf_reset_i(rf_ctrl_we_q & rf_reset_bit), .rf_key_i(rf_key), .rf_tail_o(rf_tail),
     .raw_enable_i(raw_enable), .raw_fifo_i(raw_fifo),
-    .ri_remote_i(inj_remote & inj_enable), .ri_err_i(inj_err), .ri_base_i(inj_base), .ri_size_i(inj_size),
+    .ri_remote_i(inj_remote & inj_enable), .ri_err_i(inj_err), .ri_base_i(inj_base), .ri_size_i(inj_size_used),
     .ri_head_i(inj_head), .ri_tail_i(inj_tail_now), .ri_reset_i(inj_ctrl_we_q & inj_reset_bit),
     .ri_push_o(inj_push), .ev_rget_rx_o(ev_rget_rx), .ev_key_err_o(ev_key_err),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),

@@ -46,7 +46,7 @@ JOBS = {
 KEEP = {
     # ni_dma_inj's other invariants (turns, regions) do not close by induction in 20
     # steps at this size; the ring pointers do, with the invariant on the message served.
-    "dma_rings": ["HeadInRing*", "TailInRing*", "u_dut.DmaMsgInRing_A"],
+    "dma_rings": ["SizeInUse*", "HeadInRing*", "TailInRing*", "u_dut.DmaMsgInRing_A"],
     "fab_rx_rings": ["RfTailInRing*"],
     # The framer's beat and trailer queues (TrailerRoom_A: a trailer per queued packet)
     # are checked in simulation: as free state they keep the induction from closing.
@@ -65,8 +65,8 @@ BROKEN = {
     "retx_slots": ("rtl/ni_retx.sv", "valid_d[i] = 1'b0;\n            done_d[i] = 1'b0;", "valid_d[i] = 1'b0;"),
     "fab_tx_credits": ("rtl/ni_fab_tx.sv", "credits_d[hdr_new.vc] = credits_d[hdr_new.vc] - 8'd1",
                        "credits_d[hdr_new.vc] = credits_q[hdr_new.vc] - 8'd1"),
-    "dma_rings": ("rtl/ni_dma_inj.sv", "if (tail_i[i] >= size_i[i] || remote_i[i]) begin",
-                  "if (tail_i[i] > size_i[i] || remote_i[i]) begin"),
+    "dma_rings": ("rtl/ni_dma_inj.sv", "if (tail_i[i] >= size_d[i] || remote_i[i]) begin",
+                  "if (tail_i[i] > size_d[i] || remote_i[i]) begin"),
     "fab_rx_rings": ("rtl/ni_fab_rx.sv", "(rf_head_i[f] < rf_size_i[f]) ? rf_head_i[f] : 16'd0", "rf_head_i[f]"),
 }
 
@@ -77,7 +77,7 @@ def run(job, root, out):
     chparam = " ".join(f"-set {k} {v}" for k, v in params.items())
     script = "\n".join([
         f"read_verilog -sv -formal -I{root / 'rtl'} " + " ".join(str(root / s) for s in sources),
-        f"chparam {chparam} {top}",
+    ] + ([f"chparam {chparam} {top}"] if params else []) + [
         f"prep -flatten -top {top}",
     ] + ([
         "select -set keep " + " ".join(f"n:{k}" for k in KEEP[job]),

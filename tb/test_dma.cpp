@@ -370,6 +370,94 @@ TEST_P(DmaSystemTest, SendToDisabledOrMissingReceptionFifoIsRefused) {
   EXPECT_EQ(sys->readCsr(0, regs::RETX_FAIL_CNT), 0u);
 }
 
+// Ring bases written off their slot boundary (against INJ_BASE_LO's and
+// RFIFO_BASE_LO's documentation): the NIs use them without the low bits. Node 0's FIFO
+// 3 is given its ring's address + 0x24 and node 1's reception FIFO 0 its ring's
+// + 0x1C; sends and a put from the aligned ring land, the entries in the aligned
+// reception ring.
+TEST_P(DmaSystemTest, RingBasesAreUsedWithoutTheirBitsBelowASlot) {
+  const unsigned mp = sys->config().maxPayload;
+  driver::setInjFifo(sys->csrWriter(0), 3, ringBase(3) + 0x24, kRingSlots);
+  driver::setRcvFifo(sys->csrWriter(1), 0, rcvBase(0) + 0x1C, 16);
+  RcvRing ring(rcvBase(0), 16, mp);
+  std::vector<Bytes> want;
+  for (unsigned k = 0; k < 4; ++k) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Send);
+    d.flags = k % 2 ? kDescInline : 0;
+    d.src = kSrcBase + k * 0x1000;
+    d.dest = lidOf(1);
+    d.tag = k;
+    const Bytes data = randomBytes(4 * (1 + rng() % 100));
+    ASSERT_TRUE(post(0, 3, d, data));
+    for (Bytes& e : entriesOf(d, data, 0)) want.push_back(std::move(e));
+  }
+  Put put{1, 0x3000, randomBytes(256)};
+  ASSERT_TRUE(post(0, 3, put, true, 0));
+  driver::ringDoorbell(sys->csrWriter(0), 3, rings[0][3].tail());
+  ASSERT_TRUE(runUntilFifosEmpty());
+  EXPECT_EQ(sys->readCsr(0, regs::INJ_STATUS(3)), 0u);
+  for (const Bytes& w : want) {
+    const auto e = take(1, ring);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->raw(), w);
+  }
+  EXPECT_FALSE(take(1, ring).has_value());
+  EXPECT_EQ(sys->node(1).memory().read(kRegion + put.dst, put.data.size()), put.data);
+  EXPECT_EQ(sys->readCsr(0, regs::DMA_ERR_CNT), 0u);
+}
+
+// A reception FIFO made smaller than where its tail stood while it ran (against
+// RFIFO_SIZE's documentation): node 1's FIFO 0 of 16 slots takes 10 sends, then is
+// made 8 slots. The next two sends are refused (MEMID_ERR_CNT, NAKs at the sender) and
+// nothing is written past the ring; after a reset the FIFO takes sends at slot 0.
+TEST_P(DmaSystemTest, ReceptionFifoMadeSmallerThanItsTailTakesNothingUntilReset) {
+  const unsigned mp = sys->config().maxPayload;
+  auto wr1 = sys->csrWriter(1);
+  auto send = [&](unsigned k, std::vector<Bytes>* want) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Send);
+    d.flags = kDescInline;
+    d.dest = lidOf(1);
+    d.tag = k;
+    const Bytes data = randomBytes(64);
+    ASSERT_TRUE(post(0, 0, d, data));
+    if (want) want->push_back(entriesOf(d, data, 0).at(0));
+  };
+  auto sendAll = [&](unsigned from, unsigned to, std::vector<Bytes>* want) {
+    for (unsigned k = from; k < to; ++k) send(k, want);
+    driver::ringDoorbell(sys->csrWriter(0), 0, rings[0][0].tail());
+    ASSERT_TRUE(runUntilFifosEmpty());
+  };
+  auto takeAll = [&](RcvRing& ring, const std::vector<Bytes>& want) {
+    for (const Bytes& w : want) {
+      const auto e = take(1, ring);
+      ASSERT_TRUE(e.has_value());
+      EXPECT_EQ(e->raw(), w);
+    }
+    EXPECT_FALSE(take(1, ring).has_value());
+    driver::releaseRcvSlots(wr1, 0, ring.head());
+  };
+  driver::setRcvFifo(wr1, 0, rcvBase(0), 16);
+  RcvRing ring(rcvBase(0), 16, mp);
+  std::vector<Bytes> want;
+  sendAll(0, 10, &want);
+  takeAll(ring, want);
+  wr1(regs::RFIFO_SIZE(0), 8);
+  sendAll(10, 12, nullptr);
+  EXPECT_EQ(sys->readCsr(1, regs::MEMID_ERR_CNT), 2u);
+  EXPECT_EQ(sys->readCsr(0, regs::NAK_RX_CNT), 2u);
+  EXPECT_EQ(sys->readCsr(1, regs::RFIFO_TAIL(0)), 10u);
+  EXPECT_EQ(sys->node(1).memory().read(rcvBase(0) + 10 * mp, 2 * mp), Bytes(2 * mp, 0)) << "past the ring";
+  driver::setRcvFifo(wr1, 0, rcvBase(0), 8);
+  RcvRing small(rcvBase(0), 8, mp);
+  want.clear();
+  sendAll(12, 15, &want);
+  takeAll(small, want);
+  EXPECT_EQ(sys->readCsr(1, regs::MEMID_ERR_CNT), 2u);
+  EXPECT_EQ(sys->readCsr(0, regs::RETX_FAIL_CNT), 0u);
+}
+
 // Byte counters: node s's FIFO 0 sends puts and sends to node s + 1 that name
 // injection counter 3 at s and reception counter 5 at s + 1, both loaded with the
 // message bytes. With the last message held back, each counter stands at that

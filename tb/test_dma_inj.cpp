@@ -686,6 +686,57 @@ class DmaInjTest : public tb::VerilatedTest {
     EXPECT_EQ(b->head(0), b->ring[0].tail);
   }
 
+  // INJ_SIZE written while the FIFO runs (against its documentation): the engine keeps
+  // the ring it reads until the FIFO is empty, so every message queued is sent whole.
+  // Then it takes the new size, smaller than the head and tail: the FIFO stops with
+  // code 6 (one error event) instead of reading beyond its ring, and FIFO 1 goes on.
+  // A reset puts both at slot 0 of the new ring, whose messages go.
+  template <class M, unsigned kBpb>
+  void sizeWrittenWhileRunning() {
+    auto b = makeBench<M, kBpb>();
+    b->setRing(0, 0x3000'0000, 64);
+    b->setRing(1, 0x3001'0000, 32);
+    auto& m = b->dut().m;
+    unsigned seq = 0;
+    // At least `slots` more slots of messages (up to 3 more), and a doorbell.
+    auto fill = [&](unsigned f, unsigned slots) {
+      for (unsigned added = 0; added < slots;) {
+        Bytes data;
+        const DmaDescriptor d = randomDesc(f, seq++, 4, &data);
+        b->produce(f, d, data);
+        added += d.slots;
+      }
+      b->doorbell(f);
+    };
+    fill(0, 40);
+    fill(1, 20);
+    run(*b, 40);
+    ASSERT_NE(b->head(0), b->ring[0].tail) << "the FIFO is still running";
+    setField(m.size_i, 0, 16, 16);
+    run(*b, 200);
+    fill(0, 16);  // more slots, all past slot 16 of the old ring
+    runUntilIdle(*b);
+    EXPECT_EQ(b->head(0), b->ring[0].tail);
+    EXPECT_EQ(b->head(1), b->ring[1].tail);
+    EXPECT_TRUE(b->err(0));
+    EXPECT_EQ(b->code(0), DmaErr::Tail);
+    EXPECT_EQ(b->errEvents, 1u);
+    EXPECT_EQ(getField(m.size_o, 0, 16), 16u);
+    EXPECT_FALSE(b->err(1));
+    b->resetFifo(0);
+    run(*b, 4);
+    EXPECT_FALSE(b->err(0));
+    EXPECT_EQ(b->head(0), 0u);
+    b->ring[0] = {0x3000'0000, 16, 0, 0};
+    fill(0, 10);
+    fill(1, 20);
+    runUntilIdle(*b);
+    EXPECT_FALSE(b->err(0)) << "code " << static_cast<int>(b->code(0));
+    EXPECT_EQ(b->head(0), b->ring[0].tail);
+    EXPECT_EQ(b->head(1), b->ring[1].tail);
+    EXPECT_EQ(b->errEvents, 1u);
+  }
+
   // Protocol selection at its edges: with the threshold at 512 bytes, a send from a
   // memory ID of 512 bytes goes eagerly and one of 516 as an RTS (one packet into the
   // same FIFO with the same key, the offset marked, the descriptor as data with the
@@ -1009,6 +1060,9 @@ TEST_F(DmaInjTest, BadInputStopsOnlyItsFifoUntilReset_W512) { badInput<Vni_dma_i
 
 TEST_F(DmaInjTest, RingMadeSmallerThanItsTailRestartsAtSlotZero_W64) { shrinkThenReset<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, RingMadeSmallerThanItsTailRestartsAtSlotZero_W512) { shrinkThenReset<Vni_dma_inj512, 64>(); }
+
+TEST_F(DmaInjTest, SizeWrittenWhileRunningAppliesOnceEmpty_W64) { sizeWrittenWhileRunning<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, SizeWrittenWhileRunningAppliesOnceEmpty_W512) { sizeWrittenWhileRunning<Vni_dma_inj512, 64>(); }
 
 TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W64) { longMessageAmongBusyFifos<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W512) { longMessageAmongBusyFifos<Vni_dma_inj512, 64>(); }

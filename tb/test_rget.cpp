@@ -316,6 +316,40 @@ TEST_P(RgetSystemTest, RemoteGetsATargetMayNotTakeEndInErrorsBothSidesSee) {
   }
 }
 
+// A remote-fed FIFO made smaller than where its tail stood, then reset: node 0 gets
+// five blocks from node 1 (five descriptors into node 1's remote-fed FIFO of 64 slots),
+// node 1 makes the FIFO 4 slots and resets it, and node 0 gets three more. Both the
+// engine's tail and the receiver's restart at slot 0: the three land, nothing is
+// written past the new ring, and the FIFO is not in error.
+TEST_P(RgetSystemTest, RemoteFedFifoMadeSmallerRestartsAtSlotZero) {
+  const unsigned a = 0, b = 1;
+  const RuntimeLayout& l = rt[b].layout();
+  constexpr unsigned kCnt = 9;
+  constexpr uint32_t kLen = 512;
+  auto getBlock = [&](unsigned k) {
+    const Message m = makeMessage(b, a, 0, kLen, k);
+    rt[a].get(b, l.sendMid, k * l.bufStride, k * l.bufStride, kLen, kCnt);
+    ASSERT_TRUE(progressUntil([&] { return rt[a].counterZero(kCnt); })) << "get " << k;
+    EXPECT_EQ(mem(a).read(rt[a].recvAddr(k), kLen), m.data) << "get " << k;
+  };
+  for (unsigned k = 0; k < 5; ++k) getBlock(k);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(csr(b, regs::INJ_HEAD(l.remFifo)), 5u);
+  auto wrB = sys->csrWriter(b);
+  wrB(regs::INJ_CTRL(l.remFifo), 0);
+  wrB(regs::INJ_SIZE(l.remFifo), 4);
+  wrB(regs::INJ_CTRL(l.remFifo),
+      regs::INJ_CTRL_ENABLE_MASK | regs::INJ_CTRL_RESET_MASK | regs::INJ_CTRL_REMOTE_MASK);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(csr(b, regs::INJ_HEAD(l.remFifo)), 0u);
+  for (unsigned k = 5; k < 8; ++k) getBlock(k);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(csr(b, regs::INJ_HEAD(l.remFifo)), 3u);
+  EXPECT_EQ(csr(b, regs::INJ_STATUS(l.remFifo)), 0u);
+  EXPECT_EQ(csr(b, regs::DMA_ERR_CNT), 0u);
+  EXPECT_EQ(mem(b).read(l.remRing + 5 * 64, 3 * 64), Bytes(3 * 64, 0)) << "slots past the new ring";
+}
+
 // Eager messages into keyed eager buffers (seed 000 claims 13-14): node 0 allocates its
 // eager reception FIFO, keys it and announces it to the others, which send it messages
 // of 8 bytes to 4 KiB with the key: every one arrives whole. A message with a wrong key

@@ -4,7 +4,8 @@
 // disabled, then resets it), every other input free: doorbells with any tail value,
 // resets, enables, remote pushes, memory completions (as the block assumes them),
 // back-pressure. Proved for every reachable state: each FIFO's head and tail stay
-// inside its ring.
+// inside its ring, and the size the engine uses is that ring's (size_o is 0 only in
+// the first cycle after reset).
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -40,7 +41,7 @@ module dma_rings #(
   input  logic [1:0][51:0] mem_base_i,
   input  logic [1:0][19:0] mem_pages_i
 );
-  logic [NumFifos-1:0][15:0] size, head, tail;
+  logic [NumFifos-1:0][15:0] size, size_used, head, tail;
   assign size[0] = 16'(Size0);
   assign size[1] = 16'(Size1);
   ni_pkg::tx_hdr_t out_hdr;
@@ -57,7 +58,7 @@ module dma_rings #(
   ni_dma_inj #(.DataW(64), .MaxPayload(64), .NumFifos(NumFifos), .SlotBytes(64), .BatchSlots(4),
                .NumMemId(2)) u_dut (
     .clk_i, .rst_ni, .node_id_i(16'h0001),
-    .base_i, .size_i(size), .enable_i, .tail_i, .tail_we_i, .reset_i, .remote_i, .push_i,
+    .base_i, .size_i(size), .size_o(size_used), .enable_i, .tail_i, .tail_we_i, .reset_i, .remote_i, .push_i,
     .tail_o(tail), .head_o(head), .err_o(err), .err_code_o(code), .busy_o(busy),
     .rndv_thresh_i, .ev_rts_o(ev_rts),
     .rd_valid_o(rd_valid), .rd_ready_i, .rd_addr_o(rd_addr), .rd_bytes_o(rd_bytes), .rd_tag_o(rd_tag),
@@ -72,6 +73,9 @@ module dma_rings #(
     .ev_err_o(ev_err)
   );
 
+  // The size in use is the ring's, from the first cycle after reset on.
+  `NI_ASSERT(SizeInUse0_A, size_used[0] == size[0] || (size_used[0] == '0 && head[0] == '0 && tail[0] == '0 && !busy[0]))
+  `NI_ASSERT(SizeInUse1_A, size_used[1] == size[1] || (size_used[1] == '0 && head[1] == '0 && tail[1] == '0 && !busy[1]))
   `NI_ASSERT(HeadInRing0_A, head[0] < size[0])
   `NI_ASSERT(TailInRing0_A, tail[0] < size[0])
   `NI_ASSERT(HeadInRing1_A, head[1] < size[1])
