@@ -751,7 +751,9 @@ module ni_dma_inj #(
 
   always_comb begin
     logic [16:0] cnt;
+    logic bad_bell;  // a doorbell outside the ring, or of a remote-fed FIFO
     cnt = '0;
+    bad_bell = 1'b0;
     head_d = head_q;
     tail_d = tail_q;
     err_d = err_q;
@@ -816,17 +818,10 @@ module ni_dma_inj #(
     // the FIFO and is not taken. A remote-fed FIFO's tail moves by the receiver's pushes.
     // A FIFO enabled with its head or tail outside its ring stops the same way.
     for (int i = 0; i < NumFifos; i++) begin
+      bad_bell = tail_we_i[i] && (tail_i[i] >= size_d[i] || remote_i[i]);
       if (push_i[i]) tail_d[i] = ring_add(tail_q[i], 16'd1, size_d[i]);
-      if (tail_we_i[i]) begin
-        if (tail_i[i] >= size_d[i] || remote_i[i]) begin
-          err_d[i] = 1'b1;
-          code_d[i] = ErrTail;
-          ev_err[i] = 1'b1;
-        end else begin
-          tail_d[i] = tail_i[i];
-        end
-      end
-      if (ring_bad[i]) begin
+      if (tail_we_i[i] && !bad_bell) tail_d[i] = tail_i[i];
+      if (bad_bell || ring_bad[i]) begin
         err_d[i] = 1'b1;
         code_d[i] = ErrTail;
         ev_err[i] = 1'b1;

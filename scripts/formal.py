@@ -66,8 +66,8 @@ BROKEN = {
     "retx_slots": ("rtl/ni_retx.sv", "valid_d[i] = 1'b0;\n            done_d[i] = 1'b0;", "valid_d[i] = 1'b0;"),
     "fab_tx_credits": ("rtl/ni_fab_tx.sv", "credits_d[hdr_new.vc] = credits_d[hdr_new.vc] - 8'd1",
                        "credits_d[hdr_new.vc] = credits_q[hdr_new.vc] - 8'd1"),
-    "dma_rings": ("rtl/ni_dma_inj.sv", "if (tail_i[i] >= size_d[i] || remote_i[i]) begin",
-                  "if (tail_i[i] > size_d[i] || remote_i[i]) begin"),
+    "dma_rings": ("rtl/ni_dma_inj.sv", "(tail_i[i] >= size_d[i] || remote_i[i]);",
+                  "(tail_i[i] > size_d[i] || remote_i[i]);"),
     "fab_rx_rings": ("rtl/ni_fab_rx.sv", "(rf_head_i[f] < rf_size_i[f]) ? rf_head_i[f] : 16'd0", "rf_head_i[f]"),
 }
 
@@ -78,7 +78,7 @@ def run(job, root, out):
     chparam = " ".join(f"-set {k} {v}" for k, v in params.items())
     script = "\n".join([
         f"read_verilog -sv -formal -I{root / 'rtl'} " + " ".join(str(root / s) for s in sources),
-    ] + ([f"chparam {chparam} {top}"] if params else []) + [
+        f"chparam {chparam} {top}",
         f"prep -flatten -top {top}",
     ] + ([
         "select -set keep " + " ".join(f"n:{k}" for k in KEEP[job]),

@@ -631,6 +631,7 @@ class DmaInjTest : public tb::VerilatedTest {
       EXPECT_TRUE(b->err(0));
       EXPECT_EQ(b->code(0), c.code);
       EXPECT_EQ(b->head(0), badSlot) << "the head stays on the bad descriptor";
+      if (c.ringAt < 0) EXPECT_EQ(getField(b->dut().m.tail_o, 0, 16), b->ring[0].rung) << "the bad tail is not taken";
       EXPECT_EQ(b->errEvents, stopped);
       EXPECT_EQ(b->stomped, 0u) << "a packet started that could not be finished";
       EXPECT_TRUE(b->expect[0].empty()) << "the packets sent before the error";
