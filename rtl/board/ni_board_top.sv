@@ -64,10 +64,11 @@ module ni_board_top #(
 
   // ------------------------------------------------------------ two nodes
   // Per node.
-  logic [Nodes-1:0][DataW-1:0] h2n_tdata, n2h_tdata, fab_tdata, fab_rx_tdata;
-  logic [Nodes-1:0][7:0] h2n_tkeep, n2h_tkeep, fab_tkeep;
+  logic [Nodes-1:0][DataW-1:0] h2n_tdata, n2h_tdata, fab_tdata, link_tdata;
+  logic [Nodes-1:0][7:0] h2n_tkeep, n2h_tkeep, fab_tkeep, link_tkeep;
   logic [Nodes-1:0] h2n_tlast, h2n_tvalid, h2n_tready, n2h_tlast, n2h_tuser, n2h_tvalid, n2h_tready;
   logic [Nodes-1:0] room, fab_tlast, fab_tdest, fab_tvalid, fab_tready;
+  logic [Nodes-1:0] link_tlast, link_tdest, link_tvalid, link_tready;
   logic [Nodes-1:0][1:0] credit_out;
   // The sequencer's side, for two nodes always.
   logic [1:0] req_valid, req_ready, cpl_valid, loc_valid, loc_done;
@@ -98,15 +99,23 @@ module ni_board_top #(
       .m_fab_axis_tlast(fab_tlast[n]), .m_fab_axis_tdest(fab_tdest[n]),
       .m_fab_axis_tvalid(fab_tvalid[n]), .m_fab_axis_tready(fab_tready[n]),
       .fab_tx_credit_i(credit_out[Peer]),
-      // The link: the other NI's fabric output, straight across (or its own).
-      .s_fab_axis_tdata(fab_rx_tdata[n]), .s_fab_axis_tkeep(fab_tkeep[Peer]),
-      .s_fab_axis_tlast(fab_tlast[Peer]), .s_fab_axis_tdest(fab_tdest[Peer]),
-      .s_fab_axis_tvalid(fab_tvalid[Peer]), .s_fab_axis_tready(fab_tready[Peer]),
+      // The link: the other NI's fabric output (or its own), through u_link.
+      .s_fab_axis_tdata(link_tdata[n]), .s_fab_axis_tkeep(link_tkeep[n]),
+      .s_fab_axis_tlast(link_tlast[n]), .s_fab_axis_tdest(link_tdest[n]),
+      .s_fab_axis_tvalid(link_tvalid[n]), .s_fab_axis_tready(link_tready[n]),
       .fab_rx_credit_o(credit_out[n])
     );
-    // A faulty link flips a bit of every beat: the receiver drops the packet on its
-    // CRCs and returns the credit; the sender resends, then gives up.
-    assign fab_rx_tdata[n] = fab_tdata[Peer] ^ {63'd0, link_fault_q};
+    // The link into this node: a two-beat register stage (a beat a cycle), as a long
+    // on-chip link has, so no path runs from one NI's output register into the other's
+    // receive logic. A faulty link flips a bit of every beat: the receiver drops the
+    // packet on its CRCs and returns the credit; the sender resends, then gives up.
+    ni_fifo #(.Width(DataW + 8 + 2), .Depth(2)) u_link (
+      .clk_i(clk), .rst_ni(rst_n),
+      .wdata_i({fab_tdata[Peer] ^ {63'd0, link_fault_q}, fab_tkeep[Peer], fab_tlast[Peer], fab_tdest[Peer]}),
+      .wvalid_i(fab_tvalid[Peer]), .wready_o(fab_tready[Peer]),
+      .rdata_o({link_tdata[n], link_tkeep[n], link_tlast[n], link_tdest[n]}),
+      .rvalid_o(link_tvalid[n]), .rready_i(link_tready[n])
+    );
 
     ni_board_host #(.MemBytes(MemBytes)) u_host (
       .clk_i(clk), .rst_ni(rst_n),
