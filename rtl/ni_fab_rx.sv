@@ -248,8 +248,7 @@ module ni_fab_rx #(
   assign rem32 = $signed({2'b00, w_pos}) - $signed({2'b00, w_bs});
   assign rem16 = rem32 + w_icrc_n;
   always_comb begin
-    w_kcnt = '0;
-    for (int j = 0; j < Bpb; j++) w_kcnt = w_kcnt + KcntW'(s_axis_tkeep[j]);
+    w_kcnt = KcntW'(ni_pkg::keep_count(64'(s_axis_tkeep)));
     n32 = (rem32 <= 15'sd0) ? '0 : (rem32 >= $signed(15'(w_kcnt))) ? w_kcnt : KcntW'(rem32);
     n16 = (rem16 <= 15'sd0) ? '0 : (rem16 >= $signed(15'(w_kcnt))) ? w_kcnt : KcntW'(rem16);
     for (int j = 0; j < Bpb; j++) begin
@@ -387,8 +386,7 @@ module ni_fab_rx #(
       if (32'(p) >= 32'(bs_q) && 32'(p) < 32'(bs_q) + Bpb && in_keep[p % Bpb])
         view[p*8 +: 8] = in_data[(p % Bpb)*8 +: 8];
     end
-    kcnt = '0;
-    for (int j = 0; j < Bpb; j++) kcnt = kcnt + KcntW'(in_keep[j]);
+    kcnt = KcntW'(ni_pkg::keep_count(64'(in_keep)));
   end
 
   logic [1:0] lnh;

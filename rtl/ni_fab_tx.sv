@@ -201,8 +201,7 @@ module ni_fab_tx #(
   logic [NzW-1:0] kcnt;
 
   always_comb begin
-    kcnt = '0;
-    for (int j = 0; j < Bpb; j++) kcnt = kcnt + NzW'(pay_keep[j]);
+    kcnt = NzW'(ni_pkg::keep_count(64'(pay_keep)));
     mix = (Off != 0) && !hcur.cont && !hcur.raw && ((st == StHdr && hcur.has_payload) || st == StPay);
     pay_take = (st == StPay) || mix;
     case (st)

@@ -136,8 +136,7 @@ module ni_host_rx #(
         view[p*8 +: 8] = s_axis_tdata[(p % Bpb)*8 +: 8];
       end
     end
-    kcnt = '0;
-    for (int j = 0; j < Bpb; j++) kcnt = kcnt + KcntW'(s_axis_tkeep[j]);
+    kcnt = KcntW'(ni_pkg::keep_count(64'(s_axis_tkeep)));
   end
 
   // Fields of the TLP header (docs/formats.md).

@@ -224,6 +224,13 @@ package ni_pkg;
     fab_header = h;
   endfunction
 
+  // Lanes a beat's keep marks, for beats of up to 64 lanes (the caller zero-extends
+  // its keep and takes the count at its own width).
+  function automatic logic [6:0] keep_count(input logic [63:0] keep);
+    keep_count = '0;
+    for (int j = 0; j < 64; j++) keep_count = keep_count + 7'(keep[j]);
+  endfunction
+
   // ---------------------------------------------------------------- CRCs
   // ICRC: CRC-32 (IEEE 802.3 polynomial, reflected, init all ones, final invert),
   // sent least significant byte first. VCRC: CRC-16 polynomial 0x100B, same conventions.
