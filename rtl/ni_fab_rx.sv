@@ -644,6 +644,10 @@ module ni_fab_rx #(
   logic o_valid_q, o_hold_q, o_last_q, o_user_q, o_cni_q;
   logic [DataW-1:0] o_data_q;
   logic [KeepW-1:0] o_keep_q;
+  // What the output register (or its bypass) offers, into the host queue (u_host_q).
+  logic [DataW-1:0] ho_data;
+  logic [KeepW-1:0] ho_keep;
+  logic ho_last, ho_user, ho_cni, ho_valid, ho_ready;
   logic out_beat, out_free, need_tag, tag_ok, need_gen, gen_ok;
   logic [TagW-1:0] tag_q, tag_d;
   // Carry: Off != 0, the upper lanes of the last input beat (in the lower lanes); a
@@ -691,7 +695,7 @@ module ni_fab_rx #(
                    : is_cont ? (deliver && bs_q >= 13'(Bpb) && bs_q - 13'(Bpb) < t_pos)
                    : (Off == 0) ? (deliver && bs_q >= 13'd32 && bs_q < t_pos)
                                 : (deliver && cy_valid_q);
-  assign out_free = !o_valid_q || (m_axis_tready && !o_hold_q);
+  assign out_free = !o_valid_q || (ho_ready && !o_hold_q);
   assign need_tag = deliver && is_req && t_tagged && (bs_q <= 13'd38) && (bs_q + 13'(Bpb) > 13'd38);
   assign tag_ok = !need_tag || trk_free_avail_i;
 
@@ -913,17 +917,17 @@ module ni_fab_rx #(
 
   // Bypass: the beat this pop emits goes straight out while the register is empty
   // (not a last beat that must wait for the CRC verdict). Written without
-  // m_axis_tready (out_free is 1 here), so valid never waits for ready.
+  // ho_ready (out_free is 1 here), so valid never waits for ready.
   logic byp, byp_take;
   assign byp = OutBypass && !o_valid_q && !flush_q && in_valid && tag_ok && gen_ok && out_beat &&
                !(e_last && !in_last);
-  assign byp_take = byp && m_axis_tready;
-  assign m_axis_tdata = byp ? e_data : o_data_q;
-  assign m_axis_tkeep = byp ? e_keep : o_keep_q;
-  assign m_axis_tlast = byp ? e_last : o_last_q;
-  assign m_axis_tuser = byp ? (e_last && nullify) : o_user_q;
-  assign m_axis_tcni = byp ? (is_req && t_cni) : o_cni_q;
-  assign m_axis_tvalid = byp || (o_valid_q && !o_hold_q);
+  assign byp_take = byp && ho_ready;
+  assign ho_data = byp ? e_data : o_data_q;
+  assign ho_keep = byp ? e_keep : o_keep_q;
+  assign ho_last = byp ? e_last : o_last_q;
+  assign ho_user = byp ? (e_last && nullify) : o_user_q;
+  assign ho_cni = byp ? (is_req && t_cni) : o_cni_q;
+  assign ho_valid = byp || (o_valid_q && !o_hold_q);
 
   // ------------------------------------------------------------ state update
   logic fin;
@@ -935,8 +939,8 @@ module ni_fab_rx #(
   logic taken, rc_take, rc_dec, ri_take;
   // The request arrived whole and good in its place in the sequence and was not refused.
   assign taken = fin && in_seq && good && err_cur == ErrNone;
-  logic [RiW+CntW+14:0] rc_info, o_rc_info_q, flush_rc_info_q;
-  logic o_rc_q, flush_rc_q;
+  logic [RiW+CntW+14:0] rc_info, o_rc_info_q, flush_rc_info_q, ho_rc_info;
+  logic o_rc_q, flush_rc_q, ho_rc;
   assign rc_dec = taken && rcnt_named;
   assign ri_take = taken && is_rget;
   assign rc_take = rc_dec || ri_take;
@@ -1062,10 +1066,23 @@ module ni_fab_rx #(
   // (its last beat taken; the host port takes it in the same cycle): a counter read
   // that follows finds the data in memory (PCIe ordering: the read's completion comes
   // after the write on the host port). The counter travels with the TLP's last beat.
-  logic leave, lv_push, lv_dec;
+  logic leave, lv_push, lv_dec, lv_rc;
   logic [RiW-1:0] lv_fifo;
-  assign leave = m_axis_tvalid && m_axis_tready && m_axis_tlast && (byp ? rc_take : o_rc_q);
-  assign {lv_push, lv_fifo, lv_dec, rcnt_id_o, rcnt_bytes_o} = byp ? rc_info : o_rc_info_q;
+  assign ho_rc = byp ? rc_take : o_rc_q;
+  assign ho_rc_info = byp ? rc_info : o_rc_info_q;
+  // The host port: a queue of two beats, passed through while empty. What the output
+  // register offers goes into it while it has room (a registered ready), so the host
+  // side's ready (through ni_mem_keep and ni_host_tx) never reaches the pop. A beat's
+  // counter and push go with it and act as it leaves the queue for the host.
+  ni_fifo #(.Width(DataW + KeepW + 4 + RiW + CntW + 15), .Depth(2), .FallThrough(1)) u_host_q (
+    .clk_i, .rst_ni,
+    .wdata_i({ho_data, ho_keep, ho_last, ho_user, ho_cni, ho_rc, ho_rc_info}),
+    .wvalid_i(ho_valid), .wready_o(ho_ready),
+    .rdata_o({m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser, m_axis_tcni, lv_rc,
+              lv_push, lv_fifo, lv_dec, rcnt_id_o, rcnt_bytes_o}),
+    .rvalid_o(m_axis_tvalid), .rready_i(m_axis_tready)
+  );
+  assign leave = m_axis_tvalid && m_axis_tready && m_axis_tlast && lv_rc;
   assign rcnt_valid_o = leave && lv_dec;
   for (genvar f = 0; f < NumInj; f++) begin : gen_push
     assign ri_push_o[f] = leave && lv_push && lv_fifo == RiW'(f);
@@ -1184,7 +1201,7 @@ module ni_fab_rx #(
           o_user_q <= nullify;
           o_rc_q <= rc_take;
         end
-        if (m_axis_tvalid && m_axis_tready) o_valid_q <= 1'b0;
+        if (ho_valid && ho_ready) o_valid_q <= 1'b0;
       end
     end
   end
@@ -1226,8 +1243,7 @@ module ni_fab_rx #(
   `NI_ASSUME(CreditRespected_A, !s_axis_tvalid || f_wready[s_axis_tdest])
   // The output register takes one beat at a time: a flush only beside a beat that does not emit.
   `NI_ASSERT(FlushAlone_A, !flush_go || !(pop && out_beat))
-  `NI_ASSERT_AXIS_STABLE(HostOutStable_A, m_axis_tvalid, m_axis_tready,
-                         {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser, m_axis_tcni})
+  `NI_ASSERT_AXIS_STABLE(HostOutStable_A, ho_valid, ho_ready, {ho_data, ho_keep, ho_last, ho_user, ho_cni})
 endmodule
 
 `default_nettype wire

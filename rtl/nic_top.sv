@@ -575,11 +575,27 @@ module nic_top #(
     .ev_rnr_tx_o(ev_rnr_tx), .ev_rnr_rx_o(ev_rnr_rx), .ev_raw_rx_o(ev_raw_rx), .ev_raw_drop_o(ev_raw_drop)
   );
 
+  // A counter takes a decrement a cycle after it is signalled (as the packet's or TLP's
+  // last beat leaves; a counter read that follows still finds the data where it went):
+  // the engine's and the receiver's decisions and the host port's ready stay off the
+  // counters' subtractors and the interrupt logic behind them.
+  logic [2:0] dec_valid_q;  // {local copy, reception, injection}
+  logic [2:0][CntW-1:0] dec_id_q;
+  logic [2:0][12:0] dec_bytes_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) dec_valid_q <= '0;
+    else dec_valid_q <= {loc_cnt_valid, rcnt_valid, inj_cnt_valid};
+  end
+  always_ff @(posedge clk_i) begin
+    dec_id_q <= {loc_cnt_id, rcnt_id, inj_cnt_id};
+    dec_bytes_q <= {loc_cnt_bytes, rcnt_bytes, inj_cnt_bytes};
+  end
+
   ni_dma_cnt #(.NumCnt(NumCnt)) u_dma_cnt (
     .clk_i, .rst_ni, .load_i(cnt_load_we_q), .load_value_i(cnt_load_value_q),
-    .inj_valid_i(inj_cnt_valid), .inj_id_i(inj_cnt_id), .inj_bytes_i(inj_cnt_bytes),
-    .rcv_valid_i(rcnt_valid), .rcv_id_i(rcnt_id), .rcv_bytes_i(rcnt_bytes),
-    .loc_valid_i(loc_cnt_valid), .loc_id_i(loc_cnt_id), .loc_bytes_i(loc_cnt_bytes),
+    .inj_valid_i(dec_valid_q[0]), .inj_id_i(dec_id_q[0]), .inj_bytes_i(dec_bytes_q[0]),
+    .rcv_valid_i(dec_valid_q[1]), .rcv_id_i(dec_id_q[1]), .rcv_bytes_i(dec_bytes_q[1]),
+    .loc_valid_i(dec_valid_q[2]), .loc_id_i(dec_id_q[2]), .loc_bytes_i(dec_bytes_q[2]),
     .value_o(cnt_value), .zero_o(cnt_zero), .ev_zero_o(ev_cnt_hit)
   );
 

@@ -126,10 +126,17 @@ module ni_board_host #(
   assign rd_beat = rx_buf_q[BeatW'(2 + 32'(wr_d_q[6:1]))];
   assign take = s_axis_tvalid && s_axis_tready;
   assign reads_owed = job_valid || tx_reading;
-  // The CPU's own accesses go between the NI's TLPs, when none is offered (the NI's
-  // traffic here ends; a poll of the CPU must not keep out the write it waits for).
-  logic loc_go;
-  assign loc_go = rx_n_q == '0 && loc_valid_i && !s_axis_tvalid;
+  // The CPU's own accesses go between the NI's TLPs, when the NI offered none in the
+  // cycle before (the NI's traffic here ends; a poll of the CPU must not keep out the
+  // write it waits for). From the cycle before, so that the ready does not depend on
+  // the NI's valid: that made one path of the receiver's decisions, this ready and the
+  // NI's other host-side sources.
+  logic loc_go, ni_valid_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) ni_valid_q <= 1'b0;
+    else ni_valid_q <= s_axis_tvalid;
+  end
+  assign loc_go = rx_n_q == '0 && loc_valid_i && !ni_valid_q;
   assign s_axis_tready = rx_q == RRecv && !loc_go;
 
   always_ff @(posedge clk_i) begin
