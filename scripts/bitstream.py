@@ -87,17 +87,17 @@ def main():
                          if v["used"] > v["available"]) or "no legal placement"
         sys.exit(f"bitstream: the board top does not fit the {a.board}'s device: {full}")
     fmax = json.loads((ROOT / out / "pnr.json").read_text()).get("fmax", {})
-    figures = ", ".join(f"{c} {v['achieved']:.1f} MHz (needs {v['constraint']:.2f})" for c, v in fmax.items())
     # nextpnr runs with --timing-allow-fail so that its reports are written; a design
     # that misses a clock gets no bitstream (a stale one is removed): it would not work.
-    if timing_failures(fmax):
+    missed = timing_failures(fmax)
+    if missed:
         (ROOT / out / "ni_board.bit").unlink(missing_ok=True)
-        sys.exit(f"bitstream: timing not met ({', '.join(timing_failures(fmax))}); no bitstream written; "
-                 f"reports in {out}")
+        sys.exit(f"bitstream: timing not met ({', '.join(missed)}); no bitstream written; reports in {out}")
     if subprocess.run([str(venv / "yowasp-ecppack"), "--compress", str(out / "ni_board.config"),
                        str(out / "ni_board.bit")], cwd=ROOT).returncode:
         sys.exit("bitstream: ecppack failed")
-    print(f"bitstream: {out / 'ni_board.bit'}; Fmax " + figures)
+    print(f"bitstream: {out / 'ni_board.bit'}; Fmax " +
+          ", ".join(f"{c} {v['achieved']:.1f} MHz (needs {v['constraint']:.2f})" for c, v in fmax.items()))
 
 
 def timing_failures(fmax):
