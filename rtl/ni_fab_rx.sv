@@ -243,6 +243,7 @@ module ni_fab_rx #(
   // short before the trailer, a packet whose framing fails anyway.
   logic signed [14:0] rem32, rem16;  // bytes of the packet from this beat on, per CRC
   logic signed [14:0] w_off;         // a lane's place in the trailer
+  logic w_vbyte;                     // ... the VCRC byte it holds: bit 0 of w_off - w_icrc_n
   logic [KcntW-1:0] n32, n16;        // lanes of this beat under each CRC
   logic [DataW-1:0] d32, d16;
   assign rem32 = $signed({2'b00, w_pos}) - $signed({2'b00, w_bs});
@@ -277,14 +278,18 @@ module ni_fab_rx #(
              (!s_axis_tlast && !(&s_axis_tkeep));
     // Lane j holds trailer byte j - rem32 (ICRC bytes 0-3, then the VCRC's two; a raw
     // packet's trailer is its VCRC alone): 15-bit differences from rem32, where sums of
-    // the byte position took 32-bit adders per lane.
+    // the byte position took 32-bit adders per lane. A byte's index comes from bits of
+    // w_off, which are unsigned: a size cast of a signed value stays signed (2'(w_off)
+    // is -1 for w_off = 3, byte -8), and a negative index writes nowhere in Yosys but
+    // wrapped round in Verilator (docs/synthesis.md, post-synthesis simulation).
     for (int j = 0; j < Bpb; j++) begin
       w_off = $signed(15'(j)) - rem32;
+      w_vbyte = w_off[0] ^ w_icrc_n[0];
       if (s_axis_tkeep[j] && w_off >= 15'sd0) begin
         if (!w_raw && w_off < 15'sd4) begin
-          w_icrc[2'(w_off)*8 +: 8] = s_axis_tdata[j*8 +: 8];
+          w_icrc[w_off[1:0]*8 +: 8] = s_axis_tdata[j*8 +: 8];
         end else if (w_off < w_icrc_n + 15'sd2) begin
-          w_vcrc[1'(w_off - w_icrc_n)*8 +: 8] = s_axis_tdata[j*8 +: 8];
+          w_vcrc[w_vbyte*8 +: 8] = s_axis_tdata[j*8 +: 8];
         end else begin
           w_over = 1'b1;
         end
