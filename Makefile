@@ -29,7 +29,7 @@ help:
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
 	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
 	@echo "make synth      Yosys resources per configuration and family, nextpnr Fmax (ECP5) -> docs/figures/synth.md"
-	@echo "make postsynth  the system tests on the Yosys netlist of nic_top instead of the RTL"
+	@echo "make postsynth  the system tests on the Yosys netlist of nic_top, the board's self-test on the board top's"
 	@echo "make formal     k-induction proofs of block invariants (scripts/formal.py)"
 	@echo "make bitstream  the board top's bitstream (BOARD=$(BOARD)) -> $(BUILD)/board/$(BOARD)/ni_board.bit"
 	@echo "make prog       load that bitstream into the board with openFPGALoader"
@@ -217,15 +217,19 @@ prog:
 # Post-synthesis simulation: the generic Yosys netlist of nic_top (default
 # configuration) in place of the RTL, in lockstep with the RTL, through the 64-bit
 # single-NI, system, DMA and RGET tests (28 minutes measured: 5 of synthesis, 10 of
-# building, 13 of tests).
+# building, 13 of tests); and the netlist of the board top (BOARD, the bitstream's
+# parameters) through the board's self-test.
 POSTSYNTH_TESTS ?= *_W64:*/W64
 postsynth: setup
 	bash scripts/setup.sh --synth
 	.venv/bin/python scripts/synth.py default generic
+	.venv/bin/python scripts/bitstream.py $(BOARD) --netlist
 	# A new netlist verilates into other files: drop the old ones (stale files broke the build).
-	rm -rf build-postsynth/CMakeFiles/nic_models.dir/Vnic64*.dir
-	cmake -S . -B build-postsynth $(CMAKE_ARGS) -DNI_NETLIST=$(CURDIR)/build/synth/default-generic/nic_top.v
+	rm -rf build-postsynth/CMakeFiles/nic_models.dir/Vnic64*.dir build-postsynth/CMakeFiles/board_model.dir/Vni_board_top1.dir
+	cmake -S . -B build-postsynth $(CMAKE_ARGS) -DNI_NETLIST=$(CURDIR)/build/synth/default-generic/nic_top.v \
+	  -DNI_BOARD_NETLIST=$(CURDIR)/build/board/$(BOARD)-netlist/ni_board_top.v
 	cmake --build build-postsynth -j $(JOBS)
+	build-postsynth/test_board
 	for t in test_nic test_system test_dma test_rget; do \
 	  build-postsynth/$$t --gtest_filter='$(POSTSYNTH_TESTS)' || exit 1; done
 

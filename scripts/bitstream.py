@@ -11,6 +11,12 @@ Also written: stat.json (Yosys), nextpnr.log and pnr.json (Fmax, utilization).
 A design larger than the device stops the flow with the utilization nextpnr saw;
 one that misses its clock stops it with the Fmax it reached (no bitstream).
 make prog loads the bitstream with openFPGALoader.
+
+    scripts/bitstream.py BOARD --netlist
+
+writes, instead, the same board top with the same parameters as Yosys's generic gates
+(OUT/BOARD-netlist/ni_board_top.v), the netlist make postsynth runs the board's
+self-test on.
 """
 import argparse
 import json
@@ -40,6 +46,8 @@ def main():
     ap.add_argument("--out", default="build/board")
     ap.add_argument("--loader", action="store_true", help="print the board's openFPGALoader name and stop")
     ap.add_argument("--nodes", type=int, choices=(1, 2), help="NIs on the board (default: the board's)")
+    ap.add_argument("--netlist", action="store_true",
+                    help="write the generic gate netlist of the board top for simulation, not a bitstream")
     a = ap.parse_args()
     if a.board not in BOARDS:
         sys.exit(f"bitstream: unknown board '{a.board}'; valid: {', '.join(BOARDS)}")
@@ -51,7 +59,7 @@ def main():
         if not (venv / tool).exists():
             sys.exit(f"bitstream: .venv/bin/{tool} missing; run scripts/setup.sh --synth")
     # yowasp tools see the file system below the working directory: relative paths only.
-    out = pathlib.Path(a.out) / (a.board + (f"-{a.nodes}" if a.nodes else ""))
+    out = pathlib.Path(a.out) / (a.board + (f"-{a.nodes}" if a.nodes else "") + ("-netlist" if a.netlist else ""))
     (ROOT / out).mkdir(parents=True, exist_ok=True)
     for stale in ("pnr.json", "nextpnr.log", "ni_board.config", "ni_board.bit"):
         (ROOT / out / stale).unlink(missing_ok=True)
@@ -60,11 +68,17 @@ def main():
     if a.nodes:
         params["Nodes"] = a.nodes
     chparams = " ".join(f"-chparam {k} {v}" for k, v in params.items())
+    read = ["read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources() + BOARD_SOURCES),
+            f"hierarchy -check -top ni_board_top {chparams}"]
+    if a.netlist:
+        print(f"bitstream: synthesizing ni_board_top to generic gates ({out / 'yosys.log'})", flush=True)
+        run_yosys(out, "\n".join(read + [family_script("generic", "ni_board_top", CONFIGS["board"]),
+                                         f"write_verilog -noattr {out}/ni_board_top.v"]) + "\n", "bitstream")
+        print(f"bitstream: {out / 'ni_board_top.v'}")
+        return
     log = out / "yosys.log"
     print(f"bitstream: synthesizing ni_board_top ({log})", flush=True)
-    run_yosys(out, "\n".join([
-        "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources() + BOARD_SOURCES),
-        f"hierarchy -check -top ni_board_top {chparams}",
+    run_yosys(out, "\n".join(read + [
         # Per module, as make synth does: ABC9 on the flattened top took over 40 minutes.
         family_script("ecp5", "ni_board_top", CONFIGS["board"]),
         f"tee -q -o {out}/stat.json stat -json",
