@@ -23,7 +23,7 @@ constexpr unsigned kLedPass = 1u << 6, kLedFail = 1u << 7, kLedRunning = 1u << 5
 // 8N1 receiver sampling the line once a board clock cycle, in the middle of each bit.
 class UartRx {
  public:
-  explicit UartRx(unsigned clkPerBit = 1) : clkPerBit_(clkPerBit) {}
+  explicit UartRx(unsigned clkPerBit) : clkPerBit_(clkPerBit) {}
   void sample(bool line) {
     if (!busy_) {
       if (!line) {
@@ -95,7 +95,7 @@ class BoardTest : public tb::VerilatedTest {
   }
   unsigned leds() const { return board_->m.led_o; }
   std::unique_ptr<tb::VlClocked<M>> board_;
-  UartRx uart_;
+  UartRx uart_{kBoardClkPerBit<M>};
 };
 
 const std::regex kPass(
