@@ -21,6 +21,7 @@ on it, with Yosys's simulation models of the cells.
 import argparse
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -29,14 +30,17 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from synth import CONFIGS, family_script, rtl_sources, run_yosys  # noqa: E402
 from pnr import over_device  # noqa: E402
 
+# The board top's parameters per board (Nodes, ClkDiv, BoardHz): rtl/ni_configs.json,
+# which the board test's one-NI model reads too.
+TOP_PARAMS = json.loads((ROOT / "rtl" / "ni_configs.json").read_text())["boards"]
+
 BOARD_SOURCES = ["rtl/board/ni_board_host.sv", "rtl/board/ni_board_seq.sv", "rtl/board/ni_uart_tx.sv",
                  "rtl/board/ni_board_top.sv"]
-# Board: nextpnr-ecp5 device arguments, openFPGALoader board name (make prog), board
-# top parameters. The ULX3S gets one NI looped back: two do not fit its 85F
-# (docs/board.md); --nodes 2 builds the two-NI top anyway, to measure it.
+# Board: nextpnr-ecp5 device arguments, openFPGALoader board name (make prog). The
+# ULX3S gets one NI looped back (TOP_PARAMS): two do not fit its 85F (docs/board.md);
+# --nodes 2 builds the two-NI top anyway, to measure it.
 BOARDS = {
-    "ulx3s": {"device": ["--85k", "--speed", "6", "--package", "CABGA381"], "loader": "ulx3s",
-              "params": {"Nodes": 1, "ClkDiv": 4}},
+    "ulx3s": {"device": ["--85k", "--speed", "6", "--package", "CABGA381"], "loader": "ulx3s"},
 }
 
 
@@ -64,7 +68,10 @@ def main():
     for stale in ("pnr.json", "nextpnr.log", "ni_board.config", "ni_board.bit"):
         (ROOT / out / stale).unlink(missing_ok=True)
     params = {k: v for k, v in CONFIGS["board"].items() if k != "DataW"}
-    params.update(BOARDS[a.board]["params"])
+    params.update(TOP_PARAMS[a.board])
+    wrong = lpf_clock_mismatch((ROOT / "constraints" / f"{a.board}.lpf").read_text(), TOP_PARAMS[a.board])
+    if wrong:
+        sys.exit(f"bitstream: constraints/{a.board}.lpf does not match rtl/ni_configs.json: {wrong}")
     if a.nodes:
         params["Nodes"] = a.nodes
     chparams = " ".join(f"-chparam {k} {v}" for k, v in params.items())
@@ -110,6 +117,17 @@ def main():
         sys.exit("bitstream: ecppack failed")
     print(f"bitstream: {out / 'ni_board.bit'}; Fmax " +
           ", ".join(f"{c} {v['achieved']:.1f} MHz (needs {v['constraint']:.2f})" for c, v in fmax.items()))
+
+
+def lpf_clock_mismatch(lpf, top):
+    """What is wrong with an lpf's two clocks for the board top's parameters, or ''.
+    nextpnr times the NI against the lpf's figure for the divided clock "clk", so that
+    figure must be the oscillator's (BoardHz, port clk_i) divided by ClkDiv."""
+    want = {"PORT clk_i": top["BoardHz"] / 1e6, "NET clk": top["BoardHz"] / top["ClkDiv"] / 1e6}
+    got = {f"{kind} {name}": float(mhz) for kind, name, mhz in
+           re.findall(r'^\s*FREQUENCY\s+(PORT|NET)\s+"(\w+)"\s+([\d.]+)\s+MHZ\s*;', lpf, re.M | re.I)}
+    return ", ".join(f'FREQUENCY {k} is {got[k] if k in got else "missing"}, should be {v:g} MHz'
+                     for k, v in want.items() if got.get(k) is None or abs(got[k] - v) > 1e-6)
 
 
 def timing_failures(fmax):
