@@ -1179,451 +1179,1809 @@ module ni_csr_regs #(
     cnt_value_value_all[NumCnt-1:0] = cnt_value_value_i;
   end
 
+  localparam logic [1023:0] Mapped = 1024'hffffffffffffffff000000007f7f7f7f7f7f7f7f7f7f7f7f000000000000ffffffffffffffffffff0000000000ffffffffffffffffffffffffffffffffffffffffff0fffffffffdf;
+  assign req_hit_o = req_addr_i[1:0] == 2'b00 && Mapped[req_addr_i[11:2]];
   always_comb begin
     rdata_o = '0;
-    req_hit_o = 1'b1;
-    unique case (req_addr_i)
-      12'h000: begin rdata_o[15:0] = 16'h1; rdata_o[31:16] = 16'h4e49; end
-      12'h004: begin rdata_o[7:0] = caps_data_bytes_i; rdata_o[15:8] = caps_art_entries_i; rdata_o[23:16] = caps_memid_entries_i; rdata_o[31:24] = caps_rx_credits_i; end
-      12'h008: begin rdata_o[15:0] = node_id_lid_q; end
-      12'h00c: begin rdata_o[15:0] = caps2_max_payload_i; end
-      12'h010: begin rdata_o[0:0] = status_win_miss_q; rdata_o[1:1] = status_perm_q; rdata_o[2:2] = status_malformed_q; rdata_o[3:3] = status_unsupported_q; rdata_o[4:4] = status_crc_err_q; rdata_o[5:5] = status_memid_err_q; rdata_o[6:6] = status_bounds_err_q; rdata_o[7:7] = status_nak_rx_q; rdata_o[8:8] = status_bad_pkt_q; rdata_o[9:9] = status_cpl_unexp_q; rdata_o[10:10] = status_retx_fail_q; rdata_o[11:11] = status_mem_fail_q; rdata_o[12:12] = status_dma_err_q; rdata_o[13:13] = status_cnt_zero_q; end
-      12'h018: begin rdata_o[31:0] = conf_cnt_count_q; end
-      12'h01c: begin rdata_o[31:0] = intr_cnt_count_q; end
-      12'h020: begin rdata_o[31:0] = tx_pkts_count_q; end
-      12'h024: begin rdata_o[31:0] = rx_pkts_count_q; end
-      12'h028: begin rdata_o[31:0] = win_miss_cnt_count_q; end
-      12'h02c: begin rdata_o[31:0] = perm_cnt_count_q; end
-      12'h030: begin rdata_o[31:0] = malformed_cnt_count_q; end
-      12'h034: begin rdata_o[31:0] = unsup_cnt_count_q; end
-      12'h038: begin rdata_o[31:0] = crc_err_cnt_count_q; end
-      12'h03c: begin rdata_o[31:0] = memid_err_cnt_count_q; end
-      12'h040: begin rdata_o[31:0] = bounds_err_cnt_count_q; end
-      12'h044: begin rdata_o[31:0] = nak_tx_cnt_count_q; end
-      12'h048: begin rdata_o[31:0] = nak_rx_cnt_count_q; end
-      12'h04c: begin rdata_o[31:0] = bad_pkt_cnt_count_q; end
-      12'h050: begin rdata_o[31:0] = rd_served_cnt_count_q; end
-      12'h054: begin rdata_o[31:0] = cpl_unexp_cnt_count_q; end
-      12'h058: begin rdata_o[31:0] = wc_merged_cnt_count_q; end
-      12'h05c: begin rdata_o[31:0] = dup_cnt_count_q; end
-      12'h060: begin rdata_o[15:0] = wc_timeout_cycles_q; end
-      12'h064: begin rdata_o[0:0] = wc_flush_flush_q; end
-      12'h068: begin rdata_o[31:0] = retx_cnt_count_q; end
-      12'h06c: begin rdata_o[31:0] = oos_cnt_count_q; end
-      12'h070: begin rdata_o[31:0] = retx_fail_cnt_count_q; end
-      12'h074: begin rdata_o[31:0] = retx_timeout_cycles_q; end
-      12'h078: begin rdata_o[7:0] = retx_limit_resends_q; end
-      12'h07c: begin rdata_o[7:0] = caps3_retx_slots_i; rdata_o[15:8] = caps3_peers_i; end
-      12'h080: begin rdata_o[15:0] = mcast_lid_lid_q[0]; rdata_o[31:31] = mcast_lid_valid_q[0]; end
-      12'h084: begin rdata_o[15:0] = mcast_lid_lid_q[1]; rdata_o[31:31] = mcast_lid_valid_q[1]; end
-      12'h088: begin rdata_o[15:0] = mcast_lid_lid_q[2]; rdata_o[31:31] = mcast_lid_valid_q[2]; end
-      12'h08c: begin rdata_o[15:0] = mcast_lid_lid_q[3]; rdata_o[31:31] = mcast_lid_valid_q[3]; end
-      12'h090: begin rdata_o[31:0] = mem_timeout_cycles_q; end
-      12'h094: begin rdata_o[7:0] = mem_limit_reissues_q; end
-      12'h098: begin rdata_o[31:0] = mem_reissue_cnt_count_q; end
-      12'h09c: begin rdata_o[31:0] = mem_fail_cnt_count_q; end
-      12'h0a0: begin rdata_o[15:0] = mgrp_ctrl_lid_q[0]; rdata_o[18:16] = mgrp_ctrl_members_q[0]; rdata_o[31:31] = mgrp_ctrl_valid_q[0]; end
-      12'h0a4: begin rdata_o[15:0] = mgrp_ctrl_lid_q[1]; rdata_o[18:16] = mgrp_ctrl_members_q[1]; rdata_o[31:31] = mgrp_ctrl_valid_q[1]; end
-      12'h0a8: begin rdata_o[15:0] = mgrp_ctrl_lid_q[2]; rdata_o[18:16] = mgrp_ctrl_members_q[2]; rdata_o[31:31] = mgrp_ctrl_valid_q[2]; end
-      12'h0ac: begin rdata_o[15:0] = mgrp_ctrl_lid_q[3]; rdata_o[18:16] = mgrp_ctrl_members_q[3]; rdata_o[31:31] = mgrp_ctrl_valid_q[3]; end
-      12'h0c0: begin rdata_o[15:0] = mgrp_member_dlid_q[0]; rdata_o[31:16] = mgrp_member_memid_q[0]; end
-      12'h0c4: begin rdata_o[15:0] = mgrp_member_dlid_q[1]; rdata_o[31:16] = mgrp_member_memid_q[1]; end
-      12'h0c8: begin rdata_o[15:0] = mgrp_member_dlid_q[2]; rdata_o[31:16] = mgrp_member_memid_q[2]; end
-      12'h0cc: begin rdata_o[15:0] = mgrp_member_dlid_q[3]; rdata_o[31:16] = mgrp_member_memid_q[3]; end
-      12'h0d0: begin rdata_o[15:0] = mgrp_member_dlid_q[4]; rdata_o[31:16] = mgrp_member_memid_q[4]; end
-      12'h0d4: begin rdata_o[15:0] = mgrp_member_dlid_q[5]; rdata_o[31:16] = mgrp_member_memid_q[5]; end
-      12'h0d8: begin rdata_o[15:0] = mgrp_member_dlid_q[6]; rdata_o[31:16] = mgrp_member_memid_q[6]; end
-      12'h0dc: begin rdata_o[15:0] = mgrp_member_dlid_q[7]; rdata_o[31:16] = mgrp_member_memid_q[7]; end
-      12'h0e0: begin rdata_o[15:0] = mgrp_member_dlid_q[8]; rdata_o[31:16] = mgrp_member_memid_q[8]; end
-      12'h0e4: begin rdata_o[15:0] = mgrp_member_dlid_q[9]; rdata_o[31:16] = mgrp_member_memid_q[9]; end
-      12'h0e8: begin rdata_o[15:0] = mgrp_member_dlid_q[10]; rdata_o[31:16] = mgrp_member_memid_q[10]; end
-      12'h0ec: begin rdata_o[15:0] = mgrp_member_dlid_q[11]; rdata_o[31:16] = mgrp_member_memid_q[11]; end
-      12'h0f0: begin rdata_o[15:0] = mgrp_member_dlid_q[12]; rdata_o[31:16] = mgrp_member_memid_q[12]; end
-      12'h0f4: begin rdata_o[15:0] = mgrp_member_dlid_q[13]; rdata_o[31:16] = mgrp_member_memid_q[13]; end
-      12'h0f8: begin rdata_o[15:0] = mgrp_member_dlid_q[14]; rdata_o[31:16] = mgrp_member_memid_q[14]; end
-      12'h0fc: begin rdata_o[15:0] = mgrp_member_dlid_q[15]; rdata_o[31:16] = mgrp_member_memid_q[15]; end
-      12'h100: begin if (0 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h104: begin if (0 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h108: begin if (0 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h10c: begin if (0 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h110: begin if (0 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h114: begin if (0 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h118: begin if (0 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (0 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h11c: begin if (0 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[0]; if (0 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[0]; if (0 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[0]; if (0 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[0]; if (0 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[0]; if (0 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[0]; if (0 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[0]; if (0 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[0]; end
-      12'h120: begin if (1 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h124: begin if (1 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h128: begin if (1 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h12c: begin if (1 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h130: begin if (1 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h134: begin if (1 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h138: begin if (1 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (1 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h13c: begin if (1 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[1]; if (1 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[1]; if (1 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[1]; if (1 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[1]; if (1 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[1]; if (1 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[1]; if (1 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[1]; if (1 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[1]; end
-      12'h140: begin if (2 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h144: begin if (2 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h148: begin if (2 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h14c: begin if (2 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h150: begin if (2 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h154: begin if (2 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h158: begin if (2 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (2 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h15c: begin if (2 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[2]; if (2 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[2]; if (2 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[2]; if (2 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[2]; if (2 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[2]; if (2 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[2]; if (2 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[2]; if (2 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[2]; end
-      12'h160: begin if (3 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h164: begin if (3 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h168: begin if (3 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h16c: begin if (3 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h170: begin if (3 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h174: begin if (3 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h178: begin if (3 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (3 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h17c: begin if (3 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[3]; if (3 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[3]; if (3 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[3]; if (3 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[3]; if (3 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[3]; if (3 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[3]; if (3 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[3]; if (3 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[3]; end
-      12'h180: begin if (4 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h184: begin if (4 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h188: begin if (4 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h18c: begin if (4 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h190: begin if (4 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h194: begin if (4 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h198: begin if (4 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (4 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h19c: begin if (4 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[4]; if (4 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[4]; if (4 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[4]; if (4 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[4]; if (4 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[4]; if (4 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[4]; if (4 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[4]; if (4 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[4]; end
-      12'h1a0: begin if (5 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h1a4: begin if (5 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h1a8: begin if (5 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h1ac: begin if (5 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h1b0: begin if (5 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h1b4: begin if (5 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h1b8: begin if (5 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (5 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h1bc: begin if (5 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[5]; if (5 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[5]; if (5 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[5]; if (5 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[5]; if (5 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[5]; if (5 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[5]; if (5 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[5]; if (5 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[5]; end
-      12'h1c0: begin if (6 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h1c4: begin if (6 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h1c8: begin if (6 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h1cc: begin if (6 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h1d0: begin if (6 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h1d4: begin if (6 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h1d8: begin if (6 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (6 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h1dc: begin if (6 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[6]; if (6 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[6]; if (6 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[6]; if (6 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[6]; if (6 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[6]; if (6 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[6]; if (6 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[6]; if (6 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[6]; end
-      12'h1e0: begin if (7 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h1e4: begin if (7 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h1e8: begin if (7 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h1ec: begin if (7 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h1f0: begin if (7 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h1f4: begin if (7 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h1f8: begin if (7 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (7 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h1fc: begin if (7 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[7]; if (7 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[7]; if (7 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[7]; if (7 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[7]; if (7 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[7]; if (7 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[7]; if (7 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[7]; if (7 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[7]; end
-      12'h200: begin if (8 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h204: begin if (8 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h208: begin if (8 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h20c: begin if (8 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h210: begin if (8 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h214: begin if (8 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h218: begin if (8 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (8 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h21c: begin if (8 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[8]; if (8 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[8]; if (8 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[8]; if (8 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[8]; if (8 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[8]; if (8 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[8]; if (8 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[8]; if (8 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[8]; end
-      12'h220: begin if (9 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h224: begin if (9 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h228: begin if (9 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h22c: begin if (9 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h230: begin if (9 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h234: begin if (9 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h238: begin if (9 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (9 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h23c: begin if (9 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[9]; if (9 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[9]; if (9 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[9]; if (9 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[9]; if (9 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[9]; if (9 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[9]; if (9 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[9]; if (9 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[9]; end
-      12'h240: begin if (10 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h244: begin if (10 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h248: begin if (10 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h24c: begin if (10 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h250: begin if (10 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h254: begin if (10 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h258: begin if (10 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (10 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h25c: begin if (10 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[10]; if (10 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[10]; if (10 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[10]; if (10 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[10]; if (10 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[10]; if (10 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[10]; if (10 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[10]; if (10 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[10]; end
-      12'h260: begin if (11 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h264: begin if (11 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h268: begin if (11 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h26c: begin if (11 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h270: begin if (11 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h274: begin if (11 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h278: begin if (11 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (11 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h27c: begin if (11 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[11]; if (11 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[11]; if (11 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[11]; if (11 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[11]; if (11 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[11]; if (11 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[11]; if (11 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[11]; if (11 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[11]; end
-      12'h280: begin if (12 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h284: begin if (12 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h288: begin if (12 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h28c: begin if (12 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h290: begin if (12 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h294: begin if (12 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h298: begin if (12 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (12 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h29c: begin if (12 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[12]; if (12 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[12]; if (12 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[12]; if (12 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[12]; if (12 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[12]; if (12 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[12]; if (12 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[12]; if (12 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[12]; end
-      12'h2a0: begin if (13 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h2a4: begin if (13 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h2a8: begin if (13 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h2ac: begin if (13 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h2b0: begin if (13 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h2b4: begin if (13 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h2b8: begin if (13 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (13 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h2bc: begin if (13 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[13]; if (13 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[13]; if (13 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[13]; if (13 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[13]; if (13 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[13]; if (13 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[13]; if (13 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[13]; if (13 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[13]; end
-      12'h2c0: begin if (14 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h2c4: begin if (14 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h2c8: begin if (14 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h2cc: begin if (14 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h2d0: begin if (14 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h2d4: begin if (14 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h2d8: begin if (14 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (14 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h2dc: begin if (14 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[14]; if (14 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[14]; if (14 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[14]; if (14 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[14]; if (14 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[14]; if (14 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[14]; if (14 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[14]; if (14 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[14]; end
-      12'h2e0: begin if (15 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd; end
-      12'h2e4: begin if (15 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd; end
-      12'h2e8: begin if (15 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd; end
-      12'h2ec: begin if (15 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd; end
-      12'h2f0: begin if (15 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd; end
-      12'h2f4: begin if (15 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd; end
-      12'h2f8: begin if (15 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (15 < NumArt) rdata_o[31:16] = art_dest_memid_rd; end
-      12'h2fc: begin if (15 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[15]; if (15 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[15]; if (15 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[15]; if (15 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[15]; if (15 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[15]; if (15 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[15]; if (15 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[15]; if (15 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[15]; end
-      12'h300: begin for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:2] = intr_addr_lo_addr_q[b]; end
-      12'h304: begin for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:0] = intr_addr_hi_addr_q[b]; end
-      12'h308: begin for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:0] = intr_data_data_q[b]; end
-      12'h30c: begin for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[13:0] = intr_mask_mask_q[b]; end
-      12'h310: begin rdata_o[7:0] = caps4_inj_fifos_i; rdata_o[15:8] = caps4_rcv_fifos_i; rdata_o[31:16] = caps4_slot_bytes_i; end
-      12'h314: begin rdata_o[31:0] = dma_err_cnt_count_q; end
-      12'h318: begin rdata_o[31:0] = rnr_tx_cnt_count_q; end
-      12'h31c: begin rdata_o[31:0] = rnr_rx_cnt_count_q; end
-      12'h320: begin rdata_o[31:0] = rnr_delay_cycles_q; end
-      12'h324: begin rdata_o[31:0] = cnt_zero_hit_i; end
-      12'h328: begin rdata_o[7:0] = caps5_counters_i; rdata_o[15:8] = caps5_host_ports_i; end
-      12'h32c: begin rdata_o[0:0] = raw_ctrl_enable_q; rdata_o[15:8] = raw_ctrl_fifo_q; end
-      12'h330: begin rdata_o[31:0] = raw_rx_cnt_count_q; end
-      12'h334: begin rdata_o[31:0] = raw_drop_cnt_count_q; end
-      12'h338: begin rdata_o[7:0] = fab_credits_vc0_i; rdata_o[15:8] = fab_credits_vc1_i; end
-      12'h33c: begin rdata_o[31:0] = rget_rx_cnt_count_q; end
-      12'h340: begin rdata_o[31:0] = key_err_cnt_count_q; end
-      12'h344: begin rdata_o[31:0] = rndv_threshold_bytes_q; end
-      12'h348: begin rdata_o[31:0] = rts_tx_cnt_count_q; end
-      12'h34c: begin rdata_o[31:0] = host_port_err_cnt_count_q; end
-      12'h350: begin rdata_o[31:0] = host_drop_cnt_count_q; end
-      12'h354: begin rdata_o[31:0] = host_stall_cycles_q; end
-      12'h358: begin rdata_o[3:0] = host_port_up_ports_q; end
-      12'h35c: begin rdata_o[3:0] = host_port_down_ports_i; end
-      12'h400: begin if (0 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h404: begin if (0 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h408: begin if (0 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h40c: begin if (0 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[0]; if (0 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[0]; if (0 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[0]; if (0 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[0]; end
-      12'h410: begin if (1 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h414: begin if (1 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h418: begin if (1 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h41c: begin if (1 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[1]; if (1 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[1]; if (1 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[1]; if (1 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[1]; end
-      12'h420: begin if (2 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h424: begin if (2 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h428: begin if (2 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h42c: begin if (2 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[2]; if (2 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[2]; if (2 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[2]; if (2 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[2]; end
-      12'h430: begin if (3 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h434: begin if (3 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h438: begin if (3 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h43c: begin if (3 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[3]; if (3 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[3]; if (3 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[3]; if (3 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[3]; end
-      12'h440: begin if (4 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h444: begin if (4 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h448: begin if (4 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h44c: begin if (4 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[4]; if (4 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[4]; if (4 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[4]; if (4 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[4]; end
-      12'h450: begin if (5 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h454: begin if (5 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h458: begin if (5 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h45c: begin if (5 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[5]; if (5 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[5]; if (5 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[5]; if (5 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[5]; end
-      12'h460: begin if (6 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h464: begin if (6 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h468: begin if (6 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h46c: begin if (6 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[6]; if (6 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[6]; if (6 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[6]; if (6 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[6]; end
-      12'h470: begin if (7 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h474: begin if (7 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h478: begin if (7 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h47c: begin if (7 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[7]; if (7 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[7]; if (7 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[7]; if (7 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[7]; end
-      12'h480: begin if (8 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h484: begin if (8 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h488: begin if (8 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h48c: begin if (8 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[8]; if (8 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[8]; if (8 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[8]; if (8 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[8]; end
-      12'h490: begin if (9 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h494: begin if (9 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h498: begin if (9 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h49c: begin if (9 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[9]; if (9 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[9]; if (9 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[9]; if (9 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[9]; end
-      12'h4a0: begin if (10 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4a4: begin if (10 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4a8: begin if (10 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4ac: begin if (10 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[10]; if (10 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[10]; if (10 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[10]; if (10 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[10]; end
-      12'h4b0: begin if (11 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4b4: begin if (11 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4b8: begin if (11 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4bc: begin if (11 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[11]; if (11 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[11]; if (11 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[11]; if (11 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[11]; end
-      12'h4c0: begin if (12 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4c4: begin if (12 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4c8: begin if (12 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4cc: begin if (12 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[12]; if (12 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[12]; if (12 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[12]; if (12 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[12]; end
-      12'h4d0: begin if (13 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4d4: begin if (13 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4d8: begin if (13 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4dc: begin if (13 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[13]; if (13 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[13]; if (13 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[13]; if (13 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[13]; end
-      12'h4e0: begin if (14 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4e4: begin if (14 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4e8: begin if (14 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4ec: begin if (14 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[14]; if (14 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[14]; if (14 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[14]; if (14 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[14]; end
-      12'h4f0: begin if (15 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd; end
-      12'h4f4: begin if (15 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd; end
-      12'h4f8: begin if (15 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd; end
-      12'h4fc: begin if (15 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[15]; if (15 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[15]; if (15 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[15]; if (15 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[15]; end
-      12'h500: begin if (0 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h504: begin if (1 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h508: begin if (2 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h50c: begin if (3 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h510: begin if (4 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h514: begin if (5 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h518: begin if (6 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h51c: begin if (7 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h520: begin if (8 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h524: begin if (9 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h528: begin if (10 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h52c: begin if (11 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h530: begin if (12 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h534: begin if (13 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h538: begin if (14 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h53c: begin if (15 < NumMemId) rdata_o[15:0] = memid_key_key_rd; end
-      12'h600: begin if (0 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[0]; end
-      12'h604: begin if (0 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[0]; end
-      12'h608: begin if (0 < NumInj) rdata_o[15:0] = inj_size_slots_q[0]; end
-      12'h60c: begin if (0 < NumInj) rdata_o[15:0] = inj_tail_slot_q[0]; end
-      12'h610: begin if (0 < NumInj) rdata_o[15:0] = inj_head_slot_all[0]; end
-      12'h614: begin if (0 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[0]; if (0 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[0]; if (0 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[0]; end
-      12'h618: begin if (0 < NumInj) rdata_o[0:0] = inj_status_err_all[0]; if (0 < NumInj) rdata_o[4:1] = inj_status_code_all[0]; if (0 < NumInj) rdata_o[8:8] = inj_status_busy_all[0]; end
-      12'h620: begin if (1 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[1]; end
-      12'h624: begin if (1 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[1]; end
-      12'h628: begin if (1 < NumInj) rdata_o[15:0] = inj_size_slots_q[1]; end
-      12'h62c: begin if (1 < NumInj) rdata_o[15:0] = inj_tail_slot_q[1]; end
-      12'h630: begin if (1 < NumInj) rdata_o[15:0] = inj_head_slot_all[1]; end
-      12'h634: begin if (1 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[1]; if (1 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[1]; if (1 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[1]; end
-      12'h638: begin if (1 < NumInj) rdata_o[0:0] = inj_status_err_all[1]; if (1 < NumInj) rdata_o[4:1] = inj_status_code_all[1]; if (1 < NumInj) rdata_o[8:8] = inj_status_busy_all[1]; end
-      12'h640: begin if (2 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[2]; end
-      12'h644: begin if (2 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[2]; end
-      12'h648: begin if (2 < NumInj) rdata_o[15:0] = inj_size_slots_q[2]; end
-      12'h64c: begin if (2 < NumInj) rdata_o[15:0] = inj_tail_slot_q[2]; end
-      12'h650: begin if (2 < NumInj) rdata_o[15:0] = inj_head_slot_all[2]; end
-      12'h654: begin if (2 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[2]; if (2 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[2]; if (2 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[2]; end
-      12'h658: begin if (2 < NumInj) rdata_o[0:0] = inj_status_err_all[2]; if (2 < NumInj) rdata_o[4:1] = inj_status_code_all[2]; if (2 < NumInj) rdata_o[8:8] = inj_status_busy_all[2]; end
-      12'h660: begin if (3 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[3]; end
-      12'h664: begin if (3 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[3]; end
-      12'h668: begin if (3 < NumInj) rdata_o[15:0] = inj_size_slots_q[3]; end
-      12'h66c: begin if (3 < NumInj) rdata_o[15:0] = inj_tail_slot_q[3]; end
-      12'h670: begin if (3 < NumInj) rdata_o[15:0] = inj_head_slot_all[3]; end
-      12'h674: begin if (3 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[3]; if (3 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[3]; if (3 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[3]; end
-      12'h678: begin if (3 < NumInj) rdata_o[0:0] = inj_status_err_all[3]; if (3 < NumInj) rdata_o[4:1] = inj_status_code_all[3]; if (3 < NumInj) rdata_o[8:8] = inj_status_busy_all[3]; end
-      12'h680: begin if (4 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[4]; end
-      12'h684: begin if (4 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[4]; end
-      12'h688: begin if (4 < NumInj) rdata_o[15:0] = inj_size_slots_q[4]; end
-      12'h68c: begin if (4 < NumInj) rdata_o[15:0] = inj_tail_slot_q[4]; end
-      12'h690: begin if (4 < NumInj) rdata_o[15:0] = inj_head_slot_all[4]; end
-      12'h694: begin if (4 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[4]; if (4 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[4]; if (4 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[4]; end
-      12'h698: begin if (4 < NumInj) rdata_o[0:0] = inj_status_err_all[4]; if (4 < NumInj) rdata_o[4:1] = inj_status_code_all[4]; if (4 < NumInj) rdata_o[8:8] = inj_status_busy_all[4]; end
-      12'h6a0: begin if (5 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[5]; end
-      12'h6a4: begin if (5 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[5]; end
-      12'h6a8: begin if (5 < NumInj) rdata_o[15:0] = inj_size_slots_q[5]; end
-      12'h6ac: begin if (5 < NumInj) rdata_o[15:0] = inj_tail_slot_q[5]; end
-      12'h6b0: begin if (5 < NumInj) rdata_o[15:0] = inj_head_slot_all[5]; end
-      12'h6b4: begin if (5 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[5]; if (5 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[5]; if (5 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[5]; end
-      12'h6b8: begin if (5 < NumInj) rdata_o[0:0] = inj_status_err_all[5]; if (5 < NumInj) rdata_o[4:1] = inj_status_code_all[5]; if (5 < NumInj) rdata_o[8:8] = inj_status_busy_all[5]; end
-      12'h6c0: begin if (6 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[6]; end
-      12'h6c4: begin if (6 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[6]; end
-      12'h6c8: begin if (6 < NumInj) rdata_o[15:0] = inj_size_slots_q[6]; end
-      12'h6cc: begin if (6 < NumInj) rdata_o[15:0] = inj_tail_slot_q[6]; end
-      12'h6d0: begin if (6 < NumInj) rdata_o[15:0] = inj_head_slot_all[6]; end
-      12'h6d4: begin if (6 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[6]; if (6 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[6]; if (6 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[6]; end
-      12'h6d8: begin if (6 < NumInj) rdata_o[0:0] = inj_status_err_all[6]; if (6 < NumInj) rdata_o[4:1] = inj_status_code_all[6]; if (6 < NumInj) rdata_o[8:8] = inj_status_busy_all[6]; end
-      12'h6e0: begin if (7 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[7]; end
-      12'h6e4: begin if (7 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[7]; end
-      12'h6e8: begin if (7 < NumInj) rdata_o[15:0] = inj_size_slots_q[7]; end
-      12'h6ec: begin if (7 < NumInj) rdata_o[15:0] = inj_tail_slot_q[7]; end
-      12'h6f0: begin if (7 < NumInj) rdata_o[15:0] = inj_head_slot_all[7]; end
-      12'h6f4: begin if (7 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[7]; if (7 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[7]; if (7 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[7]; end
-      12'h6f8: begin if (7 < NumInj) rdata_o[0:0] = inj_status_err_all[7]; if (7 < NumInj) rdata_o[4:1] = inj_status_code_all[7]; if (7 < NumInj) rdata_o[8:8] = inj_status_busy_all[7]; end
-      12'h700: begin if (0 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[0]; end
-      12'h704: begin if (0 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[0]; end
-      12'h708: begin if (0 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[0]; end
-      12'h70c: begin if (0 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[0]; end
-      12'h710: begin if (0 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[0]; end
-      12'h714: begin if (0 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[0]; if (0 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[0]; end
-      12'h718: begin if (0 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[0]; end
-      12'h720: begin if (1 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[1]; end
-      12'h724: begin if (1 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[1]; end
-      12'h728: begin if (1 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[1]; end
-      12'h72c: begin if (1 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[1]; end
-      12'h730: begin if (1 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[1]; end
-      12'h734: begin if (1 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[1]; if (1 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[1]; end
-      12'h738: begin if (1 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[1]; end
-      12'h740: begin if (2 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[2]; end
-      12'h744: begin if (2 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[2]; end
-      12'h748: begin if (2 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[2]; end
-      12'h74c: begin if (2 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[2]; end
-      12'h750: begin if (2 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[2]; end
-      12'h754: begin if (2 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[2]; if (2 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[2]; end
-      12'h758: begin if (2 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[2]; end
-      12'h760: begin if (3 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[3]; end
-      12'h764: begin if (3 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[3]; end
-      12'h768: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[3]; end
-      12'h76c: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[3]; end
-      12'h770: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[3]; end
-      12'h774: begin if (3 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[3]; if (3 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[3]; end
-      12'h778: begin if (3 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[3]; end
-      12'h800: begin if (0 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h804: begin if (1 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h808: begin if (2 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h80c: begin if (3 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h810: begin if (4 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h814: begin if (5 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h818: begin if (6 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h81c: begin if (7 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h820: begin if (8 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h824: begin if (9 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h828: begin if (10 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h82c: begin if (11 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h830: begin if (12 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h834: begin if (13 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h838: begin if (14 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h83c: begin if (15 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h840: begin if (16 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h844: begin if (17 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h848: begin if (18 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h84c: begin if (19 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h850: begin if (20 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h854: begin if (21 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h858: begin if (22 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h85c: begin if (23 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h860: begin if (24 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h864: begin if (25 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h868: begin if (26 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h86c: begin if (27 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h870: begin if (28 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h874: begin if (29 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h878: begin if (30 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h87c: begin if (31 < NumCnt) rdata_o[31:0] = cnt_load_value_rd; end
-      12'h880: begin if (0 < NumCnt) rdata_o[31:0] = cnt_value_value_all[0]; end
-      12'h884: begin if (1 < NumCnt) rdata_o[31:0] = cnt_value_value_all[1]; end
-      12'h888: begin if (2 < NumCnt) rdata_o[31:0] = cnt_value_value_all[2]; end
-      12'h88c: begin if (3 < NumCnt) rdata_o[31:0] = cnt_value_value_all[3]; end
-      12'h890: begin if (4 < NumCnt) rdata_o[31:0] = cnt_value_value_all[4]; end
-      12'h894: begin if (5 < NumCnt) rdata_o[31:0] = cnt_value_value_all[5]; end
-      12'h898: begin if (6 < NumCnt) rdata_o[31:0] = cnt_value_value_all[6]; end
-      12'h89c: begin if (7 < NumCnt) rdata_o[31:0] = cnt_value_value_all[7]; end
-      12'h8a0: begin if (8 < NumCnt) rdata_o[31:0] = cnt_value_value_all[8]; end
-      12'h8a4: begin if (9 < NumCnt) rdata_o[31:0] = cnt_value_value_all[9]; end
-      12'h8a8: begin if (10 < NumCnt) rdata_o[31:0] = cnt_value_value_all[10]; end
-      12'h8ac: begin if (11 < NumCnt) rdata_o[31:0] = cnt_value_value_all[11]; end
-      12'h8b0: begin if (12 < NumCnt) rdata_o[31:0] = cnt_value_value_all[12]; end
-      12'h8b4: begin if (13 < NumCnt) rdata_o[31:0] = cnt_value_value_all[13]; end
-      12'h8b8: begin if (14 < NumCnt) rdata_o[31:0] = cnt_value_value_all[14]; end
-      12'h8bc: begin if (15 < NumCnt) rdata_o[31:0] = cnt_value_value_all[15]; end
-      12'h8c0: begin if (16 < NumCnt) rdata_o[31:0] = cnt_value_value_all[16]; end
-      12'h8c4: begin if (17 < NumCnt) rdata_o[31:0] = cnt_value_value_all[17]; end
-      12'h8c8: begin if (18 < NumCnt) rdata_o[31:0] = cnt_value_value_all[18]; end
-      12'h8cc: begin if (19 < NumCnt) rdata_o[31:0] = cnt_value_value_all[19]; end
-      12'h8d0: begin if (20 < NumCnt) rdata_o[31:0] = cnt_value_value_all[20]; end
-      12'h8d4: begin if (21 < NumCnt) rdata_o[31:0] = cnt_value_value_all[21]; end
-      12'h8d8: begin if (22 < NumCnt) rdata_o[31:0] = cnt_value_value_all[22]; end
-      12'h8dc: begin if (23 < NumCnt) rdata_o[31:0] = cnt_value_value_all[23]; end
-      12'h8e0: begin if (24 < NumCnt) rdata_o[31:0] = cnt_value_value_all[24]; end
-      12'h8e4: begin if (25 < NumCnt) rdata_o[31:0] = cnt_value_value_all[25]; end
-      12'h8e8: begin if (26 < NumCnt) rdata_o[31:0] = cnt_value_value_all[26]; end
-      12'h8ec: begin if (27 < NumCnt) rdata_o[31:0] = cnt_value_value_all[27]; end
-      12'h8f0: begin if (28 < NumCnt) rdata_o[31:0] = cnt_value_value_all[28]; end
-      12'h8f4: begin if (29 < NumCnt) rdata_o[31:0] = cnt_value_value_all[29]; end
-      12'h8f8: begin if (30 < NumCnt) rdata_o[31:0] = cnt_value_value_all[30]; end
-      12'h8fc: begin if (31 < NumCnt) rdata_o[31:0] = cnt_value_value_all[31]; end
-      default: req_hit_o = 1'b0;
-    endcase
+    if (req_addr_i[1:0] == 2'b00) begin
+      if (!req_addr_i[11]) begin
+        if (!req_addr_i[10]) begin
+          if (!req_addr_i[9]) begin
+            if (!req_addr_i[8]) begin
+              if (!req_addr_i[7]) begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = 16'h1; rdata_o[31:16] = 16'h4e49;
+                        end else begin
+                          rdata_o[7:0] = caps_data_bytes_i; rdata_o[15:8] = caps_art_entries_i; rdata_o[23:16] = caps_memid_entries_i; rdata_o[31:24] = caps_rx_credits_i;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = node_id_lid_q;
+                        end else begin
+                          rdata_o[15:0] = caps2_max_payload_i;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[0:0] = status_win_miss_q; rdata_o[1:1] = status_perm_q; rdata_o[2:2] = status_malformed_q; rdata_o[3:3] = status_unsupported_q; rdata_o[4:4] = status_crc_err_q; rdata_o[5:5] = status_memid_err_q; rdata_o[6:6] = status_bounds_err_q; rdata_o[7:7] = status_nak_rx_q; rdata_o[8:8] = status_bad_pkt_q; rdata_o[9:9] = status_cpl_unexp_q; rdata_o[10:10] = status_retx_fail_q; rdata_o[11:11] = status_mem_fail_q; rdata_o[12:12] = status_dma_err_q; rdata_o[13:13] = status_cnt_zero_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = conf_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = intr_cnt_count_q;
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = tx_pkts_count_q;
+                        end else begin
+                          rdata_o[31:0] = rx_pkts_count_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = win_miss_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = perm_cnt_count_q;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = malformed_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = unsup_cnt_count_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = crc_err_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = memid_err_cnt_count_q;
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = bounds_err_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = nak_tx_cnt_count_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = nak_rx_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = bad_pkt_cnt_count_q;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = rd_served_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = cpl_unexp_cnt_count_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = wc_merged_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = dup_cnt_count_q;
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = wc_timeout_cycles_q;
+                        end else begin
+                          rdata_o[0:0] = wc_flush_flush_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = retx_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = oos_cnt_count_q;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = retx_fail_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = retx_timeout_cycles_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[7:0] = retx_limit_resends_q;
+                        end else begin
+                          rdata_o[7:0] = caps3_retx_slots_i; rdata_o[15:8] = caps3_peers_i;
+                        end
+                      end
+                    end
+                  end
+                end
+              end else begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mcast_lid_lid_q[0]; rdata_o[31:31] = mcast_lid_valid_q[0];
+                        end else begin
+                          rdata_o[15:0] = mcast_lid_lid_q[1]; rdata_o[31:31] = mcast_lid_valid_q[1];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mcast_lid_lid_q[2]; rdata_o[31:31] = mcast_lid_valid_q[2];
+                        end else begin
+                          rdata_o[15:0] = mcast_lid_lid_q[3]; rdata_o[31:31] = mcast_lid_valid_q[3];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = mem_timeout_cycles_q;
+                        end else begin
+                          rdata_o[7:0] = mem_limit_reissues_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = mem_reissue_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = mem_fail_cnt_count_q;
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_ctrl_lid_q[0]; rdata_o[18:16] = mgrp_ctrl_members_q[0]; rdata_o[31:31] = mgrp_ctrl_valid_q[0];
+                        end else begin
+                          rdata_o[15:0] = mgrp_ctrl_lid_q[1]; rdata_o[18:16] = mgrp_ctrl_members_q[1]; rdata_o[31:31] = mgrp_ctrl_valid_q[1];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_ctrl_lid_q[2]; rdata_o[18:16] = mgrp_ctrl_members_q[2]; rdata_o[31:31] = mgrp_ctrl_valid_q[2];
+                        end else begin
+                          rdata_o[15:0] = mgrp_ctrl_lid_q[3]; rdata_o[18:16] = mgrp_ctrl_members_q[3]; rdata_o[31:31] = mgrp_ctrl_valid_q[3];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[0]; rdata_o[31:16] = mgrp_member_memid_q[0];
+                        end else begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[1]; rdata_o[31:16] = mgrp_member_memid_q[1];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[2]; rdata_o[31:16] = mgrp_member_memid_q[2];
+                        end else begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[3]; rdata_o[31:16] = mgrp_member_memid_q[3];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[4]; rdata_o[31:16] = mgrp_member_memid_q[4];
+                        end else begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[5]; rdata_o[31:16] = mgrp_member_memid_q[5];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[6]; rdata_o[31:16] = mgrp_member_memid_q[6];
+                        end else begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[7]; rdata_o[31:16] = mgrp_member_memid_q[7];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[8]; rdata_o[31:16] = mgrp_member_memid_q[8];
+                        end else begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[9]; rdata_o[31:16] = mgrp_member_memid_q[9];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[10]; rdata_o[31:16] = mgrp_member_memid_q[10];
+                        end else begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[11]; rdata_o[31:16] = mgrp_member_memid_q[11];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[12]; rdata_o[31:16] = mgrp_member_memid_q[12];
+                        end else begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[13]; rdata_o[31:16] = mgrp_member_memid_q[13];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[14]; rdata_o[31:16] = mgrp_member_memid_q[14];
+                        end else begin
+                          rdata_o[15:0] = mgrp_member_dlid_q[15]; rdata_o[31:16] = mgrp_member_memid_q[15];
+                        end
+                      end
+                    end
+                  end
+                end
+              end
+            end else begin
+              if (!req_addr_i[7]) begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (0 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (0 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (0 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (0 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (0 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[0]; if (0 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[0]; if (0 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[0]; if (0 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[0]; if (0 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[0]; if (0 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[0]; if (0 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[0]; if (0 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[0];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (1 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (1 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (1 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (1 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (1 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[1]; if (1 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[1]; if (1 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[1]; if (1 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[1]; if (1 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[1]; if (1 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[1]; if (1 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[1]; if (1 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[1];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (2 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (2 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (2 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (2 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (2 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[2]; if (2 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[2]; if (2 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[2]; if (2 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[2]; if (2 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[2]; if (2 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[2]; if (2 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[2]; if (2 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[2];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (3 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (3 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (3 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (3 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (3 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[3]; if (3 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[3]; if (3 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[3]; if (3 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[3]; if (3 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[3]; if (3 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[3]; if (3 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[3]; if (3 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[3];
+                        end
+                      end
+                    end
+                  end
+                end
+              end else begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (4 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (4 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (4 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (4 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (4 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[4]; if (4 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[4]; if (4 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[4]; if (4 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[4]; if (4 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[4]; if (4 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[4]; if (4 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[4]; if (4 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[4];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (5 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (5 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (5 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (5 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (5 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[5]; if (5 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[5]; if (5 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[5]; if (5 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[5]; if (5 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[5]; if (5 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[5]; if (5 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[5]; if (5 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[5];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (6 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (6 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (6 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (6 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (6 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[6]; if (6 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[6]; if (6 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[6]; if (6 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[6]; if (6 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[6]; if (6 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[6]; if (6 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[6]; if (6 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[6];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (7 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (7 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (7 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (7 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (7 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[7]; if (7 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[7]; if (7 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[7]; if (7 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[7]; if (7 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[7]; if (7 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[7]; if (7 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[7]; if (7 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[7];
+                        end
+                      end
+                    end
+                  end
+                end
+              end
+            end
+          end else begin
+            if (!req_addr_i[8]) begin
+              if (!req_addr_i[7]) begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (8 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (8 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (8 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (8 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (8 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (8 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (8 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (8 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (8 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[8]; if (8 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[8]; if (8 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[8]; if (8 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[8]; if (8 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[8]; if (8 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[8]; if (8 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[8]; if (8 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[8];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (9 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (9 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (9 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (9 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (9 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (9 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (9 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (9 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (9 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[9]; if (9 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[9]; if (9 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[9]; if (9 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[9]; if (9 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[9]; if (9 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[9]; if (9 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[9]; if (9 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[9];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (10 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (10 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (10 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (10 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (10 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (10 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (10 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (10 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (10 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[10]; if (10 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[10]; if (10 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[10]; if (10 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[10]; if (10 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[10]; if (10 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[10]; if (10 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[10]; if (10 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[10];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (11 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (11 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (11 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (11 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (11 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (11 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (11 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (11 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (11 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[11]; if (11 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[11]; if (11 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[11]; if (11 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[11]; if (11 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[11]; if (11 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[11]; if (11 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[11]; if (11 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[11];
+                        end
+                      end
+                    end
+                  end
+                end
+              end else begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (12 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (12 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (12 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (12 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (12 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (12 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (12 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (12 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (12 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[12]; if (12 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[12]; if (12 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[12]; if (12 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[12]; if (12 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[12]; if (12 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[12]; if (12 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[12]; if (12 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[12];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (13 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (13 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (13 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (13 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (13 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (13 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (13 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (13 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (13 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[13]; if (13 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[13]; if (13 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[13]; if (13 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[13]; if (13 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[13]; if (13 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[13]; if (13 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[13]; if (13 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[13];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (14 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (14 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (14 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (14 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (14 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (14 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (14 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (14 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (14 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[14]; if (14 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[14]; if (14 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[14]; if (14 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[14]; if (14 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[14]; if (14 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[14]; if (14 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[14]; if (14 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[14];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (15 < NumArt) rdata_o[31:12] = art_base_lo_addr_rd;
+                        end else begin
+                          if (15 < NumArt) rdata_o[31:0] = art_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (15 < NumArt) rdata_o[31:12] = art_limit_lo_addr_rd;
+                        end else begin
+                          if (15 < NumArt) rdata_o[31:0] = art_limit_hi_addr_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (15 < NumArt) rdata_o[31:12] = art_xlate_lo_addr_rd;
+                        end else begin
+                          if (15 < NumArt) rdata_o[31:0] = art_xlate_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (15 < NumArt) rdata_o[15:0] = art_dest_node_rd; if (15 < NumArt) rdata_o[31:16] = art_dest_memid_rd;
+                        end else begin
+                          if (15 < NumArt) rdata_o[0:0] = art_ctrl_valid_q[15]; if (15 < NumArt) rdata_o[1:1] = art_ctrl_rx_xlate_q[15]; if (15 < NumArt) rdata_o[4:4] = art_ctrl_perm_r_q[15]; if (15 < NumArt) rdata_o[5:5] = art_ctrl_perm_w_q[15]; if (15 < NumArt) rdata_o[6:6] = art_ctrl_perm_a_q[15]; if (15 < NumArt) rdata_o[7:7] = art_ctrl_wc_q[15]; if (15 < NumArt) rdata_o[8:8] = art_ctrl_conf_all_q[15]; if (15 < NumArt) rdata_o[10:9] = art_ctrl_conf_at_q[15];
+                        end
+                      end
+                    end
+                  end
+                end
+              end
+            end else begin
+              if (!req_addr_i[7]) begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:2] = intr_addr_lo_addr_q[b];
+                        end else begin
+                          for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:0] = intr_addr_hi_addr_q[b];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[31:0] = intr_data_data_q[b];
+                        end else begin
+                          for (int b = 0; b < Banks; b++) if (req_bank_i == 8'(b)) rdata_o[13:0] = intr_mask_mask_q[b];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[7:0] = caps4_inj_fifos_i; rdata_o[15:8] = caps4_rcv_fifos_i; rdata_o[31:16] = caps4_slot_bytes_i;
+                        end else begin
+                          rdata_o[31:0] = dma_err_cnt_count_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = rnr_tx_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = rnr_rx_cnt_count_q;
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = rnr_delay_cycles_q;
+                        end else begin
+                          rdata_o[31:0] = cnt_zero_hit_i;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[7:0] = caps5_counters_i; rdata_o[15:8] = caps5_host_ports_i;
+                        end else begin
+                          rdata_o[0:0] = raw_ctrl_enable_q; rdata_o[15:8] = raw_ctrl_fifo_q;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = raw_rx_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = raw_drop_cnt_count_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[7:0] = fab_credits_vc0_i; rdata_o[15:8] = fab_credits_vc1_i;
+                        end else begin
+                          rdata_o[31:0] = rget_rx_cnt_count_q;
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = key_err_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = rndv_threshold_bytes_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = rts_tx_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = host_port_err_cnt_count_q;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = host_drop_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = host_stall_cycles_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[3:0] = host_port_up_ports_q;
+                        end else begin
+                          rdata_o[3:0] = host_port_down_ports_i;
+                        end
+                      end
+                    end
+                  end
+                end
+              end
+            end
+          end
+        end else begin
+          if (!req_addr_i[9]) begin
+            if (!req_addr_i[8]) begin
+              if (!req_addr_i[7]) begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (0 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (0 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[0]; if (0 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[0]; if (0 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[0]; if (0 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[0];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (1 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (1 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[1]; if (1 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[1]; if (1 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[1]; if (1 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[1];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (2 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (2 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[2]; if (2 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[2]; if (2 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[2]; if (2 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[2];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (3 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (3 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[3]; if (3 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[3]; if (3 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[3]; if (3 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[3];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (4 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (4 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[4]; if (4 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[4]; if (4 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[4]; if (4 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[4];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (5 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (5 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[5]; if (5 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[5]; if (5 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[5]; if (5 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[5];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (6 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (6 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[6]; if (6 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[6]; if (6 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[6]; if (6 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[6];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (7 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (7 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[7]; if (7 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[7]; if (7 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[7]; if (7 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[7];
+                        end
+                      end
+                    end
+                  end
+                end
+              end else begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (8 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (8 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (8 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (8 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[8]; if (8 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[8]; if (8 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[8]; if (8 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[8];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (9 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (9 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (9 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (9 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[9]; if (9 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[9]; if (9 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[9]; if (9 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[9];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (10 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (10 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (10 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (10 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[10]; if (10 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[10]; if (10 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[10]; if (10 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[10];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (11 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (11 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (11 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (11 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[11]; if (11 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[11]; if (11 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[11]; if (11 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[11];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (12 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (12 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (12 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (12 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[12]; if (12 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[12]; if (12 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[12]; if (12 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[12];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (13 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (13 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (13 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (13 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[13]; if (13 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[13]; if (13 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[13]; if (13 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[13];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (14 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (14 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (14 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (14 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[14]; if (14 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[14]; if (14 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[14]; if (14 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[14];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (15 < NumMemId) rdata_o[31:12] = memid_base_lo_addr_rd;
+                        end else begin
+                          if (15 < NumMemId) rdata_o[31:0] = memid_base_hi_addr_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (15 < NumMemId) rdata_o[31:12] = memid_size_bytes_rd;
+                        end else begin
+                          if (15 < NumMemId) rdata_o[0:0] = memid_ctrl_valid_q[15]; if (15 < NumMemId) rdata_o[4:4] = memid_ctrl_perm_r_q[15]; if (15 < NumMemId) rdata_o[5:5] = memid_ctrl_perm_w_q[15]; if (15 < NumMemId) rdata_o[6:6] = memid_ctrl_perm_a_q[15];
+                        end
+                      end
+                    end
+                  end
+                end
+              end
+            end else begin
+              if (!req_addr_i[7]) begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end else begin
+                          if (1 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end else begin
+                          if (3 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end else begin
+                          if (5 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end else begin
+                          if (7 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (8 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end else begin
+                          if (9 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (10 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end else begin
+                          if (11 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (12 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end else begin
+                          if (13 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (14 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end else begin
+                          if (15 < NumMemId) rdata_o[15:0] = memid_key_key_rd;
+                        end
+                      end
+                    end
+                  end
+                end
+              end
+            end
+          end else begin
+            if (!req_addr_i[8]) begin
+              if (!req_addr_i[7]) begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[0];
+                        end else begin
+                          if (0 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[0];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumInj) rdata_o[15:0] = inj_size_slots_q[0];
+                        end else begin
+                          if (0 < NumInj) rdata_o[15:0] = inj_tail_slot_q[0];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumInj) rdata_o[15:0] = inj_head_slot_all[0];
+                        end else begin
+                          if (0 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[0]; if (0 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[0]; if (0 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[0];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumInj) rdata_o[0:0] = inj_status_err_all[0]; if (0 < NumInj) rdata_o[4:1] = inj_status_code_all[0]; if (0 < NumInj) rdata_o[8:8] = inj_status_busy_all[0];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[1];
+                        end else begin
+                          if (1 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[1];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumInj) rdata_o[15:0] = inj_size_slots_q[1];
+                        end else begin
+                          if (1 < NumInj) rdata_o[15:0] = inj_tail_slot_q[1];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumInj) rdata_o[15:0] = inj_head_slot_all[1];
+                        end else begin
+                          if (1 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[1]; if (1 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[1]; if (1 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[1];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumInj) rdata_o[0:0] = inj_status_err_all[1]; if (1 < NumInj) rdata_o[4:1] = inj_status_code_all[1]; if (1 < NumInj) rdata_o[8:8] = inj_status_busy_all[1];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[2];
+                        end else begin
+                          if (2 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[2];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumInj) rdata_o[15:0] = inj_size_slots_q[2];
+                        end else begin
+                          if (2 < NumInj) rdata_o[15:0] = inj_tail_slot_q[2];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumInj) rdata_o[15:0] = inj_head_slot_all[2];
+                        end else begin
+                          if (2 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[2]; if (2 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[2]; if (2 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[2];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumInj) rdata_o[0:0] = inj_status_err_all[2]; if (2 < NumInj) rdata_o[4:1] = inj_status_code_all[2]; if (2 < NumInj) rdata_o[8:8] = inj_status_busy_all[2];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[3];
+                        end else begin
+                          if (3 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[3];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumInj) rdata_o[15:0] = inj_size_slots_q[3];
+                        end else begin
+                          if (3 < NumInj) rdata_o[15:0] = inj_tail_slot_q[3];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumInj) rdata_o[15:0] = inj_head_slot_all[3];
+                        end else begin
+                          if (3 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[3]; if (3 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[3]; if (3 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[3];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumInj) rdata_o[0:0] = inj_status_err_all[3]; if (3 < NumInj) rdata_o[4:1] = inj_status_code_all[3]; if (3 < NumInj) rdata_o[8:8] = inj_status_busy_all[3];
+                        end
+                      end
+                    end
+                  end
+                end
+              end else begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[4];
+                        end else begin
+                          if (4 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[4];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumInj) rdata_o[15:0] = inj_size_slots_q[4];
+                        end else begin
+                          if (4 < NumInj) rdata_o[15:0] = inj_tail_slot_q[4];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumInj) rdata_o[15:0] = inj_head_slot_all[4];
+                        end else begin
+                          if (4 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[4]; if (4 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[4]; if (4 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[4];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumInj) rdata_o[0:0] = inj_status_err_all[4]; if (4 < NumInj) rdata_o[4:1] = inj_status_code_all[4]; if (4 < NumInj) rdata_o[8:8] = inj_status_busy_all[4];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[5];
+                        end else begin
+                          if (5 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[5];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumInj) rdata_o[15:0] = inj_size_slots_q[5];
+                        end else begin
+                          if (5 < NumInj) rdata_o[15:0] = inj_tail_slot_q[5];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumInj) rdata_o[15:0] = inj_head_slot_all[5];
+                        end else begin
+                          if (5 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[5]; if (5 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[5]; if (5 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[5];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (5 < NumInj) rdata_o[0:0] = inj_status_err_all[5]; if (5 < NumInj) rdata_o[4:1] = inj_status_code_all[5]; if (5 < NumInj) rdata_o[8:8] = inj_status_busy_all[5];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[6];
+                        end else begin
+                          if (6 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[6];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumInj) rdata_o[15:0] = inj_size_slots_q[6];
+                        end else begin
+                          if (6 < NumInj) rdata_o[15:0] = inj_tail_slot_q[6];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumInj) rdata_o[15:0] = inj_head_slot_all[6];
+                        end else begin
+                          if (6 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[6]; if (6 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[6]; if (6 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[6];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumInj) rdata_o[0:0] = inj_status_err_all[6]; if (6 < NumInj) rdata_o[4:1] = inj_status_code_all[6]; if (6 < NumInj) rdata_o[8:8] = inj_status_busy_all[6];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumInj) rdata_o[31:0] = inj_base_lo_addr_q[7];
+                        end else begin
+                          if (7 < NumInj) rdata_o[31:0] = inj_base_hi_addr_q[7];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumInj) rdata_o[15:0] = inj_size_slots_q[7];
+                        end else begin
+                          if (7 < NumInj) rdata_o[15:0] = inj_tail_slot_q[7];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumInj) rdata_o[15:0] = inj_head_slot_all[7];
+                        end else begin
+                          if (7 < NumInj) rdata_o[0:0] = inj_ctrl_enable_q[7]; if (7 < NumInj) rdata_o[1:1] = inj_ctrl_reset_q[7]; if (7 < NumInj) rdata_o[2:2] = inj_ctrl_remote_q[7];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (7 < NumInj) rdata_o[0:0] = inj_status_err_all[7]; if (7 < NumInj) rdata_o[4:1] = inj_status_code_all[7]; if (7 < NumInj) rdata_o[8:8] = inj_status_busy_all[7];
+                        end
+                      end
+                    end
+                  end
+                end
+              end
+            end else begin
+              if (!req_addr_i[7]) begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[0];
+                        end else begin
+                          if (0 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[0];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[0];
+                        end else begin
+                          if (0 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[0];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[0];
+                        end else begin
+                          if (0 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[0]; if (0 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[0];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[0];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[1];
+                        end else begin
+                          if (1 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[1];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[1];
+                        end else begin
+                          if (1 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[1];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[1];
+                        end else begin
+                          if (1 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[1]; if (1 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[1];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (1 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[1];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[2];
+                        end else begin
+                          if (2 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[2];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[2];
+                        end else begin
+                          if (2 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[2];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[2];
+                        end else begin
+                          if (2 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[2]; if (2 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[2];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[2];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumRfifo) rdata_o[31:0] = rfifo_base_lo_addr_q[3];
+                        end else begin
+                          if (3 < NumRfifo) rdata_o[31:0] = rfifo_base_hi_addr_q[3];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumRfifo) rdata_o[15:0] = rfifo_size_slots_q[3];
+                        end else begin
+                          if (3 < NumRfifo) rdata_o[15:0] = rfifo_head_slot_q[3];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumRfifo) rdata_o[15:0] = rfifo_tail_slot_all[3];
+                        end else begin
+                          if (3 < NumRfifo) rdata_o[0:0] = rfifo_ctrl_enable_q[3]; if (3 < NumRfifo) rdata_o[1:1] = rfifo_ctrl_reset_q[3];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (3 < NumRfifo) rdata_o[15:0] = rfifo_key_key_q[3];
+                        end
+                      end
+                    end
+                  end
+                end
+              end
+            end
+          end
+        end
+      end else begin
+        if (!req_addr_i[10]) begin
+          if (!req_addr_i[9]) begin
+            if (!req_addr_i[8]) begin
+              if (!req_addr_i[7]) begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (1 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (3 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (5 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (7 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (8 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (9 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (10 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (11 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (12 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (13 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (14 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (15 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (16 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (17 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (18 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (19 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (20 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (21 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (22 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (23 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (24 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (25 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (26 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (27 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (28 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (29 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (30 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end else begin
+                          if (31 < NumCnt) rdata_o[31:0] = cnt_load_value_rd;
+                        end
+                      end
+                    end
+                  end
+                end
+              end else begin
+                if (!req_addr_i[6]) begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (0 < NumCnt) rdata_o[31:0] = cnt_value_value_all[0];
+                        end else begin
+                          if (1 < NumCnt) rdata_o[31:0] = cnt_value_value_all[1];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (2 < NumCnt) rdata_o[31:0] = cnt_value_value_all[2];
+                        end else begin
+                          if (3 < NumCnt) rdata_o[31:0] = cnt_value_value_all[3];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (4 < NumCnt) rdata_o[31:0] = cnt_value_value_all[4];
+                        end else begin
+                          if (5 < NumCnt) rdata_o[31:0] = cnt_value_value_all[5];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (6 < NumCnt) rdata_o[31:0] = cnt_value_value_all[6];
+                        end else begin
+                          if (7 < NumCnt) rdata_o[31:0] = cnt_value_value_all[7];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (8 < NumCnt) rdata_o[31:0] = cnt_value_value_all[8];
+                        end else begin
+                          if (9 < NumCnt) rdata_o[31:0] = cnt_value_value_all[9];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (10 < NumCnt) rdata_o[31:0] = cnt_value_value_all[10];
+                        end else begin
+                          if (11 < NumCnt) rdata_o[31:0] = cnt_value_value_all[11];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (12 < NumCnt) rdata_o[31:0] = cnt_value_value_all[12];
+                        end else begin
+                          if (13 < NumCnt) rdata_o[31:0] = cnt_value_value_all[13];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (14 < NumCnt) rdata_o[31:0] = cnt_value_value_all[14];
+                        end else begin
+                          if (15 < NumCnt) rdata_o[31:0] = cnt_value_value_all[15];
+                        end
+                      end
+                    end
+                  end
+                end else begin
+                  if (!req_addr_i[5]) begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (16 < NumCnt) rdata_o[31:0] = cnt_value_value_all[16];
+                        end else begin
+                          if (17 < NumCnt) rdata_o[31:0] = cnt_value_value_all[17];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (18 < NumCnt) rdata_o[31:0] = cnt_value_value_all[18];
+                        end else begin
+                          if (19 < NumCnt) rdata_o[31:0] = cnt_value_value_all[19];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (20 < NumCnt) rdata_o[31:0] = cnt_value_value_all[20];
+                        end else begin
+                          if (21 < NumCnt) rdata_o[31:0] = cnt_value_value_all[21];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (22 < NumCnt) rdata_o[31:0] = cnt_value_value_all[22];
+                        end else begin
+                          if (23 < NumCnt) rdata_o[31:0] = cnt_value_value_all[23];
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (24 < NumCnt) rdata_o[31:0] = cnt_value_value_all[24];
+                        end else begin
+                          if (25 < NumCnt) rdata_o[31:0] = cnt_value_value_all[25];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (26 < NumCnt) rdata_o[31:0] = cnt_value_value_all[26];
+                        end else begin
+                          if (27 < NumCnt) rdata_o[31:0] = cnt_value_value_all[27];
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          if (28 < NumCnt) rdata_o[31:0] = cnt_value_value_all[28];
+                        end else begin
+                          if (29 < NumCnt) rdata_o[31:0] = cnt_value_value_all[29];
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          if (30 < NumCnt) rdata_o[31:0] = cnt_value_value_all[30];
+                        end else begin
+                          if (31 < NumCnt) rdata_o[31:0] = cnt_value_value_all[31];
+                        end
+                      end
+                    end
+                  end
+                end
+              end
+            end
+          end
+        end
+      end
+    end
   end
 
   // The RAMs: no reset (an element not written since reset reads its reset value).

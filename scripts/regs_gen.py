@@ -190,8 +190,8 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
 def gen_sv(spec):
     aw = (spec["bar_bytes"] - 1).bit_length()
     ports, decl, comb, rst, upd, ram = [], [], [], [], [], []
-    # The read side is one case over the address (Yosys makes one parallel multiplexer
-    # of it; a chain of ifs made a mux chain hundreds deep): address -> assignments.
+    # The read side: address -> assignments to rdata_o, which gen_sv places into the
+    # word they read (read_side).
     reads = {}
     cmt_indexed = set()
     by_name = {reg["name"]: reg for reg in spec["registers"]}
@@ -323,14 +323,7 @@ def gen_sv(spec):
         *comb,
         "  end",
         "",
-        "  always_comb begin",
-        "    rdata_o = '0;",
-        "    req_hit_o = 1'b1;",
-        "    unique case (req_addr_i)",
-        *[f"      {aw}'h{a:03x}: begin " + " ".join(reads[a]) + " end" for a in sorted(reads)],
-        "      default: req_hit_o = 1'b0;",
-        "    endcase",
-        "  end",
+        *read_side(aw, reads),
         "",
         *(["  // The RAMs: no reset (an element not written since reset reads its reset value).",
             "  always_ff @(posedge clk_i) begin", *ram, "  end", ""] if ram else []),
@@ -346,6 +339,41 @@ def gen_sv(spec):
         "`default_nettype wire",
         "",
     ])
+
+
+def read_side(aw, reads):
+    """rdata_o and req_hit_o. The read is a tree of ifs on the word address, a bit a
+    level from the top, whose leaves are the registers' words and whose empty halves
+    are left out (rdata_o stays 0). Yosys makes a multiplexer tree of it: half the
+    multiplexers and a quarter fewer LUTs than the parallel multiplexer it made of a
+    case over the address (docs/synthesis.md); Verilator runs only the path taken.
+    Which words exist is a constant."""
+    words = {a >> 2: reads[a] for a in reads}
+
+    def tree(lo, n, bit, ind):
+        if not any(lo <= w < lo + n for w in words):
+            return []
+        if n == 1:
+            return [ind + " ".join(words[lo])] if words[lo] else []
+        half = n // 2
+        low, high = tree(lo, half, bit - 1, ind + "  "), tree(lo + half, half, bit - 1, ind + "  ")
+        if not high:
+            return [f"{ind}if (!req_addr_i[{bit}]) begin", *low, f"{ind}end"]
+        if not low:
+            return [f"{ind}if (req_addr_i[{bit}]) begin", *high, f"{ind}end"]
+        return [f"{ind}if (!req_addr_i[{bit}]) begin", *low, f"{ind}end else begin", *high, f"{ind}end"]
+
+    mapped = sum(1 << w for w in words)
+    return [
+        f"  localparam logic [{(1 << (aw - 2)) - 1}:0] Mapped = {1 << (aw - 2)}'h{mapped:x};",
+        f"  assign req_hit_o = req_addr_i[1:0] == 2'b00 && Mapped[req_addr_i[{aw - 1}:2]];",
+        "  always_comb begin",
+        "    rdata_o = '0;",
+        "    if (req_addr_i[1:0] == 2'b00) begin",
+        *tree(0, 1 << (aw - 2), aw - 1, "      "),
+        "    end",
+        "  end",
+    ]
 
 
 def gen_hpp(spec):
