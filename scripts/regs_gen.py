@@ -190,8 +190,7 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
 def gen_sv(spec):
     aw = (spec["bar_bytes"] - 1).bit_length()
     ports, decl, comb, rst, upd, ram = [], [], [], [], [], []
-    # The read side: address -> assignments to rdata_o, which gen_sv places into the
-    # word they read (read_side).
+    # The read side: address -> assignments to rdata_o, the leaves of read_side's tree.
     reads = {}
     cmt_indexed = set()
     by_name = {reg["name"]: reg for reg in spec["registers"]}
@@ -345,7 +344,7 @@ def read_side(aw, reads):
     """rdata_o and req_hit_o. The read is a tree of ifs on the word address, a bit a
     level from the top, whose leaves are the registers' words and whose empty halves
     are left out (rdata_o stays 0). Yosys makes a multiplexer tree of it: half the
-    multiplexers and a quarter fewer LUTs than the parallel multiplexer it made of a
+    multiplexers and a fifth fewer LUTs than the parallel multiplexer it made of a
     case over the address (docs/synthesis.md); Verilator runs only the path taken.
     Which words exist is a constant."""
     words = {a >> 2: reads[a] for a in reads}
