@@ -27,12 +27,12 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from synth import CONFIGS, family_script, rtl_sources, run_yosys  # noqa: E402
+from synth import CONFIGS, NI_CONFIGS, family_script, rtl_sources, run_yosys  # noqa: E402
 from pnr import over_device  # noqa: E402
 
 # The board top's parameters per board (Nodes, ClkDiv, BoardHz): rtl/ni_configs.json,
 # which the board test's one-NI model reads too.
-TOP_PARAMS = json.loads((ROOT / "rtl" / "ni_configs.json").read_text())["boards"]
+TOP_PARAMS = NI_CONFIGS["boards"]
 
 BOARD_SOURCES = ["rtl/board/ni_board_host.sv", "rtl/board/ni_board_seq.sv", "rtl/board/ni_uart_tx.sv",
                  "rtl/board/ni_board_top.sv"]

@@ -21,8 +21,10 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-# nic_top parameters per configuration, in one file with the simulation build.
-CONFIGS = json.loads((ROOT / "rtl" / "ni_configs.json").read_text())["configs"]
+# nic_top parameters per configuration (and the board tops' per board, for bitstream.py),
+# in one file with the simulation build.
+NI_CONFIGS = json.loads((ROOT / "rtl" / "ni_configs.json").read_text())
+CONFIGS = NI_CONFIGS["configs"]
 FAMILIES = {
     # -nodsp: the NI multiplies nothing; its only products are array indexes times an
     # element width, which a multiplier block makes slower (docs/synthesis.md).
