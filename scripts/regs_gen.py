@@ -350,12 +350,12 @@ def read_side(aw, reads):
     words = {a >> 2: reads[a] for a in reads}
 
     def tree(lo, n, bit, ind):
-        if not any(lo <= w < lo + n for w in words):
-            return []
         if n == 1:
-            return [ind + " ".join(words[lo])] if words[lo] else []
+            return [ind + " ".join(words[lo])] if words.get(lo) else []
         half = n // 2
         low, high = tree(lo, half, bit - 1, ind + "  "), tree(lo + half, half, bit - 1, ind + "  ")
+        if not (low or high):
+            return []
         if not high:
             return [f"{ind}if (!req_addr_i[{bit}]) begin", *low, f"{ind}end"]
         if not low:
