@@ -190,6 +190,7 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
 def gen_sv(spec):
     aw = (spec["bar_bytes"] - 1).bit_length()
     ports, decl, comb, rst, upd, ram = [], [], [], [], [], []
+    cnt_rst, cnt_upd = [], []  # the event counters: reset synchronously
     # The read side: address -> assignments to rdata_o, the leaves of read_side's tree.
     reads = {}
     cmt_indexed = set()
@@ -260,8 +261,8 @@ def gen_sv(spec):
                 else:
                     decl.append(f"  assign {fn}_o = {active(reg, fn + '_q')};")
             comb.append(f"    {fn}_d = {fn}_q;")
-            rst.append(f"      {fn}_q <= {reset};")
-            upd.append(f"      {fn}_q <= {fn}_d;")
+            (cnt_rst if acc == "cnt" else rst).append(f"      {fn}_q <= {reset};")
+            (cnt_upd if acc == "cnt" else upd).append(f"      {fn}_q <= {fn}_d;")
             cur, nxt = f"{fn}_q{idx}", f"{fn}_d{idx}"
             if reg["banked"]:
                 wr[0] = "    for (int b = 0; b < Banks; b++) begin"
@@ -326,6 +327,12 @@ def gen_sv(spec):
         "",
         *(["  // The RAMs: no reset (an element not written since reset reads its reset value).",
             "  always_ff @(posedge clk_i) begin", *ram, "  end", ""] if ram else []),
+        *(["  // The event counters reset synchronously. The ECP5 flip-flop has one set/reset input:",
+            "  // with the asynchronous reset on it, the clear on write took a LUT per counter bit;",
+            "  // synchronously, reset and clear share it (docs/synthesis.md).",
+            "  always_ff @(posedge clk_i) begin",
+            "    if (!rst_ni) begin", *cnt_rst, "    end else begin", *cnt_upd, "    end", "  end", ""]
+          if cnt_rst else []),
         "  always_ff @(posedge clk_i or negedge rst_ni) begin",
         "    if (!rst_ni) begin",
         *rst,

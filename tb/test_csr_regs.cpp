@@ -296,6 +296,13 @@ TEST_F(CsrRegsTest, CountersCountEveryEventAndAnyWriteClears) {
   }
   for (auto* s : incs) *s = 0;
   for (size_t k = 0; k < cnt.size(); ++k) EXPECT_EQ(read(cnt[k]), expect[k]) << k;
+  // A reset clears them all (synchronously: the counters' reset takes effect at a clock edge).
+  for (auto* s : incs) *s = 1;
+  cycle();
+  for (auto* s : incs) *s = 0;
+  for (size_t k = 0; k < cnt.size(); ++k) ASSERT_NE(read(cnt[k]), 0u) << k;
+  reset();
+  for (size_t k = 0; k < cnt.size(); ++k) EXPECT_EQ(read(cnt[k]), 0u) << "counter " << k << " after a reset";
 }
 
 // "pulse" registers tell the hardware in the very cycle software writes them
