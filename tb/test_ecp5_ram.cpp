@@ -19,6 +19,17 @@ using namespace ni;
 
 namespace {
 
+// The read outputs compared, in this order (fifo_o, 72 bits, in two parts).
+constexpr std::array<const char*, 15> kOutputs{
+    "w1_a_o", "w1_b_o", "w2_a_o", "w2_b_o", "w4_a_o", "w4_b_o", "w9_a_o", "w9_b_o",
+    "w18_a_o", "w18_b_o", "w36_o", "host_a_o", "host_b_o", "fifo_o[63:0]", "fifo_o[71:64]"};
+template <class M>
+std::array<uint64_t, kOutputs.size()> outputs(const M& m) {
+  return {m.w1_a_o, m.w1_b_o, m.w2_a_o, m.w2_b_o, m.w4_a_o, m.w4_b_o, m.w9_a_o, m.w9_b_o,
+          m.w18_a_o, m.w18_b_o, m.w36_o, m.host_a_o, m.host_b_o,
+          uint64_t(m.fifo_o[1]) << 32 | m.fifo_o[0], m.fifo_o[2]};
+}
+
 class Ecp5RamTest : public tb::VerilatedTest {
  protected:
   // One random access on both ports, the same for both models. Addresses come from a
@@ -58,8 +69,7 @@ TEST_F(Ecp5RamTest, NetlistReadsWhatTheRtlReads) {
   for (auto& h : hot) h = rng()() % 16384;
   std::array<uint64_t, 8> r{};
   // Cycles in which an output is not 0: every memory must give back written data.
-  std::array<unsigned, 15> live{};
-  std::array<const char*, 15> names{};
+  std::array<unsigned, kOutputs.size()> live{};
   for (unsigned c = 0; c < 400000; ++c) {
     for (auto& x : r) x = rng()();
     drive(rtl, r, hot);
@@ -73,31 +83,13 @@ TEST_F(Ecp5RamTest, NetlistReadsWhatTheRtlReads) {
     clock(rtl, true);
     clock(net, true);
     if (ctx()->gotError()) FAIL() << "a model stopped the simulation at cycle " << c << ", seed " << seed();
-    const std::array<std::pair<const char*, std::pair<uint64_t, uint64_t>>, 15> out{{
-        {"w1_a_o", {rtl.w1_a_o, net.w1_a_o}},
-        {"w1_b_o", {rtl.w1_b_o, net.w1_b_o}},
-        {"w2_a_o", {rtl.w2_a_o, net.w2_a_o}},
-        {"w2_b_o", {rtl.w2_b_o, net.w2_b_o}},
-        {"w4_a_o", {rtl.w4_a_o, net.w4_a_o}},
-        {"w4_b_o", {rtl.w4_b_o, net.w4_b_o}},
-        {"w9_a_o", {rtl.w9_a_o, net.w9_a_o}},
-        {"w9_b_o", {rtl.w9_b_o, net.w9_b_o}},
-        {"w18_a_o", {rtl.w18_a_o, net.w18_a_o}},
-        {"w18_b_o", {rtl.w18_b_o, net.w18_b_o}},
-        {"w36_o", {rtl.w36_o, net.w36_o}},
-        {"host_a_o", {rtl.host_a_o, net.host_a_o}},
-        {"host_b_o", {rtl.host_b_o, net.host_b_o}},
-        {"fifo_o[63:0]", {uint64_t(rtl.fifo_o[1]) << 32 | rtl.fifo_o[0], uint64_t(net.fifo_o[1]) << 32 | net.fifo_o[0]}},
-        {"fifo_o[71:64]", {rtl.fifo_o[2], net.fifo_o[2]}},
-    }};
-    for (size_t i = 0; i < out.size(); ++i) {
-      ASSERT_EQ(out[i].second.first, out[i].second.second)
-          << out[i].first << ": RTL against netlist at cycle " << c << ", seed " << seed();
-      live[i] += out[i].second.first != 0;
-      names[i] = out[i].first;
+    const auto want = outputs(rtl), got = outputs(net);
+    for (size_t i = 0; i < kOutputs.size(); ++i) {
+      ASSERT_EQ(want[i], got[i]) << kOutputs[i] << ": RTL against netlist at cycle " << c << ", seed " << seed();
+      live[i] += want[i] != 0;
     }
   }
-  for (size_t i = 0; i < live.size(); ++i) EXPECT_GT(live[i], 100000u) << names[i] << " rarely shows data";
+  for (size_t i = 0; i < live.size(); ++i) EXPECT_GT(live[i], 100000u) << kOutputs[i] << " rarely shows data";
 }
 
 }  // namespace
