@@ -75,10 +75,13 @@ BROKEN = {
 def run(job, root, out):
     """Proves JOB's sources as found below root (the repository, or a broken copy)."""
     top, sources, params = JOBS[job]
-    chparam = " ".join(f"-set {k} {v}" for k, v in params.items())
+    chparam = " ".join(f"-chparam {k} {v}" for k, v in params.items())
     script = "\n".join([
-        f"read_verilog -sv -formal -I{root / 'rtl'} " + " ".join(str(root / s) for s in sources),
-        f"chparam {chparam} {top}",
+        # -defer: each module is elaborated once, with the job's parameters. Read at
+        # once, ni_retx was first elaborated at its default sizes (32 slots of 34
+        # beats): 16 minutes of read_verilog before a 20-second proof.
+        f"read_verilog -defer -sv -formal -I{root / 'rtl'} " + " ".join(str(root / s) for s in sources),
+        f"hierarchy -top {top} {chparam}",
         f"prep -flatten -top {top}",
     ] + ([
         "select -set keep " + " ".join(f"n:{k}" for k in KEEP[job]),
@@ -86,6 +89,10 @@ def run(job, root, out):
     ] if job in KEEP else []) + [
         "memory_map",  # the storage as registers: the solver sees every word
         "async2sync",  # the asynchronous reset as a synchronous one
+        # Logic the same, fewer solver variables: index arithmetic (products of an
+        # index and an element width) becomes shifts, words only as wide as their
+        # values (dma_rings: 45% less solver time).
+        "opt", "wreduce", "peepopt", "opt_clean",
         # -set-assumes: the NI_ASSUMEs (what inputs promise) constrain the inputs.
         # A counterexample is written as a waveform (GTKWave): out/cex.vcd.
         f"sat -tempinduct -prove-asserts -set-assumes -set-init-zero -verify -maxsteps {MAX_STEPS} "
