@@ -78,8 +78,8 @@ def run(job, root, out):
     chparam = " ".join(f"-chparam {k} {v}" for k, v in params.items())
     script = "\n".join([
         # -defer: each module is elaborated once, with the job's parameters. Read at
-        # once, ni_retx was first elaborated at its default sizes (32 slots of 34
-        # beats): 16 minutes of read_verilog before a 20-second proof.
+        # once, ni_retx was first elaborated with its assertions at its default sizes
+        # (32 slots of 34 beats): 16 minutes of read_verilog before a 20-second proof.
         f"read_verilog -defer -sv -formal -I{root / 'rtl'} " + " ".join(str(root / s) for s in sources),
         f"hierarchy -top {top} {chparam}",
         f"prep -flatten -top {top}",
@@ -91,7 +91,7 @@ def run(job, root, out):
         "async2sync",  # the asynchronous reset as a synchronous one
         # Logic the same, fewer solver variables: index arithmetic (products of an
         # index and an element width) becomes shifts, words only as wide as their
-        # values (dma_rings: 45% less solver time).
+        # values (dma_rings: 1.78 -> 1.33 million variables at induction length 3).
         "opt", "wreduce", "peepopt", "opt_clean",
         # -set-assumes: the NI_ASSUMEs (what inputs promise) constrain the inputs.
         # A counterexample is written as a waveform (GTKWave): out/cex.vcd.
