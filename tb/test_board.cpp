@@ -61,7 +61,7 @@ class UartRx {
 // Board clock cycles a UART bit takes (CMakeLists.txt): the two-NI top runs without
 // the divider and with a fast UART (-GClkDiv=1 -GBoardHz=921600: 8 cycles a bit), the
 // one-NI top with the bitstream's parameters, the board's in rtl/ni_configs.json
-// (NI_BOARD_*: ClkDiv 4, 25 MHz: 4 x 54 cycles a bit), divided as ni_board_top does.
+// (NI_BOARD_*: ClkDiv 2, 25 MHz: 2 x 108 cycles a bit), divided as ni_board_top does.
 static_assert(NI_BOARD_Nodes == 1, "Vni_board_top1 is named and tested as the one-NI top");
 template <class M>
 constexpr unsigned kBoardClkPerBit = NI_BOARD_ClkDiv * (NI_BOARD_BoardHz / NI_BOARD_ClkDiv / 115'200);
