@@ -51,6 +51,7 @@ module ni_fab_rx #(
   parameter int unsigned SlotBytes = 64,    // injection FIFO slot
   parameter int unsigned NumCnt = 32,       // DMA byte counters (a power of two)
   parameter logic [15:0] NiReqId = 16'h0100,
+  parameter int unsigned HostQReg = 0,      // 1: the host queue registers its output (no fall-through)
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned TagW = $clog2(NumTags),
@@ -1079,7 +1080,8 @@ module ni_fab_rx #(
   // register offers goes into it while it has room (a registered ready), so the host
   // side's ready (through ni_mem_keep and ni_host_tx) never reaches the pop. A beat's
   // counter and push go with it and act as it leaves the queue for the host.
-  ni_fifo #(.Width(DataW + KeepW + 4 + RiW + CntW + 15), .Depth(2), .FallThrough(1)) u_host_q (
+  ni_fifo #(.Width(DataW + KeepW + 4 + RiW + CntW + 15), .Depth(2),
+            .FallThrough((HostQReg == 0) ? 1 : 0)) u_host_q (
     .clk_i, .rst_ni,
     .wdata_i({ho_data, ho_keep, ho_last, ho_user, ho_cni, ho_rc, ho_rc_info}),
     .wvalid_i(ho_valid), .wready_o(ho_ready),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Request path toward the framer, with the write combiner. Tunneled requests from
 // ni_host_rx arrive as a header record plus the TLP's beats; they leave as header
-// records and beats for ni_fab_tx (source 2).
+// records and beats for ni_fab_tx (source 2). With InReg both inputs pass a queue
+// without fall-through first (a cycle more, for FPGA clocks).
 //
 // A posted write through a combining window opens a packet: its beats enter the
 // beat queue, but its header record is held back. Later writes that continue it
@@ -35,6 +36,10 @@ module ni_wc #(
   parameter int unsigned RoomTlps = 1,     // whole TLPs room_o promises (one per host port)
   parameter int unsigned Groups = 4,       // NI-replicated multicast groups
   parameter int unsigned GroupMembers = 4, // members per group
+  // 1: the header and beat inputs are registered (queues without fall-through): a
+  // cycle more of latency, and no path from ni_host_rx through the merge decision
+  // and back (for FPGA clocks; see docs/synthesis.md).
+  parameter int unsigned InReg = 0,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned BeatW = DataW + KeepW + 2  // {bad, last, keep, data}
@@ -98,9 +103,38 @@ module ni_wc #(
   ni_pkg::tx_hdr_t ih;
   ni_pkg::wc_meta_t im;
   logic ih_valid, take;
-  ni_fifo #(.Width(HdrW + MetaW), .Depth(InHdrs), .FallThrough(1)) u_in_q (
+  ni_fifo #(.Width(HdrW + MetaW), .Depth(InHdrs), .FallThrough((InReg == 0) ? 1 : 0)) u_in_q (
     .clk_i, .rst_ni, .wdata_i({in_hdr_i, in_meta_i}), .wvalid_i(in_hdr_valid_i),
     .wready_o(in_hdr_ready_o), .rdata_o({ih, im}), .rvalid_o(ih_valid), .rready_i(take));
+
+  // ------------------------------------------------------------ input beats
+  // The beat the combiner works on (ib): the input itself, or with InReg the head of
+  // a two-beat queue. A first beat goes in with its header or after it, so the
+  // header is at the head of its queue by the time the beat is.
+  logic [BeatW-1:0] ib;
+  logic ib_valid, ib_ready, hdr_pending;
+  logic [1:0] in_beats;  // beats in that queue, for room_o
+  if (InReg != 0) begin : gen_in_reg
+    ni_fifo #(.Width(BeatW), .Depth(2), .FallThrough(0)) u_in_beat_q (
+      .clk_i, .rst_ni, .wdata_i(in_beat_i), .wvalid_i(in_beat_valid_i),
+      .wready_o(in_beat_ready_o), .rdata_o(ib), .rvalid_o(ib_valid), .rready_i(ib_ready));
+    logic [1:0] in_beats_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) in_beats_q <= '0;
+      else in_beats_q <= in_beats_q + 2'(in_beat_valid_i && in_beat_ready_o) - 2'(ib_valid && ib_ready);
+    end
+    assign in_beats = in_beats_q;
+    // A header decided at the host port is in the queue before its first beat.
+    assign hdr_pending = 1'b0;
+    logic unused_pending;
+    assign unused_pending = in_hdr_pending_i;
+  end else begin : gen_in_pass
+    assign ib = in_beat_i;
+    assign ib_valid = in_beat_valid_i;
+    assign in_beat_ready_o = ib_ready;
+    assign in_beats = '0;
+    assign hdr_pending = in_hdr_pending_i;
+  end
 
   // ------------------------------------------------------------ output header queue
   ni_pkg::tx_hdr_t oq_hdr, oq_head;
@@ -164,7 +198,7 @@ module ni_wc #(
   assign starts_open = im.wc && im.bytes < 13'(MaxPayload) && im_end != 12'h0;
   // With the input queue empty, ih shows the header being decided (fall-through).
   logic hdr_seen;
-  assign hdr_seen = ih_valid || (in_hdrs_q == '0 && in_hdr_pending_i);
+  assign hdr_seen = ih_valid || (in_hdrs_q == '0 && hdr_pending);
   assign want_flush = open_q && !busy_q &&
                       (fl_due || !can_grow || (hdr_seen && !appendable) ||
                        (!hdr_seen && idle_q >= timeout_i));
@@ -196,7 +230,7 @@ module ni_wc #(
   logic in_last, in_bad, beat_in;
   logic [FillW-1:0] n;
   logic [2*DataW-1:0] rot2;
-  assign {in_bad, in_last, in_keep, in_data} = in_beat_i;
+  assign {in_bad, in_last, in_keep, in_data} = ib;
   // A beat may enter in the cycle its header is taken: a beat offered while no TLP is
   // in progress is the first of the TLP whose header is at the head of the input
   // queue or arriving now (at 64 bits ni_host_rx sends the header with the second
@@ -205,8 +239,9 @@ module ni_wc #(
   logic take_if_hdr;
   assign take_if_hdr = !busy_q && !fl_due && !(open_q && (!can_grow || !appendable)) &&
                        (new_mode != ModePass || oq_ready);
-  assign in_beat_ready_o = (busy_q || take_if_hdr) && space;
-  assign beat_in = in_beat_valid_i && in_beat_ready_o;
+  // With InReg a first beat reaches the combiner with its header or after it: take.
+  assign ib_ready = (busy_q || (InReg != 0 ? take : take_if_hdr)) && space;
+  assign beat_in = ib_valid && ib_ready;
   assign rot2 = {in_data, in_data} << (32'(cur_rot) * 8);
   assign rot = rot2[2*DataW-1:DataW];
   always_comb begin
@@ -259,7 +294,7 @@ module ni_wc #(
       push_beat = {1'b0, 1'b1, tail_keep, held_q};
     end else if (beat_in && cur_mode == ModePass) begin
       push = 1'b1;
-      push_beat = in_beat_i;
+      push_beat = ib;
     end else if (close_now) begin
       push = 1'b1;
       push_beat = {1'b0, 1'b1, close_keep, merged};
@@ -348,7 +383,7 @@ module ni_wc #(
   assign rd_start = rd_first_q ? rptr_q : rd_start_q;
 
   // ------------------------------------------------------------ room for the root complex
-  assign room_o = 32'(Beats) - 32'(cnt_q) >= RoomTlps * MaxTlpBeats + RoomMargin &&
+  assign room_o = 32'(Beats) - 32'(cnt_q) - 32'(in_beats) >= RoomTlps * MaxTlpBeats + RoomMargin &&
                   32'(in_hdrs_q) + 32'(out_hdrs_q) + RoomMargin + RoomTlps - 1 <= Hdrs;
   assign ev_merged_o = commit && cur_mode == ModeAppend;
 

@@ -22,6 +22,10 @@ module nic_top #(
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
   parameter int unsigned HostPorts = 1,     // host links (CPUs): 1, 2 or 4
+  // 1: registers at the two block boundaries the longest FPGA paths cross (the
+  // receiver's host queue; the write combiner's inputs): a cycle more of
+  // decapsulation and of encapsulation latency for a faster clock (docs/synthesis.md).
+  parameter int unsigned BoundaryRegs = 0,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb
 ) (
@@ -443,7 +447,7 @@ module nic_top #(
   );
   // Requests (with the write combiner) and the room signal for the root complex.
   ni_wc #(.DataW(DataW), .MaxPayload(MaxPayload), .Beats(ReqBeats), .Hdrs(ReqHdrs),
-          .RoomMargin(RoomMargin), .RoomTlps(HostPorts)) u_wc (
+          .RoomMargin(RoomMargin), .RoomTlps(HostPorts), .InReg(BoundaryRegs)) u_wc (
     .clk_i, .rst_ni, .timeout_i(wc_timeout), .flush_i(wc_flush_written || |art_ctrl_written),
     .grp_valid_i(grp_valid), .grp_lid_i(grp_lid), .grp_members_i(grp_members),
     .mbr_dlid_i(mbr_dlid), .mbr_memid_i(mbr_memid),
@@ -544,7 +548,8 @@ module nic_top #(
 
   ni_fab_rx #(.DataW(DataW), .NumMemId(NumMemId), .MaxPayload(MaxPayload), .RxCredits(RxCredits),
               .NumTags(NumTags), .NumPeers(NumPeers), .NumRfifo(NumRfifo), .NumInj(NumInj),
-              .SlotBytes(SlotBytes), .NumCnt(NumCnt), .NiReqId(NiReqId)) u_fab_rx (
+              .SlotBytes(SlotBytes), .NumCnt(NumCnt), .NiReqId(NiReqId),
+              .HostQReg(BoundaryRegs)) u_fab_rx (
     .clk_i, .rst_ni, .node_id_i(node_id), .mcast_valid_i(mcast_valid), .mcast_lid_i(mcast_lid),
     .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),

@@ -14,6 +14,7 @@
 
 #include "Vni_wc.h"
 #include "Vni_wc512.h"
+#include "Vni_wc_inreg.h"
 #include "bytes.hpp"
 #include "pkg_structs.hpp"
 #include "verilated_ports.hpp"
@@ -334,11 +335,13 @@ void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct, bool groups
         cur.reset();
       }
     }
-    if (allIn && !cur && c > lastActivity + 50) break;
+    // Done when nothing is offered any more (replicated full packets take a while).
+    const bool outIdle = !dut->m.out_hdr_valid_o && !dut->m.out_beat_valid_o;
+    if (allIn && !cur && outIdle && c > lastActivity + 50) break;
   }
   const std::deque<Out> want = groups ? replicate(model.out) : model.out;
-  ASSERT_EQ(got.size(), want.size()) << "seed " << seed();
-  for (size_t i = 0; i < got.size(); ++i) {
+  // Packet by packet first: the first difference says more than a count.
+  for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
     ASSERT_EQ(got[i].hdr, want[i].hdr) << "packet " << i << " header, seed " << seed();
     ASSERT_EQ(got[i].tlp.size(), want[i].tlp.size()) << "packet " << i << " length, seed " << seed();
     ASSERT_EQ(got[i].tlp, want[i].tlp) << "packet " << i << " differs at byte "
@@ -346,6 +349,7 @@ void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct, bool groups
     ASSERT_EQ(got[i].bad, want[i].bad) << "packet " << i << ", seed " << seed();
     ASSERT_EQ(got[i].cont, want[i].cont) << "packet " << i << " continuation mark, seed " << seed();
   }
+  ASSERT_EQ(got.size(), want.size()) << "seed " << seed();
   EXPECT_GT(model.merged, nReqs / 4) << "the stimulus must exercise combining";
   EXPECT_GT(std::count_if(want.begin(), want.end(), [](const Out& o) { return o.cont; }), 10)
       << "the stimulus must exercise continuations";
@@ -355,5 +359,9 @@ void WcTest::combinesLikeTheModel(unsigned nReqs, unsigned flushPct, bool groups
 TEST_F(WcTest, CombinesAndReplicatesLikeTheModelAt64Bits) { combinesLikeTheModel<Vni_wc, 8>(3000, 10, true); }
 TEST_F(WcTest, CombinesAndReplicatesLikeTheModelAt512Bits) { combinesLikeTheModel<Vni_wc512, 64>(3000, 10, true); }
 TEST_F(WcTest, NoFlushRequestsNoGroupsAt64Bits) { combinesLikeTheModel<Vni_wc, 8>(2000, 0, false); }
+// Registered inputs (InReg, nic_top's BoundaryRegs): the same packets, a cycle later.
+TEST_F(WcTest, CombinesAndReplicatesLikeTheModelWithRegisteredInputs) {
+  combinesLikeTheModel<Vni_wc_inreg, 8>(3000, 10, true);
+}
 
 }  // namespace
