@@ -22,9 +22,10 @@ module nic_top #(
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
   parameter int unsigned HostPorts = 1,     // host links (CPUs): 1, 2 or 4
-  // 1: registers at the two block boundaries the longest FPGA paths cross (the
-  // receiver's host queue; the write combiner's inputs): a cycle more of
-  // decapsulation and of encapsulation latency for a faster clock (docs/synthesis.md).
+  // 1: registers at the block boundaries the longest FPGA paths cross (the receiver's
+  // host queue; the write combiner's inputs; between the request merge and ni_retx):
+  // a cycle more of decapsulation latency, two more of encapsulation, for a faster
+  // clock (docs/synthesis.md).
   parameter int unsigned BoundaryRegs = 0,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb
@@ -507,6 +508,27 @@ module nic_top #(
     .out_hdr_o(mrg_hdr), .out_hdr_valid_o(mrg_hdr_valid), .out_hdr_ready_i(mrg_hdr_ready),
     .out_beat_o(mrg_beat), .out_beat_valid_o(mrg_beat_valid), .out_beat_ready_i(mrg_beat_ready)
   );
+  // With BoundaryRegs the merged requests reach ni_retx through two queues without
+  // fall-through. ni_retx takes a header with its packet's first beat, and only when
+  // the packet before has passed whole: the beat queue's head is then that first beat.
+  ni_pkg::tx_hdr_t rq_hdr;
+  logic [BeatW-1:0] rq_beat;
+  logic rq_hdr_valid, rq_hdr_ready, rq_beat_valid, rq_beat_ready;
+  if (BoundaryRegs != 0) begin : gen_req_reg
+    ni_fifo #(.Width(ni_pkg::TxHdrW), .Depth(2)) u_req_hdr_q (
+      .clk_i, .rst_ni, .wdata_i(mrg_hdr), .wvalid_i(mrg_hdr_valid), .wready_o(mrg_hdr_ready),
+      .rdata_o(rq_hdr), .rvalid_o(rq_hdr_valid), .rready_i(rq_hdr_ready));
+    ni_fifo #(.Width(BeatW), .Depth(2)) u_req_beat_q (
+      .clk_i, .rst_ni, .wdata_i(mrg_beat), .wvalid_i(mrg_beat_valid), .wready_o(mrg_beat_ready),
+      .rdata_o(rq_beat), .rvalid_o(rq_beat_valid), .rready_i(rq_beat_ready));
+  end else begin : gen_req_pass
+    assign rq_hdr = mrg_hdr;
+    assign rq_hdr_valid = mrg_hdr_valid;
+    assign mrg_hdr_ready = rq_hdr_ready;
+    assign rq_beat = mrg_beat;
+    assign rq_beat_valid = mrg_beat_valid;
+    assign mrg_beat_ready = rq_beat_ready;
+  end
 
   // Sequencing, copies and resends of the requests (reliable delivery).
   logic rel_valid, q_hit, q_conf, fail_valid, fail_ready;
@@ -519,8 +541,8 @@ module nic_top #(
   logic [$clog2(RetxSlots):0] retx_used;
   ni_retx #(.DataW(DataW), .NumSlots(RetxSlots), .SlotBeats(MaxTlpBeats), .NumPeers(NumPeers)) u_retx (
     .clk_i, .rst_ni, .timeout_i(retx_timeout), .limit_i(retx_limit), .rnr_delay_i(rnr_delay),
-    .in_hdr_i(mrg_hdr), .in_hdr_valid_i(mrg_hdr_valid), .in_hdr_ready_o(mrg_hdr_ready),
-    .in_beat_i(mrg_beat), .in_beat_valid_i(mrg_beat_valid), .in_beat_ready_o(mrg_beat_ready),
+    .in_hdr_i(rq_hdr), .in_hdr_valid_i(rq_hdr_valid), .in_hdr_ready_o(rq_hdr_ready),
+    .in_beat_i(rq_beat), .in_beat_valid_i(rq_beat_valid), .in_beat_ready_o(rq_beat_ready),
     .out_hdr_o(fw_retx_hdr), .out_hdr_valid_o(src_hdr_valid[2]), .out_hdr_ready_i(src_hdr_ready[2]),
     .out_beat_o(src_beat[2]), .out_beat_valid_o(src_beat_valid[2]),
     .out_beat_ready_i(src_beat_ready[2]),
