@@ -11,8 +11,8 @@
 // and the ping-pong half round trip of the same message (the runner's pingpong over
 // pio). The figure: the two NIs together at most 20 cycles. A last row runs
 // the small configuration (rtl/ni_configs.json), whose BoundaryRegs must cost exactly
-// two cycles of encapsulation and one of decapsulation. Writes JSON and a Markdown table; fails when the NIs take more, or
-// a message lands wrong.
+// two cycles of encapsulation and one of decapsulation. Writes JSON and a Markdown
+// table; fails when the NIs take more, or a message lands wrong.
 //   usage: bench_latency [out.json] [out.md]
 #include <cstdio>
 #include <fstream>
@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
     }
     std::printf("%s W%u: CPU->NI %llu, NI 0 %llu, fabric %llu, NI 1 %llu, NI->memory %llu; NIs %llu of %u; "
                 "ping-pong half round trip %.1f%s\n",
-                r.config.c_str(), r.width, (unsigned long long)r.toNi, (unsigned long long)r.ni0, (unsigned long long)r.fabric,
+                r.config.c_str(), r.width, (unsigned long long)r.toNi, (unsigned long long)r.ni0,
+                (unsigned long long)r.fabric,
                 (unsigned long long)r.ni1, (unsigned long long)r.toMem, (unsigned long long)(r.ni0 + r.ni1),
                 kNiBudget, r.halfRtt, r.ok ? "" : " FAILED");
     ok &= r.ok;
