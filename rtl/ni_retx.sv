@@ -10,7 +10,10 @@
 // CPU from here. Packets to multicast LIDs pass through unretained. An RNR NAK
 // (the receiver's FIFO was full) makes the slot it names and every later one to
 // that destination wait rnr_delay_i cycles, then resends them in order; those
-// resends do not count against the limit. Rules and bounds:
+// resends do not count against the limit. An answer takes effect in the cycle after
+// ni_fab_rx reports it (ev_*_i are registered here): ni_fab_rx decides on a response
+// from q_hit_o, so without the register one path ran receiver -> match -> receiver ->
+// slot state. Rules and bounds:
 // docs/architecture.md#reliable-delivery, #confirmed-writes and #reception-fifos.
 `default_nettype none
 `include "ni_assert.svh"
@@ -50,7 +53,9 @@ module ni_retx #(
   output logic [BeatW-1:0] out_beat_o,
   output logic out_beat_valid_o,
   input  logic out_beat_ready_i,
-  // What the fabric receive side learned (ni_pkg::REL_*), at most one per cycle.
+  // What the fabric receive side learned (ni_pkg::REL_*), at most one per cycle. A
+  // response (REL_RSP) names the query of its cycle (q_lid_i, q_psn_i) and comes only
+  // if q_hit_o.
   input  logic ev_valid_i,
   input  logic [2:0] ev_kind_i,
   input  logic [15:0] ev_lid_i,
@@ -97,6 +102,13 @@ module ni_retx #(
   logic [NumSlots-1:0][23:0] cpl_q;  // {reqid, tag}
   logic [NumPeers-1:0][23:0] next_q, next_d;
   logic [NumPeers-1:0] resync_q, resync_d;
+  // The answer of the last cycle, acted on now; answered_q: the slots its response
+  // (REL_RSP) answers, matched in that cycle (their report leaves with the response).
+  logic ev_valid_q;
+  logic [2:0] ev_kind_q;
+  logic [15:0] ev_lid_q;
+  logic [23:0] ev_psn_q;
+  logic [NumSlots-1:0] answered_q, live, q_match;
   // Kept as plain vectors: Yosys infers a memory from an array of vectors only.
   logic [ni_pkg::TxHdrW-1:0] hdr_mem_q [NumSlots];
   logic [BeatW-1:0] beat_mem_q [NumSlots << BiW];
@@ -123,8 +135,10 @@ module ni_retx #(
   logic drain_avail;
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
-      expired[i] = valid_q[i] && !done_q[i] && (rnr_q[i] ? rnr_up_q[i] : tmo_q[i]);
-      cand[i] = valid_q[i] && !done_q[i] && (expired[i] || due_q[i]) && (tries_q[i] < limit_i || rnr_q[i]);
+      // Awaiting its answer: not done, and not answered by the last cycle's response.
+      live[i] = valid_q[i] && !done_q[i] && !answered_q[i];
+      expired[i] = live[i] && (rnr_q[i] ? rnr_up_q[i] : tmo_q[i]);
+      cand[i] = live[i] && (expired[i] || due_q[i]) && (tries_q[i] < limit_i || rnr_q[i]);
     end
     // cand_first: the one candidate no other candidate was allocated before.
     for (int i = 0; i < NumSlots; i++) begin
@@ -156,7 +170,7 @@ module ni_retx #(
         ftrig_avail = 1'b1;
         ftrig_slot = SlotW'(i);
       end
-      if (done_q[i]) begin
+      if (done_q[i] && !answered_q[i]) begin
         drain_avail = 1'b1;
         drain_slot = SlotW'(i);
       end
@@ -364,7 +378,8 @@ module ni_retx #(
     q_back_o = '0;
     q_cpl_o = '0;
     for (int i = 0; i < NumSlots; i++) begin
-      if (valid_q[i] && !done_q[i] && np_q[i] && lid_q[i] == q_lid_i && psn_q[i] == q_psn_i) begin
+      q_match[i] = live[i] && np_q[i] && lid_q[i] == q_lid_i && psn_q[i] == q_psn_i;
+      if (q_match[i]) begin
         q_hit_o = 1'b1;
         q_conf_o = cmem_q[i];
         q_back_o = back_q[i];
@@ -377,8 +392,8 @@ module ni_retx #(
   logic [NumSlots-1:0] rnr_set;
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
-      rnr_set[i] = ev_valid_i && ev_kind_i == ni_pkg::REL_RNR && valid_q[i] && !done_q[i] &&
-                   lid_q[i] == ev_lid_i && !ni_pkg::psn_before(psn_q[i], ev_psn_i);
+      rnr_set[i] = ev_valid_q && ev_kind_q == ni_pkg::REL_RNR && live[i] &&
+                   lid_q[i] == ev_lid_q && !ni_pkg::psn_before(psn_q[i], ev_psn_q);
     end
   end
 
@@ -453,35 +468,38 @@ module ni_retx #(
     // An answer: everything before its PSN arrived; an ACK (or refusal) covers its
     // own PSN too, a response only the request it answers. A slot already done waits
     // for its report to leave.
-    if (ev_valid_i) begin
+    if (ev_valid_q) begin
       for (int i = 0; i < NumSlots; i++) begin
-        if (valid_q[i] && !done_q[i] && lid_q[i] == ev_lid_i) begin
+        if (live[i] && lid_q[i] == ev_lid_q) begin
           // A write the receiving NI confirms counts only an answer of its own PSN: a
           // later PSN's ACK says it arrived, not whether it was refused (its timer resends
           // it, and the receiver answers a duplicate of it with its own PSN).
-          if (!np_q[i] && ((ni_pkg::psn_before(psn_q[i], ev_psn_i) && !cni_q[i]) ||
-                           (psn_q[i] == ev_psn_i && (ev_kind_i == ni_pkg::REL_ACK ||
-                                                     ev_kind_i == ni_pkg::REL_REFUSED)))) begin
+          if (!np_q[i] && ((ni_pkg::psn_before(psn_q[i], ev_psn_q) && !cni_q[i]) ||
+                           (psn_q[i] == ev_psn_q && (ev_kind_q == ni_pkg::REL_ACK ||
+                                                     ev_kind_q == ni_pkg::REL_REFUSED)))) begin
             // A write the receiving NI confirms: report SC, or UR if it was refused.
             valid_d[i] = cni_q[i];
             done_d[i] = cni_q[i];
-            st_d[i] = (psn_q[i] == ev_psn_i && ev_kind_i == ni_pkg::REL_REFUSED) ? ni_pkg::CPL_UR
+            st_d[i] = (psn_q[i] == ev_psn_q && ev_kind_q == ni_pkg::REL_REFUSED) ? ni_pkg::CPL_UR
                                                                                 : ni_pkg::CPL_SC;
           end
-          // Answered: also when its destination fails in this very cycle (the response
-          // goes to the CPU; an error completion after it would be a second one).
-          if (np_q[i] && psn_q[i] == ev_psn_i && ev_kind_i == ni_pkg::REL_RSP) begin
-            valid_d[i] = 1'b0;
-            done_d[i] = 1'b0;
-          end
           // Go back N: the receiver drops what follows a gap, so resend from the PSN it expects.
-          if (!ni_pkg::psn_before(psn_q[i], ev_psn_i) && ev_kind_i == ni_pkg::REL_NAK_SEQ) due_d[i] = 1'b1;
+          if (!ni_pkg::psn_before(psn_q[i], ev_psn_q) && ev_kind_q == ni_pkg::REL_NAK_SEQ) due_d[i] = 1'b1;
           // Receiver not ready: this PSN and the rest wait, then go again in order.
           if (rnr_set[i]) begin
             rnr_d[i] = 1'b1;
             due_d[i] = 1'b0;
           end
         end
+      end
+    end
+    // Answered by a response: also when its destination failed in the cycle the response
+    // was matched or fails now (the response goes to the CPU; an error completion after
+    // it would be a second one).
+    for (int i = 0; i < NumSlots; i++) begin
+      if (answered_q[i]) begin
+        valid_d[i] = 1'b0;
+        done_d[i] = 1'b0;
       end
     end
   end
@@ -546,6 +564,11 @@ module ni_retx #(
       alloc_first_q <= '0;
       tmo_q <= '0;
       rnr_up_q <= '0;
+      ev_valid_q <= 1'b0;
+      ev_kind_q <= '0;
+      ev_lid_q <= '0;
+      ev_psn_q <= '0;
+      answered_q <= '0;
     end else begin
       state_q <= state_d;
       cur_q <= cur_d;
@@ -570,6 +593,11 @@ module ni_retx #(
       alloc_first_q <= alloc_first_d;
       tmo_q <= tmo_d;
       rnr_up_q <= rnr_up_d;
+      ev_valid_q <= ev_valid_i;
+      ev_kind_q <= ev_kind_i;
+      ev_lid_q <= ev_lid_i;
+      ev_psn_q <= ev_psn_i;
+      answered_q <= (ev_valid_i && ev_kind_i == ni_pkg::REL_RSP) ? q_match : '0;
     end
   end
 
@@ -627,6 +655,9 @@ module ni_retx #(
   `NI_ASSUME(BeatWithHeader_A, !(state_q == StIdle && beat_go) || (out_hdr_valid_o && out_hdr_ready_i))
   `NI_ASSERT_AXIS_STABLE(OutHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(OutBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
+  // A response names the query it was matched by, and only an awaited one comes.
+  `NI_ASSUME(RspIsQuery_A, !(ev_valid_i && ev_kind_i == ni_pkg::REL_RSP) ||
+                           (ev_lid_i == q_lid_i && ev_psn_i == q_psn_i && q_hit_o))
   // ni_wc marks continuations only toward unicast LIDs.
   `NI_ASSUME(ContUnicast_A, !(in_hdr_valid_i && in_hdr_i.cont) || in_reliable)
 endmodule

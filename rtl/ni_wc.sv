@@ -118,12 +118,8 @@ module ni_wc #(
     ni_fifo #(.Width(BeatW), .Depth(2), .FallThrough(0)) u_in_beat_q (
       .clk_i, .rst_ni, .wdata_i(in_beat_i), .wvalid_i(in_beat_valid_i),
       .wready_o(in_beat_ready_o), .rdata_o(ib), .rvalid_o(ib_valid), .rready_i(ib_ready));
-    logic [1:0] in_beats_q;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) in_beats_q <= '0;
-      else in_beats_q <= in_beats_q + 2'(in_beat_valid_i && in_beat_ready_o) - 2'(ib_valid && ib_ready);
-    end
-    assign in_beats = in_beats_q;
+    // Two places, no fall-through: a head when valid, and a second beat when full.
+    assign in_beats = 2'(ib_valid) + 2'(!in_beat_ready_o);
     // A header decided at the host port is in the queue before its first beat.
     assign hdr_pending = 1'b0;
     logic unused_pending;

@@ -63,7 +63,7 @@ KEEP = {
 BROKEN = {
     "fifo_ram": ("rtl/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
     "fifo_lut": ("rtl/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
-    "retx_slots": ("rtl/ni_retx.sv", "valid_d[i] = 1'b0;\n            done_d[i] = 1'b0;", "valid_d[i] = 1'b0;"),
+    "retx_slots": ("rtl/ni_retx.sv", "valid_d[i] = 1'b0;\n        done_d[i] = 1'b0;", "valid_d[i] = 1'b0;"),
     "fab_tx_credits": ("rtl/ni_fab_tx.sv", "credits_d[hdr_new.vc] = credits_d[hdr_new.vc] - 8'd1",
                        "credits_d[hdr_new.vc] = credits_q[hdr_new.vc] - 8'd1"),
     "dma_rings": ("rtl/ni_dma_inj.sv", "(tail_i[i] >= size_d[i] || remote_i[i]);",

@@ -258,7 +258,8 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       obLast = getField(dut->m.out_beat_o, 9 * kBpb, 1);
     }
     if (dut->m.ev_valid_i && ans->kind == kRsp) awaited.erase({ans->lid, ans->psn});
-    if (dut->m.ev_valid_i && ans->kind == kRnr) rnrSince[ans->lid] = {c, ans->psn};
+    // ni_retx acts on an answer in the cycle after it is reported.
+    if (dut->m.ev_valid_i && ans->kind == kRnr) rnrSince[ans->lid] = {c + 1, ans->psn};
     if (dut->m.ev_valid_i && ans->kind == kNakSeq) rnrSince.erase(ans->lid);
     maxUsed = std::max<unsigned>(maxUsed, dut->m.used_o);
     cycle();
