@@ -224,7 +224,6 @@ prog:
 # DMA and RGET tests (28 minutes measured: 5 of synthesis, 10 of building, 13 of tests).
 # A new netlist verilates into other files: the old ones are dropped first (stale files
 # broke the build).
-POSTSYNTH_TESTS ?= *_W64:*/W64
 postsynth-board: setup
 	bash scripts/setup.sh --synth
 	.venv/bin/python scripts/bitstream.py $(BOARD) --netlist
@@ -233,6 +232,7 @@ postsynth-board: setup
 	cmake --build build-postsynth-board -j $(JOBS) --target test_board
 	build-postsynth-board/test_board
 
+POSTSYNTH_TESTS ?= *_W64:*/W64
 postsynth: postsynth-board
 	.venv/bin/python scripts/synth.py default generic
 	rm -rf build-postsynth/CMakeFiles/nic_models.dir/Vnic64*.dir
