@@ -110,6 +110,15 @@ module nic_top #(
   logic [3:0] host_up_ports;
   logic [HostPorts-1:0] host_down;
   logic ev_host_bad_port, ev_host_drop;
+  // A register request as ni_host_rx issues it (hrx_csr_*), and as the register block
+  // takes it a cycle later (csr_*, see "register requests" below).
+  logic hrx_csr_valid, hrx_csr_ready, hrx_csr_write;
+  logic [11:0] hrx_csr_addr;
+  logic [31:0] hrx_csr_wdata;
+  logic [3:0] hrx_csr_be;
+  logic [15:0] hrx_csr_reqid;
+  logic [7:0] hrx_csr_tag;
+  logic hrx_tready;
   logic csr_valid, csr_ready, csr_write;
   logic [11:0] csr_addr;
   logic [31:0] csr_wdata, csr_rdata;
@@ -156,6 +165,7 @@ module nic_top #(
 
   // Events.
   logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
+  logic hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup, hrx_cpl_unexp;  // as ni_host_rx reports them
   logic [ni_pkg::NumVc-1:0][7:0] fab_credits;  // transmit credits held (FAB_CREDITS)
   logic ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx, ev_bad_pkt, ev_rd_served;
   logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail, ev_retx_conf;
@@ -226,7 +236,34 @@ module nic_top #(
     if (cnt_load_written != '0) cnt_load_value_q <= cnt_load_value;
   end
 
+  // ------------------------------------------------------------ register requests
+  // ni_host_rx's register requests reach the register block through a register (a
+  // one-entry queue), so that no path runs from the host link's header through the
+  // ART and ni_host_rx's decisions into the registers and what their writes start
+  // (ni_wc's flush, the DMA engine). While a request waits there the host link holds:
+  // a register write takes effect before the next TLP is decided (at 128 bits and up a
+  // TLP is decided with its first beat), and the host link's order stays as it was.
+  ni_fifo #(.Width(1 + 12 + 32 + 4 + 16 + 8), .Depth(1)) u_csr_q (
+    .clk_i, .rst_ni,
+    .wdata_i({hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag}),
+    .wvalid_i(hrx_csr_valid), .wready_o(hrx_csr_ready),
+    .rdata_o({csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag}),
+    .rvalid_o(csr_valid), .rready_i(csr_ready));
   assign csr_ready = csr_write || rdc_ready;
+  assign hin_tready = hrx_tready && !csr_valid;
+  // ni_host_rx's events count a cycle later, with the bus of the TLP that caused them
+  // (rx_bus, below): the same cut, for the status, counters and interrupts.
+  logic [7:0] rx_bus;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      {ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp} <= '0;
+      rx_bus <= '0;
+    end else begin
+      {ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp} <=
+          {hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup, hrx_cpl_unexp};
+      rx_bus <= hrx_csr_reqid[15:8];  // the TLP ni_host_rx finishes
+    end
+  end
 
   // A register request's bank (its copy of a banked register): the port its
   // Requester ID names, as for its completion.
@@ -328,12 +365,16 @@ module nic_top #(
     .memid_o(art_hit_memid), .out_addr_o(art_out_addr)
   );
 
-  // A window to an NI-replicated group with no members: its writes are refused.
-  logic art_mcast_empty;
+  // A window to an NI-replicated group with no members: its writes are refused. Known
+  // per window from the registers alone, so that the lookup only picks a bit (as for
+  // art_wc and art_conf_all) instead of comparing the hit window's node with the groups.
+  logic [NumArt-1:0] win_mcast_empty;
   always_comb begin
-    art_mcast_empty = 1'b0;
-    for (int g = 0; g < 4; g++) begin
-      if (grp_valid[g] && grp_lid[g] == art_hit_node && grp_members[g] == 3'd0) art_mcast_empty = 1'b1;
+    for (int w = 0; w < NumArt; w++) begin
+      win_mcast_empty[w] = 1'b0;
+      for (int g = 0; g < 4; g++) begin
+        if (grp_valid[g] && grp_lid[g] == art_node[w] && grp_members[g] == 3'd0) win_mcast_empty[w] = 1'b1;
+      end
     end
   end
 
@@ -383,13 +424,13 @@ module nic_top #(
                .NiReqId(NiReqId)) u_host_rx (
     .clk_i, .rst_ni, .node_id_i(node_id),
     .s_axis_tdata(hin_tdata), .s_axis_tkeep(hin_tkeep),
-    .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid),
-    .s_axis_tready(hin_tready),
+    .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid && !csr_valid),
+    .s_axis_tready(hrx_tready),
     .art_addr_o(art_addr), .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
     .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_perm_a_i(art_hit_perm_a),
     .art_wc_i(art_wc[art_index]), .art_index_i(8'(art_index)), .art_node_i(art_hit_node),
     .art_conf_all_i(art_conf_all[art_index]), .art_conf_at_i(art_conf_at[art_index]),
-    .art_mcast_empty_i(art_mcast_empty),
+    .art_mcast_empty_i(win_mcast_empty[art_index]),
     .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
     .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
     .trk_otag_i(trk_otag), .trk_psn_i(trk_psn), .trk_kind_i(trk_kind), .trk_page_i(trk_page),
@@ -403,13 +444,13 @@ module nic_top #(
     .rsp_beat_o(rsp_beat), .rsp_beat_valid_o(rsp_beat_valid), .rsp_beat_ready_i(rsp_beat_ready),
     .dma_cpl_tdata(dma_cpl_tdata), .dma_cpl_tkeep(dma_cpl_tkeep), .dma_cpl_tlast(dma_cpl_tlast),
     .dma_cpl_tvalid(dma_cpl_tvalid), .dma_cpl_tready(dma_cpl_tready),
-    .csr_valid_o(csr_valid), .csr_ready_i(csr_ready), .csr_write_o(csr_write),
-    .csr_addr_o(csr_addr), .csr_wdata_o(csr_wdata), .csr_be_o(csr_be), .csr_reqid_o(csr_reqid),
-    .csr_tag_o(csr_tag),
+    .csr_valid_o(hrx_csr_valid), .csr_ready_i(hrx_csr_ready), .csr_write_o(hrx_csr_write),
+    .csr_addr_o(hrx_csr_addr), .csr_wdata_o(hrx_csr_wdata), .csr_be_o(hrx_csr_be),
+    .csr_reqid_o(hrx_csr_reqid), .csr_tag_o(hrx_csr_tag),
     .ur_o(ur), .ur_valid_o(ur_valid), .ur_ready_i(ur_ready),
     .mem_conf_valid_o(mem_conf_valid), .mem_conf_tag_o(mem_conf_tag), .mem_conf_ok_o(mem_conf_ok),
-    .ev_win_miss_o(ev_win_miss), .ev_perm_o(ev_perm), .ev_malformed_o(ev_malformed),
-    .ev_unsup_o(ev_unsup), .ev_cpl_unexp_o(ev_cpl_unexp)
+    .ev_win_miss_o(hrx_win_miss), .ev_perm_o(hrx_perm), .ev_malformed_o(hrx_malformed),
+    .ev_unsup_o(hrx_unsup), .ev_cpl_unexp_o(hrx_cpl_unexp)
   );
 
   // ------------------------------------------------------------ queues toward the framer
@@ -683,8 +724,7 @@ module nic_top #(
         if (cnt_load_written[i]) cnt_owner_q[i] <= PortW'(csr_bank);
     end
   end
-  logic [7:0] rx_bus, fail_bus;
-  assign rx_bus = csr_reqid[15:8];  // the TLP host_rx finishes (its events)
+  logic [7:0] fail_bus;
   // The NI's own requests (DMA) name no CPU.
   assign fail_bus = (fail_word.reqid == NiReqId) ? 8'hFF : fail_word.reqid[15:8];
   logic [HostPorts-1:0][13:0] port_events;
