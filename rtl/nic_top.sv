@@ -166,6 +166,7 @@ module nic_top #(
   // Events.
   logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
   logic hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup, hrx_cpl_unexp;  // as ni_host_rx reports them
+  logic [16:1] frx_ev;  // ni_fab_rx's events as it reports them (the order of the list below)
   logic [ni_pkg::NumVc-1:0][7:0] fab_credits;  // transmit credits held (FAB_CREDITS)
   logic ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx, ev_bad_pkt, ev_rd_served;
   logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail, ev_retx_conf;
@@ -237,31 +238,47 @@ module nic_top #(
   end
 
   // ------------------------------------------------------------ register requests
-  // ni_host_rx's register requests reach the register block through a register (a
-  // one-entry queue), so that no path runs from the host link's header through the
-  // ART and ni_host_rx's decisions into the registers and what their writes start
-  // (ni_wc's flush, the DMA engine). While a request waits there the host link holds:
-  // a register write takes effect before the next TLP is decided (at 128 bits and up a
-  // TLP is decided with its first beat), and the host link's order stays as it was.
-  ni_fifo #(.Width(1 + 12 + 32 + 4 + 16 + 8), .Depth(1)) u_csr_q (
-    .clk_i, .rst_ni,
-    .wdata_i({hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag}),
-    .wvalid_i(hrx_csr_valid), .wready_o(hrx_csr_ready),
-    .rdata_o({csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag}),
-    .rvalid_o(csr_valid), .rready_i(csr_ready));
+  // With BoundaryRegs, ni_host_rx's register requests reach the register block through
+  // a register (a one-entry queue), so that no path runs from the host link's header
+  // through the ART and ni_host_rx's decisions into the registers and what their writes
+  // start (ni_wc's flush, the DMA engine). While a request waits there the host link
+  // holds: a register write takes effect before the next TLP is decided (at 128 bits
+  // and up a TLP is decided with its first beat), and the host link's order stays as
+  // it was. A register access then costs a cycle and an idle cycle of the host link.
+  logic csr_hold;  // the host link holds for a register request
+  if (BoundaryRegs != 0) begin : gen_csr_reg
+    ni_fifo #(.Width(1 + 12 + 32 + 4 + 16 + 8), .Depth(1)) u_csr_q (
+      .clk_i, .rst_ni,
+      .wdata_i({hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag}),
+      .wvalid_i(hrx_csr_valid), .wready_o(hrx_csr_ready),
+      .rdata_o({csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag}),
+      .rvalid_o(csr_valid), .rready_i(csr_ready));
+    assign csr_hold = csr_valid;
+  end else begin : gen_csr_direct
+    assign {csr_valid, csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag} =
+        {hrx_csr_valid, hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag};
+    assign hrx_csr_ready = csr_ready;
+    assign csr_hold = 1'b0;
+  end
   assign csr_ready = csr_write || rdc_ready;
-  assign hin_tready = hrx_tready && !csr_valid;
-  // ni_host_rx's events count a cycle later, with the bus of the TLP that caused them
-  // (rx_bus, below): the same cut, for the status, counters and interrupts.
+  assign hin_tready = hrx_tready && !csr_hold;
+  // The events of ni_host_rx and ni_fab_rx count a cycle later: both take them at the
+  // end of their deepest decisions, and the status, counters and interrupts they set
+  // would otherwise lie on those paths. ni_host_rx's go with the bus of the TLP that
+  // caused them (rx_bus, for the interrupts below).
   logic [7:0] rx_bus;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       {ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp} <= '0;
       rx_bus <= '0;
+      {ev_rget_rx, ev_key_err, ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx,
+       ev_bad_pkt, ev_rd_served, ev_dup, ev_oos, ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop} <= '0;
     end else begin
       {ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp} <=
           {hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup, hrx_cpl_unexp};
       rx_bus <= hrx_csr_reqid[15:8];  // the TLP ni_host_rx finishes
+      {ev_rget_rx, ev_key_err, ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx,
+       ev_bad_pkt, ev_rd_served, ev_dup, ev_oos, ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop} <= frx_ev;
     end
   end
 
@@ -424,7 +441,7 @@ module nic_top #(
                .NiReqId(NiReqId)) u_host_rx (
     .clk_i, .rst_ni, .node_id_i(node_id),
     .s_axis_tdata(hin_tdata), .s_axis_tkeep(hin_tkeep),
-    .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid && !csr_valid),
+    .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid && !csr_hold),
     .s_axis_tready(hrx_tready),
     .art_addr_o(art_addr), .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
     .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_perm_a_i(art_hit_perm_a),
@@ -629,18 +646,18 @@ module nic_top #(
     .raw_enable_i(raw_enable), .raw_fifo_i(raw_fifo),
     .ri_remote_i(inj_remote & inj_enable), .ri_err_i(inj_err), .ri_base_i(inj_base), .ri_size_i(inj_size_used),
     .ri_head_i(inj_head), .ri_tail_i(inj_tail_now), .ri_reset_i(inj_ctrl_we_q & inj_reset_bit),
-    .ri_push_o(inj_push), .ev_rget_rx_o(ev_rget_rx), .ev_key_err_o(ev_key_err),
+    .ri_push_o(inj_push), .ev_rget_rx_o(frx_ev[16]), .ev_key_err_o(frx_ev[15]),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
     .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back), .q_cpl_i(q_cpl),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
     .gen_hdr_o(gen_hdr), .gen_valid_o(gen_valid), .gen_ready_i(gen_ready),
     .m_axis_tdata(dec_tdata), .m_axis_tkeep(dec_tkeep), .m_axis_tlast(dec_tlast),
     .m_axis_tuser(dec_tuser), .m_axis_tcni(dec_tcni), .m_axis_tvalid(dec_tvalid), .m_axis_tready(dec_tready),
-    .ev_rx_pkt_o(ev_rx_pkt), .ev_crc_err_o(ev_crc_err), .ev_memid_err_o(ev_memid_err),
-    .ev_bounds_err_o(ev_bounds_err), .ev_nak_tx_o(ev_nak_tx), .ev_nak_rx_o(ev_nak_rx),
-    .ev_bad_pkt_o(ev_bad_pkt), .ev_rd_served_o(ev_rd_served), .ev_dup_o(ev_dup), .ev_oos_o(ev_oos),
+    .ev_rx_pkt_o(frx_ev[14]), .ev_crc_err_o(frx_ev[13]), .ev_memid_err_o(frx_ev[12]),
+    .ev_bounds_err_o(frx_ev[11]), .ev_nak_tx_o(frx_ev[10]), .ev_nak_rx_o(frx_ev[9]),
+    .ev_bad_pkt_o(frx_ev[8]), .ev_rd_served_o(frx_ev[7]), .ev_dup_o(frx_ev[6]), .ev_oos_o(frx_ev[5]),
     .rcnt_valid_o(rcnt_valid), .rcnt_id_o(rcnt_id), .rcnt_bytes_o(rcnt_bytes),
-    .ev_rnr_tx_o(ev_rnr_tx), .ev_rnr_rx_o(ev_rnr_rx), .ev_raw_rx_o(ev_raw_rx), .ev_raw_drop_o(ev_raw_drop)
+    .ev_rnr_tx_o(frx_ev[4]), .ev_rnr_rx_o(frx_ev[3]), .ev_raw_rx_o(frx_ev[2]), .ev_raw_drop_o(frx_ev[1])
   );
 
   // A counter takes a decrement a cycle after it is signalled (as the packet's or TLP's
