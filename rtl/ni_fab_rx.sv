@@ -436,6 +436,18 @@ module ni_fab_rx #(
   assign ctx_wr = {ctx_wr_id_q, ctx_wr_addr_q + 62'(ctx_wr_dw_q)};
   assign ctx = (ctx_wr_q && ctx_wr_peer_q == peer) ? ctx_wr : ctx_mem_q[peer];
   assign {ctx_reqid, ctx_xlate, ctx_mi, ctx_addr} = ctx;
+  // At 64 bits the source's node (LRH bytes 6-7) and PSN (BTH bytes 17-19) are read
+  // from the capture register. Every use comes a beat or more after their beat: the
+  // class at byte 15 (continuation) or 31, the answer with the last beat, and a packet
+  // that arrives framed has two beats or more (four for a tunneled packet, whose PSN
+  // queries ni_retx and ni_amo_cache). So no path runs from the receive buffer through
+  // the PSN context and those matches into the decisions (the board's worst path).
+  // Wider, they arrive in the beat that decides.
+  localparam bit SrcFromCap = Bpb == 8;
+  logic [15:0] cap_slid;
+  logic [23:0] cap_psn;
+  assign cap_slid = {cap_q[6*8 +: 8], cap_q[7*8 +: 8]};
+  assign cap_psn = {cap_q[17*8 +: 8], cap_q[18*8 +: 8], cap_q[19*8 +: 8]};
   // A continuation's fields come from its source's last write; its length from PktLen.
   always_comb begin
     if (is_cont) begin
@@ -448,7 +460,7 @@ module ni_fab_rx #(
       t_tag = 8'h0;
       t_addr = {ctx_addr, 2'b00};
     end else begin
-      psn = {view[17*8 +: 8], view[18*8 +: 8], view[19*8 +: 8]};
+      psn = SrcFromCap ? cap_psn : {view[17*8 +: 8], view[18*8 +: 8], view[19*8 +: 8]};
       teh_flags = view[20*8 +: 8];
       memid = {view[22*8 +: 8], view[23*8 +: 8]};
       t_ft = view[32*8 +: 8];
@@ -488,7 +500,7 @@ module ni_fab_rx #(
     to_group = to_group && dlid[15:14] == 2'b11;
     for_us = dlid == node_id_i || (to_group && opcode == ni_pkg::OP_TUNNEL_REQ);
   end
-  assign peer = slid[PeerW-1:0];
+  assign peer = SrcFromCap ? cap_slid[PeerW-1:0] : slid[PeerW-1:0];
   assign peer_ok = ni_pkg::lid_has_peer(slid, 16'(NumPeers));
   // A send to a reception FIFO (flags in view with the rest of the transport header).
   localparam int unsigned RfW = (NumRfifo > 1) ? $clog2(NumRfifo) : 1;
@@ -561,8 +573,9 @@ module ni_fab_rx #(
   end
   assign cl_cur = d1_q ? cl_q : cl_new;
   assign seq_cur = d1_q ? seq_q : seq_new;
-  assign q_lid_o = slid;
-  assign q_psn_o = psn;
+  // The query names a tunneled packet (a continuation asks nothing: it is a write).
+  assign q_lid_o = SrcFromCap ? cap_slid : slid;
+  assign q_psn_o = SrcFromCap ? cap_psn : psn;
 
   // ------------------------------------------------------------ request checks (D2: byte 47 seen)
   typedef enum logic [2:0] {ErrNone, ErrMemId, ErrBounds, ErrMalformed, ErrKey} err_e;
@@ -673,6 +686,10 @@ module ni_fab_rx #(
   // reads them registered, keeping the checks off the path into the pop.
   assign err_ans = (Bpb == 8) ? err_q : err_cur;
   `NI_ASSERT(AnswerChecksDone_A, !(Bpb == 8 && in_valid && in_last && (good || stomp) && cl_cur == ClTun) || d2_q)
+  // What SrcFromCap relies on: a framed packet ends past its source's beat; one that is
+  // not refused for its form (tunneled, an ACK) and has a BTH, past its PSN's.
+  `NI_ASSERT(SrcCaptured_A, !(SrcFromCap && in_valid && in_last && (good || stomp)) ||
+                            (bs_q >= 13'd8 && (is_raw || is_cont || cl_cur == ClBad || bs_q >= 13'd24)))
   // A duplicate write or atomic is not delivered again (a duplicate read is served
   // again). The TLP type is in view from the first beat that could leave.
   logic dup_drop, deliver;

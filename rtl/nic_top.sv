@@ -166,7 +166,10 @@ module nic_top #(
   // Events.
   logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
   logic hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup, hrx_cpl_unexp;  // as ni_host_rx reports them
-  logic [16:1] frx_ev;  // ni_fab_rx's events as it reports them (the order of the list below)
+  // ni_fab_rx's events as it reports them (registered into ev_* below).
+  logic frx_rget_rx, frx_key_err, frx_rx_pkt, frx_crc_err, frx_memid_err, frx_bounds_err, frx_nak_tx,
+        frx_nak_rx, frx_bad_pkt, frx_rd_served, frx_dup, frx_oos, frx_rnr_tx, frx_rnr_rx, frx_raw_rx,
+        frx_raw_drop;
   logic [ni_pkg::NumVc-1:0][7:0] fab_credits;  // transmit credits held (FAB_CREDITS)
   logic ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx, ev_bad_pkt, ev_rd_served;
   logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail, ev_retx_conf;
@@ -278,7 +281,10 @@ module nic_top #(
           {hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup, hrx_cpl_unexp};
       rx_bus <= hrx_csr_reqid[15:8];  // the TLP ni_host_rx finishes
       {ev_rget_rx, ev_key_err, ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx,
-       ev_bad_pkt, ev_rd_served, ev_dup, ev_oos, ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop} <= frx_ev;
+       ev_bad_pkt, ev_rd_served, ev_dup, ev_oos, ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop} <=
+          {frx_rget_rx, frx_key_err, frx_rx_pkt, frx_crc_err, frx_memid_err, frx_bounds_err, frx_nak_tx,
+           frx_nak_rx, frx_bad_pkt, frx_rd_served, frx_dup, frx_oos, frx_rnr_tx, frx_rnr_rx, frx_raw_rx,
+           frx_raw_drop};
     end
   end
 
@@ -646,18 +652,18 @@ module nic_top #(
     .raw_enable_i(raw_enable), .raw_fifo_i(raw_fifo),
     .ri_remote_i(inj_remote & inj_enable), .ri_err_i(inj_err), .ri_base_i(inj_base), .ri_size_i(inj_size_used),
     .ri_head_i(inj_head), .ri_tail_i(inj_tail_now), .ri_reset_i(inj_ctrl_we_q & inj_reset_bit),
-    .ri_push_o(inj_push), .ev_rget_rx_o(frx_ev[16]), .ev_key_err_o(frx_ev[15]),
+    .ri_push_o(inj_push), .ev_rget_rx_o(frx_rget_rx), .ev_key_err_o(frx_key_err),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
     .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back), .q_cpl_i(q_cpl),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
     .gen_hdr_o(gen_hdr), .gen_valid_o(gen_valid), .gen_ready_i(gen_ready),
     .m_axis_tdata(dec_tdata), .m_axis_tkeep(dec_tkeep), .m_axis_tlast(dec_tlast),
     .m_axis_tuser(dec_tuser), .m_axis_tcni(dec_tcni), .m_axis_tvalid(dec_tvalid), .m_axis_tready(dec_tready),
-    .ev_rx_pkt_o(frx_ev[14]), .ev_crc_err_o(frx_ev[13]), .ev_memid_err_o(frx_ev[12]),
-    .ev_bounds_err_o(frx_ev[11]), .ev_nak_tx_o(frx_ev[10]), .ev_nak_rx_o(frx_ev[9]),
-    .ev_bad_pkt_o(frx_ev[8]), .ev_rd_served_o(frx_ev[7]), .ev_dup_o(frx_ev[6]), .ev_oos_o(frx_ev[5]),
+    .ev_rx_pkt_o(frx_rx_pkt), .ev_crc_err_o(frx_crc_err), .ev_memid_err_o(frx_memid_err),
+    .ev_bounds_err_o(frx_bounds_err), .ev_nak_tx_o(frx_nak_tx), .ev_nak_rx_o(frx_nak_rx),
+    .ev_bad_pkt_o(frx_bad_pkt), .ev_rd_served_o(frx_rd_served), .ev_dup_o(frx_dup), .ev_oos_o(frx_oos),
     .rcnt_valid_o(rcnt_valid), .rcnt_id_o(rcnt_id), .rcnt_bytes_o(rcnt_bytes),
-    .ev_rnr_tx_o(frx_ev[4]), .ev_rnr_rx_o(frx_ev[3]), .ev_raw_rx_o(frx_ev[2]), .ev_raw_drop_o(frx_ev[1])
+    .ev_rnr_tx_o(frx_rnr_tx), .ev_rnr_rx_o(frx_rnr_rx), .ev_raw_rx_o(frx_raw_rx), .ev_raw_drop_o(frx_raw_drop)
   );
 
   // A counter takes a decrement a cycle after it is signalled (as the packet's or TLP's
