@@ -686,10 +686,11 @@ module ni_fab_rx #(
   // reads them registered, keeping the checks off the path into the pop.
   assign err_ans = (Bpb == 8) ? err_q : err_cur;
   `NI_ASSERT(AnswerChecksDone_A, !(Bpb == 8 && in_valid && in_last && (good || stomp) && cl_cur == ClTun) || d2_q)
-  // What SrcFromCap relies on: a framed packet ends past its source's beat; one that is
-  // not refused for its form (tunneled, an ACK) and has a BTH, past its PSN's.
-  `NI_ASSERT(SrcCaptured_A, !(SrcFromCap && in_valid && in_last && (good || stomp)) ||
-                            (bs_q >= 13'd8 && (is_raw || is_cont || cl_cur == ClBad || bs_q >= 13'd24)))
+  // What SrcFromCap relies on: a framed packet that is not refused for its form
+  // (ClBad) ends past its source's beat, and past its PSN's unless it is raw or a
+  // continuation.
+  `NI_ASSERT(SrcCaptured_A, !(SrcFromCap && in_valid && in_last && (good || stomp) && cl_cur != ClBad) ||
+                            (bs_q >= 13'd8 && (is_raw || is_cont || bs_q >= 13'd24)))
   // A duplicate write or atomic is not delivered again (a duplicate read is served
   // again). The TLP type is in view from the first beat that could leave.
   logic dup_drop, deliver;
@@ -735,13 +736,18 @@ module ni_fab_rx #(
   // Dropped in its place in the sequence: only a send whose reception FIFO was full.
   logic rnr;
   assign rnr = is_req && sequenced && cl_cur == ClDrop && seq_cur == SeqIn;
+  // At 64 bits a packet that ends in its first beat (damaged: framed, it would be
+  // ClBad) is not answered: its source's node is not yet captured (SrcFromCap). Its
+  // sender's timer resends it.
+  logic src_known;
+  assign src_known = !SrcFromCap || bs_q != '0;
   always_comb begin
     gen_ack = 1'b0;
     gen_ur = 1'b0;
     gen_replay = 1'b0;
     gen_syn = ni_pkg::AETH_ACK;
     gen_psn = psn;
-    if (sequenced && peer_ok && (cl_cur == ClTun || cl_cur == ClDrop)) begin
+    if (sequenced && peer_ok && src_known && (cl_cur == ClTun || cl_cur == ClDrop)) begin
       if (!good && !stomp) begin
         gen_ack = 1'b1;  // damaged: ask for what comes next in this source's sequence
         gen_syn = ni_pkg::AETH_NAK_PSN_SEQ;

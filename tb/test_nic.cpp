@@ -26,7 +26,11 @@ class NicTest : public tb::VerilatedTest, public ::testing::WithParamInterface<u
     h = std::make_unique<NicHarness>(GetParam(), ctx(), &rng());
     attach(h->nic.get());
     reset();
+    // Configured before anything arrives: csrWrite only queues the TLP, and a packet
+    // sent at once can be classified (at 128 bits and up, with its first beat) before
+    // the write takes effect. The read returns after it (PCIe ordering).
     h->csrWrite(regs::NODE_ID, NicHarness::kLid);
+    EXPECT_EQ(csrRead(regs::NODE_ID), NicHarness::kLid);
   }
 
   void step() { h->step([this] { cycle(); }); }
