@@ -807,6 +807,35 @@ TEST_P(NicTest, FabricBadInputIsDroppedCountedAndAnswered) {
   EXPECT_EQ(csrRead(regs::RX_PKTS), 12u);
 }
 
+TEST_P(NicTest, DamagedPacketsNakTheirOwnSourcesSequence) {
+  // A damaged request is NAKed with the PSN its source is expected to send next: that
+  // source's, not the one of the packet before it (at 64 bits the receiver reads the
+  // source from its header capture, a beat after it arrives). A fragment that ends in
+  // its first beat is not NAKed there at all: its source is not yet captured.
+  setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x2000, true, true});
+  settle(100);
+  constexpr uint16_t kOtherLid = 5;
+  FabricPacket other = tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 1)), 1, true, 0);
+  other.slid = kOtherLid;  // its source now expects PSN 1; kPeerLid's still 0
+  h->sendFabric(other);
+  const Bytes whole = encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x140, Bytes(8, 2)), 1, true, 0));
+  h->sendFabricRaw(Bytes(whole.begin(), whole.begin() + 8), 0);   // one beat at every width
+  h->sendFabricRaw(Bytes(whole.begin(), whole.begin() + 16), 0);  // two beats at 64 bits
+  settle(1000);
+  EXPECT_EQ(hostDelivered().size(), 1u) << "only the good write lands";
+  unsigned naks = 0;
+  for (const auto& p : fabricOut()) {
+    if (p.dlid != kPeerLid) continue;
+    EXPECT_EQ(p.opcode, kOpRcAck);
+    EXPECT_EQ(p.syndrome, kAethNakPsnSeq);
+    EXPECT_EQ(p.psn, 0u) << "the PSN the damaged packet's own source is expected to send";
+    ++naks;
+  }
+  if (GetParam() == 64) EXPECT_EQ(naks, 1u) << "the two-beat fragment only";
+  else EXPECT_GE(naks, 1u);
+  EXPECT_EQ(csrRead(regs::CRC_ERR_CNT), 2u);
+}
+
 TEST_P(NicTest, IcrcCatchesCorruptionBehindAGoodVcrc) {
   // A switch that corrupts a packet in its buffer and recomputes the link CRC:
   // the VCRC is good, only the end-to-end ICRC shows the damage.
