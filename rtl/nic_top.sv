@@ -429,8 +429,8 @@ module nic_top #(
   logic req_hdr_valid, req_hdr_pending, req_hdr_ready, rsp_hdr_valid, rsp_hdr_ready;
   logic [BeatW-1:0] req_beat, rsp_beat;
   logic req_beat_valid, req_beat_ready, rsp_beat_valid, rsp_beat_ready;
-  ni_pkg::own_cpl_t ur;
-  logic ur_valid, ur_ready;
+  ni_pkg::own_cpl_t hrx_ur, ur;  // ni_host_rx's own TLPs as it issues them, as the queue below takes them
+  logic hrx_ur_valid, hrx_ur_ready, ur_valid, ur_ready;
   logic mem_conf_valid, mem_conf_ok;
   logic [7:0] mem_conf_tag;
   logic amo_wr_valid;
@@ -470,7 +470,7 @@ module nic_top #(
     .csr_valid_o(hrx_csr_valid), .csr_ready_i(hrx_csr_ready), .csr_write_o(hrx_csr_write),
     .csr_addr_o(hrx_csr_addr), .csr_wdata_o(hrx_csr_wdata), .csr_be_o(hrx_csr_be),
     .csr_reqid_o(hrx_csr_reqid), .csr_tag_o(hrx_csr_tag),
-    .ur_o(ur), .ur_valid_o(ur_valid), .ur_ready_i(ur_ready),
+    .ur_o(hrx_ur), .ur_valid_o(hrx_ur_valid), .ur_ready_i(hrx_ur_ready),
     .mem_conf_valid_o(mem_conf_valid), .mem_conf_tag_o(mem_conf_tag), .mem_conf_ok_o(mem_conf_ok),
     .ev_win_miss_o(hrx_win_miss), .ev_perm_o(hrx_perm), .ev_malformed_o(hrx_malformed),
     .ev_unsup_o(hrx_unsup), .ev_cpl_unexp_o(hrx_cpl_unexp)
@@ -784,6 +784,18 @@ module nic_top #(
     irq_word.reqid = {8'(irq_port), 8'h00};  // the port it goes to (ni_host_tx tdest)
     irq_word.addr = {intr_addr_hi[irq_port], intr_addr_lo[irq_port], 2'b00};
     irq_word.data = intr_data[irq_port];
+  end
+  // With BoundaryRegs, ni_host_rx's own TLPs (a UR, a sending-NI confirmation) pass a
+  // queue of two without fall-through first: ni_host_rx decides them at the end of its
+  // header's path through the ART, and the choice among the NI's own TLPs below would
+  // otherwise follow in the same cycle. They leave a cycle later.
+  if (BoundaryRegs != 0) begin : gen_ur_reg
+    ni_fifo #(.Width(ni_pkg::OwnCplW), .Depth(2)) u_hrx_ur_q (
+      .clk_i, .rst_ni, .wdata_i(hrx_ur), .wvalid_i(hrx_ur_valid), .wready_o(hrx_ur_ready),
+      .rdata_o(ur), .rvalid_o(ur_valid), .rready_i(ur_ready));
+  end else begin : gen_ur_direct
+    assign {ur, ur_valid} = {hrx_ur, hrx_ur_valid};
+    assign hrx_ur_ready = ur_ready;
   end
   ni_pkg::own_cpl_t ur_q;
   logic ur_q_valid, ur_q_ready, ur_in_ready;
