@@ -444,10 +444,11 @@ module ni_fab_rx #(
   // the PSN context and those matches into the decisions (the board's worst path).
   // Wider, they arrive in the beat that decides.
   localparam bit SrcFromCap = Bpb == 8;
-  logic [15:0] cap_slid;
-  logic [23:0] cap_psn;
-  assign cap_slid = {cap_q[6*8 +: 8], cap_q[7*8 +: 8]};
-  assign cap_psn = {cap_q[17*8 +: 8], cap_q[18*8 +: 8], cap_q[19*8 +: 8]};
+  logic [15:0] src_lid;  // the source's node, as the PSN context and the queries read it
+  logic [23:0] bth_psn;  // the BTH's PSN (a continuation's is in its CTH)
+  assign src_lid = SrcFromCap ? {cap_q[6*8 +: 8], cap_q[7*8 +: 8]} : slid;
+  assign bth_psn = SrcFromCap ? {cap_q[17*8 +: 8], cap_q[18*8 +: 8], cap_q[19*8 +: 8]}
+                              : {view[17*8 +: 8], view[18*8 +: 8], view[19*8 +: 8]};
   // A continuation's fields come from its source's last write; its length from PktLen.
   always_comb begin
     if (is_cont) begin
@@ -460,7 +461,7 @@ module ni_fab_rx #(
       t_tag = 8'h0;
       t_addr = {ctx_addr, 2'b00};
     end else begin
-      psn = SrcFromCap ? cap_psn : {view[17*8 +: 8], view[18*8 +: 8], view[19*8 +: 8]};
+      psn = bth_psn;
       teh_flags = view[20*8 +: 8];
       memid = {view[22*8 +: 8], view[23*8 +: 8]};
       t_ft = view[32*8 +: 8];
@@ -500,7 +501,7 @@ module ni_fab_rx #(
     to_group = to_group && dlid[15:14] == 2'b11;
     for_us = dlid == node_id_i || (to_group && opcode == ni_pkg::OP_TUNNEL_REQ);
   end
-  assign peer = SrcFromCap ? cap_slid[PeerW-1:0] : slid[PeerW-1:0];
+  assign peer = src_lid[PeerW-1:0];
   assign peer_ok = ni_pkg::lid_has_peer(slid, 16'(NumPeers));
   // A send to a reception FIFO (flags in view with the rest of the transport header).
   localparam int unsigned RfW = (NumRfifo > 1) ? $clog2(NumRfifo) : 1;
@@ -574,8 +575,8 @@ module ni_fab_rx #(
   assign cl_cur = d1_q ? cl_q : cl_new;
   assign seq_cur = d1_q ? seq_q : seq_new;
   // The query names a tunneled packet (a continuation asks nothing: it is a write).
-  assign q_lid_o = SrcFromCap ? cap_slid : slid;
-  assign q_psn_o = SrcFromCap ? cap_psn : psn;
+  assign q_lid_o = src_lid;
+  assign q_psn_o = bth_psn;
 
   // ------------------------------------------------------------ request checks (D2: byte 47 seen)
   typedef enum logic [2:0] {ErrNone, ErrMemId, ErrBounds, ErrMalformed, ErrKey} err_e;
