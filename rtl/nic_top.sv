@@ -439,8 +439,11 @@ module nic_top #(
   logic [ni_pkg::AmoCplBytes*8-1:0] amo_wr_tlp;
   logic [4:0] amo_wr_len;
 
-  logic [DataW-1:0] dma_cpl_tdata;
-  logic [KeepW-1:0] dma_cpl_tkeep;
+  // Completions for the DMA engine's reads, as ni_host_rx sends them (hrx_) and as the
+  // engine takes them.
+  logic [DataW-1:0] hrx_cpl_tdata, dma_cpl_tdata;
+  logic [KeepW-1:0] hrx_cpl_tkeep, dma_cpl_tkeep;
+  logic hrx_cpl_tlast, hrx_cpl_tvalid, hrx_cpl_tready;
   logic dma_cpl_tlast, dma_cpl_tvalid, dma_cpl_tready;
 
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
@@ -465,8 +468,8 @@ module nic_top #(
     .req_beat_o(req_beat), .req_beat_valid_o(req_beat_valid), .req_beat_ready_i(req_beat_ready),
     .rsp_hdr_o(rsp_hdr), .rsp_hdr_valid_o(rsp_hdr_valid), .rsp_hdr_ready_i(rsp_hdr_ready),
     .rsp_beat_o(rsp_beat), .rsp_beat_valid_o(rsp_beat_valid), .rsp_beat_ready_i(rsp_beat_ready),
-    .dma_cpl_tdata(dma_cpl_tdata), .dma_cpl_tkeep(dma_cpl_tkeep), .dma_cpl_tlast(dma_cpl_tlast),
-    .dma_cpl_tvalid(dma_cpl_tvalid), .dma_cpl_tready(dma_cpl_tready),
+    .dma_cpl_tdata(hrx_cpl_tdata), .dma_cpl_tkeep(hrx_cpl_tkeep), .dma_cpl_tlast(hrx_cpl_tlast),
+    .dma_cpl_tvalid(hrx_cpl_tvalid), .dma_cpl_tready(hrx_cpl_tready),
     .csr_valid_o(hrx_csr_valid), .csr_ready_i(hrx_csr_ready), .csr_write_o(hrx_csr_write),
     .csr_addr_o(hrx_csr_addr), .csr_wdata_o(hrx_csr_wdata), .csr_be_o(hrx_csr_be),
     .csr_reqid_o(hrx_csr_reqid), .csr_tag_o(hrx_csr_tag),
@@ -475,6 +478,21 @@ module nic_top #(
     .ev_win_miss_o(hrx_win_miss), .ev_perm_o(hrx_perm), .ev_malformed_o(hrx_malformed),
     .ev_unsup_o(hrx_unsup), .ev_cpl_unexp_o(hrx_cpl_unexp)
   );
+  // With BoundaryRegs the DMA engine's completions pass a queue of two without
+  // fall-through: ni_host_rx knows a beat's class at the end of its header's path through
+  // the ART, and the engine's completion handling (its staging RAMs' addresses) would
+  // otherwise follow in the same cycle. They reach the engine a cycle later.
+  if (BoundaryRegs != 0) begin : gen_dma_cpl_reg
+    ni_fifo #(.Width(DataW + KeepW + 1), .Depth(2)) u_hrx_cpl_q (
+      .clk_i, .rst_ni, .wdata_i({hrx_cpl_tdata, hrx_cpl_tkeep, hrx_cpl_tlast}),
+      .wvalid_i(hrx_cpl_tvalid), .wready_o(hrx_cpl_tready),
+      .rdata_o({dma_cpl_tdata, dma_cpl_tkeep, dma_cpl_tlast}), .rvalid_o(dma_cpl_tvalid),
+      .rready_i(dma_cpl_tready));
+  end else begin : gen_dma_cpl_direct
+    assign {dma_cpl_tdata, dma_cpl_tkeep, dma_cpl_tlast, dma_cpl_tvalid} =
+           {hrx_cpl_tdata, hrx_cpl_tkeep, hrx_cpl_tlast, hrx_cpl_tvalid};
+    assign hrx_cpl_tready = dma_cpl_tready;
+  end
 
   // ------------------------------------------------------------ queues toward the framer
   // Sources of the framer: 0 = tunneled completions (VC1), 1 = generated ACK/NAK/UR and
