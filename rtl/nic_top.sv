@@ -429,7 +429,7 @@ module nic_top #(
   logic req_hdr_valid, req_hdr_pending, req_hdr_ready, rsp_hdr_valid, rsp_hdr_ready;
   logic [BeatW-1:0] req_beat, rsp_beat;
   logic req_beat_valid, req_beat_ready, rsp_beat_valid, rsp_beat_ready;
-  ni_pkg::own_cpl_t hrx_ur, ur;  // ni_host_rx's own TLPs as it issues them, as the queue below takes them
+  ni_pkg::own_cpl_t hrx_ur, ur;  // ni_host_rx's own TLPs as it issues them, as the choice below takes them
   logic hrx_ur_valid, hrx_ur_ready, ur_valid, ur_ready;
   logic mem_conf_valid, mem_conf_ok;
   logic [7:0] mem_conf_tag;
