@@ -249,20 +249,13 @@ module nic_top #(
   // and up a TLP is decided with its first beat), and the host link's order stays as
   // it was. A register access then costs a cycle and an idle cycle of the host link.
   logic csr_hold;  // the host link holds for a register request
-  if (BoundaryRegs != 0) begin : gen_csr_reg
-    ni_fifo #(.Width(1 + 12 + 32 + 4 + 16 + 8), .Depth(1)) u_csr_q (
-      .clk_i, .rst_ni,
-      .wdata_i({hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag}),
-      .wvalid_i(hrx_csr_valid), .wready_o(hrx_csr_ready),
-      .rdata_o({csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag}),
-      .rvalid_o(csr_valid), .rready_i(csr_ready));
-    assign csr_hold = csr_valid;
-  end else begin : gen_csr_direct
-    assign {csr_valid, csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag} =
-        {hrx_csr_valid, hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag};
-    assign hrx_csr_ready = csr_ready;
-    assign csr_hold = 1'b0;
-  end
+  ni_boundary #(.Width(1 + 12 + 32 + 4 + 16 + 8), .Depth(1), .Enable(BoundaryRegs)) u_csr_q (
+    .clk_i, .rst_ni,
+    .wdata_i({hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag}),
+    .wvalid_i(hrx_csr_valid), .wready_o(hrx_csr_ready),
+    .rdata_o({csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag}),
+    .rvalid_o(csr_valid), .rready_i(csr_ready));
+  assign csr_hold = BoundaryRegs != 0 && csr_valid;
   assign csr_ready = csr_write || rdc_ready;
   assign hin_tready = hrx_tready && !csr_hold;
   // The events of ni_host_rx and ni_fab_rx count a cycle later: both take them at the
@@ -482,17 +475,11 @@ module nic_top #(
   // fall-through: ni_host_rx knows a beat's class at the end of its header's path through
   // the ART, and the engine's completion handling (its staging RAMs' addresses) would
   // otherwise follow in the same cycle. They reach the engine a cycle later.
-  if (BoundaryRegs != 0) begin : gen_dma_cpl_reg
-    ni_fifo #(.Width(DataW + KeepW + 1), .Depth(2)) u_hrx_cpl_q (
-      .clk_i, .rst_ni, .wdata_i({hrx_cpl_tdata, hrx_cpl_tkeep, hrx_cpl_tlast}),
-      .wvalid_i(hrx_cpl_tvalid), .wready_o(hrx_cpl_tready),
-      .rdata_o({dma_cpl_tdata, dma_cpl_tkeep, dma_cpl_tlast}), .rvalid_o(dma_cpl_tvalid),
-      .rready_i(dma_cpl_tready));
-  end else begin : gen_dma_cpl_direct
-    assign {dma_cpl_tdata, dma_cpl_tkeep, dma_cpl_tlast, dma_cpl_tvalid} =
-           {hrx_cpl_tdata, hrx_cpl_tkeep, hrx_cpl_tlast, hrx_cpl_tvalid};
-    assign hrx_cpl_tready = dma_cpl_tready;
-  end
+  ni_boundary #(.Width(DataW + KeepW + 1), .Depth(2), .Enable(BoundaryRegs)) u_hrx_cpl_q (
+    .clk_i, .rst_ni, .wdata_i({hrx_cpl_tdata, hrx_cpl_tkeep, hrx_cpl_tlast}),
+    .wvalid_i(hrx_cpl_tvalid), .wready_o(hrx_cpl_tready),
+    .rdata_o({dma_cpl_tdata, dma_cpl_tkeep, dma_cpl_tlast}), .rvalid_o(dma_cpl_tvalid),
+    .rready_i(dma_cpl_tready));
 
   // ------------------------------------------------------------ queues toward the framer
   // Sources of the framer: 0 = tunneled completions (VC1), 1 = generated ACK/NAK/UR and
@@ -596,21 +583,12 @@ module nic_top #(
   ni_pkg::tx_hdr_t rq_hdr;
   logic [BeatW-1:0] rq_beat;
   logic rq_hdr_valid, rq_hdr_ready, rq_beat_valid, rq_beat_ready;
-  if (BoundaryRegs != 0) begin : gen_req_reg
-    ni_fifo #(.Width(ni_pkg::TxHdrW), .Depth(2)) u_req_hdr_q (
-      .clk_i, .rst_ni, .wdata_i(mrg_hdr), .wvalid_i(mrg_hdr_valid), .wready_o(mrg_hdr_ready),
-      .rdata_o(rq_hdr), .rvalid_o(rq_hdr_valid), .rready_i(rq_hdr_ready));
-    ni_fifo #(.Width(BeatW), .Depth(2)) u_req_beat_q (
-      .clk_i, .rst_ni, .wdata_i(mrg_beat), .wvalid_i(mrg_beat_valid), .wready_o(mrg_beat_ready),
-      .rdata_o(rq_beat), .rvalid_o(rq_beat_valid), .rready_i(rq_beat_ready));
-  end else begin : gen_req_pass
-    assign rq_hdr = mrg_hdr;
-    assign rq_hdr_valid = mrg_hdr_valid;
-    assign mrg_hdr_ready = rq_hdr_ready;
-    assign rq_beat = mrg_beat;
-    assign rq_beat_valid = mrg_beat_valid;
-    assign mrg_beat_ready = rq_beat_ready;
-  end
+  ni_boundary #(.Width(ni_pkg::TxHdrW), .Depth(2), .Enable(BoundaryRegs)) u_req_hdr_q (
+    .clk_i, .rst_ni, .wdata_i(mrg_hdr), .wvalid_i(mrg_hdr_valid), .wready_o(mrg_hdr_ready),
+    .rdata_o(rq_hdr), .rvalid_o(rq_hdr_valid), .rready_i(rq_hdr_ready));
+  ni_boundary #(.Width(BeatW), .Depth(2), .Enable(BoundaryRegs)) u_req_beat_q (
+    .clk_i, .rst_ni, .wdata_i(mrg_beat), .wvalid_i(mrg_beat_valid), .wready_o(mrg_beat_ready),
+    .rdata_o(rq_beat), .rvalid_o(rq_beat_valid), .rready_i(rq_beat_ready));
 
   // Sequencing, copies and resends of the requests (reliable delivery).
   logic rel_valid, q_hit, q_conf, fail_valid, fail_ready;
@@ -807,14 +785,9 @@ module nic_top #(
   // queue of two without fall-through first: ni_host_rx decides them at the end of its
   // header's path through the ART, and the choice among the NI's own TLPs below would
   // otherwise follow in the same cycle. They leave a cycle later.
-  if (BoundaryRegs != 0) begin : gen_ur_reg
-    ni_fifo #(.Width(ni_pkg::OwnCplW), .Depth(2)) u_hrx_ur_q (
-      .clk_i, .rst_ni, .wdata_i(hrx_ur), .wvalid_i(hrx_ur_valid), .wready_o(hrx_ur_ready),
-      .rdata_o(ur), .rvalid_o(ur_valid), .rready_i(ur_ready));
-  end else begin : gen_ur_direct
-    assign {ur, ur_valid} = {hrx_ur, hrx_ur_valid};
-    assign hrx_ur_ready = ur_ready;
-  end
+  ni_boundary #(.Width(ni_pkg::OwnCplW), .Depth(2), .Enable(BoundaryRegs)) u_hrx_ur_q (
+    .clk_i, .rst_ni, .wdata_i(hrx_ur), .wvalid_i(hrx_ur_valid), .wready_o(hrx_ur_ready),
+    .rdata_o(ur), .rvalid_o(ur_valid), .rready_i(ur_ready));
   ni_pkg::own_cpl_t ur_q;
   logic ur_q_valid, ur_q_ready, ur_in_ready;
   assign own_word = ur_valid ? ur : fail_valid ? fail_word : irq_word;
