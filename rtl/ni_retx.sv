@@ -90,8 +90,6 @@ module ni_retx #(
   logic [NumSlots-1:0] valid_q, valid_d, np_q, np_d, due_q, due_d, done_q, done_d, amo_q, amo_d;
   logic [NumSlots-1:0] cni_q, cni_d, cmem_q, cmem_d;
   logic [NumSlots-1:0][2:0] st_q, st_d;
-  logic [NumSlots-1:0][51:0] back_q;
-  logic [NumSlots-1:0][63:0] addr_q;
   logic [NumSlots-1:0][15:0] lid_q;
   logic [NumSlots-1:0][23:0] psn_q;
   logic [NumSlots-1:0][31:0] sent_q;
@@ -99,7 +97,6 @@ module ni_retx #(
   // Waiting out an RNR NAK since rnr_t_q (resent then without counting a try).
   logic [NumSlots-1:0] rnr_q, rnr_d;
   logic [NumSlots-1:0][31:0] rnr_t_q;
-  logic [NumSlots-1:0][23:0] cpl_q;  // {reqid, tag}
   logic [NumPeers-1:0][23:0] next_q, next_d;
   logic [NumPeers-1:0] resync_q, resync_d;
   // The answer of the last cycle, acted on now; answered_q: the slots its response
@@ -112,6 +109,13 @@ module ni_retx #(
   // Kept as plain vectors: Yosys infers a memory from an array of vectors only.
   logic [ni_pkg::TxHdrW-1:0] hdr_mem_q [NumSlots];
   logic [BeatW-1:0] beat_mem_q [NumSlots << BiW];
+  // What a slot's report and its response need, read at one slot at a time (the slot
+  // draining, the slot a query matched): memories with asynchronous reads, LUT RAM on
+  // ECP5. As flip-flops, with a multiplexer per read, these 140 bits per slot were
+  // 11k of ni_retx's 24k LUT4s at 32 slots.
+  logic [51:0] back_mem_q [NumSlots];  // pages back to the requester's address
+  logic [63:0] addr_mem_q [NumSlots];  // the request's address as tunneled
+  logic [23:0] cpl_mem_q [NumSlots];   // {reqid, tag}
 
   // ------------------------------------------------------------ slot scan
   // A resend picks the slot allocated first among the candidates: within one
@@ -333,13 +337,15 @@ module ni_retx #(
   assign beat_go = out_beat_valid_o && out_beat_ready_i;
   assign beat_last = out_beat_o[DataW + KeepW];
 
-  // TLP fields of a new request, kept for its error completion or confirmation.
-  logic [23:0] cpl_cap;
-  logic [63:0] addr_cap;
+  // TLP fields of a new request, kept for its error completion or confirmation. They
+  // are gathered in cpl_cap_q/addr_cap_q as the copy's beats pass (the TLP header's 16
+  // bytes are whole after its first beats) and written to the slot with each beat.
+  logic [23:0] cpl_cap, cpl_cap_q;
+  logic [63:0] addr_cap, addr_cap_q;
   logic np_cap, cni_cap;
   always_comb begin
-    cpl_cap = cpl_q[act_slot];
-    addr_cap = addr_q[act_slot];
+    cpl_cap = cpl_cap_q;
+    addr_cap = addr_cap_q;
     cni_cap = (state_q == StIdle) ? in_cni : cni_q[act_slot];
     np_cap = (state_q == StIdle) ? 1'b0 : np_q[act_slot];
     for (int j = 0; j < Bpb; j++) begin
@@ -361,32 +367,34 @@ module ni_retx #(
   logic drain_go, drain_rep;
   logic [63:0] drain_addr;
   assign drain_rep = np_q[drain_slot] || cni_q[drain_slot];
-  assign drain_addr = addr_q[drain_slot] + {back_q[drain_slot], 12'h0};  // the requester's address
+  assign drain_addr = addr_mem_q[drain_slot] + {back_mem_q[drain_slot], 12'h0};  // the requester's address
   always_comb begin
     fail_o = '0;
     fail_o.kind = (st_q[drain_slot] == ni_pkg::CPL_SC) ? ni_pkg::OWN_CONF : ni_pkg::OWN_CPL;
     fail_o.status = st_q[drain_slot];
-    {fail_o.reqid, fail_o.tag} = cpl_q[drain_slot];
+    {fail_o.reqid, fail_o.tag} = cpl_mem_q[drain_slot];
     fail_o.addr = drain_addr;
   end
   assign fail_valid_o = drain_avail && drain_rep;
   assign drain_go = drain_avail && (!drain_rep || fail_ready_i);
 
+  // At most one slot matches (PSNs are unique per destination among live slots); the
+  // highest-numbered one if not.
+  logic [SlotW-1:0] q_slot;
   always_comb begin
     q_hit_o = 1'b0;
-    q_conf_o = 1'b0;
-    q_back_o = '0;
-    q_cpl_o = '0;
+    q_slot = '0;
     for (int i = 0; i < NumSlots; i++) begin
       q_match[i] = live[i] && np_q[i] && lid_q[i] == q_lid_i && psn_q[i] == q_psn_i;
       if (q_match[i]) begin
         q_hit_o = 1'b1;
-        q_conf_o = cmem_q[i];
-        q_back_o = back_q[i];
-        q_cpl_o = cpl_q[i];
+        q_slot = SlotW'(i);
       end
     end
   end
+  assign q_conf_o = q_hit_o && cmem_q[q_slot];
+  assign q_back_o = q_hit_o ? back_mem_q[q_slot] : '0;
+  assign q_cpl_o = q_hit_o ? cpl_mem_q[q_slot] : '0;
 
   // Slots an RNR NAK stops now: its PSN and later ones to its source.
   logic [NumSlots-1:0] rnr_set;
@@ -516,10 +524,21 @@ module ni_retx #(
 
   // Timers, compared for the next cycle; a timer restarted now has not run out.
   // A new slot is allocated after every other: it comes last in the order.
+  // now - start >= delay is start <= now - delay: the time a timer must have started
+  // by to run out now is shared (tmo_by, rnr_by), and each timer takes one subtraction
+  // whose sign is the answer, where it took a subtraction and a comparison (2k logic
+  // cells fewer at 32 slots). The sign is right for delays and ages below 2^31
+  // cycles: a larger delay acts as 2^31 - 1, and a slot runs out before it is that old.
+  logic [31:0] tmo_by, rnr_by;
+  assign tmo_by = now_q - (timeout_i[31] ? 32'h7FFF_FFFF : timeout_i);
+  assign rnr_by = now_q - (rnr_delay_i[31] ? 32'h7FFF_FFFF : rnr_delay_i);
+  function automatic logic started_by(input logic [31:0] start, input logic [31:0] by);
+    started_by = ((by - start) & 32'h8000_0000) == 32'd0;
+  endfunction
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
-      tmo_d[i] = timeout_i != 32'd0 && now_q - sent_q[i] >= timeout_i && !new_at[i] && !resend_at[i];
-      rnr_up_d[i] = now_q - rnr_t_q[i] >= rnr_delay_i && !new_at[i] && !rnr_set[i];
+      tmo_d[i] = timeout_i != 32'd0 && started_by(sent_q[i], tmo_by) && !new_at[i] && !resend_at[i];
+      rnr_up_d[i] = started_by(rnr_t_q[i], rnr_by) && !new_at[i] && !rnr_set[i];
     end
     alloc_first_d = alloc_first_q;
     for (int i = 0; i < NumSlots; i++) begin
@@ -611,17 +630,19 @@ module ni_retx #(
         sent_q[i] <= now_q;
         tries_q[i] <= 8'd0;
         rnr_t_q[i] <= now_q;  // waits from now if its destination is waiting
-        back_q[i] <= in_hdr_i.back_page;
       end
       if (resend_at[i]) begin
         sent_q[i] <= now_q;
         if (!rnr_q[i]) tries_q[i] <= tries_inc;
       end
       if (rnr_set[i]) rnr_t_q[i] <= now_q;
-      if (act_store && beat_go && act_slot == SlotW'(i)) begin
-        cpl_q[i] <= cpl_cap;
-        addr_q[i] <= addr_cap;
-      end
+    end
+    if (take_new) back_mem_q[free_slot] <= in_hdr_i.back_page;
+    if (act_store && beat_go) begin
+      cpl_cap_q <= cpl_cap;
+      addr_cap_q <= addr_cap;
+      cpl_mem_q[act_slot] <= cpl_cap;
+      addr_mem_q[act_slot] <= addr_cap;
     end
   end
 

@@ -468,7 +468,8 @@ def main():
         if "--check" in sys.argv:
             if not path.exists() or path.read_text() != text:
                 stale.append(str(path.relative_to(ROOT)))
-        else:
+        elif not path.exists() or path.read_text() != text:
+            # Unchanged files keep their time: make would rebuild every model for them.
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
     if stale:

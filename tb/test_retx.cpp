@@ -562,5 +562,86 @@ TEST_F(RetxTest, ResendsToADestinationGoInPsnOrder) {
   EXPECT_EQ(dut->m.used_o, 0u);
 }
 
+// Each timer is a subtraction whose sign says whether it ran out (rtl/ni_retx.sv), right
+// for delays below 2^31 cycles; RETX_TIMEOUT and RNR_DELAY of 2^31 and more act as
+// 2^31 - 1. Without that limit a delay near 2^32 would run out at once. One write to
+// LID 1, never answered; an RNR NAK for it in the cases that have one. The resend
+// comes when the delay says, or not within 5,000 cycles when the delay is longer.
+TEST_F(RetxTest, LongestDelaysDoNotRunOutEarly) {
+  struct Case {
+    uint32_t timeout, rnrDelay;
+    bool rnr;          // an RNR NAK names the write at cycle kRnrAt
+    bool resends;      // by its timer, within kRun
+  };
+  constexpr uint64_t kRun = 5000, kRnrAt = 50;
+  const Case cases[] = {
+      {1000, kRnrDelay, false, true},
+      {0xFFFFFFFFu, kRnrDelay, false, false},
+      {0x80000001u, kRnrDelay, false, false},
+      {0x80000000u, kRnrDelay, false, false},
+      {0, kRnrDelay, false, false},  // 0: never
+      {0, 300, true, false},         // once, after the RNR NAK's wait (checked below)
+      {0, 0xFFFFFFFFu, true, false},
+      {0, 0x80000001u, true, false},
+  };
+  auto dut = std::make_unique<Dut>(ctx(), "retx");
+  attach(dut.get());
+  Bytes hdr(kHdrBytes, 0);
+  hdr[1] = 0x02;
+  hdr[3] = 1;
+  hdr[8] = 0xC0;
+  Bytes tlp(20, 0);
+  tlp[0] = 0x60;  // MWr, one DW
+  tlp[3] = 1;
+  for (const Case& k : cases) {
+    dut->m.timeout_i = k.timeout;
+    dut->m.limit_i = kLimit;
+    dut->m.rnr_delay_i = k.rnrDelay;
+    reset();
+    setHdr(*dut, hdr);
+    dut->m.out_hdr_ready_i = 1;
+    dut->m.out_beat_ready_i = 1;
+    dut->m.fail_ready_i = 1;
+    size_t inOff = 0;
+    bool sent = false;
+    uint64_t sentAt = 0;
+    std::vector<uint64_t> resendAt;
+    for (uint64_t c = 0; c < kRun; ++c) {
+      dut->m.in_hdr_valid_i = !sent && inOff == 0;
+      dut->m.in_beat_valid_i = !sent;
+      const bool last = setBeat(*dut, tlp, inOff);
+      dut->m.ev_valid_i = k.rnr && c == kRnrAt;
+      dut->m.ev_kind_i = kRnr;
+      dut->m.ev_lid_i = 1;
+      dut->m.ev_psn_i = 0;
+      dut->eval();
+      if (dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i) {
+        if (!sent && inOff == 0) sentAt = c;
+        else resendAt.push_back(c);
+      }
+      if (dut->m.in_beat_valid_i && dut->m.in_beat_ready_o) {
+        inOff = last ? 0 : inOff + kBpb;
+        sent = last;
+      }
+      cycle();
+    }
+    ASSERT_TRUE(sent);
+    const std::string what = "timeout " + std::to_string(k.timeout) + ", RNR delay " + std::to_string(k.rnrDelay) +
+                             (k.rnr ? " after an RNR NAK" : "");
+    if (k.rnr && k.rnrDelay == 300) {
+      ASSERT_EQ(resendAt.size(), 1u) << what;
+      EXPECT_GE(resendAt[0], kRnrAt + 300) << what;
+      EXPECT_LE(resendAt[0], kRnrAt + 310) << what;
+    } else if (k.resends) {
+      ASSERT_EQ(resendAt.size(), 4u) << what << ": resent about every " << k.timeout << " cycles";
+      EXPECT_GE(resendAt[0], sentAt + k.timeout) << what;
+      EXPECT_LE(resendAt[0], sentAt + k.timeout + 10) << what;
+    } else {
+      EXPECT_TRUE(resendAt.empty()) << what << ": resent after " << (resendAt.empty() ? 0 : resendAt[0] - sentAt)
+                                    << " cycles";
+    }
+  }
+}
+
 }  // namespace
 
