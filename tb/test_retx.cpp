@@ -7,6 +7,8 @@
 // that loses 10% of the packets and 5% of the answers; the third never answers.
 // Checks: PSNs count per destination from 0; every resend is the original packet
 // bit for bit; each request to an answering destination is taken exactly once;
+// a response's query names its request's requester ID and tag (and a memory-confirmed
+// write's pages back);
 // every request to the silent one fails (an error completion with the request's
 // ID, tag and address for each read, atomic and confirmed write), and the first
 // packet to it afterwards carries the resync flag (later ones only after a later
@@ -226,6 +228,15 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       dut->eval();
       const bool want = awaited.count({ans->lid, ans->psn}) > 0;
       ASSERT_EQ(dut->m.q_hit_o, want) << "response check for " << ans->lid << "/" << ans->psn << ", seed " << seed();
+      if (want) {  // what ni_fab_rx puts into the response: the request's ID and tag, and for
+                   // a memory-confirmed write its address's way back
+        const std::pair<uint16_t, uint32_t> key{ans->lid, ans->psn};
+        const Pkt& o = original.at(key);
+        EXPECT_EQ(dut->m.q_cpl_o, uint32_t{o.tlp[4]} << 16 | uint32_t{o.tlp[5]} << 8 | o.tlp[6])
+            << "requester ID and tag for " << ans->lid << "/" << ans->psn << ", seed " << seed();
+        EXPECT_EQ(bool(dut->m.q_conf_o), o.cmem()) << "memory-confirmed, seed " << seed();
+        if (o.cmem()) EXPECT_EQ(dut->m.q_back_o, backOf.at(key)) << "pages back, seed " << seed();
+      }
       if (ans->kind != kRsp || want) {
         dut->m.ev_valid_i = 1;
         dut->m.ev_kind_i = ans->kind;
