@@ -116,6 +116,10 @@ module ni_retx #(
   logic [51:0] back_mem_q [NumSlots];  // pages back to the requester's address
   logic [63:0] addr_mem_q [NumSlots];  // the request's address as tunneled
   logic [23:0] cpl_mem_q [NumSlots];   // {reqid, tag}
+  // A copy of lid_q read at the slot that fails (lid_q stays for the comparisons with every
+  // slot): a multiplexer of 32 slots' LIDs was 1.2k LUT4s.
+  logic [15:0] lid_mem_q [NumSlots];
+  logic [15:0] fail_lid;
 
   // ------------------------------------------------------------ slot scan
   // A resend picks the slot allocated first among the candidates: within one
@@ -180,6 +184,7 @@ module ni_retx #(
       end
     end
   end
+  assign fail_lid = lid_mem_q[ftrig_slot];
   // The allocation order is a strict total order, so exactly one candidate is first.
   `NI_ASSERT(OneFirstCandidate_A, cand_first == '0 ? !cand_avail : (cand_first & (cand_first - 1'b1)) == '0)
 `ifdef FORMAL
@@ -462,12 +467,12 @@ module ni_retx #(
     end
     if (fail_now) begin
       for (int i = 0; i < NumSlots; i++) begin
-        if (valid_q[i] && !done_q[i] && lid_q[i] == lid_q[ftrig_slot]) begin
+        if (valid_q[i] && !done_q[i] && lid_q[i] == fail_lid) begin
           done_d[i] = 1'b1;
           st_d[i] = ni_pkg::CPL_CA;
         end
       end
-      resync_d[lid_q[ftrig_slot][PeerW-1:0]] = 1'b1;
+      resync_d[fail_lid[PeerW-1:0]] = 1'b1;
     end
     if (drain_go) begin
       valid_d[drain_slot] = 1'b0;
@@ -637,7 +642,10 @@ module ni_retx #(
       end
       if (rnr_set[i]) rnr_t_q[i] <= now_q;
     end
-    if (take_new) back_mem_q[free_slot] <= in_hdr_i.back_page;
+    if (take_new) begin
+      back_mem_q[free_slot] <= in_hdr_i.back_page;
+      lid_mem_q[free_slot] <= in_dlid;
+    end
     if (act_store && beat_go) begin
       cpl_cap_q <= cpl_cap;
       addr_cap_q <= addr_cap;
