@@ -102,14 +102,15 @@ module ni_csr_regs #(
   output logic [Banks-1:0][31:0] intr_addr_hi_addr_o,
   output logic [Banks-1:0][31:0] intr_data_data_o,
   output logic [Banks-1:0][13:0] intr_mask_mask_o,
-  output logic [NumMemId-1:0][19:0] memid_base_lo_addr_o,
-  output logic [NumMemId-1:0][31:0] memid_base_hi_addr_o,
-  output logic [NumMemId-1:0][19:0] memid_size_bytes_o,
+  output logic [19:0] memid_base_lo_addr_cmt_o,
+  output logic [31:0] memid_base_hi_addr_cmt_o,
+  output logic [19:0] memid_size_bytes_cmt_o,
+  output logic [NumMemId-1:0] memid_ctrl_written_o,
   output logic [NumMemId-1:0] memid_ctrl_valid_o,
   output logic [NumMemId-1:0] memid_ctrl_perm_r_o,
   output logic [NumMemId-1:0] memid_ctrl_perm_w_o,
   output logic [NumMemId-1:0] memid_ctrl_perm_a_o,
-  output logic [NumMemId-1:0][15:0] memid_key_key_o,
+  output logic [15:0] memid_key_key_cmt_o,
   input  logic [7:0] caps4_inj_fifos_i,
   input  logic [7:0] caps4_rcv_fifos_i,
   input  logic [15:0] caps4_slot_bytes_i,
@@ -402,8 +403,7 @@ module ni_csr_regs #(
   logic [19:0] memid_base_lo_addr_mem [16];
   logic [19:0] memid_base_lo_addr_rd, memid_base_lo_addr_wr;
   assign memid_base_lo_addr_rd = memid_base_lo_vld_q[memid_base_lo_ra] ? memid_base_lo_addr_mem[memid_base_lo_ra] : 20'h0;
-  logic [15:0][19:0] memid_base_lo_addr_act_q, memid_base_lo_addr_act_d;
-  assign memid_base_lo_addr_o = memid_base_lo_addr_act_q[NumMemId-1:0];
+  assign memid_base_lo_addr_cmt_o = memid_base_lo_addr_rd;
   // MEMID_BASE_HI: in a RAM; memid_base_hi_vld_q[i] says element i was written since reset.
   logic [11:0] memid_base_hi_own_off;
   logic memid_base_hi_own_hit;
@@ -419,8 +419,7 @@ module ni_csr_regs #(
   logic [31:0] memid_base_hi_addr_mem [16];
   logic [31:0] memid_base_hi_addr_rd, memid_base_hi_addr_wr;
   assign memid_base_hi_addr_rd = memid_base_hi_vld_q[memid_base_hi_ra] ? memid_base_hi_addr_mem[memid_base_hi_ra] : 32'h0;
-  logic [15:0][31:0] memid_base_hi_addr_act_q, memid_base_hi_addr_act_d;
-  assign memid_base_hi_addr_o = memid_base_hi_addr_act_q[NumMemId-1:0];
+  assign memid_base_hi_addr_cmt_o = memid_base_hi_addr_rd;
   // MEMID_SIZE: in a RAM; memid_size_vld_q[i] says element i was written since reset.
   logic [11:0] memid_size_own_off;
   logic memid_size_own_hit;
@@ -436,8 +435,7 @@ module ni_csr_regs #(
   logic [19:0] memid_size_bytes_mem [16];
   logic [19:0] memid_size_bytes_rd, memid_size_bytes_wr;
   assign memid_size_bytes_rd = memid_size_vld_q[memid_size_ra] ? memid_size_bytes_mem[memid_size_ra] : 20'h0;
-  logic [15:0][19:0] memid_size_bytes_act_q, memid_size_bytes_act_d;
-  assign memid_size_bytes_o = memid_size_bytes_act_q[NumMemId-1:0];
+  assign memid_size_bytes_cmt_o = memid_size_bytes_rd;
   logic [15:0] memid_ctrl_valid_q, memid_ctrl_valid_d;
   assign memid_ctrl_valid_o = memid_ctrl_valid_q[NumMemId-1:0];
   logic [15:0] memid_ctrl_perm_r_q, memid_ctrl_perm_r_d;
@@ -461,8 +459,7 @@ module ni_csr_regs #(
   logic [15:0] memid_key_key_mem [16];
   logic [15:0] memid_key_key_rd, memid_key_key_wr;
   assign memid_key_key_rd = memid_key_vld_q[memid_key_ra] ? memid_key_key_mem[memid_key_ra] : 16'h0;
-  logic [15:0][15:0] memid_key_key_act_q, memid_key_key_act_d;
-  assign memid_key_key_o = memid_key_key_act_q[NumMemId-1:0];
+  assign memid_key_key_cmt_o = memid_key_key_rd;
   logic [31:0] dma_err_cnt_count_q, dma_err_cnt_count_d;
   logic [31:0] rnr_tx_cnt_count_q, rnr_tx_cnt_count_d;
   logic [31:0] rnr_rx_cnt_count_q, rnr_rx_cnt_count_d;
@@ -921,11 +918,6 @@ module ni_csr_regs #(
     if (req_be_i[1]) memid_base_lo_addr_wr[3:0] = req_wdata_i[15:12];
     if (req_be_i[2]) memid_base_lo_addr_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) memid_base_lo_addr_wr[19:12] = req_wdata_i[31:24];
-    memid_base_lo_addr_act_d = memid_base_lo_addr_act_q;
-    for (int i = 0; i < NumMemId; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_lo_addr_act_d[i] = memid_base_lo_addr_rd;
-    end
-    for (int i = NumMemId; i < 16; i++) memid_base_lo_addr_act_d[i] = 20'h0;
     memid_base_hi_vld_d = memid_base_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (memid_base_hi_we && memid_base_hi_own_idx == 4'(i)) memid_base_hi_vld_d[i] = 1'b1;
@@ -935,11 +927,6 @@ module ni_csr_regs #(
     if (req_be_i[1]) memid_base_hi_addr_wr[15:8] = req_wdata_i[15:8];
     if (req_be_i[2]) memid_base_hi_addr_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) memid_base_hi_addr_wr[31:24] = req_wdata_i[31:24];
-    memid_base_hi_addr_act_d = memid_base_hi_addr_act_q;
-    for (int i = 0; i < NumMemId; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_base_hi_addr_act_d[i] = memid_base_hi_addr_rd;
-    end
-    for (int i = NumMemId; i < 16; i++) memid_base_hi_addr_act_d[i] = 32'h0;
     memid_size_vld_d = memid_size_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (memid_size_we && memid_size_own_idx == 4'(i)) memid_size_vld_d[i] = 1'b1;
@@ -948,11 +935,9 @@ module ni_csr_regs #(
     if (req_be_i[1]) memid_size_bytes_wr[3:0] = req_wdata_i[15:12];
     if (req_be_i[2]) memid_size_bytes_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) memid_size_bytes_wr[19:12] = req_wdata_i[31:24];
-    memid_size_bytes_act_d = memid_size_bytes_act_q;
     for (int i = 0; i < NumMemId; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_size_bytes_act_d[i] = memid_size_bytes_rd;
+      memid_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16));
     end
-    for (int i = NumMemId; i < 16; i++) memid_size_bytes_act_d[i] = 20'h0;
     memid_ctrl_valid_d = memid_ctrl_valid_q;
     memid_ctrl_perm_r_d = memid_ctrl_perm_r_q;
     memid_ctrl_perm_w_d = memid_ctrl_perm_w_q;
@@ -974,11 +959,6 @@ module ni_csr_regs #(
     memid_key_key_wr = memid_key_key_rd;
     if (req_be_i[0]) memid_key_key_wr[7:0] = req_wdata_i[7:0];
     if (req_be_i[1]) memid_key_key_wr[15:8] = req_wdata_i[15:8];
-    memid_key_key_act_d = memid_key_key_act_q;
-    for (int i = 0; i < NumMemId; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16))) memid_key_key_act_d[i] = memid_key_key_rd;
-    end
-    for (int i = NumMemId; i < 16; i++) memid_key_key_act_d[i] = 16'h0;
     dma_err_cnt_count_d = dma_err_cnt_count_q;
     begin
       if (dma_err_cnt_inc_i) dma_err_cnt_count_d = dma_err_cnt_count_q + 32'd1;
@@ -3134,17 +3114,13 @@ module ni_csr_regs #(
       intr_data_data_q <= {Banks{32'h0}};
       intr_mask_mask_q <= {Banks{14'h0}};
       memid_base_lo_vld_q <= '0;
-      memid_base_lo_addr_act_q <= {16{20'h0}};
       memid_base_hi_vld_q <= '0;
-      memid_base_hi_addr_act_q <= {16{32'h0}};
       memid_size_vld_q <= '0;
-      memid_size_bytes_act_q <= {16{20'h0}};
       memid_ctrl_valid_q <= {16{1'h0}};
       memid_ctrl_perm_r_q <= {16{1'h0}};
       memid_ctrl_perm_w_q <= {16{1'h0}};
       memid_ctrl_perm_a_q <= {16{1'h0}};
       memid_key_vld_q <= '0;
-      memid_key_key_act_q <= {16{16'h0}};
       rnr_delay_cycles_q <= 32'h200;
       raw_ctrl_enable_q <= 1'h0;
       raw_ctrl_fifo_q <= 8'h0;
@@ -3223,17 +3199,13 @@ module ni_csr_regs #(
       intr_data_data_q <= intr_data_data_d;
       intr_mask_mask_q <= intr_mask_mask_d;
       memid_base_lo_vld_q <= memid_base_lo_vld_d;
-      memid_base_lo_addr_act_q <= memid_base_lo_addr_act_d;
       memid_base_hi_vld_q <= memid_base_hi_vld_d;
-      memid_base_hi_addr_act_q <= memid_base_hi_addr_act_d;
       memid_size_vld_q <= memid_size_vld_d;
-      memid_size_bytes_act_q <= memid_size_bytes_act_d;
       memid_ctrl_valid_q <= memid_ctrl_valid_d;
       memid_ctrl_perm_r_q <= memid_ctrl_perm_r_d;
       memid_ctrl_perm_w_q <= memid_ctrl_perm_w_d;
       memid_ctrl_perm_a_q <= memid_ctrl_perm_a_d;
       memid_key_vld_q <= memid_key_vld_d;
-      memid_key_key_act_q <= memid_key_key_act_d;
       rnr_delay_cycles_q <= rnr_delay_cycles_d;
       raw_ctrl_enable_q <= raw_ctrl_enable_d;
       raw_ctrl_fifo_q <= raw_ctrl_fifo_d;

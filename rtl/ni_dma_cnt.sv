@@ -7,7 +7,8 @@
 // counter stops at 0;
 // the decrement that brings it there sets its hit-zero bit and raises its bit of ev_zero_o
 // (STATUS.cnt_zero, which can interrupt); a counter at 0 stays there without a new
-// hit. Loading a counter clears its hit-zero bit. NumCnt is a power of two.
+// hit. Loading a counter clears its hit-zero bit; a load shows in value_o from the
+// next cycle on and wins over a decrement in its own cycle. NumCnt is a power of two.
 // All three decrements may come in one cycle, also for the same counter.
 `default_nettype none
 
@@ -36,49 +37,62 @@ module ni_dma_cnt #(
 );
   logic [NumCnt-1:0][31:0] val_q, val_d;
   logic [NumCnt-1:0] zero_q, zero_d;
-  logic [14:0] dec;
-  logic [32:0] diff;
+  logic [NumCnt-1:0] nz_q, nz_d;  // the value is not 0 (a flag, not a 32-bit test per counter)
   logic [NumCnt-1:0] hit;
 
+  // The bytes a counter loses this cycle, summed once per source rather than per
+  // counter: each source's sum adds the bytes of the later sources that name its
+  // counter too, and a counter takes the sum of the first source naming it.
+  logic ir, il, rl;  // two sources name the same counter
+  logic [14:0] inj_sum, rcv_sum, loc_sum;
+  assign ir = inj_valid_i && rcv_valid_i && inj_id_i == rcv_id_i;
+  assign il = inj_valid_i && loc_valid_i && inj_id_i == loc_id_i;
+  assign rl = rcv_valid_i && loc_valid_i && rcv_id_i == loc_id_i;
+  assign inj_sum = 15'(inj_bytes_i) + (ir ? 15'(rcv_bytes_i) : 15'd0) + (il ? 15'(loc_bytes_i) : 15'd0);
+  assign rcv_sum = 15'(rcv_bytes_i) + (rl ? 15'(loc_bytes_i) : 15'd0);
+  assign loc_sum = 15'(loc_bytes_i);
+
   always_comb begin
+    logic [14:0] dec;
+    logic [32:0] diff;
     val_d = val_q;
     zero_d = zero_q;
+    nz_d = nz_q;
     hit = '0;
     for (int i = 0; i < NumCnt; i++) begin
       dec = '0;
       diff = '0;
-      if (inj_valid_i && inj_id_i == IdW'(i)) dec = dec + {2'b0, inj_bytes_i};
-      if (rcv_valid_i && rcv_id_i == IdW'(i)) dec = dec + {2'b0, rcv_bytes_i};
-      if (loc_valid_i && loc_id_i == IdW'(i)) dec = dec + {2'b0, loc_bytes_i};
-      if (dec != 15'd0 && val_q[i] != 32'd0) begin
+      if (inj_valid_i && inj_id_i == IdW'(i)) dec = inj_sum;
+      else if (rcv_valid_i && rcv_id_i == IdW'(i)) dec = rcv_sum;
+      else if (loc_valid_i && loc_id_i == IdW'(i)) dec = loc_sum;
+      if (dec != 15'd0 && nz_q[i]) begin
         // One subtractor: its borrow is the comparison (a counter stops at 0).
         diff = {1'b0, val_q[i]} - {18'b0, dec};
         val_d[i] = diff[32] ? 32'd0 : diff[31:0];
-        hit[i] = val_d[i] == 32'd0 && !load_i[i];  // a load in the same cycle wins
+        nz_d[i] = !diff[32] && diff[31:0] != 32'd0;
+        hit[i] = !nz_d[i] && !load_i[i];  // a load in the same cycle wins
       end
       if (hit[i]) zero_d[i] = 1'b1;
       if (load_i[i]) begin
         val_d[i] = load_value_i;
         zero_d[i] = 1'b0;
+        nz_d[i] = load_value_i != 32'd0;
       end
     end
   end
-  // A load shows at once: a register read right after the load's write sees it.
-  always_comb begin
-    for (int i = 0; i < NumCnt; i++) begin
-      value_o[i] = load_i[i] ? load_value_i : val_q[i];
-      zero_o[i] = zero_q[i] && !load_i[i];
-    end
-  end
+  assign value_o = val_q;
+  assign zero_o = zero_q;
   assign ev_zero_o = hit;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       val_q <= '0;
       zero_q <= '0;
+      nz_q <= '0;
     end else begin
       val_q <= val_d;
       zero_q <= zero_d;
+      nz_q <= nz_d;
     end
   end
 

@@ -84,8 +84,12 @@ module ni_dma_inj #(
   input  logic [NumMemId-1:0] mem_valid_i,
   input  logic [NumMemId-1:0] mem_perm_r_i,
   input  logic [NumMemId-1:0] mem_perm_w_i,
-  input  logic [NumMemId-1:0][51:0] mem_base_i,   // page
-  input  logic [NumMemId-1:0][19:0] mem_pages_i,
+  // A memory ID's region as MEMID_CTRL's write makes it active (mem_we_i): kept here in
+  // a RAM read at one index per reader.
+  input  logic mem_we_i,
+  input  logic [MiW-1:0] mem_widx_i,
+  input  logic [51:0] mem_wbase_i,   // page
+  input  logic [19:0] mem_wpages_i,
   // A local copy's MWr TLPs toward the host port (beats as out_beat_o).
   output logic [BeatW-1:0] loc_beat_o,
   output logic loc_beat_valid_o,
@@ -356,16 +360,21 @@ module ni_dma_inj #(
   // named by memory ID inside a valid, readable one. A remote-fed FIFO takes only
   // one-slot descriptors whose source is named by memory ID: what another node injects
   // reaches this node's memory only where it was exported.
-  // A source named by memory ID lies inside a valid, readable one of this node.
+  // The active memory IDs' regions: {base page, pages}. The flags stay flip-flops.
+  logic [71:0] mem_tab_q [NumMemId];
+  always_ff @(posedge clk_i) begin
+    if (mem_we_i) mem_tab_q[mem_widx_i] <= {mem_wbase_i, mem_wpages_i};
+  end
+  // A source named by memory ID lies inside a valid, readable one of this node (pages:
+  // its size).
   function automatic logic src_readable(input logic [7:0] smid, input logic [63:0] src,
                                         input logic [31:0] len, input logic [NumMemId-1:0] valid,
-                                        input logic [NumMemId-1:0] perm_r,
-                                        input logic [NumMemId-1:0][19:0] pages);
+                                        input logic [NumMemId-1:0] perm_r, input logic [19:0] pages);
     logic [52:0] last_page;
     logic [MiW-1:0] m;
     last_page = 53'(({1'b0, src} + 65'(len) - 65'd1) >> 12);
     m = smid[MiW-1:0];
-    src_readable = smid < 8'(NumMemId) && valid[m] && perm_r[m] && last_page < 53'(pages[m]);
+    src_readable = smid < 8'(NumMemId) && valid[m] && perm_r[m] && last_page < 53'(pages);
   endfunction
   // The host address of offset `off` in a memory ID whose region starts at page `base`.
   function automatic logic [63:0] mid_addr(input logic [51:0] base, input logic [63:0] off);
@@ -378,7 +387,12 @@ module ni_dma_inj #(
   assign mi = d_qid[MiW-1:0];
   assign smi = d_smid[MiW-1:0];
   assign cp_last = {1'b0, d_dst} + 65'(d_len) - 65'd1;
-  assign src_addr = d_src_mid ? mid_addr(mem_base_i[smi], d_src) : d_src;
+  // The table entries of the copy's, the source's and the look-ahead's memory IDs.
+  logic [51:0] mi_base, smi_base, la_base;
+  logic [19:0] mi_pages, smi_pages, la_pages;
+  assign {mi_base, mi_pages} = mem_tab_q[mi];
+  assign {smi_base, smi_pages} = mem_tab_q[smi];
+  assign src_addr = d_src_mid ? mid_addr(smi_base, d_src) : d_src;
   always_comb begin
     chk_c = 4'd0;
     if (!is_put && !is_send && !is_copy && !is_raw && !is_rget) begin
@@ -396,10 +410,10 @@ module ni_dma_inj #(
                  (is_raw && !d_inline && 13'(d_src[11:0]) + 13'(d_len) > 13'd4096)) begin
       chk_c = ErrAlign;
     end else if (is_copy && (d_qid >= 16'(NumMemId) || !mem_valid_i[mi] || !mem_perm_w_i[mi] ||
-                             cp_last[64:12] >= 53'(mem_pages_i[mi]))) begin
+                             cp_last[64:12] >= 53'(mi_pages))) begin
       chk_c = ErrRange;
     end else if (!d_inline && d_src_mid &&
-                 !src_readable(d_smid, d_src, d_len, mem_valid_i, mem_perm_r_i, mem_pages_i)) begin
+                 !src_readable(d_smid, d_src, d_len, mem_valid_i, mem_perm_r_i, smi_pages)) begin
       chk_c = ErrRange;
     end else if ((d_use_icnt && d_icnt >= 8'(NumCnt)) || (is_copy && d_use_rcnt && d_rcnt >= 8'(NumCnt))) begin
       chk_c = ErrCnt;  // a counter this NI does not have (a put's or send's rcv_cnt is the target's)
@@ -564,6 +578,7 @@ module ni_dma_inj #(
   assign la_slots = la_desc_q[16 +: 8];
   assign la_len = la_desc_q[64 +: 32];
   assign la_smid = la_desc_q[104 +: 8];
+  assign {la_base, la_pages} = mem_tab_q[la_smid[MiW-1:0]];
   assign la_src = la_desc_q[128 +: 64];
   assign la_dst_pg = la_desc_q[192 +: 12];
   assign la_put = la_op == OpPut;
@@ -577,7 +592,7 @@ module ni_dma_inj #(
   assign la_ok = (la_put || la_copy || (la_send && !(la_src_mid && la_len > rndv_thresh_i))) &&
                  !la_inline && la_slots == 8'd1 && la_len != 32'd0 && la_len[1:0] == 2'b00 &&
                  la_src[5:0] == 6'd0 &&
-                 (la_src_mid ? src_readable(la_smid, la_src, la_len, mem_valid_i, mem_perm_r_i, mem_pages_i)
+                 (la_src_mid ? src_readable(la_smid, la_src, la_len, mem_valid_i, mem_perm_r_i, la_pages)
                              : !remote_i[act_q]);
   assign la_dchunk = chunk_at(la_dfo_q, la_put || la_copy, 1'b0, 1'b0, la_src[11:0], la_dst_pg, la_len);
   assign la_want = la_q == LaIssue && la_go && la_dfo_q != la_len && d_cnt_q < (DW+1)'(NumDReg);
@@ -599,7 +614,7 @@ module ni_dma_inj #(
     if (la_q == LaRead && la_go) begin
       if (la_beat_q == 4'(DescBeats)) begin
         la_d = la_ok ? LaIssue : LaOff;
-        la_addr_d = la_src_mid ? mid_addr(mem_base_i[la_smid[MiW-1:0]], la_src) : la_src;
+        la_addr_d = la_src_mid ? mid_addr(la_base, la_src) : la_src;
       end else begin
         la_rd_req = 32'(la_nb) < DescBeats && ps_beat_q == '0 && s_cnt_q != '0 && !rfirst_q[s_head_q] &&
                 la_rbeat < wbeats_q[s_reg] && !rerr_q[s_reg];
@@ -625,7 +640,7 @@ module ni_dma_inj #(
   // A copy's address: its memory ID's base plus the offset (inside the region: checked).
   logic [63:0] wr_off;
   assign wr_off = d_dst + 64'(po_q);
-  assign tlp_addr = is_put ? wr_off : is_copy ? mid_addr(mem_base_i[mi], wr_off) : 64'h0;
+  assign tlp_addr = is_put ? wr_off : is_copy ? mid_addr(mi_base, wr_off) : 64'h0;
   always_comb begin
     hb = '0;
     hb[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, len_dw, NiReqId, 8'h00, tlp_addr);

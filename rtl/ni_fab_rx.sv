@@ -80,9 +80,13 @@ module ni_fab_rx #(
   input  logic [NumMemId-1:0] mem_perm_r_i,
   input  logic [NumMemId-1:0] mem_perm_w_i,
   input  logic [NumMemId-1:0] mem_perm_a_i,
-  input  logic [NumMemId-1:0][51:0] mem_base_i,
-  input  logic [NumMemId-1:0][19:0] mem_pages_i,
-  input  logic [NumMemId-1:0][15:0] mem_key_i,  // protection keys (0: none)
+  // A memory ID's region and protection key (0: none) as MEMID_CTRL's write makes them
+  // active (mem_we_i): kept here in a RAM read at the packet's memory ID.
+  input  logic mem_we_i,
+  input  logic [$clog2(NumMemId)-1:0] mem_widx_i,
+  input  logic [51:0] mem_wbase_i,  // page
+  input  logic [19:0] mem_wpages_i,
+  input  logic [15:0] mem_wkey_i,
   // Read tracker allocation.
   input  logic trk_free_avail_i,
   input  logic [TagW-1:0] trk_free_tag_i,
@@ -483,7 +487,13 @@ module ni_fab_rx #(
   // Where a request stands in its source's sequence.
   typedef enum logic [1:0] {SeqIn, SeqDup, SeqAhead} seq_e;
   seq_e seq_q, seq_d, seq_new, seq_cur;
-  logic [NumPeers-1:0][23:0] exp_q, exp_d;
+  // The PSN expected next from each source: a RAM (LUT RAM on an FPGA) read at the
+  // packet's source, written as its packet ends; a bit per source makes a source not
+  // heard from since reset expect PSN 0.
+  logic [23:0] exp_mem_q [NumPeers];
+  logic [NumPeers-1:0] exp_vld_q, exp_vld_d;
+  logic [23:0] exp_cur;
+  logic exp_we;
   logic [NumPeers-1:0] naked_q, naked_d;
   logic sequenced, sync, peer_ok;
   cl_e cl_q, cl_d, cl_new, cl_cur;
@@ -537,6 +547,7 @@ module ni_fab_rx #(
   assign ri_next = (ri_tail_q[ri] + 16'd1 >= ri_size_i[ri]) ? 16'd0 : ri_tail_q[ri] + 16'd1;
   assign ri_full = ri_next == ri_head_i[ri];
   assign ri_slot_addr = ri_base_i[ri] + (64'(ri_tail_q[ri]) << $clog2(SlotBytes));
+  assign exp_cur = exp_vld_q[peer] ? exp_mem_q[peer] : 24'd0;
   assign sync = teh_flags[1];
   // Unicast requests are sequenced; a multicast group's writes are not.
   assign is_req = !is_raw && (opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_CONT);
@@ -544,8 +555,8 @@ module ni_fab_rx #(
   always_comb begin
     seq_new = SeqIn;
     if (sequenced) begin
-      if (ni_pkg::psn_before(psn, exp_q[peer])) seq_new = SeqDup;
-      else if (psn != exp_q[peer] && !sync) seq_new = SeqAhead;
+      if (ni_pkg::psn_before(psn, exp_cur)) seq_new = SeqDup;
+      else if (psn != exp_cur && !sync) seq_new = SeqAhead;
     end
   end
   always_comb begin
@@ -588,6 +599,15 @@ module ni_fab_rx #(
   logic [12:0] t_target_bytes;  // bytes touched at the target; also the byte count of its completion
   assign d2_now = !d2_q && in_valid && cl_cur == ClTun && (bs_q + 13'(Bpb) > (is_cont ? 13'd15 : 13'd47));
   assign mi = memid[$clog2(NumMemId)-1:0];
+  // The active memory IDs' {base page, pages, key}; the flags stay flip-flops.
+  logic [87:0] mem_tab_q [NumMemId];
+  logic [51:0] mi_base;
+  logic [19:0] mi_pages;
+  logic [15:0] mi_key;
+  always_ff @(posedge clk_i) begin
+    if (mem_we_i) mem_tab_q[mem_widx_i] <= {mem_wbase_i, mem_wpages_i, mem_wkey_i};
+  end
+  assign {mi_base, mi_pages, mi_key} = mem_tab_q[mi];
   assign t_mrd = t_ft == ni_pkg::TLP_MRD64;
   assign t_mwr = t_ft == ni_pkg::TLP_MWR64;
   assign t_atomic = ni_pkg::is_atomic(t_ft);
@@ -614,7 +634,7 @@ module ni_fab_rx #(
   assign t_cpl = t_ft == ni_pkg::TLP_CPL || t_ft == ni_pkg::TLP_CPLD;
   assign t_bytes_want = (t_cpl ? 13'd12 : 13'd16) + (t_ft[6] ? t_len_bytes : 13'd0);
   assign t_malformed = !is_cont && t_pos - 13'd32 != t_bytes_want;
-  assign page_off = rx_xlate ? t_addr[63:12] : t_addr[63:12] - mem_base_i[mi];
+  assign page_off = rx_xlate ? t_addr[63:12] : t_addr[63:12] - mi_base;
   // The protection key a request carries (TEH bytes 24-25; a continuation carries none),
   // checked against a keyed memory ID or reception FIFO before anything is written.
   logic [15:0] teh_key;
@@ -625,7 +645,7 @@ module ni_fab_rx #(
   assign rcnt_bad = rcnt_named && view[21*8 +: 8] >= 8'(NumCnt);
   always_comb begin
     err_new = ErrNone;
-    new_addr = is_rget ? ri_slot_addr : is_rfifo ? rf_slot_addr : rx_xlate ? {mem_base_i[mi] + t_addr[63:12], t_addr[11:0]} : t_addr;
+    new_addr = is_rget ? ri_slot_addr : is_rfifo ? rf_slot_addr : rx_xlate ? {mi_base + t_addr[63:12], t_addr[11:0]} : t_addr;
     if (is_cont && seq_new != SeqIn) begin
       err_new = ErrNone;  // a duplicate is answered as before; its source has moved on
     end else if (is_cont && !ctx_valid_q[peer]) begin
@@ -645,9 +665,9 @@ module ni_fab_rx #(
         else if (rf_key_i[rf] != 16'h0 && teh_key != rf_key_i[rf]) err_new = ErrKey;
       end else if (memid >= 16'(NumMemId) || !mem_valid_i[mi] || !perm_ok) begin
         err_new = ErrMemId;
-      end else if (mem_key_i[mi] != 16'h0 && teh_key != mem_key_i[mi]) begin
+      end else if (mi_key != 16'h0 && teh_key != mi_key) begin
         err_new = ErrKey;
-      end else if (page_off >= {32'h0, mem_pages_i[mi]} ||
+      end else if (page_off >= {32'h0, mi_pages} ||
                    ({1'b0, t_addr[11:0]} + t_target_bytes) > 13'd4096) begin
         err_new = ErrBounds;
       end
@@ -752,7 +772,7 @@ module ni_fab_rx #(
       if (!good && !stomp) begin
         gen_ack = 1'b1;  // damaged: ask for what comes next in this source's sequence
         gen_syn = ni_pkg::AETH_NAK_PSN_SEQ;
-        gen_psn = exp_q[peer];
+        gen_psn = exp_cur;
       end else if (stomp) begin
         if (in_seq) begin
           gen_ur = t_np;
@@ -765,12 +785,12 @@ module ni_fab_rx #(
       end else if (nak_once) begin
         gen_ack = 1'b1;
         gen_syn = ni_pkg::AETH_NAK_PSN_SEQ;
-        gen_psn = exp_q[peer];
+        gen_psn = exp_cur;
       end else if (dup_drop) begin
         gen_ack = t_mwr || t_cni;  // the write arrived before: say so again
         // A receiving-NI confirmed write is answered with its own PSN: only that
         // confirms it at the sender.
-        gen_psn = t_cni ? psn : exp_q[peer] - 24'd1;
+        gen_psn = t_cni ? psn : exp_cur - 24'd1;
         if (err_ans != ErrNone) begin
           gen_syn = err_syn;  // it was refused: say that again (a confirmation must not follow)
           gen_psn = psn;
@@ -986,7 +1006,8 @@ module ni_fab_rx #(
     err_d = err_q;
     tag_d = tag_q;
     seq_d = seq_q;
-    exp_d = exp_q;
+    exp_vld_d = exp_vld_q;
+    exp_we = 1'b0;
     naked_d = naked_q;
     rg_d = rg_q;
     // A raw packet's made beats leave before its first beat: its class and VC hold from
@@ -1017,10 +1038,8 @@ module ni_fab_rx #(
       end
       if (need_tag) tag_d = trk_free_tag_i;
       if (in_last && in_seq && (good || stomp)) begin
-        // A loop over the peers, not `exp_d[peer] =`: see ni_retx on indexed writes.
-        for (int p = 0; p < NumPeers; p++) begin
-          if (peer == PeerW'(p)) exp_d[p] = psn + 24'd1;
-        end
+        exp_we = 1'b1;
+        exp_vld_d[peer] = 1'b1;
         naked_d[peer] = 1'b0;
       end
       // After an RNR NAK the source resends from that PSN by itself: what follows is
@@ -1075,7 +1094,7 @@ module ni_fab_rx #(
   assign trk_commit_psn_o = psn;
   assign trk_commit_kind_o = t_atomic ? ni_pkg::TRK_ATOMIC : t_cni ? ni_pkg::TRK_CONF_NI :
                              t_dmwr ? ni_pkg::TRK_CONF_MEM : ni_pkg::TRK_READ;
-  assign trk_commit_page_o = rx_xlate ? mem_base_i[mi] : 52'h0;
+  assign trk_commit_page_o = rx_xlate ? mi_base : 52'h0;
   assign trk_commit_tag_o = use_tag;  // the tag beat may be the last beat
   assign trk_commit_node_o = slid;
   assign trk_commit_reqid_o = t_reqid;
@@ -1165,7 +1184,7 @@ module ni_fab_rx #(
       cl_q <= ClBad;
       rg_q <= '0;
       seq_q <= SeqIn;
-      exp_q <= '0;
+      exp_vld_q <= '0;
       naked_q <= '0;
       rf_tail_q <= '0;
       ri_tail_q <= '0;
@@ -1199,7 +1218,7 @@ module ni_fab_rx #(
       cl_q <= cl_d;
       rg_q <= rg_d;
       seq_q <= seq_d;
-      exp_q <= exp_d;
+      exp_vld_q <= exp_vld_d;
       naked_q <= naked_d;
       rf_tail_q <= rf_tail_d;
       ri_tail_q <= ri_tail_d;
@@ -1245,6 +1264,7 @@ module ni_fab_rx #(
       ctx_wr_dw_q <= t_len_bytes[12:2];
     end
     if (ctx_wr_q) ctx_mem_q[ctx_wr_peer_q] <= ctx_wr;
+    if (exp_we) exp_mem_q[peer] <= psn + 24'd1;
     cap_q <= cap_d;
     tag_q <= tag_d;
     if (pop && out_beat) begin

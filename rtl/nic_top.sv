@@ -142,11 +142,16 @@ module nic_top #(
   logic [15:0] wc_timeout;
   logic wc_flush_written, wc_flush_value;
   logic [NumArt-1:0][51:0] art_base, art_limit, art_xlate;
-  logic [NumMemId-1:0][19:0] mem_base_lo, mem_pages;
-  logic [NumMemId-1:0][31:0] mem_base_hi;
-  logic [NumMemId-1:0][51:0] mem_base;
+  // A memory ID's base, size and key as MEMID_CTRL's write makes them active: the
+  // injection engine and the receiver keep the active copies in RAMs of their own.
+  localparam int unsigned MiW = $clog2(NumMemId);
+  logic [NumMemId-1:0] mem_ctrl_written;
+  logic mem_we;
+  logic [MiW-1:0] mem_widx;
+  logic [19:0] mem_wbase_lo, mem_wpages;
+  logic [31:0] mem_wbase_hi;
+  logic [15:0] mem_wkey;
   logic [NumMemId-1:0] mem_valid, mem_perm_r, mem_perm_w, mem_perm_a;
-  logic [NumMemId-1:0][15:0] mem_key;
   logic [3:0][15:0] mcast_lid;
   logic [3:0] mcast_valid;
   logic [3:0][15:0] grp_lid;
@@ -159,9 +164,13 @@ module nic_top #(
     assign art_limit[i] = {art_limit_hi[i], art_limit_lo[i]};
     assign art_xlate[i] = {art_xlate_hi[i], art_xlate_lo[i]};
   end
-  for (genvar i = 0; i < NumMemId; i++) begin : gen_mem_cat
-    assign mem_base[i] = {mem_base_hi[i], mem_base_lo[i]};
+  always_comb begin
+    mem_widx = '0;
+    for (int id = 0; id < NumMemId; id++) begin
+      if (mem_ctrl_written[id]) mem_widx = MiW'(id);
+    end
   end
+  assign mem_we = |mem_ctrl_written;
 
   // Events.
   logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
@@ -212,8 +221,8 @@ module nic_top #(
   // DMA byte counters.
   localparam int unsigned CntW = $clog2(NumCnt);
   logic [NumCnt-1:0][31:0] cnt_value;
-  logic [31:0] cnt_load_value, cnt_load_value_q;  // CNT_LOAD as written (the register block keeps it in a RAM)
-  logic [NumCnt-1:0] cnt_load_written, cnt_load_we_q, cnt_zero;
+  logic [31:0] cnt_load_value;  // CNT_LOAD as written (the register block keeps it in a RAM)
+  logic [NumCnt-1:0] cnt_load_written, cnt_zero;
   logic [NumCnt-1:0] ev_cnt_hit;  // counter i reached zero
   logic ev_cnt_zero, rcnt_valid;
   logic [CntW-1:0] rcnt_id;
@@ -228,16 +237,11 @@ module nic_top #(
       inj_tail_we_q <= '0;
       inj_ctrl_we_q <= '0;
       rf_ctrl_we_q <= '0;
-      cnt_load_we_q <= '0;
     end else begin
       inj_tail_we_q <= inj_tail_written;
       inj_ctrl_we_q <= inj_ctrl_written;
       rf_ctrl_we_q <= rf_ctrl_written;
-      cnt_load_we_q <= cnt_load_written;
     end
-  end
-  always_ff @(posedge clk_i) begin
-    if (cnt_load_written != '0) cnt_load_value_q <= cnt_load_value;
   end
 
   // ------------------------------------------------------------ register requests
@@ -353,10 +357,10 @@ module nic_top #(
     .art_ctrl_perm_r_o(art_perm_r), .art_ctrl_perm_w_o(art_perm_w), .art_ctrl_perm_a_o(art_perm_a),
     .art_ctrl_wc_o(art_wc), .art_ctrl_written_o(art_ctrl_written),
     .art_ctrl_conf_all_o(art_conf_all), .art_ctrl_conf_at_o(art_conf_at),
-    .memid_base_lo_addr_o(mem_base_lo), .memid_base_hi_addr_o(mem_base_hi),
-    .memid_size_bytes_o(mem_pages),
+    .memid_base_lo_addr_cmt_o(mem_wbase_lo), .memid_base_hi_addr_cmt_o(mem_wbase_hi),
+    .memid_size_bytes_cmt_o(mem_wpages), .memid_ctrl_written_o(mem_ctrl_written),
     .memid_ctrl_valid_o(mem_valid), .memid_ctrl_perm_r_o(mem_perm_r),
-    .memid_ctrl_perm_w_o(mem_perm_w), .memid_ctrl_perm_a_o(mem_perm_a), .memid_key_key_o(mem_key),
+    .memid_ctrl_perm_w_o(mem_perm_w), .memid_ctrl_perm_a_o(mem_perm_a), .memid_key_key_cmt_o(mem_wkey),
     .rfifo_key_key_o(rf_key), .key_err_cnt_inc_i(ev_key_err),
     .rndv_threshold_bytes_o(rndv_thresh),
     .rts_tx_cnt_inc_i(ev_rts),
@@ -560,8 +564,8 @@ module nic_top #(
     .out_beat_o(dma_beat), .out_beat_valid_o(dma_beat_valid), .out_beat_ready_i(dma_beat_ready),
     .raw_hdr_valid_o(src_hdr_valid[3]), .raw_hdr_ready_i(src_hdr_ready[3]),
     .raw_beat_valid_o(src_beat_valid[3]), .raw_beat_ready_i(src_beat_ready[3]),
-    .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w), .mem_base_i(mem_base),
-    .mem_pages_i(mem_pages),
+    .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w),
+    .mem_we_i(mem_we), .mem_widx_i(mem_widx), .mem_wbase_i({mem_wbase_hi, mem_wbase_lo}), .mem_wpages_i(mem_wpages),
     .loc_beat_o(copy_beat), .loc_beat_valid_o(copy_valid), .loc_beat_ready_i(copy_ready),
     .inj_cnt_valid_o(inj_cnt_valid), .inj_cnt_id_o(inj_cnt_id), .inj_cnt_bytes_o(inj_cnt_bytes),
     .loc_cnt_valid_o(loc_cnt_valid), .loc_cnt_id_o(loc_cnt_id), .loc_cnt_bytes_o(loc_cnt_bytes),
@@ -637,7 +641,8 @@ module nic_top #(
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
     .s_axis_tready(s_fab_axis_tready), .credit_o(fab_rx_credit_o),
     .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w), .mem_perm_a_i(mem_perm_a),
-    .mem_base_i(mem_base), .mem_pages_i(mem_pages), .mem_key_i(mem_key),
+    .mem_we_i(mem_we), .mem_widx_i(mem_widx), .mem_wbase_i({mem_wbase_hi, mem_wbase_lo}), .mem_wpages_i(mem_wpages),
+    .mem_wkey_i(mem_wkey),
     .trk_free_avail_i(trk_free_avail), .trk_free_tag_i(trk_free_tag), .trk_commit_o(trk_commit),
     .trk_commit_tag_o(trk_commit_tag), .trk_commit_node_o(trk_commit_node),
     .trk_commit_reqid_o(trk_commit_reqid), .trk_commit_otag_o(trk_commit_otag),
@@ -678,8 +683,10 @@ module nic_top #(
     dec_bytes_q <= {loc_cnt_bytes, rcnt_bytes, inj_cnt_bytes};
   end
 
+  // A CNT_LOAD write loads its counter in the write's own cycle, so a register read
+  // right after it sees the value.
   ni_dma_cnt #(.NumCnt(NumCnt)) u_dma_cnt (
-    .clk_i, .rst_ni, .load_i(cnt_load_we_q), .load_value_i(cnt_load_value_q),
+    .clk_i, .rst_ni, .load_i(cnt_load_written), .load_value_i(cnt_load_value),
     .inj_valid_i(dec_valid_q[0]), .inj_id_i(dec_id_q[0]), .inj_bytes_i(dec_bytes_q[0]),
     .rcv_valid_i(dec_valid_q[1]), .rcv_id_i(dec_id_q[1]), .rcv_bytes_i(dec_bytes_q[1]),
     .loc_valid_i(dec_valid_q[2]), .loc_id_i(dec_id_q[2]), .loc_bytes_i(dec_bytes_q[2]),

@@ -29,6 +29,11 @@ must be staged (the active copy, which the hardware sees, stays in flip-flops) o
 pulse register (the hardware sees the value only as it is written: <reg>_<field>_o
 is the register's new value in the cycle <reg>_written_o is high). A bit per entry
 says whether it was written since reset; an unwritten entry reads its reset value.
+A staged ram register with "commit_value": true has no active copy in the register
+block: it drives <reg>_<field>_cmt_o, the staged value of the element whose commit
+register is written in this cycle (a pulse register: <commit>_written_o), and the
+blocks that use it keep the active copies themselves, in RAMs read at one index each
+(a flip-flop copy would need a wide multiplexer per reader).
 A rw or hw register array with "size": "<Param>" has Param elements (a parameter of
 the module, at most count, count by default): the address map keeps room for count,
 and an element past Param reads 0 and ignores writes. Its ports have Param elements.
@@ -63,6 +68,9 @@ def load():
                                and reg["count"] & (reg["count"] - 1) == 0 and reg["stride"] & (reg["stride"] - 1) == 0):
             raise SystemExit(f"regs_gen: {reg['name']}: a ram register is a staged or pulse rw array, "
                              "its count and stride powers of two")
+        reg["commit_value"] = reg.get("commit_value", False)
+        if reg["commit_value"] and not (reg["ram"] and "commit" in reg):
+            raise SystemExit(f"regs_gen: {reg['name']}: only a staged ram register can have commit_value")
         reg["size"] = reg.get("size")
         if reg["size"] and (reg["count"] < 2 or reg["access"] not in ("rw", "hw") or reg["banked"]):
             raise SystemExit(f"regs_gen: {reg['name']}: only a rw or hw register array can have a size")
@@ -147,6 +155,8 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
         c = by_name[reg["commit"]]
         if c["count"] != n:
             raise SystemExit(f"regs_gen: {reg['name']}: its commit register has another count")
+        if reg["commit_value"] and not c.get("pulse"):
+            raise SystemExit(f"regs_gen: {reg['name']}: commit_value needs a pulse commit register")
         cmt = f"{lo(c['name'])}_cmt"
         if c["name"] not in cmt_indexed:
             decl += element_index(aw, c, cmt)
@@ -171,7 +181,10 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
         ram.append(f"    if ({r}_we) {fn}_mem[{ra}] <= {fn}_wr;")
         for i in range(n):
             reads[reg["offset"] + i * reg["stride"]].append(exists(reg, i, f"rdata_o[{lsb + w - 1}:{lsb}] = {fn}_rd;"))
-        if "commit" in reg:  # the hardware sees the active copy, in flip-flops
+        if reg["commit_value"]:  # the hardware keeps the active copy: the value as it commits
+            ports.append(f"  output logic {'[' + str(w - 1) + ':0] ' if w > 1 else ''}{fn}_cmt_o,")
+            decl.append(f"  assign {fn}_cmt_o = {fn}_rd;")
+        elif "commit" in reg:  # the hardware sees the active copy, in flip-flops
             c = by_name[reg["commit"]]
             csel = f"(req_addr_i == {aw}'h{c['offset']:03x} + {aw}'(i * {c['stride']}))"
             ports.append(f"  output logic {port_type(reg, f)}{fn}_o,")

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 
 #include "verilated_fixture.hpp"
@@ -37,10 +38,22 @@ class CsrRegsFixture : public VerilatedTest {
     dut->m.req_addr_i = off;
     dut->m.req_wdata_i = v;
     dut->m.req_be_i = be;
+    dut->eval();
+    for (unsigned i = 0; i < 16; ++i) {
+      if (!(dut->m.memid_ctrl_written_o >> i & 1)) continue;
+      memidActive[i] = MemIdActive{dut->m.memid_base_lo_addr_cmt_o, dut->m.memid_base_hi_addr_cmt_o,
+                                   dut->m.memid_size_bytes_cmt_o, dut->m.memid_key_key_cmt_o};
+    }
     cycle();
     dut->m.req_valid_i = 0;
   }
 
+  // A memory ID's active base, size and key: the block keeps no copy of them (the blocks
+  // that use them do), it drives them as a MEMID_CTRL write commits them.
+  struct MemIdActive {
+    uint32_t baseLo = 0, baseHi = 0, pages = 0, key = 0;
+  };
+  std::map<unsigned, MemIdActive> memidActive;  // by index; absent: never committed
   std::unique_ptr<VlClocked<Model>> dut;
 };
 

@@ -172,8 +172,9 @@ TEST_F(CsrRegsTest, ReadWriteRegistersKeepWhatWasWrittenWithByteEnables) {
     stale += active[regs::ART_DEST(n)] != model[regs::ART_DEST(n)];
   }
   for (unsigned n = 0; n < regs::MEMID_SIZE_COUNT; ++n) {
-    EXPECT_EQ(ni::getField(dut->m.memid_size_bytes_o, 20 * n, 20), active[regs::MEMID_SIZE(n)] >> 12) << n;
-    EXPECT_EQ(ni::getField(dut->m.memid_base_hi_addr_o, 32 * n, 32), active[regs::MEMID_BASE_HI(n)]) << n;
+    EXPECT_EQ(memidActive[n].pages, active[regs::MEMID_SIZE(n)] >> 12) << n;
+    EXPECT_EQ(memidActive[n].baseHi, active[regs::MEMID_BASE_HI(n)]) << n;
+    EXPECT_EQ(memidActive[n].key, active[regs::MEMID_KEY(n)] & 0xFFFF) << n;
     EXPECT_EQ(dut->m.memid_ctrl_perm_r_o >> n & 1, active[regs::MEMID_CTRL(n)] >> 4 & 1) << n;
     stale += active[regs::MEMID_SIZE(n)] != model[regs::MEMID_SIZE(n)];
   }
@@ -185,14 +186,15 @@ TEST_F(CsrRegsTest, StagedRegistersTakeEffectTogetherOnTheirCommitWrite) {
   write(regs::MEMID_BASE_HI(3), 0x0000'00ABu);
   write(regs::MEMID_SIZE(3), 0x00040000u);
   EXPECT_EQ(read(regs::MEMID_BASE_HI(3)), 0xABu) << "reads return the staged value";
-  EXPECT_EQ(ni::getField(dut->m.memid_base_hi_addr_o, 32 * 3, 32), 0u) << "hardware does not see it yet";
-  EXPECT_EQ(ni::getField(dut->m.memid_size_bytes_o, 20 * 3, 20), 0u);
+  EXPECT_TRUE(memidActive.empty()) << "hardware does not see it yet";
   write(regs::MEMID_CTRL(3), regs::MEMID_CTRL_VALID_MASK);
-  EXPECT_EQ(ni::getField(dut->m.memid_base_lo_addr_o, 20 * 3, 20), 0x12345u);
-  EXPECT_EQ(ni::getField(dut->m.memid_base_hi_addr_o, 32 * 3, 32), 0xABu);
-  EXPECT_EQ(ni::getField(dut->m.memid_size_bytes_o, 20 * 3, 20), 0x40u);
+  ASSERT_EQ(memidActive.size(), 1u) << "one commit, of index 3 only";
+  EXPECT_EQ(memidActive[3].baseLo, 0x12345u);
+  EXPECT_EQ(memidActive[3].baseHi, 0xABu);
+  EXPECT_EQ(memidActive[3].pages, 0x40u);
   EXPECT_EQ(dut->m.memid_ctrl_valid_o >> 3 & 1, 1u);
-  EXPECT_EQ(ni::getField(dut->m.memid_size_bytes_o, 20 * 2, 20), 0u) << "other indexes untouched";
+  dut->eval();
+  EXPECT_EQ(dut->m.memid_ctrl_written_o, 0u) << "the commit pulse lasts the write's cycle";
 }
 
 // The registers kept in RAMs ("ram" in ni_regs.json: staged windows and memory IDs,

@@ -100,13 +100,23 @@ class Bench {
     dut_.m.rndv_thresh_i = s.threshold;
   }
   void setCplIdle(double p) { cpl_.setIdle(p); }
-  void setMemBase(unsigned id, uint64_t base) { setField(dut_.m.mem_base_i, 52 * id, 52, base >> 12); }
-  void setMemIds() {
+  // The block keeps the memory IDs' regions in a table written as MEMID_CTRL's write
+  // commits one: an entry per cycle. While the bench runs, step() writes the next
+  // queued one.
+  static uint32_t memPages(unsigned id) { return id == kSrcId ? kSrcIdPages : kMemPages; }
+  void setMemBase(unsigned id, uint64_t base) { memWrites_.push_back({id, base}); }
+  void setMemIds() {  // before the bench runs: each entry clocked in at once
     auto& m = dut_.m;
     for (unsigned id = 0; id < kMemIds; ++id) {
-      setMemBase(id, memBase(id));
-      setField(m.mem_pages_i, 20 * id, 20, id == kSrcId ? kSrcIdPages : kMemPages);
+      putMemWrite({id, memBase(id)});
+      m.clk_i = 0;
+      dut_.eval();
+      m.clk_i = 1;
+      dut_.eval();
     }
+    m.mem_we_i = 0;
+    m.clk_i = 0;
+    dut_.eval();
     m.mem_valid_i = 0xFFFF & ~(1u << 13);
     m.mem_perm_w_i = 0xFFFF & ~(1u << 14);
     m.mem_perm_r_i = 0xFFFF & ~(1u << kNoReadId);
@@ -177,6 +187,11 @@ class Bench {
   void step() {
     auto& m = dut_.m;
     const uint64_t now = t_cycles();
+    m.mem_we_i = 0;
+    if (!memWrites_.empty()) {
+      putMemWrite(memWrites_.front());
+      memWrites_.pop_front();
+    }
     m.rd_ready_i = !chance(rdStall);
     // Completions whose time has come go to the stream source (in that order).
     for (auto it = pendingCpl_.begin(); it != pendingCpl_.end();) {
@@ -348,6 +363,18 @@ class Bench {
   Bytes hdr_, loc_, raw_;
   bool hdrTaken_ = false, rawTaken_ = false;
   int inMsg_ = -1;
+  struct MemWrite {
+    unsigned id;
+    uint64_t base;
+  };
+  std::deque<MemWrite> memWrites_;
+  void putMemWrite(const MemWrite& w) {
+    auto& m = dut_.m;
+    m.mem_we_i = 1;
+    m.mem_widx_i = w.id;
+    m.mem_wbase_i = w.base >> 12;
+    m.mem_wpages_i = memPages(w.id);
+  }
 
   friend class DmaInjTest;
 };

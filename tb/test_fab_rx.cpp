@@ -115,10 +115,21 @@ class FabRxTest : public tb::VerilatedTest {
       m.mem_perm_r_i |= uint32_t{r.read} << i;
       m.mem_perm_w_i |= uint32_t{r.write} << i;
       m.mem_perm_a_i |= uint32_t{r.atomic} << i;
-      setField(m.mem_base_i, 52 * i, 52, r.base >> 12);
-      setField(m.mem_pages_i, 20 * i, 20, r.size >> 12);
-      setField(m.mem_key_i, 16 * i, 16, r.key);
+      // The block keeps the regions and keys in a table written an entry per cycle, as
+      // MEMID_CTRL's write commits one: clocked in here, before the run.
+      m.mem_we_i = 1;
+      m.mem_widx_i = i;
+      m.mem_wbase_i = r.base >> 12;
+      m.mem_wpages_i = static_cast<uint32_t>(r.size >> 12);
+      m.mem_wkey_i = r.key;
+      m.clk_i = 0;
+      m.eval();
+      m.clk_i = 1;
+      m.eval();
     }
+    m.mem_we_i = 0;
+    m.clk_i = 0;
+    m.eval();
     m.rf_enable_i = 0;
     for (unsigned q = 0; q < kRfifos; ++q) {
       m.rf_enable_i |= uint32_t{kRfOn[q]} << q;

@@ -38,8 +38,10 @@ module dma_rings #(
   input  logic [1:0] mem_valid_i,
   input  logic [1:0] mem_perm_r_i,
   input  logic [1:0] mem_perm_w_i,
-  input  logic [1:0][51:0] mem_base_i,
-  input  logic [1:0][19:0] mem_pages_i
+  input  logic mem_we_i,
+  input  logic mem_widx_i,
+  input  logic [51:0] mem_wbase_i,
+  input  logic [19:0] mem_wpages_i
 );
   logic [NumFifos-1:0][15:0] size, size_used, head, tail;
   assign size[0] = 16'(Size0);
@@ -66,7 +68,7 @@ module dma_rings #(
     .out_hdr_o(out_hdr), .out_hdr_valid_o(out_hdr_valid), .out_hdr_ready_i,
     .out_beat_o(out_beat), .out_beat_valid_o(out_beat_valid), .out_beat_ready_i,
     .raw_hdr_valid_o(raw_hdr_valid), .raw_hdr_ready_i, .raw_beat_valid_o(raw_beat_valid), .raw_beat_ready_i,
-    .mem_valid_i, .mem_perm_r_i, .mem_perm_w_i, .mem_base_i, .mem_pages_i,
+    .mem_valid_i, .mem_perm_r_i, .mem_perm_w_i, .mem_we_i, .mem_widx_i, .mem_wbase_i, .mem_wpages_i,
     .loc_beat_o(loc_beat), .loc_beat_valid_o(loc_beat_valid), .loc_beat_ready_i,
     .inj_cnt_valid_o(inj_cnt_valid), .inj_cnt_id_o(inj_cnt_id), .inj_cnt_bytes_o(inj_cnt_bytes),
     .loc_cnt_valid_o(loc_cnt_valid), .loc_cnt_id_o(loc_cnt_id), .loc_cnt_bytes_o(loc_cnt_bytes),
