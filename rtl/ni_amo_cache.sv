@@ -54,15 +54,30 @@ module ni_amo_cache #(
   assign wr_ok = wr_valid_i && ni_pkg::lid_has_peer(wr_lid_i, 16'(NumPeers));
 
   // Replays waiting for the framer; a full queue answers "not kept" (the sender resends).
+  // The kept completions are read with a register (a block RAM: 64 sources of RecW
+  // bits, which as LUT RAM cost more logic cells than the rest of the block): the one
+  // a replay names is read in the replay's cycle, before that cycle's write, and enters
+  // the queue a cycle later, which offers it at once (it falls through). rq_used counts
+  // the queue's records and the one on its way, against its depth.
+  localparam int unsigned RqDepth = 2;
   logic [RecW+4:0] rq_head;
-  logic rq_wready, rq_rvalid, rq_pop;
-  ni_fifo #(.Width(RecW + 5), .Depth(2)) u_replay_q (
+  logic rq_wready, rq_rvalid, rq_pop, rq_pend_q;
+  logic [RecW-1:0] rd_tlp_q;
+  logic [4:0] rd_len_q;
+  logic [1:0] rq_used_q, rq_used_d;
+  always_ff @(posedge clk_i) begin
+    rd_tlp_q <= tlp_mem_q[q_peer];
+    rd_len_q <= len_mem_q[q_peer];
+  end
+  ni_fifo #(.Width(RecW + 5), .Depth(RqDepth), .FallThrough(1)) u_replay_q (
     .clk_i, .rst_ni,
-    .wdata_i({len_mem_q[q_peer], tlp_mem_q[q_peer]}), .wvalid_i(replay_i), .wready_o(rq_wready),
+    .wdata_i({rd_len_q, rd_tlp_q}), .wvalid_i(rq_pend_q), .wready_o(rq_wready),
     .rdata_o(rq_head), .rvalid_o(rq_rvalid), .rready_i(rq_pop)
   );
+  assign rq_used_d = rq_used_q + 2'(replay_i) - 2'(rq_pop);
 
-  assign q_hit_o = ni_pkg::lid_has_peer(q_lid_i, 16'(NumPeers)) && valid_q[q_peer] && psn_mem_q[q_peer] == q_psn_i && rq_wready;
+  assign q_hit_o = ni_pkg::lid_has_peer(q_lid_i, 16'(NumPeers)) && valid_q[q_peer] && psn_mem_q[q_peer] == q_psn_i &&
+                   32'(rq_used_q) < RqDepth;
   assign q_len_o = len_mem_q[q_peer];
 
   // Beats of the record at the head of the queue.
@@ -96,9 +111,13 @@ module ni_amo_cache #(
     if (!rst_ni) begin
       valid_q <= '0;
       bi_q <= '0;
+      rq_pend_q <= 1'b0;
+      rq_used_q <= '0;
     end else begin
       valid_q <= valid_d;
       bi_q <= bi_d;
+      rq_pend_q <= replay_i;
+      rq_used_q <= rq_used_d;
     end
   end
 
@@ -111,6 +130,7 @@ module ni_amo_cache #(
   end
 
   `NI_ASSERT(ReplayKept_A, replay_i |-> q_hit_o)
+  `NI_ASSERT(ReplayRoom_A, rq_pend_q |-> rq_wready)
   `NI_ASSERT(RecordFits_A, wr_ok |-> (wr_len_i >= 5'd12 && 32'(wr_len_i) <= RecBytes))
 endmodule
 

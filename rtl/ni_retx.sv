@@ -106,8 +106,10 @@ module ni_retx #(
   logic [15:0] ev_lid_q;
   logic [23:0] ev_psn_q;
   logic [NumSlots-1:0] answered_q, live, q_match;
-  // Kept as plain vectors: Yosys infers a memory from an array of vectors only.
-  logic [ni_pkg::TxHdrW-1:0] hdr_mem_q [NumSlots];
+  // Kept as plain vectors: Yosys infers a memory from an array of vectors only. The
+  // headers are read with a register: block RAM, which Yosys would not choose itself
+  // for 32 entries (as LUT RAM they were 1.3k logic cells of the ECP5 NI).
+  (* ram_style = "block" *) logic [ni_pkg::TxHdrW-1:0] hdr_mem_q [NumSlots];
   logic [BeatW-1:0] beat_mem_q [NumSlots << BiW];
   // What a slot's report and its response need, read at one slot at a time (the slot
   // draining, the slot a query matched): memories with asynchronous reads, LUT RAM on
