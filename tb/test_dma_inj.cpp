@@ -851,7 +851,7 @@ class DmaInjTest : public tb::VerilatedTest {
     b->setCplIdle(0);
     b->minLat = b->maxLat = 20;
     unsigned seq = 0;
-    auto put = [&seq](uint32_t len, uint64_t src, bool mid) {
+    auto put = [&seq](uint32_t len, uint64_t src, bool mid, uint8_t srcMid = kSrcId) {
       DmaDescriptor d;
       d.op = static_cast<uint8_t>(DmaOp::Put);
       d.flags = kDescInjCnt | (mid ? kDescSrcMid : 0);
@@ -859,7 +859,7 @@ class DmaInjTest : public tb::VerilatedTest {
       d.len = len;
       d.dest = 3;
       d.qid = 1;
-      d.srcMid = kSrcId;
+      d.srcMid = srcMid;
       d.src = src;
       d.dst = 0x10000ull * seq;
       d.tag = seq++;
@@ -871,9 +871,15 @@ class DmaInjTest : public tb::VerilatedTest {
       for (auto& c : d) c = static_cast<uint8_t>(rng()());
       return d;
     };
-    // Back to back: output cycles without a beat, from the first beat to the last.
+    // Back to back: output cycles without a beat, from the first beat to the last. Every
+    // third message is read from a host address, the others from two memory IDs in turn
+    // (the look-ahead finds the next message's region in its own memory ID).
     constexpr unsigned kMsgs = 12, kLen = 2048;
-    for (unsigned i = 0; i < kMsgs; ++i) b->produce(0, put(kLen, 0x3100'0000 + 0x1000ull * i, false), data(kLen));
+    for (unsigned i = 0; i < kMsgs; ++i) {
+      const DmaDescriptor d = i % 3 == 0 ? put(kLen, 0x3100'0000 + 0x1000ull * i, false)
+                                         : put(kLen, 0x1000ull * i, true, i % 3 == 1 ? kSrcId : 3);
+      b->produce(0, d, data(kLen));
+    }
     b->doorbell(0);
     uint64_t first = 0, last = 0, beats = 0;
     for (uint64_t c = 0; c < 100000 && !b->idle() && !HasFatalFailure(); ++c) {
