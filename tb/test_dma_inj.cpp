@@ -109,14 +109,9 @@ class Bench {
     auto& m = dut_.m;
     for (unsigned id = 0; id < kMemIds; ++id) {
       putMemWrite({id, memBase(id)});
-      m.clk_i = 0;
-      dut_.eval();
-      m.clk_i = 1;
-      dut_.eval();
+      dut_.edgeAlone();
     }
     m.mem_we_i = 0;
-    m.clk_i = 0;
-    dut_.eval();
     m.mem_valid_i = 0xFFFF & ~(1u << 13);
     m.mem_perm_w_i = 0xFFFF & ~(1u << 14);
     m.mem_perm_r_i = 0xFFFF & ~(1u << kNoReadId);

@@ -104,7 +104,8 @@ class FabRxTest : public tb::VerilatedTest {
     ref.regions[3] = MemRegion{false, 0x0000'0040'0000'0000ull, 16 << 10, true, true};  // not valid
   }
   template <class M>
-  void setTables(M& m) {
+  void setTables(tb::VlClocked<M>& dut) {
+    auto& m = dut.m;
     m.node_id_i = kLid;
     m.mcast_valid_i = 0b0010;  // member of one group, in slot 1
     m.mcast_lid_i = QData{kGroup} << 16;
@@ -122,14 +123,9 @@ class FabRxTest : public tb::VerilatedTest {
       m.mem_wbase_i = r.base >> 12;
       m.mem_wpages_i = static_cast<uint32_t>(r.size >> 12);
       m.mem_wkey_i = r.key;
-      m.clk_i = 0;
-      m.eval();
-      m.clk_i = 1;
-      m.eval();
+      dut.edgeAlone();
     }
     m.mem_we_i = 0;
-    m.clk_i = 0;
-    m.eval();
     m.rf_enable_i = 0;
     for (unsigned q = 0; q < kRfifos; ++q) {
       m.rf_enable_i |= uint32_t{kRfOn[q]} << q;
@@ -696,7 +692,7 @@ void FabRxTest::run() {
   auto dut = std::make_unique<tb::VlClocked<M>>(ctx(), "fab_rx");
   attach(dut.get());
   auto& m = dut->m;
-  setTables(m);
+  setTables(*dut);
   reset();
   tb::AxisSource src{kBpb, &rng(), 0.2};
   tb::AxisSink sink{kBpb, &rng(), 0.3};

@@ -40,6 +40,14 @@ class VlClocked final : public Clocked {
   bool openTrace(const std::string&) override { return false; }
   void dumpTrace(uint64_t) override {}
   void closeTrace() override {}
+  // One rising edge of this model alone, outside the fixture's clock and cycle count:
+  // for tables a test writes into the block before its run (ends with the clock low).
+  void edgeAlone() {
+    for (bool high : {false, true, false}) {
+      setClock(high);
+      eval();
+    }
+  }
   M m;
 };
 
