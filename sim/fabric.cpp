@@ -25,8 +25,23 @@ Fabric::Fabric(const FabricConfig& c) : cfg_(c), ports_(c.ports), faultRng_(c.fa
 }
 
 void Fabric::free(const Slot& s) {
-  if (s.kind == Slot::Kind::Ni) ++ports_[s.sw].creditsToGive[s.vc & 1];
+  if (s.kind == Slot::Kind::Ni) {
+    ++ports_[s.sw].creditsToGive[s.vc & 1];
+    --ports_[s.sw].held[s.vc & 1];
+  }
   else if (s.kind == Slot::Kind::Link) creditsBack_.push_back({now_ + cfg_.linkLatency, s.sw, s.port, s.vc});
+}
+
+void Fabric::retrainLinks() {
+  for (auto& p : ports_) {
+    if (p.sending) free(p.cur.slot);
+    p.sending = false;
+    p.rx.clear();
+    for (unsigned v = 0; v < 2; ++v) {
+      p.creditsToGive[v] = cfg_.inputCredits - p.held[v];
+      p.niCredits[v] = 0;
+    }
+  }
 }
 
 double Fabric::busiestLink() const {
@@ -270,6 +285,7 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
     deliver(dlid - 1, Pkt{pkt, static_cast<uint8_t>(vc & 1), Slot{}, now_ + cfg_.linkLatency});
     ++st_.duplicates;
   }
+  ++src.held[vc & 1];
   deliver(dlid - 1, Pkt{std::move(pkt), static_cast<uint8_t>(vc & 1), Slot{Slot::Kind::Ni, port, 0, vc & 1u},
                         now_ + cfg_.linkLatency});
 }

@@ -88,6 +88,10 @@ class Fabric {
   void setGroup(uint16_t mlid, std::vector<unsigned> members) { groups_[mlid] = std::move(members); }
   // Flip one bit in each of the next n packets sent by this port (tests).
   void corruptNext(unsigned port, unsigned n) { ports_[port].corrupt += n; }
+  // The NIs were reset: every NI link starts again as a link does after its partner's
+  // reset. The credits the NI had granted are gone, the NI is owed every input slot its
+  // packets do not hold, and a packet half across the link either way is lost.
+  void retrainLinks();
   void setFaults(const FabricFaults& f) {
     cfg_.faults = f;
     faultRng_.seed(f.seed);
@@ -149,6 +153,7 @@ class Fabric {
     double rxBudget = 0;        // link bandwidth tokens (bytes)
     unsigned creditsToGive[2];  // credits owed to the NI (pulsed one per cycle)
     unsigned niCredits[2] = {0, 0};  // credits the NI granted us for its receive buffers
+    unsigned held[2] = {0, 0};       // input slots its packets hold in the fabric
     std::deque<Pkt> out[2];     // per VC, toward this port's NI
     bool sending = false;
     Pkt cur;

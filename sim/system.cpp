@@ -65,6 +65,7 @@ System::~System() {
 
 void System::reset() {
   clock_->reset(4);
+  for (auto& f : fabrics_) f->retrainLinks();
   for (unsigned i = 0; i < size(); ++i)
     for (unsigned r = 0; r < rails(); ++r) node(i).csrWrite(regs::NODE_ID, lidOf(i), Via{0, r});
 }

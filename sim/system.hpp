@@ -57,7 +57,7 @@ class System {
   VerilatedContext* context() { return ctx_.get(); }
   uint64_t cycle() const { return clock_->cycles(); }
 
-  void reset();                  // reset all NIs and give them their node IDs (a node's NIs share its LID)
+  void reset();                  // reset all NIs (their fabric links retrain) and give them their node IDs (a node's NIs share its LID)
   void tick();
   bool runUntil(const std::function<bool()>& done, uint64_t maxCycles);
   // Run until every node and the fabric are idle; progress is called every 1M cycles.

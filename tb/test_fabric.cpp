@@ -286,6 +286,34 @@ TEST_F(FabricTest, EachHopCostsTheLinkLatencyAndTheSerialization) {
   EXPECT_EQ(at[2] - at[1], kLat + kLen / kBpb);
 }
 
+// After the NIs' reset each link starts again: the fabric owes an NI every input slot
+// except those its packets still hold, and counts the NI's receive grants afresh.
+TEST_F(FabricTest, RetrainedLinksOweEachNiTheSlotsItsPacketsDoNotHold) {
+  build(Topology::crossbar(2));
+  ep_[1].grant[0] = 0;  // node 1 takes answers (VC 1) only, before the reset
+  ep_[0].toSend.push_back({makePacket(0, 1, 0, 64), 0});
+  for (int c = 0; c < 100; ++c) step();
+  ASSERT_TRUE(ep_[0].toSend.empty());  // sent: it holds one of node 0's input slots
+  EXPECT_EQ(ep_[0].credits[0], 1u);
+  EXPECT_EQ(ep_[0].credits[1], 2u);
+  // Both NIs reset: they hold no credits and have granted none; node 1 grants nothing.
+  for (auto& e : ep_) e = Endpoint{};
+  ep_[1].grant[0] = ep_[1].grant[1] = 0;
+  fab_->retrainLinks();
+  ep_[0].toSend.push_back({makePacket(0, 1, 1, 64), 1});
+  for (int c = 0; c < 100; ++c) step();
+  EXPECT_TRUE(ep_[0].toSend.empty());
+  EXPECT_EQ(ep_[0].credits[0], 1u);  // the slot its first packet holds is not owed again
+  EXPECT_EQ(ep_[0].credits[1], 1u);
+  EXPECT_EQ(ep_[1].credits[0], 2u);
+  EXPECT_TRUE(ep_[1].got.empty());  // node 1's grants from before the reset are gone
+  ep_[1].grant[0] = 1;
+  for (int c = 0; c < 100; ++c) step();
+  ASSERT_EQ(ep_[1].got.size(), 1u);  // delivered under the grant made after the reset
+  EXPECT_EQ(ep_[1].got[0].vc, 0u);
+  EXPECT_EQ(ep_[0].credits[0], 2u);  // and its slot owed back
+}
+
 TEST_F(FabricTest, MulticastReachesEveryMemberOnceOnATorus) {
   build(topo("torus2d", "4x4", 16));
   const std::vector<unsigned> members = {0, 3, 5, 10, 15};
