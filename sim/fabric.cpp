@@ -28,8 +28,7 @@ void Fabric::free(const Slot& s) {
   if (s.kind == Slot::Kind::Ni) {
     ++ports_[s.sw].creditsToGive[s.vc & 1];
     --ports_[s.sw].held[s.vc & 1];
-  }
-  else if (s.kind == Slot::Kind::Link) creditsBack_.push_back({now_ + cfg_.linkLatency, s.sw, s.port, s.vc});
+  } else if (s.kind == Slot::Kind::Link) creditsBack_.push_back({now_ + cfg_.linkLatency, s.sw, s.port, s.vc});
 }
 
 void Fabric::retrainLinks() {

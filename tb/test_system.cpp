@@ -86,8 +86,10 @@ TEST_P(SystemTest, AResetOfRunningNisStartsTheirSequencesAgain) {
     ASSERT_TRUE(drain());
   };
   program();
-  for (unsigned i = 0; i < 6; ++i) sys->node(0).store(kApertureBase + 0x400 * i, randomBytes(64));
+  const Bytes before = randomBytes(64);
+  for (unsigned i = 0; i < 6; ++i) sys->node(0).store(kApertureBase + 0x400 * i, before);
   ASSERT_TRUE(drain());
+  ASSERT_EQ(sys->node(n - 1).memory().read(0x2000'1400, before.size()), before);  // the PSNs moved on
   sys->reset();
   program();
   const Bytes a = randomBytes(200);
