@@ -52,6 +52,7 @@ module ni_fab_rx #(
   parameter int unsigned NumCnt = 32,       // DMA byte counters (a power of two)
   parameter logic [15:0] NiReqId = 16'h0100,
   parameter int unsigned HostQReg = 0,      // 1: the host queue registers its output (no fall-through)
+  parameter int unsigned InQReg = 0,        // 1: each buffer's head passes a queue of two (no fall-through)
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned TagW = $clog2(NumTags),
@@ -191,15 +192,25 @@ module ni_fab_rx #(
   logic [ni_pkg::NumVc-1:0][3:0] cred_pend_q, cred_pend_d;
   logic [ni_pkg::NumVc-1:0] vq_room;  // room for one more packet's verdict (below)
 
+  // With InQReg the buffer's block RAM read port is off the loop from a beat through
+  // the decisions to the pop (the receiver's worst path, docs/synthesis.md): its head
+  // passes a queue of two flip-flop entries first, a cycle of decapsulation latency.
+  logic [ni_pkg::NumVc-1:0] b_rvalid, b_rready;
+  logic [ni_pkg::NumVc-1:0][EntryW-1:0] b_rdata;
   for (genvar v = 0; v < ni_pkg::NumVc; v++) begin : gen_vc
     ni_fifo #(.Width(EntryW), .Depth(FifoDepth), .FallThrough(1)) u_buf (
       .clk_i, .rst_ni,
       .wdata_i({s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
       .wvalid_i(s_axis_tvalid && (s_axis_tdest == 1'(v)) && (!s_axis_tlast || vq_room[v])),
       .wready_o(f_wready[v]),
-      .rdata_o(f_rdata[v]),
-      .rvalid_o(f_rvalid[v]),
-      .rready_i(f_rready[v])
+      .rdata_o(b_rdata[v]),
+      .rvalid_o(b_rvalid[v]),
+      .rready_i(b_rready[v])
+    );
+    ni_boundary #(.Width(EntryW), .Depth(2), .Enable(InQReg)) u_head_q (
+      .clk_i, .rst_ni,
+      .wdata_i(b_rdata[v]), .wvalid_i(b_rvalid[v]), .wready_o(b_rready[v]),
+      .rdata_o(f_rdata[v]), .rvalid_o(f_rvalid[v]), .rready_i(f_rready[v])
     );
   end
   // ------------------------------------------------------------ CRC verdicts, as beats arrive

@@ -34,6 +34,7 @@
 
 #include "Vni_fab_rx.h"
 #include "Vni_fab_rx512.h"
+#include "Vni_fab_rx_regs.h"
 #include "address_map.hpp"
 #include "axis_bfm.hpp"
 #include "crc.hpp"
@@ -940,6 +941,12 @@ TEST_F(FabRxTest, RawPacketsFindingTheirFifoFullAreDropped) {
   while (rawEntries < 2) addRandom(true);
   for (int i = 0; i < 1100; ++i) addRandom();
   run<Vni_fab_rx, 8>();
+}
+
+// nic_top's BoundaryRegs: each buffer's head and the host queue registered.
+TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcomeWithRegisteredQueues) {
+  for (int i = 0; i < 1100; ++i) addRandom();
+  run<Vni_fab_rx_regs, 8>();
 }
 
 TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcomeAt512Bits) {
