@@ -711,13 +711,16 @@ module ni_fab_rx #(
   logic cy_cni_q;  // the carried TLP is a write this NI confirmed (m_axis_tcni of its flush beat)
   err_e err_cur, err_ans;
   assign err_cur = d2_q ? err_q : err_new;
-  // The request checks the answer (decided with the last beat) depends on. Only a
-  // packet that arrived framed is answered according to them, and at 64 bits such a
-  // packet's checks were done in a beat before its last (byte 47, or 15 for a
-  // continuation, lies in an earlier beat than the end of its trailer): the answer
-  // reads them registered, keeping the checks off the path into the pop.
-  assign err_ans = (Bpb == 8) ? err_q : err_cur;
+  // The request checks that what a packet does with its last beat (the answer, the
+  // tracker's commit, the events) depends on. Only a packet that arrived framed acts
+  // on them, and at 64 bits such a packet's checks were done in a beat before its last
+  // (byte 47, or 15 for a continuation, lies in an earlier beat than the end of its
+  // trailer): they are read registered, keeping the checks off the paths into the pop
+  // and into the tracker. A packet never checked (raw) has none.
+  assign err_ans = (Bpb == 8) ? (d2_q ? err_q : ErrNone) : err_cur;
   `NI_ASSERT(AnswerChecksDone_A, !(Bpb == 8 && in_valid && in_last && (good || stomp) && cl_cur == ClTun) || d2_q)
+  `NI_ASSERT(AnswerChecksSame_A, !(in_valid && in_last && good && (cl_cur == ClTun || cl_cur == ClRaw)) ||
+                                 err_ans == err_cur)
   // What SrcFromCap relies on: a framed packet that is not refused for its form
   // (ClBad) ends past its source's beat, and past its PSN's unless it is raw or a
   // continuation.
@@ -999,7 +1002,7 @@ module ni_fab_rx #(
   // info travels with the TLP's last beat: {push, FIFO, decrement, counter, bytes}.
   logic taken, rc_take, rc_dec, ri_take;
   // The request arrived whole and good in its place in the sequence and was not refused.
-  assign taken = fin && in_seq && good && err_cur == ErrNone;
+  assign taken = fin && in_seq && good && err_ans == ErrNone;
   logic [RiW+CntW+14:0] rc_info, o_rc_info_q, flush_rc_info_q, ho_rc_info;
   logic o_rc_q, flush_rc_q, ho_rc;
   assign rc_dec = taken && rcnt_named;
@@ -1097,11 +1100,11 @@ module ni_fab_rx #(
   assign ctx_we = fin && in_seq && (good || stomp) && !(!is_cont && (teh_flags & ni_pkg::TEH_DMA) != 8'h0);
   always_comb begin
     ctx_valid_d = ctx_valid_q;
-    if (ctx_we) ctx_valid_d[peer] = good && err_cur == ErrNone && t_mwr;
+    if (ctx_we) ctx_valid_d[peer] = good && err_ans == ErrNone && t_mwr;
   end
 
   // Tracker commit and events, once per packet.
-  assign trk_commit_o = fin && deliver && is_req && t_tagged && good && err_cur == ErrNone;
+  assign trk_commit_o = fin && deliver && is_req && t_tagged && good && err_ans == ErrNone;
   assign trk_commit_psn_o = psn;
   assign trk_commit_kind_o = t_atomic ? ni_pkg::TRK_ATOMIC : t_cni ? ni_pkg::TRK_CONF_NI :
                              t_dmwr ? ni_pkg::TRK_CONF_MEM : ni_pkg::TRK_READ;
@@ -1112,9 +1115,9 @@ module ni_fab_rx #(
   assign trk_commit_otag_o = t_tag;
   assign ev_rx_pkt_o = fin;
   assign ev_crc_err_o = fin && !good;
-  assign ev_memid_err_o = fin && good && deliver && err_cur == ErrMemId;
-  assign ev_bounds_err_o = fin && good && deliver && err_cur == ErrBounds;
-  assign ev_key_err_o = fin && good && deliver && err_cur == ErrKey;
+  assign ev_memid_err_o = fin && good && deliver && err_ans == ErrMemId;
+  assign ev_bounds_err_o = fin && good && deliver && err_ans == ErrBounds;
+  assign ev_key_err_o = fin && good && deliver && err_ans == ErrKey;
   assign ev_nak_tx_o = fin && gen_ack && gen_syn != ni_pkg::AETH_ACK;
   assign ev_dup_o = fin && good && (dup_drop || (cl_cur == ClDrop && !is_req && !is_raw) ||
                                      (cl_cur == ClTun && rsp_gone));
@@ -1173,7 +1176,7 @@ module ni_fab_rx #(
   assign rel_lid_o = slid;
   assign rel_psn_o = psn;
   assign ev_nak_rx_o = fin && good && cl_cur == ClAck && aeth[7:5] == 3'b011;
-  assign ev_bad_pkt_o = fin && good && (cl_cur == ClBad || (deliver && is_req && err_cur == ErrMalformed));
+  assign ev_bad_pkt_o = fin && good && (cl_cur == ClBad || (deliver && is_req && err_ans == ErrMalformed));
   assign ev_rd_served_o = trk_commit_o && (t_mrd || t_atomic);
 
   always_comb begin
