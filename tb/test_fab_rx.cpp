@@ -653,6 +653,24 @@ class FabRxTest : public tb::VerilatedTest {
     const size_t at = b[8] == kOpTunnelCont ? 13 : 17;  // PSN: in the CTH, or in the BTH
     expect.back().psn = static_cast<uint32_t>((b[at] << 16) | (b[at + 1] << 8) | b[at + 2]);
   }
+  // A receiver on the clock, its tables set, out of reset.
+  template <class M>
+  std::unique_ptr<tb::VlClocked<M>> startDut() {
+    auto dut = std::make_unique<tb::VlClocked<M>>(ctx(), "fab_rx");
+    attach(dut.get());
+    setTables(*dut);
+    reset();
+    return dut;
+  }
+  // The fabric port's inputs: the beat the source offers this cycle (v), or none.
+  template <class M, unsigned kBpb>
+  static void driveFabricIn(M& m, bool v, const Beat& b) {
+    m.s_axis_tvalid = v;
+    toPort(m.s_axis_tdata, b.data.data(), v ? kBpb : 0);
+    m.s_axis_tkeep = static_cast<std::remove_reference_t<decltype(m.s_axis_tkeep)>>(b.keep);
+    m.s_axis_tlast = b.last;
+    m.s_axis_tdest = b.dest;
+  }
   template <class M, unsigned kBpb>
   void run();
   template <class M, unsigned kBpb>
@@ -692,11 +710,8 @@ class FabRxTest : public tb::VerilatedTest {
 
 template <class M, unsigned kBpb>
 void FabRxTest::run() {
-  auto dut = std::make_unique<tb::VlClocked<M>>(ctx(), "fab_rx");
-  attach(dut.get());
+  auto dut = startDut<M>();
   auto& m = dut->m;
-  setTables(*dut);
-  reset();
   tb::AxisSource src{kBpb, &rng(), 0.2};
   tb::AxisSink sink{kBpb, &rng(), 0.3};
   src.setGate([&] { return !src.atPacketStart() || credits[src.nextDest()] > 0; });
@@ -725,11 +740,7 @@ void FabRxTest::run() {
        ++c) {
     Beat b;
     const bool v = src.offer(&b);
-    m.s_axis_tvalid = v;
-    toPort(m.s_axis_tdata, b.data.data(), v ? kBpb : 0);
-    m.s_axis_tkeep = static_cast<std::remove_reference_t<decltype(m.s_axis_tkeep)>>(b.keep);
-    m.s_axis_tlast = b.last;
-    m.s_axis_tdest = b.dest;
+    driveFabricIn<M, kBpb>(m, v, b);
     // Tracker: lowest free tag, but now and then none (all reads in flight).
     const bool dry = rng()() % 100 < 10;
     m.trk_free_avail_i = 0;
@@ -936,11 +947,8 @@ void FabRxTest::run() {
 // buffers fill and the credits run out.
 template <class M, unsigned kBpb>
 double FabRxTest::writeStreamRate(unsigned n) {
-  auto dut = std::make_unique<tb::VlClocked<M>>(ctx(), "fab_rx");
-  attach(dut.get());
+  auto dut = startDut<M>();
   auto& m = dut->m;
-  setTables(*dut);
-  reset();
   tb::AxisSource src{kBpb, &rng(), 0};
   unsigned credits = 0;  // VC0's, as the receiver gives them (its initial ones too)
   src.setGate([&] { return !src.atPacketStart() || credits > 0; });
@@ -959,11 +967,7 @@ double FabRxTest::writeStreamRate(unsigned n) {
   for (uint64_t c = 0; c < 100'000 && tlps < n; ++c) {
     Beat b;
     const bool v = src.offer(&b);
-    m.s_axis_tvalid = v;
-    toPort(m.s_axis_tdata, b.data.data(), v ? kBpb : 0);
-    m.s_axis_tkeep = static_cast<std::remove_reference_t<decltype(m.s_axis_tkeep)>>(b.keep);
-    m.s_axis_tlast = b.last;
-    m.s_axis_tdest = 0;
+    driveFabricIn<M, kBpb>(m, v, b);
     m.trk_free_avail_i = 1;
     m.trk_free_tag_i = 0;
     m.gen_ready_i = 1;
