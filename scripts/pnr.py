@@ -69,8 +69,10 @@ def main():
     netlist = run / "netlist.json"
     if not (ROOT / netlist).exists():
         sys.exit(f"pnr: {netlist} missing; run scripts/synth.py {a.config} {a.family} first")
+    # router2: router1 left 550 of the small configuration's arcs after 48 minutes and
+    # was stalling; router2 routed it in 60 iterations (docs/synthesis.md).
     cmd = [str(exe), "--json", str(netlist), "--report", str(run / "pnr.json"), "--log", str(run / "nextpnr.log"),
-           "--seed", str(a.seed), "--timing-allow-fail", "-q"] + args
+           "--seed", str(a.seed), "--timing-allow-fail", "-q", "--router", "router2"] + args
     # Everything nextpnr says is in nextpnr.log (one warning per unplaced port otherwise).
     r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if r.returncode != 0:
