@@ -3,7 +3,8 @@
 // request through a window (to the fabric, VC0), completion of a read this NI
 // serves (back to the fabric, VC1), or refusal (counter, status, UR completion).
 // One beat of delay (register H) lets the class be known before a TLP's first
-// beat moves on; addresses and tags are rewritten on the way in.
+// beat moves on; addresses and tags are rewritten on the way in. With ArtReg a
+// request's header beat waits a cycle at the input for a registered ART answer.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -12,6 +13,9 @@ module ni_host_rx #(
   parameter int unsigned MaxPayload = 256,
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
+  // 1: the ART's answer to a request is registered before it is decided (ART lookup
+  // below); nic_top's BoundaryRegs sets it.
+  parameter int unsigned ArtReg = 0,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned AmoBytes = ni_pkg::AmoCplBytes
@@ -186,10 +190,48 @@ module ni_host_rx #(
                        (ft == 8'h4E) || (ft == 8'h5B);
   assign is_p_unsup = ft == ni_pkg::TLP_MWR32;
 
+  // ------------------------------------------------------------ ART lookup
+  // The ART answers for art_addr_o in the same cycle. With ArtReg its answer for a
+  // request is registered while the header beat waits a cycle at the input
+  // (look_wait), and the decision reads the register the cycle after (look_q). That
+  // takes the ART's window compares off the paths from the host link through the
+  // decisions to the readies and the queues behind them, at the price of a cycle per
+  // request. The window registers cannot change meanwhile: their writes come through
+  // this block, one TLP after another.
   assign art_addr_o = addr;
+  logic art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_wc, art_conf_all, art_mcast_empty;
+  logic [1:0] art_conf_at;
+  logic [7:0] art_index;
+  logic [15:0] art_node, art_memid;
+  logic [63:0] art_out_addr;
+  localparam int unsigned ArtW = 8 + 2 + 8 + 16 + 16 + 64;
+  logic [ArtW-1:0] art_now, art_used;
+  assign art_now = {art_hit_i, art_rx_xlate_i, art_perm_r_i, art_perm_w_i, art_perm_a_i, art_wc_i,
+                    art_conf_all_i, art_mcast_empty_i, art_conf_at_i, art_index_i, art_node_i, art_memid_i,
+                    art_out_addr_i};
+  assign {art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_wc, art_conf_all, art_mcast_empty,
+          art_conf_at, art_index, art_node, art_memid, art_out_addr} = art_used;
+  logic hdr_now, look_wait, look_q;
+  assign hdr_now = s_axis_tvalid && !decided_q && hdr_beat;
+  if (ArtReg != 0) begin : gen_art_reg
+    logic [ArtW-1:0] art_q;
+    assign look_wait = hdr_now && !is_cpl && !look_q;
+    always_ff @(posedge clk_i) begin
+      if (look_wait) art_q <= art_now;
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) look_q <= 1'b0;
+      else look_q <= look_q ? !accept : look_wait;
+    end
+    assign art_used = art_q;
+  end else begin : gen_art_now
+    assign look_wait = 1'b0;
+    assign look_q = 1'b0;
+    assign art_used = art_now;
+  end
   // A window whose destination is a multicast LID (0xC000 and up, as in IB) takes writes only.
   logic art_mcast;
-  assign art_mcast = art_node_i[15:14] == 2'b11;
+  assign art_mcast = art_node[15:14] == 2'b11;
   assign trk_tag_o = cpl_tag;
 
   // ------------------------------------------------------------ classification
@@ -200,7 +242,7 @@ module ni_host_rx #(
   assign end_bytes = bs + 13'(kcnt);
   assign runt = s_axis_tlast && (end_bytes < tlp_hdr_bytes);
   assign hdr_beat = (bs + 13'(Bpb) > 13'd15) || s_axis_tlast;
-  assign decide_now = s_axis_tvalid && !decided_q && hdr_beat;
+  assign decide_now = hdr_now && !look_wait;
   assign cross4k = ({1'b0, addr[11:0]} + len_bytes) > 13'd4096;
   assign csr_hit = addr[63:12] == CsrBase[63:12];
 
@@ -235,11 +277,11 @@ module ni_host_rx #(
           err_new = ErrNone;
           ur_new = 1'b0;
         end
-      end else if (!art_hit_i) begin
+      end else if (!art_hit) begin
         err_new = ErrWinMiss;
-      end else if (is_mrd ? !art_perm_r_i : is_write ? !art_perm_w_i : !art_perm_a_i) begin
+      end else if (is_mrd ? !art_perm_r : is_write ? !art_perm_w : !art_perm_a) begin
         err_new = ErrPerm;
-      end else if (art_mcast && (!is_mwr || art_mcast_empty_i)) begin
+      end else if (art_mcast && (!is_mwr || art_mcast_empty)) begin
         err_new = ErrUnsup;  // a multicast group takes posted writes only, and needs members
       end else begin
         cls_new = ClsReq;
@@ -260,17 +302,17 @@ module ni_host_rx #(
   // the receiver's points travel as a DMWr with the point in the TEH flags.
   logic confirmed, conf_sender, conf_rx_ni;
   logic [7:0] ft_out_new;
-  assign confirmed = is_dmwr || (is_mwr && art_conf_all_i && !art_mcast);
-  assign conf_sender = confirmed && art_conf_at_i == ni_pkg::CONF_AT_SENDER;
-  assign conf_rx_ni = confirmed && art_conf_at_i == ni_pkg::CONF_AT_RX_NI;
+  assign confirmed = is_dmwr || (is_mwr && art_conf_all && !art_mcast);
+  assign conf_sender = confirmed && art_conf_at == ni_pkg::CONF_AT_SENDER;
+  assign conf_rx_ni = confirmed && art_conf_at == ni_pkg::CONF_AT_RX_NI;
   assign ft_out_new = !confirmed ? ft : conf_sender ? ni_pkg::TLP_MWR64 : ni_pkg::TLP_DMWR64;
 
   // A write the combiner may merge: posted, through a combining window, every byte
   // enabled (First BE all ones; Last BE all ones, or none for a single DW).
-  assign req_meta_o.wc = is_mwr && !confirmed && art_wc_i && be[3:0] == 4'hF &&
+  assign req_meta_o.wc = is_mwr && !confirmed && art_wc && be[3:0] == 4'hF &&
                          ((len_dw == 10'd1) ? be[7:4] == 4'h0 : be[7:4] == 4'hF);
-  assign req_meta_o.win = art_index_i;
-  assign req_meta_o.addr = art_out_addr_i;
+  assign req_meta_o.win = art_index;
+  assign req_meta_o.addr = art_out_addr;
   assign req_meta_o.bytes = len_bytes;
 
   // Header records for the framer.
@@ -279,11 +321,11 @@ module ni_host_rx #(
 
   always_comb begin
     req_hdr_o = '0;
-    req_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, art_node_i, node_id_i,
+    req_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, art_node, node_id_i,
                                          pkt_words, 24'h0,
                                          {4'h0, confirmed && !conf_sender && !conf_rx_ni, conf_rx_ni,
-                                          1'b0, art_rx_xlate_i}, art_memid_i, 8'h0);
-    req_hdr_o.back_page = addr[63:12] - art_out_addr_i[63:12];
+                                          1'b0, art_rx_xlate}, art_memid, 8'h0);
+    req_hdr_o.back_page = addr[63:12] - art_out_addr[63:12];
     req_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
     req_hdr_o.has_payload = 1'b1;
     req_hdr_o.vc = 1'b0;
@@ -324,7 +366,7 @@ module ni_host_rx #(
       if (bs == 13'd0) in_data[7:0] = ft_out_new;
       for (int p = 8; p < 16; p++) begin
         if (32'(p) >= 32'(bs) && 32'(p) < 32'(bs) + Bpb)
-          in_data[(p % Bpb)*8 +: 8] = art_out_addr_i[(15 - p)*8 +: 8];
+          in_data[(p % Bpb)*8 +: 8] = art_out_addr[(15 - p)*8 +: 8];
       end
     end
     if (decide_now && cls_new == ClsRsp) begin
@@ -379,7 +421,7 @@ module ni_host_rx #(
   // Actions taken with the last beat: CSR access or UR completion.
   assign last_ok = !s_axis_tlast ||
                    ((cur_cls == ClsCsr && !len_bad) ? csr_ready_i : own_now ? ur_ready_i : 1'b1);
-  assign s_axis_tready = (!h_valid_q || h_push) && (!need_hdr_push || hdr_ready) && last_ok;
+  assign s_axis_tready = (!h_valid_q || h_push) && (!need_hdr_push || hdr_ready) && last_ok && !look_wait;
   assign accept = s_axis_tvalid && s_axis_tready;
 
   assign req_hdr_valid_o = need_hdr_push && cls_new == ClsReq && (!h_valid_q || h_push) && last_ok;
@@ -558,6 +600,8 @@ module ni_host_rx #(
   `NI_ASSERT_AXIS_STABLE(RspBeatStable_A, rsp_beat_valid_o, rsp_beat_ready_i, rsp_beat_o)
   // A beat of a TLP whose class is still open is only ever the first one.
   `NI_ASSERT(UndecidedFirst_A, (h_valid_q && !h_dec_q) |-> (beat_q == BeatCntW'(1)))
+  // A header beat that waits for its registered ART answer stays until it is taken.
+  `NI_ASSERT(LookedUpBeatStays_A, look_q |-> (s_axis_tvalid && hdr_beat && !decided_q))
 endmodule
 
 `default_nettype wire

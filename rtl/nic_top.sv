@@ -444,7 +444,7 @@ module nic_top #(
   logic dma_cpl_tlast, dma_cpl_tvalid, dma_cpl_tready;
 
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
-               .NiReqId(NiReqId)) u_host_rx (
+               .NiReqId(NiReqId), .ArtReg(BoundaryRegs)) u_host_rx (
     .clk_i, .rst_ni, .node_id_i(node_id),
     .s_axis_tdata(hin_tdata), .s_axis_tkeep(hin_tkeep),
     .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid && !csr_hold),

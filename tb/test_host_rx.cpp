@@ -14,6 +14,7 @@
 #include <map>
 
 #include "Vni_host_rx.h"
+#include "Vni_host_rx_artreg.h"
 #include "address_map.hpp"
 #include "axis_bfm.hpp"
 #include "pkg_structs.hpp"
@@ -62,11 +63,13 @@ struct AmoRecord {
   bool operator==(const AmoRecord& o) const { return lid == o.lid && psn == o.psn && tlp == o.tlp; }
 };
 
-class HostRxTest : public tb::VerilatedTest {
+// M: the model (Vni_host_rx, or Vni_host_rx_artreg with the ART's answer registered).
+template <class M>
+class HostRxFixture : public tb::VerilatedTest {
  protected:
   void SetUp() override {
     VerilatedTest::SetUp();
-    dut = std::make_unique<tb::VlClocked<Vni_host_rx>>(ctx(), "host_rx");
+    dut = std::make_unique<tb::VlClocked<M>>(ctx(), "host_rx");
     attach(dut.get());
     dut->m.node_id_i = kNode;
     reset();
@@ -393,6 +396,43 @@ class HostRxTest : public tb::VerilatedTest {
     m.art_conf_at_i = hit ? static_cast<uint8_t>(ref.windows[r.window].confAt) : 0;
   }
 
+  // The host link's beat this cycle from src; whether there is one.
+  bool offerBeat() {
+    auto& m = dut->m;
+    Beat b;
+    const bool v = src.offer(&b);
+    m.s_axis_tvalid = v;
+    m.s_axis_tdata = 0;
+    for (unsigned j = 0; j < kBpb && v; ++j) m.s_axis_tdata |= uint64_t{b.data[j]} << (8 * j);
+    m.s_axis_tkeep = static_cast<uint8_t>(b.keep);
+    m.s_axis_tlast = b.last;
+    return v;
+  }
+
+  // Cycles the host link takes for n back-to-back writes of `bytes` each through
+  // window 1 with every output ready, and the beats they are.
+  std::pair<uint64_t, uint64_t> writeStreamCycles(unsigned n, size_t bytes) {
+    auto& m = dut->m;
+    uint64_t beats = 0, cycles = 0;
+    for (unsigned i = 0; i < n; ++i) {
+      const Bytes b = encodeTlp(makeMWr(0, static_cast<uint8_t>(i), addrIn(1, bytes), randomData(bytes)));
+      beats += (b.size() + kBpb - 1) / kBpb;
+      src.push(b);
+    }
+    m.req_hdr_ready_i = m.req_beat_ready_i = m.rsp_hdr_ready_i = m.rsp_beat_ready_i = 1;
+    m.csr_ready_i = m.ur_ready_i = m.dma_cpl_tready = 1;
+    for (; !src.empty() && cycles < 100000; ++cycles) {
+      const bool v = offerBeat();
+      dut->eval();
+      answerLookups();
+      dut->eval();
+      const bool taken = v && m.s_axis_tready;
+      cycle();
+      if (taken) src.accepted();
+    }
+    return {cycles, beats};
+  }
+
   static Bytes hdrBytes(const VlWide<14>& h) {
     Bytes b(kFabHdrBytes);
     for (unsigned i = 0; i < kFabHdrBytes; ++i) b[i] = static_cast<uint8_t>(getField(h, 9 + 8 * i, 8));
@@ -432,13 +472,7 @@ class HostRxTest : public tb::VerilatedTest {
     auto coin = [&] { return std::uniform_real_distribution<>(0, 1)(rng()) >= stall; };
     for (uint64_t c = 0; c < 400000 && !(src.empty() && reqCh.got.size() == reqExpect.size() &&
                                           rspCh.got.size() == rspExpect.size()); ++c) {
-      Beat b;
-      const bool v = src.offer(&b);
-      m.s_axis_tvalid = v;
-      m.s_axis_tdata = 0;
-      for (unsigned j = 0; j < kBpb && v; ++j) m.s_axis_tdata |= uint64_t{b.data[j]} << (8 * j);
-      m.s_axis_tkeep = static_cast<uint8_t>(b.keep);
-      m.s_axis_tlast = b.last;
+      const bool v = offerBeat();
       m.req_hdr_ready_i = coin();
       m.req_beat_ready_i = coin();
       m.rsp_hdr_ready_i = coin();
@@ -527,7 +561,7 @@ class HostRxTest : public tb::VerilatedTest {
                 csrExpect.size(), urExpect.size(), evExpect.size());
   }
 
-  std::unique_ptr<tb::VlClocked<Vni_host_rx>> dut;
+  std::unique_ptr<tb::VlClocked<M>> dut;
   RefNi ref;
   std::map<uint8_t, TrkEntry> trk, genAvail;  // tracker as the DUT sees it; tags not yet completed
   tb::AxisSource src{kBpb, &rng()};
@@ -541,6 +575,9 @@ class HostRxTest : public tb::VerilatedTest {
   std::vector<AmoRecord> amoExpect, amoGot;
 };
 
+class HostRxTest : public HostRxFixture<Vni_host_rx> {};
+class HostRxArtRegTest : public HostRxFixture<Vni_host_rx_artreg> {};
+
 TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) {
   for (int i = 0; i < 900; ++i) addRandom();
   runAll(0.2, 0.3);
@@ -549,6 +586,32 @@ TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) {
 TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeBackToBack) {
   for (int i = 0; i < 900; ++i) addRandom();
   runAll(0.0, 0.0);
+}
+
+TEST_F(HostRxArtRegTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) {
+  for (int i = 0; i < 900; ++i) addRandom();
+  runAll(0.2, 0.3);
+}
+
+TEST_F(HostRxArtRegTest, EveryKindOfTlpGetsItsOutcomeBackToBack) {
+  for (int i = 0; i < 900; ++i) addRandom();
+  runAll(0.0, 0.0);
+}
+
+// Back-to-back writes, short and long: a beat every cycle; with the ART's answer
+// registered, one cycle more per request (its header beat waits for the lookup).
+TEST_F(HostRxTest, BackToBackWritesTakeABeatEveryCycle) {
+  for (size_t bytes : {8, 256}) {
+    const auto [cycles, beats] = writeStreamCycles(40, bytes);
+    EXPECT_EQ(cycles, beats) << bytes << "-byte writes";
+  }
+}
+
+TEST_F(HostRxArtRegTest, BackToBackWritesWaitOneCycleEachForTheLookup) {
+  for (size_t bytes : {8, 256}) {
+    const auto [cycles, beats] = writeStreamCycles(40, bytes);
+    EXPECT_EQ(cycles, beats + 40) << bytes << "-byte writes";
+  }
 }
 
 }  // namespace
