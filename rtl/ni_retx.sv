@@ -97,7 +97,13 @@ module ni_retx #(
   // Waiting out an RNR NAK since rnr_t_q (resent then without counting a try).
   logic [NumSlots-1:0] rnr_q, rnr_d;
   logic [NumSlots-1:0][31:0] rnr_t_q;
-  logic [NumPeers-1:0][23:0] next_q, next_d;
+  // The PSN each destination gets next: a RAM (LUT RAM on an FPGA) read and written at
+  // the new request's destination only; a bit per destination makes one not sent to
+  // since reset start at PSN 0. As flip-flops, 64 destinations' PSNs and their
+  // multiplexer were about 1.5k flip-flops and as many LUT4s.
+  logic [23:0] next_mem_q [NumPeers];
+  logic [NumPeers-1:0] next_vld_q, next_vld_d;
+  logic [23:0] next_cur;  // of the new request's destination
   logic [NumPeers-1:0] resync_q, resync_d;
   // The answer of the last cycle, acted on now; answered_q: the slots its response
   // (REL_RSP) answers, matched in that cycle (their report leaves with the response).
@@ -243,9 +249,9 @@ module ni_retx #(
   always_comb begin
     new_hdr = in_hdr_i;
     new_hdr.stamp_psn = 1'b0;
-    new_hdr.bytes[17*8 +: 8] = next_q[in_peer][23:16];
-    new_hdr.bytes[18*8 +: 8] = next_q[in_peer][15:8];
-    new_hdr.bytes[19*8 +: 8] = next_q[in_peer][7:0];
+    new_hdr.bytes[17*8 +: 8] = next_cur[23:16];
+    new_hdr.bytes[18*8 +: 8] = next_cur[15:8];
+    new_hdr.bytes[19*8 +: 8] = next_cur[7:0];
     new_hdr.bytes[20*8 + 1] = resync_q[in_peer];
     // A continuation (tx_hdr_t.cont) travels as LRH + CTH: the PSN moves into the
     // DestQP bytes and the packet is 32 bytes (TEH, TLP header) shorter. After a
@@ -258,9 +264,9 @@ module ni_retx #(
                                                                      ni_pkg::ContHdrBytes) / 4);
       new_hdr.bytes[8*8 +: 8] = ni_pkg::OP_TUNNEL_CONT;
       new_hdr.bytes[12*8 +: 8] = 8'h0;
-      new_hdr.bytes[13*8 +: 8] = next_q[in_peer][23:16];
-      new_hdr.bytes[14*8 +: 8] = next_q[in_peer][15:8];
-      new_hdr.bytes[15*8 +: 8] = next_q[in_peer][7:0];
+      new_hdr.bytes[13*8 +: 8] = next_cur[23:16];
+      new_hdr.bytes[14*8 +: 8] = next_cur[15:8];
+      new_hdr.bytes[15*8 +: 8] = next_cur[7:0];
     end
   end
 
@@ -417,7 +423,8 @@ module ni_retx #(
   // clock enable per element.
   logic [23:0] next_inc;
   logic [7:0] tries_inc;
-  assign next_inc = next_q[in_peer] + 24'd1;
+  assign next_cur = next_vld_q[in_peer] ? next_mem_q[in_peer] : 24'd0;
+  assign next_inc = next_cur + 24'd1;
   assign tries_inc = tries_q[offer_slot] + 8'd1;
 
   always_comb begin
@@ -433,7 +440,7 @@ module ni_retx #(
     cmem_d = cmem_q;
     amo_d = amo_q;
     rnr_d = rnr_q;
-    next_d = next_q;
+    next_vld_d = next_vld_q;
     resync_d = resync_q;
     if (take_new) begin
       state_d = StNew;
@@ -449,9 +456,7 @@ module ni_retx #(
       cni_d[free_slot] = in_cni;
       cmem_d[free_slot] = in_cmem;
       rnr_d[free_slot] = in_rnr;
-      for (int p = 0; p < NumPeers; p++) begin
-        if (in_peer == PeerW'(p)) next_d[p] = next_inc;
-      end
+      next_vld_d[in_peer] = 1'b1;
       resync_d[in_peer] = 1'b0;
     end
     if (take_resend) begin
@@ -579,7 +584,7 @@ module ni_retx #(
       cmem_q <= '0;
       amo_q <= '0;
       rnr_q <= '0;
-      next_q <= '0;
+      next_vld_q <= '0;
       resync_q <= '0;
       hold_q <= 1'b0;
       hold_rs_q <= 1'b0;
@@ -608,7 +613,7 @@ module ni_retx #(
       cmem_q <= cmem_d;
       amo_q <= amo_d;
       rnr_q <= rnr_d;
-      next_q <= next_d;
+      next_vld_q <= next_vld_d;
       resync_q <= resync_d;
       hold_q <= hold_d;
       hold_rs_q <= hold_rs_d;
@@ -633,7 +638,7 @@ module ni_retx #(
     for (int i = 0; i < NumSlots; i++) begin
       if (new_at[i]) begin
         lid_q[i] <= in_dlid;
-        psn_q[i] <= next_q[in_peer];
+        psn_q[i] <= next_cur;
         sent_q[i] <= now_q;
         tries_q[i] <= 8'd0;
         rnr_t_q[i] <= now_q;  // waits from now if its destination is waiting
@@ -647,6 +652,7 @@ module ni_retx #(
     if (take_new) begin
       back_mem_q[free_slot] <= in_hdr_i.back_page;
       lid_mem_q[free_slot] <= in_dlid;
+      next_mem_q[in_peer] <= next_inc;
     end
     if (act_store && beat_go) begin
       cpl_cap_q <= cpl_cap;
