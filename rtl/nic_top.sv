@@ -538,16 +538,18 @@ module nic_top #(
   logic dma_hdr_valid, dma_hdr_ready, dma_beat_valid, dma_beat_ready;
   logic [BeatW-1:0] dma_beat, mrg_beat;
   logic mrg_hdr_valid, mrg_hdr_ready, mrg_beat_valid, mrg_beat_ready;
-  logic [63:0] dma_rd_addr;
-  logic [12:0] dma_rd_bytes;
-  logic [7:0] dma_rd_tag;
-  logic dma_rd_valid, dma_rd_ready;
-  logic inj_cnt_valid, loc_cnt_valid;
-  logic [CntW-1:0] inj_cnt_id, loc_cnt_id;
-  logic [12:0] inj_cnt_bytes, loc_cnt_bytes;
-  // Local copies: the engine's MWr TLPs straight to the host port.
-  logic [BeatW-1:0] copy_beat;
-  logic copy_valid, copy_ready;
+  // The engine's read requests as it issues them (eng_rd_) and as ni_host_tx takes them.
+  logic [63:0] eng_rd_addr, dma_rd_addr;
+  logic [12:0] eng_rd_bytes, dma_rd_bytes;
+  logic [7:0] eng_rd_tag, dma_rd_tag;
+  logic eng_rd_valid, eng_rd_ready, dma_rd_valid, dma_rd_ready;
+  logic inj_cnt_valid, eng_loc_cnt_valid, loc_cnt_valid, copy_cnt_valid;
+  logic [CntW-1:0] inj_cnt_id, eng_loc_cnt_id, loc_cnt_id;
+  logic [12:0] inj_cnt_bytes, eng_loc_cnt_bytes, loc_cnt_bytes;
+  // Local copies: the engine's MWr TLPs to the host port, as the engine issues them
+  // (eng_copy_) and as ni_host_tx takes them.
+  logic [BeatW-1:0] eng_copy_beat, copy_beat;
+  logic eng_copy_valid, eng_copy_ready, copy_valid, copy_ready;
   ni_dma_inj #(.DataW(DataW), .MaxPayload(MaxPayload), .NumFifos(NumInj), .SlotBytes(SlotBytes),
                .NumMemId(NumMemId), .NumCnt(NumCnt), .NiReqId(NiReqId)) u_dma_inj (
     .clk_i, .rst_ni, .node_id_i(node_id),
@@ -556,8 +558,8 @@ module nic_top #(
     .remote_i(inj_remote), .push_i(inj_push), .tail_o(inj_tail_now),
     .head_o(inj_head), .err_o(inj_err), .err_code_o(inj_code), .busy_o(inj_busy),
     .rndv_thresh_i(rndv_thresh), .ev_rts_o(ev_rts),
-    .rd_valid_o(dma_rd_valid), .rd_ready_i(dma_rd_ready), .rd_addr_o(dma_rd_addr),
-    .rd_bytes_o(dma_rd_bytes), .rd_tag_o(dma_rd_tag),
+    .rd_valid_o(eng_rd_valid), .rd_ready_i(eng_rd_ready), .rd_addr_o(eng_rd_addr),
+    .rd_bytes_o(eng_rd_bytes), .rd_tag_o(eng_rd_tag),
     .s_cpl_tdata(dma_cpl_tdata), .s_cpl_tkeep(dma_cpl_tkeep), .s_cpl_tlast(dma_cpl_tlast),
     .s_cpl_tvalid(dma_cpl_tvalid), .s_cpl_tready(dma_cpl_tready),
     .out_hdr_o(dma_hdr), .out_hdr_valid_o(dma_hdr_valid), .out_hdr_ready_i(dma_hdr_ready),
@@ -566,12 +568,30 @@ module nic_top #(
     .raw_beat_valid_o(src_beat_valid[3]), .raw_beat_ready_i(src_beat_ready[3]),
     .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w),
     .mem_we_i(mem_we), .mem_widx_i(mem_widx), .mem_wbase_i({mem_wbase_hi, mem_wbase_lo}), .mem_wpages_i(mem_wpages),
-    .loc_beat_o(copy_beat), .loc_beat_valid_o(copy_valid), .loc_beat_ready_i(copy_ready),
+    .loc_beat_o(eng_copy_beat), .loc_beat_valid_o(eng_copy_valid), .loc_beat_ready_i(eng_copy_ready),
     .inj_cnt_valid_o(inj_cnt_valid), .inj_cnt_id_o(inj_cnt_id), .inj_cnt_bytes_o(inj_cnt_bytes),
-    .loc_cnt_valid_o(loc_cnt_valid), .loc_cnt_id_o(loc_cnt_id), .loc_cnt_bytes_o(loc_cnt_bytes),
+    .loc_cnt_valid_o(eng_loc_cnt_valid), .loc_cnt_id_o(eng_loc_cnt_id), .loc_cnt_bytes_o(eng_loc_cnt_bytes),
     .ev_err_o(ev_inj_err)
   );
   assign src_beat[3] = dma_beat;
+  // With BoundaryRegs the engine's read requests and local-copy beats reach ni_host_tx
+  // through queues of two without fall-through: ni_host_tx picks among its sources
+  // without a register, and the engine's next read and beat would otherwise wait on
+  // that pick, which waits on the engine's own valids. A copy's counter decrement goes
+  // with its last beat through the queue and counts as that beat leaves, as it does
+  // without the queue: a counter read that follows finds the data in memory.
+  ni_boundary #(.Width(64 + 13 + 8), .Depth(2), .Enable(BoundaryRegs)) u_dma_rd_q (
+    .clk_i, .rst_ni, .wdata_i({eng_rd_addr, eng_rd_bytes, eng_rd_tag}),
+    .wvalid_i(eng_rd_valid), .wready_o(eng_rd_ready),
+    .rdata_o({dma_rd_addr, dma_rd_bytes, dma_rd_tag}), .rvalid_o(dma_rd_valid),
+    .rready_i(dma_rd_ready));
+  ni_boundary #(.Width(BeatW + 1 + CntW + 13), .Depth(2), .Enable(BoundaryRegs)) u_copy_q (
+    .clk_i, .rst_ni,
+    .wdata_i({eng_copy_beat, eng_loc_cnt_valid, eng_loc_cnt_id, eng_loc_cnt_bytes}),
+    .wvalid_i(eng_copy_valid), .wready_o(eng_copy_ready),
+    .rdata_o({copy_beat, copy_cnt_valid, loc_cnt_id, loc_cnt_bytes}), .rvalid_o(copy_valid),
+    .rready_i(copy_ready));
+  assign loc_cnt_valid = copy_valid && copy_ready && copy_cnt_valid;
   ni_req_merge #(.DataW(DataW)) u_req_merge (
     .clk_i, .rst_ni,
     .in_hdr_i({dma_hdr, wc_hdr}), .in_hdr_valid_i({dma_hdr_valid, wc_hdr_valid}),

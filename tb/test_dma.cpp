@@ -27,6 +27,7 @@ namespace {
 struct Param {
   unsigned nodes;
   unsigned width;
+  const char* config = "default";  // NI parameter set (rtl/ni_configs.json)
 };
 
 constexpr uint64_t kRegion = 0x4000'0000;   // memory ID 1 at every node: puts land here
@@ -46,6 +47,7 @@ class DmaSystemTest : public tb::SystemFixture<Param> {
     SystemConfig c;
     c.nodes = GetParam().nodes;
     c.dataBits = GetParam().width;
+    c.niConfig = GetParam().config;
     c.hostStall = 0.1;
     startSystem(c);
     for (unsigned n = 0; n < sys->size(); ++n) {
@@ -828,9 +830,11 @@ TEST(DmaCapture, RawPacketsDecodeInTsharkAsEthernetAndIpv6) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, DmaSystemTest,
-                         ::testing::Values(Param{8, 64}, Param{4, 128}, Param{4, 256}, Param{8, 512}),
+                         ::testing::Values(Param{8, 64}, Param{4, 128}, Param{4, 256}, Param{8, 512},
+                                           Param{4, 64, "small"}),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return "N" + std::to_string(i.param.nodes) + "_W" + std::to_string(i.param.width);
+                           return "N" + std::to_string(i.param.nodes) + "_W" + std::to_string(i.param.width) +
+                                  (std::string(i.param.config) != "default" ? std::string("_") + i.param.config : "");
                          });
 
 }  // namespace
