@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <string>
 
 #include "system.hpp"
 #include "verilated_fixture.hpp"
@@ -39,5 +40,12 @@ class SystemFixture : public ::testing::TestWithParam<Param> {
   std::mt19937_64 rng;
   std::unique_ptr<System> sys;
 };
+
+// A parameterized system's test name: N<nodes>_W<width>, the MaxPayload when not 256,
+// the NI configuration when not the default.
+inline std::string systemParamName(unsigned nodes, unsigned width, unsigned maxPayload, const std::string& config) {
+  return "N" + std::to_string(nodes) + "_W" + std::to_string(width) +
+         (maxPayload != 256 ? "_MTU" + std::to_string(maxPayload) : "") + (config != "default" ? "_" + config : "");
+}
 
 }  // namespace ni::tb

@@ -833,8 +833,7 @@ INSTANTIATE_TEST_SUITE_P(Widths, DmaSystemTest,
                          ::testing::Values(Param{8, 64}, Param{4, 128}, Param{4, 256}, Param{8, 512},
                                            Param{4, 64, "small"}),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return "N" + std::to_string(i.param.nodes) + "_W" + std::to_string(i.param.width) +
-                                  (std::string(i.param.config) != "default" ? std::string("_") + i.param.config : "");
+                           return tb::systemParamName(i.param.nodes, i.param.width, 256, i.param.config);
                          });
 
 }  // namespace

@@ -1045,9 +1045,7 @@ TEST(SoakTest, ShortSoakAtTheSoakFaultRatesLosesNothing) {
 }
 
 std::string paramName(const ::testing::TestParamInfo<Param>& i) {
-  return "N" + std::to_string(i.param.nodes) + "_W" + std::to_string(i.param.width) +
-         (i.param.maxPayload != 256 ? "_MTU" + std::to_string(i.param.maxPayload) : "") +
-         (std::string(i.param.config) != "default" ? std::string("_") + i.param.config : "");
+  return tb::systemParamName(i.param.nodes, i.param.width, i.param.maxPayload, i.param.config);
 }
 
 INSTANTIATE_TEST_SUITE_P(Systems, SystemTest,
