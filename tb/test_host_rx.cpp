@@ -396,6 +396,12 @@ class HostRxFixture : public tb::VerilatedTest {
     m.art_conf_at_i = hit ? static_cast<uint8_t>(ref.windows[r.window].confAt) : 0;
   }
 
+  // 900 random TLPs of every kind through the DUT, checked (runAll).
+  void runRandomMix(double idle, double stall) {
+    for (int i = 0; i < 900; ++i) addRandom();
+    runAll(idle, stall);
+  }
+
   // The host link's beat this cycle from src; whether there is one.
   bool offerBeat() {
     auto& m = dut->m;
@@ -578,25 +584,13 @@ class HostRxFixture : public tb::VerilatedTest {
 class HostRxTest : public HostRxFixture<Vni_host_rx> {};
 class HostRxArtRegTest : public HostRxFixture<Vni_host_rx_artreg> {};
 
-TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) {
-  for (int i = 0; i < 900; ++i) addRandom();
-  runAll(0.2, 0.3);
-}
+TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) { runRandomMix(0.2, 0.3); }
 
-TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeBackToBack) {
-  for (int i = 0; i < 900; ++i) addRandom();
-  runAll(0.0, 0.0);
-}
+TEST_F(HostRxTest, EveryKindOfTlpGetsItsOutcomeBackToBack) { runRandomMix(0.0, 0.0); }
 
-TEST_F(HostRxArtRegTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) {
-  for (int i = 0; i < 900; ++i) addRandom();
-  runAll(0.2, 0.3);
-}
+TEST_F(HostRxArtRegTest, EveryKindOfTlpGetsItsOutcomeUnderStalls) { runRandomMix(0.2, 0.3); }
 
-TEST_F(HostRxArtRegTest, EveryKindOfTlpGetsItsOutcomeBackToBack) {
-  for (int i = 0; i < 900; ++i) addRandom();
-  runAll(0.0, 0.0);
-}
+TEST_F(HostRxArtRegTest, EveryKindOfTlpGetsItsOutcomeBackToBack) { runRandomMix(0.0, 0.0); }
 
 // Back-to-back writes, short and long: a beat every cycle; with the ART's answer
 // registered, one cycle more per request (its header beat waits for the lookup).
