@@ -100,12 +100,18 @@ module ni_wc #(
 `endif
 
   // ------------------------------------------------------------ input header queue
+  // Whether a write opens a packet depends on the write alone: found as it enters and
+  // kept with it (a write that fills a packet or ends on a page boundary by itself
+  // is sent as is).
   ni_pkg::tx_hdr_t ih;
   ni_pkg::wc_meta_t im;
-  logic ih_valid, take;
-  ni_fifo #(.Width(HdrW + MetaW), .Depth(InHdrs), .FallThrough((InReg == 0) ? 1 : 0)) u_in_q (
-    .clk_i, .rst_ni, .wdata_i({in_hdr_i, in_meta_i}), .wvalid_i(in_hdr_valid_i),
-    .wready_o(in_hdr_ready_o), .rdata_o({ih, im}), .rvalid_o(ih_valid), .rready_i(take));
+  logic ih_valid, take, in_starts_open, starts_open;
+  logic [11:0] in_end;
+  assign in_end = in_meta_i.addr[11:0] + in_meta_i.bytes[11:0];
+  assign in_starts_open = in_meta_i.wc && in_meta_i.bytes < 13'(MaxPayload) && in_end != 12'h0;
+  ni_fifo #(.Width(HdrW + MetaW + 1), .Depth(InHdrs), .FallThrough((InReg == 0) ? 1 : 0)) u_in_q (
+    .clk_i, .rst_ni, .wdata_i({in_hdr_i, in_meta_i, in_starts_open}), .wvalid_i(in_hdr_valid_i),
+    .wready_o(in_hdr_ready_o), .rdata_o({ih, im, starts_open}), .rvalid_o(ih_valid), .rready_i(take));
 
   // ------------------------------------------------------------ input beats
   // The beat the combiner works on (ib): the input itself, or with InReg the head of
@@ -174,7 +180,7 @@ module ni_wc #(
   logic [CntW-1:0] cnt_q;
 
   // ------------------------------------------------------------ what to do with the next TLP
-  logic fl_due, can_grow, hdr_same, appendable, starts_open, want_flush, do_flush, space;
+  logic fl_due, can_grow, hdr_same, appendable, want_flush, do_flush, space;
   mode_e new_mode;
   assign space = cnt_q != CntW'(Beats);
   assign fl_due = flush_mark_q[done_cnt_q];
@@ -185,22 +191,26 @@ module ni_wc #(
       if (p != 4 && p != 5 && ih.bytes[p*8 +: 8] != open_hdr_q.bytes[p*8 +: 8]) hdr_same = 1'b0;
     end
   end
-  assign appendable = open_q && can_grow && im.wc && im.win == open_win_q &&
-                      im.addr == next_addr_q && hdr_same &&
-                      14'(open_len_q) + 14'(im.bytes) <= 14'(MaxPayload);
-  // A write that fills a packet or ends on a page boundary by itself is sent as is.
-  logic [11:0] im_end;
-  assign im_end = im.addr[11:0] + im.bytes[11:0];
-  assign starts_open = im.wc && im.bytes < 13'(MaxPayload) && im_end != 12'h0;
+  // The head write continues the open packet (the compares, without open_q).
+  logic app_now;
+  assign app_now = can_grow && im.wc && im.win == open_win_q && im.addr == next_addr_q && hdr_same &&
+                   14'(open_len_q) + 14'(im.bytes) <= 14'(MaxPayload);
+  // With InReg the decision reads app_now registered a cycle before (look_q), valid
+  // (look_vld_q) when neither the head nor the open packet has changed since. While a
+  // packet is open a TLP thus waits a cycle after the one before it; without an open
+  // packet nothing needs comparing.
+  logic decided, look_q, look_vld_q;  // (registered with the next state)
+  assign decided = InReg == 0 || !open_q || look_vld_q;
+  assign appendable = open_q && ((InReg != 0) ? look_vld_q && look_q : app_now);
   // With the input queue empty, ih shows the header being decided (fall-through).
   logic hdr_seen;
   assign hdr_seen = ih_valid || (in_hdrs_q == '0 && hdr_pending);
   assign want_flush = open_q && !busy_q &&
-                      (fl_due || !can_grow || (hdr_seen && !appendable) ||
+                      (fl_due || !can_grow || (hdr_seen && decided && !appendable) ||
                        (!hdr_seen && idle_q >= timeout_i));
   assign do_flush = want_flush && oq_ready && space;
   assign new_mode = appendable ? ModeAppend : starts_open ? ModeNew : ModePass;
-  assign take = !busy_q && ih_valid && !fl_due && !want_flush && (new_mode != ModePass || oq_ready);
+  assign take = !busy_q && ih_valid && decided && !fl_due && !want_flush && (new_mode != ModePass || oq_ready);
 
   // The current TLP as seen by the input beat (its header may be taken this cycle).
   mode_e cur_mode;
@@ -275,6 +285,20 @@ module ni_wc #(
   assign new_next = ((cur_mode == ModeNew) ? cur_meta.addr : next_addr_q) + 64'(cur_meta.bytes);
   assign close_now = commit && (new_len >= 13'(MaxPayload) || new_next[11:0] == 12'h0) &&
                      !held_full && fill_sum <= (FillW+1)'(Bpb) && oq_ready;
+
+  // The registered compare (InReg): valid the next cycle unless the head or the open
+  // packet changes in this one. A packet opens, grows or closes with a TLP's last beat
+  // and is sent by a flush; after a flush none is open, and nothing reads the compare
+  // until a TLP opens one.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      look_q <= 1'b0;
+      look_vld_q <= 1'b0;
+    end else begin
+      look_q <= app_now;
+      look_vld_q <= ih_valid && !take && !(beat_in && in_last);
+    end
+  end
 
   // ------------------------------------------------------------ beat queue writes
   logic push;
@@ -620,6 +644,7 @@ module ni_wc #(
   `NI_ASSERT(FillInRange_A, 32'(fill_q) <= Bpb)
   `NI_ASSERT(OpenFitsPayload_A, open_q |-> (32'(open_len_q) <= MaxPayload))
   `NI_ASSERT(OpenHasBytes_A, (open_q && !busy_q) |-> (fill_q != '0))
+  `NI_ASSERT(LookIsCurrent_A, (InReg != 0 && open_q && look_vld_q) |-> (look_q == app_now))
   `NI_ASSERT(OneFlushSource_A, !(do_flush && (take || beat_in)))
   `NI_ASSERT(ReplayWithinQueue_A, 32'(replayed_q) + 32'(open_beats_q) <= 32'(cnt_q))
   `NI_ASSERT(CloseFitsPayload_A, close_now |-> (32'(new_len) <= MaxPayload))
