@@ -195,7 +195,7 @@ module nic_top #(
   logic [NumInj-1:0] inj_tail_written, inj_ctrl_written, inj_enable, inj_reset_bit, inj_err, inj_busy;
   logic [NumInj-1:0] inj_tail_we_q, inj_ctrl_we_q;
   // Remote-fed FIFOs: remote gets land in them (ni_fab_rx) and move their tails.
-  logic [NumInj-1:0] inj_remote, inj_push;
+  logic [NumInj-1:0] inj_remote, inj_push, frx_push;
   logic ev_rget_rx;
   logic [NumInj-1:0] ev_inj_err;  // FIFO i stopped in error
   logic ev_dma_err;
@@ -673,7 +673,7 @@ module nic_top #(
     .raw_enable_i(raw_enable), .raw_fifo_i(raw_fifo),
     .ri_remote_i(inj_remote & inj_enable), .ri_err_i(inj_err), .ri_base_i(inj_base), .ri_size_i(inj_size_used),
     .ri_head_i(inj_head), .ri_tail_i(inj_tail_now), .ri_reset_i(inj_ctrl_we_q & inj_reset_bit),
-    .ri_push_o(inj_push), .ev_rget_rx_o(frx_rget_rx), .ev_key_err_o(frx_key_err),
+    .ri_push_o(frx_push), .ev_rget_rx_o(frx_rget_rx), .ev_key_err_o(frx_key_err),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
     .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back), .q_cpl_i(q_cpl),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
@@ -686,6 +686,20 @@ module nic_top #(
     .rcnt_valid_o(rcnt_valid), .rcnt_id_o(rcnt_id), .rcnt_bytes_o(rcnt_bytes),
     .ev_rnr_tx_o(frx_rnr_tx), .ev_rnr_rx_o(frx_rnr_rx), .ev_raw_rx_o(frx_raw_rx), .ev_raw_drop_o(frx_raw_drop)
   );
+
+  // With BoundaryRegs a remote get's push reaches the DMA engine a cycle after its TLP
+  // left for the host (the descriptor is in memory all the same): the host port's ready,
+  // through the receiver's host queue, stays off the engine's ring pointers.
+  if (BoundaryRegs != 0) begin : gen_push_reg
+    logic [NumInj-1:0] frx_push_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) frx_push_q <= '0;
+      else frx_push_q <= frx_push;
+    end
+    assign inj_push = frx_push_q;
+  end else begin : gen_push_now
+    assign inj_push = frx_push;
+  end
 
   // A counter takes a decrement a cycle after it is signalled (as the packet's or TLP's
   // last beat leaves; a counter read that follows still finds the data where it went):
