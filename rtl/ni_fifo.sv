@@ -60,20 +60,14 @@ module ni_fifo #(
   end
 
   // Storage is datapath: not reset.
+  always_ff @(posedge clk_i) begin
+    if (push) mem_q[wptr_q] <= wdata_i;
+  end
   if (Depth >= RamDepth) begin : gen_ram_read
     always_ff @(posedge clk_i) begin
-      if (push) mem_q[wptr_q] <= wdata_i;
       head <= (push && wptr_q == rptr_d) ? wdata_i : mem_q[rptr_d];
     end
   end else begin : gen_lut_read
-    // Flip-flops or LUT RAM: the free slot at the write pointer is written in every
-    // cycle that there is one, whatever the write side offers; it holds nothing until
-    // the pointer moves past it. The write enable then follows the count, not the
-    // write side's valid, which comes late and would otherwise drive the enable of
-    // every storage cell (a wide queue's slowest path on an FPGA).
-    always_ff @(posedge clk_i) begin
-      if (wready_o) mem_q[wptr_q] <= wdata_i;
-    end
     assign head = mem_q[rptr_q];
   end
 

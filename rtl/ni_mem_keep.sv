@@ -59,8 +59,11 @@ module ni_mem_keep #(
   logic [NumSlots-1:0][31:0] timer_q;
   logic [DataW+KeepW-1:0] mem_q [NumSlots * SlotBeats];
 
-  // Slot states.
-  logic [NumSlots-1:0] expired;
+  // Slot states. A slot's timer is compared with MEM_TIMEOUT into a register (timed_q),
+  // so a copy goes out a cycle after the timer passes it: the compares stay off the
+  // paths from the slot states through the output's valid and the host port's ready.
+  // A timer restarted this cycle (a new write kept, a copy started) clears its bit.
+  logic [NumSlots-1:0] expired, spent, timed_q, timer_rst;
   logic free_avail, exp_avail, exp_spent;
   logic [SlotW-1:0] free_slot, exp_slot;
   always_comb begin
@@ -69,7 +72,8 @@ module ni_mem_keep #(
     exp_avail = 1'b0;
     exp_slot = '0;
     for (int i = NumSlots - 1; i >= 0; i--) begin
-      expired[i] = valid_q[i] && timeout_i != 32'h0 && timer_q[i] >= timeout_i;
+      expired[i] = valid_q[i] && timed_q[i];
+      spent[i] = tries_q[i] >= limit_i;
       if (!valid_q[i]) begin
         free_avail = 1'b1;
         free_slot = SlotW'(i);
@@ -80,7 +84,7 @@ module ni_mem_keep #(
       end
     end
   end
-  assign exp_spent = tries_q[exp_slot] >= limit_i;
+  assign exp_spent = spent[exp_slot];
 
   // The TLP passing through (Pass) or the copy going out (Copy).
   logic [SlotW-1:0] wr_slot_q, wr_slot_d, rd_slot_q, rd_slot_d;
@@ -178,6 +182,7 @@ module ni_mem_keep #(
     // A loop over the slots, not `x[slot] =`: see ni_retx on indexed writes.
     for (int i = 0; i < NumSlots; i++) begin
       timer_d[i] = timer_q[i] + 32'd1;
+      timer_rst[i] = 1'b0;
       if (give_up && exp_slot == SlotW'(i)) valid_d[i] = 1'b0;
       if (keep_done && wr_slot_d == SlotW'(i)) begin
         valid_d[i] = 1'b1;
@@ -185,10 +190,12 @@ module ni_mem_keep #(
         beats_d[i] = idx_q + IdxW'(1);
         tries_d[i] = '0;
         timer_d[i] = '0;
+        timer_rst[i] = 1'b1;
       end
       if (copy_start && m_axis_tvalid && rd_slot_d == SlotW'(i)) begin
         tries_d[i] = tries_q[i] + 8'd1;
         timer_d[i] = '0;
+        timer_rst[i] = 1'b1;
       end
     end
   end
@@ -201,9 +208,13 @@ module ni_mem_keep #(
     if (!rst_ni) begin
       mode_q <= Idle;
       valid_q <= '0;
+      timed_q <= '0;
     end else begin
       mode_q <= mode_d;
       valid_q <= valid_d;
+      for (int i = 0; i < NumSlots; i++) begin
+        timed_q[i] <= timeout_i != 32'h0 && timer_q[i] >= timeout_i && !timer_rst[i];
+      end
     end
   end
 
