@@ -38,7 +38,8 @@ module ni_wc #(
   parameter int unsigned GroupMembers = 4, // members per group
   // 1: the header and beat inputs are registered (queues without fall-through): a
   // cycle more of latency, and no path from ni_host_rx through the merge decision
-  // and back (for FPGA clocks; see docs/synthesis.md).
+  // and back; and the merge decision reads its compares registered (a cycle per write
+  // that finds a packet open). For FPGA clocks; see docs/synthesis.md.
   parameter int unsigned InReg = 0,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
