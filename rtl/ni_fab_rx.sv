@@ -249,8 +249,6 @@ module ni_fab_rx #(
   assign w_pos = w_first ? {s_axis_tdata[4*8 +: 3], s_axis_tdata[5*8 +: 8], 2'b00} - (w_raw ? 13'd0 : 13'd4)
                          : wpos_q[wv];
   assign w_icrc_n = w_raw ? 15'sd0 : 15'sd4;
-  assign w_c32_in = w_first ? 32'hFFFF_FFFF : wc32_q[wv];
-  assign w_c16_in = w_first ? 16'hFFFF : wc16_q[wv];
   // Both CRCs take a prefix of the beat's lanes: the data before the ICRC (ICRC, with
   // its variant fields masked), that and the ICRC (VCRC). Each is stepped over the whole
   // beat with the other lanes as zeros, then back over those zeros (ni_crc_back): a
@@ -273,17 +271,45 @@ module ni_fab_rx #(
       d32[j*8 +: 8] = (32'(j) < 32'(n32)) ? ni_pkg::icrc_mask(32'(w_bs) + j, s_axis_tdata[j*8 +: 8]) : 8'h00;
     end
   end
+  // The verdict (below). At 64 bits (the width with a clock target), from the state the
+  // last beat left, the cycle after it arrived (the next packet's first beat of the VC,
+  // arriving meanwhile, replaces that state only at the end of that cycle). Wider, as
+  // the last beat arrives, from the state it makes: there a cycle more per packet
+  // would cost the rendezvous its 95 % of the link (bench_rget, 64 KiB at 512 bits).
+  localparam bit VerdictLate = DataW == 64;
+  // With InQReg at 64 bits the CRCs step a cycle after the beat arrived, from its lanes
+  // as chosen here (c_*): the choice (a subtraction and compares of the ICRC position)
+  // and the CRC trees are on two paths instead of one (the board's path at 25 MHz,
+  // docs/board.md). The verdict comes a cycle later; the buffer's head queue (InQReg)
+  // delays the last beat by as much.
+  localparam bit CrcReg = VerdictLate && InQReg != 0;
+  logic c_take, c_first, c_vc;
+  logic [DataW-1:0] c_d32, c_d16;
+  logic [KcntW-1:0] c_n32, c_n16;
+  if (CrcReg) begin : gen_crc_reg
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) c_take <= 1'b0;
+      else c_take <= w_take;
+    end
+    always_ff @(posedge clk_i) begin
+      if (w_take) {c_first, c_vc, c_d32, c_d16, c_n32, c_n16} <= {w_first, wv, d32, d16, n32, n16};
+    end
+  end else begin : gen_crc_now
+    assign {c_take, c_first, c_vc, c_d32, c_d16, c_n32, c_n16} = {w_take, w_first, wv, d32, d16, n32, n16};
+  end
+  assign w_c32_in = c_first ? 32'hFFFF_FFFF : wc32_q[c_vc];
+  assign w_c16_in = c_first ? 16'hFFFF : wc16_q[c_vc];
   ni_crc_step #(.Width(32), .Poly(ni_pkg::Crc32Poly), .Bytes(Bpb)) u_icrc_step (
-    .state_i(w_c32_in), .data_i(d32), .state_o(w_c32_all)
+    .state_i(w_c32_in), .data_i(c_d32), .state_o(w_c32_all)
   );
   ni_crc_back #(.Width(32), .Poly(ni_pkg::Crc32Poly), .MaxBytes(Bpb), .Unit(4)) u_icrc_back (
-    .state_i(w_c32_all), .n_i(DwW'((Bpb - 32'(n32)) / 4)), .state_o(w_c32)
+    .state_i(w_c32_all), .n_i(DwW'((Bpb - 32'(c_n32)) / 4)), .state_o(w_c32)
   );
   ni_crc_step #(.Width(16), .Poly(ni_pkg::Crc16Poly), .Bytes(Bpb)) u_vcrc_step (
-    .state_i(w_c16_in), .data_i(d16), .state_o(w_c16_all)
+    .state_i(w_c16_in), .data_i(c_d16), .state_o(w_c16_all)
   );
   ni_crc_back #(.Width(16), .Poly(ni_pkg::Crc16Poly), .MaxBytes(Bpb), .Unit(4)) u_vcrc_back (
-    .state_i(w_c16_all), .n_i(DwW'((Bpb - 32'(n16)) / 4)), .state_o(w_c16)
+    .state_i(w_c16_all), .n_i(DwW'((Bpb - 32'(c_n16)) / 4)), .state_o(w_c16)
   );
   // The received trailer bytes; bytes past it, or lanes that are not a prefix of a last
   // beat or the whole of another (never sent so), overrun the packet.
@@ -316,21 +342,34 @@ module ni_fab_rx #(
   // end with the VCRC.
   assign w_len_ok = $signed(15'(w_kcnt)) == rem16 + 15'sd2;
 
-  // The verdict. At 64 bits (the width with a clock target), from the state the last
-  // beat left, the cycle after it arrived (the next packet's first beat of the VC,
-  // arriving meanwhile, replaces that state only at the end of that cycle). Wider, as
-  // the last beat arrives, from the state it makes: there a cycle more per packet
-  // would cost the rendezvous its 95 % of the link (bench_rget, 64 KiB at 512 bits).
-  localparam bit VerdictLate = DataW == 64;
+  // The verdict (VerdictLate above).
   logic [ni_pkg::NumVc-1:0] vq_push;
   for (genvar v = 0; v < ni_pkg::NumVc; v++) begin : gen_verdict
     logic raw, over, len_ok, framed;
     logic [31:0] c32, icrc;
     logic [15:0] c16, vcrc;
-    assign {raw, over, len_ok, c32, icrc, c16, vcrc} = VerdictLate
-        ? {wraw_q[v], wover_q[v], wlen_ok_q[v], wc32_q[v], wicrc_q[v], wc16_q[v], wvcrc_q[v]}
-        : {w_raw, w_over, w_len_ok, w_c32, w_icrc, w_c16, w_vcrc};
-    assign vq_push[v] = VerdictLate ? wpend_q[v] : w_take && s_axis_tlast && wv == 1'(v);
+    // CrcReg: the CRCs are whole a cycle later than the rest, which the next packet's
+    // first beat may then replace; that is kept for the verdict (late_*).
+    logic late_pend_q, late_raw_q, late_over_q, late_len_ok_q;
+    logic [31:0] late_icrc_q;
+    logic [15:0] late_vcrc_q;
+    if (CrcReg) begin : gen_late
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) late_pend_q <= 1'b0;
+        else late_pend_q <= wpend_q[v];
+      end
+      always_ff @(posedge clk_i) begin
+        if (wpend_q[v]) {late_raw_q, late_over_q, late_len_ok_q, late_icrc_q, late_vcrc_q} <=
+            {wraw_q[v], wover_q[v], wlen_ok_q[v], wicrc_q[v], wvcrc_q[v]};
+      end
+    end else begin : gen_now
+      assign {late_pend_q, late_raw_q, late_over_q, late_len_ok_q, late_icrc_q, late_vcrc_q} = '0;
+    end
+    assign {raw, over, len_ok, c32, icrc, c16, vcrc} =
+        CrcReg      ? {late_raw_q, late_over_q, late_len_ok_q, wc32_q[v], late_icrc_q, wc16_q[v], late_vcrc_q} :
+        VerdictLate ? {wraw_q[v], wover_q[v], wlen_ok_q[v], wc32_q[v], wicrc_q[v], wc16_q[v], wvcrc_q[v]} :
+                      {w_raw, w_over, w_len_ok, w_c32, w_icrc, w_c16, w_vcrc};
+    assign vq_push[v] = CrcReg ? late_pend_q : VerdictLate ? wpend_q[v] : w_take && s_axis_tlast && wv == 1'(v);
     assign framed = ~c16 == vcrc && !over && len_ok;
     assign vq_good[v] = framed && (raw || ~c32 == icrc);
     // Stomped by its sender (ICRC sent inverted, VCRC right): refused, never resent.
@@ -368,11 +407,13 @@ module ni_fab_rx #(
   end
   // Datapath: not reset (a packet's first beat starts it).
   always_ff @(posedge clk_i) begin
+    if (c_take) begin
+      wc32_q[c_vc] <= w_c32;
+      wc16_q[c_vc] <= w_c16;
+    end
     if (w_take) begin
       wpos_q[wv] <= w_pos;
       wraw_q[wv] <= w_raw;
-      wc32_q[wv] <= w_c32;
-      wc16_q[wv] <= w_c16;
       wicrc_q[wv] <= w_icrc;
       wvcrc_q[wv] <= w_vcrc;
       wover_q[wv] <= w_over;
@@ -570,31 +611,41 @@ module ni_fab_rx #(
       else if (psn != exp_cur && !sync) seq_new = SeqAhead;
     end
   end
+  // A tunneled request or response (not a continuation) of a valid length, and whether
+  // it is dropped: a request ahead of its sequence, a send whose receiver is not ready
+  // (it waits at its source; only when it would be taken now), an unawaited response.
+  logic tun, tun_drop;
+  cl_e cl_base;  // the class without tun_drop
   always_comb begin
-    cl_new = ClBad;
+    tun = (opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_RSP) &&
+          t_pos >= 13'd44 && t_pos <= 13'(MaxT);
+    tun_drop = seq_new == SeqAhead ||
+               (sequenced && seq_new == SeqIn && ((is_rfifo && rf_ok && rf_full) || (is_rget && ri_ok && ri_full))) ||
+               (opcode == ni_pkg::OP_TUNNEL_RSP && !q_hit_i);
+    cl_base = ClBad;
     if (lnh == ni_pkg::LnhIbaLocal && for_us && (peer_ok || !sequenced)) begin
-      if ((opcode == ni_pkg::OP_TUNNEL_REQ || opcode == ni_pkg::OP_TUNNEL_RSP) &&
-          t_pos >= 13'd44 && t_pos <= 13'(MaxT)) begin
-        cl_new = ClTun;
-        if (seq_new == SeqAhead) cl_new = ClDrop;
-        // Receiver not ready: the send waits at its source (only when it would be taken now).
-        if (sequenced && seq_new == SeqIn && ((is_rfifo && rf_ok && rf_full) || (is_rget && ri_ok && ri_full)))
-          cl_new = ClDrop;
-        if (opcode == ni_pkg::OP_TUNNEL_RSP && !q_hit_i) cl_new = ClDrop;
-      end
+      if (tun) cl_base = ClTun;
       if (opcode == ni_pkg::OP_TUNNEL_CONT && t_pos >= 13'(ni_pkg::ContHdrBytes + 4) &&
-          t_pos <= 13'(ni_pkg::ContHdrBytes + MaxPayload)) begin
-        cl_new = ClTun;
-        if (seq_new == SeqAhead) cl_new = ClDrop;
-      end
-      if (opcode == ni_pkg::OP_RC_ACK && t_pos == 13'(ni_pkg::NakHdrBytes)) cl_new = ClAck;
+          t_pos <= 13'(ni_pkg::ContHdrBytes + MaxPayload))
+        cl_base = (seq_new == SeqAhead) ? ClDrop : ClTun;
+      if (opcode == ni_pkg::OP_RC_ACK && t_pos == 13'(ni_pkg::NakHdrBytes)) cl_base = ClAck;
     end
     // A raw packet to this node: RWH and at least one DW, and room for it, after its
     // entry header, in a reception FIFO slot.
     if (is_raw && dlid == node_id_i && t_pos >= 13'(ni_pkg::RawHdrBytes + 4) && t_pos <= 13'(MaxPayload - 16))
-      cl_new = (rf_ok && !rf_full) ? ClRaw : ClDrop;
+      cl_base = (rf_ok && !rf_full) ? ClRaw : ClDrop;
   end
-  assign cl_cur = d1_q ? cl_q : cl_new;
+  assign cl_new = (tun && cl_base == ClTun && tun_drop) ? ClDrop : cl_base;
+  // At 64 bits tun_drop is read only from cl_q, keeping q_hit_i, the FIFO checks and the
+  // sequence compare off the paths into the pop and what a packet does with its last
+  // beat (the board's worst path, docs/synthesis.md). A tunneled packet is classified
+  // at byte 31, in a beat that emits nothing (its TLP starts at byte 32) and that ends
+  // no packet that arrived framed (one with t_pos >= 44 is 50 bytes or more). A packet
+  // that does end there is damaged, and its answer, a NAK, is the same as ClTun or
+  // ClDrop. A continuation or a raw packet emits in the beat that classifies it: its
+  // class is whole.
+  localparam bit ClassLate = Bpb == 8;
+  assign cl_cur = d1_q ? cl_q : ClassLate ? cl_base : cl_new;
   assign seq_cur = d1_q ? seq_q : seq_new;
   // The query names a tunneled packet (a continuation asks nothing: it is a write).
   assign q_lid_o = src_lid;
@@ -718,6 +769,8 @@ module ni_fab_rx #(
   // trailer): they are read registered, keeping the checks off the paths into the pop
   // and into the tracker. A packet never checked (raw) has none.
   assign err_ans = (Bpb == 8) ? (d2_q ? err_q : ErrNone) : err_cur;
+  `NI_ASSERT(ClassLateUnused_A, !(ClassLate && in_valid && !d1_q && tun && cl_base == ClTun && tun_drop) ||
+                                 (!out_beat && !need_tag && !d2_now && !(in_last && (good || stomp))))
   `NI_ASSERT(AnswerChecksDone_A, !(Bpb == 8 && in_valid && in_last && (good || stomp) && cl_cur == ClTun) || d2_q)
   `NI_ASSERT(AnswerChecksSame_A, !(in_valid && in_last && good && (cl_cur == ClTun || cl_cur == ClRaw)) ||
                                  err_ans == err_cur)
@@ -821,8 +874,12 @@ module ni_fab_rx #(
     end
   end
   assign need_gen = in_last && (gen_ack || gen_ur || gen_replay);
+  `NI_ASSERT(AnsweredSequenced_A, !need_gen || sequenced)
   assign amo_replay_o = gen_valid_o && gen_ready_i && gen_replay;
-  assign gen_ok = !need_gen || gen_ready_i;
+  // Only a sequenced request is answered: its last beat waits for room for an answer
+  // whether or not it needs one (a read taken needs none). That keeps the answer's
+  // decision off the pop; responses and ACKs, which are never answered, still drain.
+  assign gen_ok = !(in_last && sequenced) || gen_ready_i;
   // A flush goes out in the same cycle as the next packet's first input beat (which
   // never emits: its lower lanes are header), so packets still arrive one beat a cycle.
   assign flush_go = flush_q && out_free;

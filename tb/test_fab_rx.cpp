@@ -675,6 +675,8 @@ class FabRxTest : public tb::VerilatedTest {
   void run();
   template <class M, unsigned kBpb>
   double writeStreamRate(unsigned n);
+  template <class M, unsigned kBpb>
+  void answersFullRun();
 
   RefNi ref;
   std::map<uint16_t, uint32_t> expSeq;  // per source: the PSN the receiver expects next
@@ -992,6 +994,79 @@ double FabRxTest::writeStreamRate(unsigned n) {
   EXPECT_EQ(tlps, n) << "writes delivered";
   EXPECT_EQ(nullified, 0u);
   return beats ? double(beats) / double(last - first + 1) : 0;
+}
+
+// The framer's queue for answers full (gen_ready_i low): ACKs and responses, which are
+// never answered, are still taken; a read in its sequence, which needs no answer
+// either, waits at its last beat until there is room for one (a sequenced request's
+// rule), and is taken once there is.
+template <class M, unsigned kBpb>
+void FabRxTest::answersFullRun() {
+  auto dut = startDut<M>();
+  auto& m = dut->m;
+  tb::AxisSource src{kBpb, &rng(), 0};
+  unsigned credits[2] = {};
+  src.setGate([&] { return !src.atPacketStart() || credits[src.nextDest()] > 0; });
+  constexpr unsigned kAcks = 3;
+  for (unsigned i = 0; i < kAcks; ++i) {
+    FabricPacket a = answerPacket(kLid, 1, kOpRcAck, i);
+    a.syndrome = kAethAck;
+    src.push(encodeFabric(a), 1);
+  }
+  FabricPacket rsp = answerPacket(kLid, 1, kOpTunnelRsp, 7);  // awaited by nobody: dropped
+  rsp.payload = encodeTlp(makeCplD(kNiReqId, 0x0042, 0, 0, randomData(16)));
+  src.push(encodeFabric(rsp), 1);
+  FabricPacket rd;
+  rd.dlid = kLid;
+  rd.slid = 2;
+  rd.psn = 0;
+  rd.tehFlags = kTehRxXlate;
+  rd.memid = 0;
+  rd.payload = encodeTlp(makeMRd(0x0042, 3, 0x100, 64));
+  src.push(encodeFabric(rd), 0);
+  unsigned packets = 0, rels = 0, commits = 0;
+  auto runFor = [&](unsigned cycles, bool genReady) {
+    for (unsigned c = 0; c < cycles; ++c) {
+      Beat b;
+      const bool v = src.offer(&b);
+      driveFabricIn<M, kBpb>(m, v, b);
+      m.trk_free_avail_i = 1;
+      m.trk_free_tag_i = 5;
+      m.gen_ready_i = genReady;
+      m.m_axis_tready = 1;
+      m.q_hit_i = m.q_conf_i = m.amo_hit_i = 0;
+      dut->eval();
+      const bool taken = v && m.s_axis_tready;
+      EXPECT_FALSE(m.gen_valid_o) << "nothing here is answered";
+      packets += m.ev_rx_pkt_o;
+      rels += m.rel_valid_o;
+      commits += m.trk_commit_o;
+      const unsigned credit = m.credit_o;
+      cycle();
+      credits[0] += credit & 1;
+      credits[1] += credit >> 1 & 1;
+      if (taken) {
+        if (src.atPacketStart()) --credits[src.nextDest()];
+        src.accepted();
+      }
+    }
+  };
+  runFor(400, false);
+  EXPECT_TRUE(src.empty()) << "every beat entered the buffers";
+  EXPECT_EQ(rels, kAcks) << "ACKs reported to ni_retx with the framer full";
+  EXPECT_EQ(packets, kAcks + 1) << "the ACKs and the response taken, the read waiting";
+  EXPECT_EQ(commits, 0u) << "the read waits for room for an answer";
+  runFor(50, true);
+  EXPECT_EQ(packets, kAcks + 2);
+  EXPECT_EQ(commits, 1u) << "the read taken under a tracker tag";
+}
+
+TEST_F(FabRxTest, AcksAndResponsesDrainWhileTheFramerIsFullAndRequestsWait) {
+  answersFullRun<Vni_fab_rx, 8>();
+}
+
+TEST_F(FabRxTest, AcksAndResponsesDrainWhileTheFramerIsFullAndRequestsWaitWithRegisteredQueues) {
+  answersFullRun<Vni_fab_rx_regs, 8>();
 }
 
 TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcome) {
