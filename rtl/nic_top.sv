@@ -550,6 +550,9 @@ module nic_top #(
   // (eng_copy_) and as ni_host_tx takes them.
   logic [BeatW-1:0] eng_copy_beat, copy_beat;
   logic eng_copy_valid, eng_copy_ready, copy_valid, copy_ready;
+  // The engine's raw packets as it issues them, for the framer.
+  ni_pkg::tx_hdr_t raw_hdr;
+  logic raw_hdr_valid, raw_hdr_ready, raw_beat_valid, raw_beat_ready;
   ni_dma_inj #(.DataW(DataW), .MaxPayload(MaxPayload), .NumFifos(NumInj), .SlotBytes(SlotBytes),
                .NumMemId(NumMemId), .NumCnt(NumCnt), .NiReqId(NiReqId)) u_dma_inj (
     .clk_i, .rst_ni, .node_id_i(node_id),
@@ -564,8 +567,8 @@ module nic_top #(
     .s_cpl_tvalid(dma_cpl_tvalid), .s_cpl_tready(dma_cpl_tready),
     .out_hdr_o(dma_hdr), .out_hdr_valid_o(dma_hdr_valid), .out_hdr_ready_i(dma_hdr_ready),
     .out_beat_o(dma_beat), .out_beat_valid_o(dma_beat_valid), .out_beat_ready_i(dma_beat_ready),
-    .raw_hdr_valid_o(src_hdr_valid[3]), .raw_hdr_ready_i(src_hdr_ready[3]),
-    .raw_beat_valid_o(src_beat_valid[3]), .raw_beat_ready_i(src_beat_ready[3]),
+    .raw_hdr_valid_o(raw_hdr_valid), .raw_hdr_ready_i(raw_hdr_ready),
+    .raw_beat_valid_o(raw_beat_valid), .raw_beat_ready_i(raw_beat_ready),
     .mem_valid_i(mem_valid), .mem_perm_r_i(mem_perm_r), .mem_perm_w_i(mem_perm_w),
     .mem_we_i(mem_we), .mem_widx_i(mem_widx), .mem_wbase_i({mem_wbase_hi, mem_wbase_lo}), .mem_wpages_i(mem_wpages),
     .loc_beat_o(eng_copy_beat), .loc_beat_valid_o(eng_copy_valid), .loc_beat_ready_i(eng_copy_ready),
@@ -573,7 +576,15 @@ module nic_top #(
     .loc_cnt_valid_o(eng_loc_cnt_valid), .loc_cnt_id_o(eng_loc_cnt_id), .loc_cnt_bytes_o(eng_loc_cnt_bytes),
     .ev_err_o(ev_inj_err)
   );
-  assign src_beat[3] = dma_beat;
+  // With BoundaryRegs the engine's raw packets reach the framer through queues of two
+  // without fall-through: the framer's choice among its sources (ni_retx's valid among
+  // them) would otherwise reach the engine's next beat, read and slot address.
+  ni_boundary #(.Width(ni_pkg::TxHdrW), .Depth(2), .Enable(BoundaryRegs)) u_raw_hdr_q (
+    .clk_i, .rst_ni, .wdata_i(dma_hdr), .wvalid_i(raw_hdr_valid), .wready_o(raw_hdr_ready),
+    .rdata_o(raw_hdr), .rvalid_o(src_hdr_valid[3]), .rready_i(src_hdr_ready[3]));
+  ni_boundary #(.Width(BeatW), .Depth(2), .Enable(BoundaryRegs)) u_raw_beat_q (
+    .clk_i, .rst_ni, .wdata_i(dma_beat), .wvalid_i(raw_beat_valid), .wready_o(raw_beat_ready),
+    .rdata_o(src_beat[3]), .rvalid_o(src_beat_valid[3]), .rready_i(src_beat_ready[3]));
   // With BoundaryRegs the engine's read requests and local-copy beats reach ni_host_tx
   // through queues of two without fall-through: ni_host_tx picks among its sources
   // without a register, and the engine's next read and beat would otherwise wait on
@@ -639,7 +650,7 @@ module nic_top #(
   // ------------------------------------------------------------ fabric transmit
   ni_fab_tx #(.DataW(DataW), .NumSrc(4)) u_fab_tx (
     .clk_i, .rst_ni, .node_id_i(node_id),
-    .src_hdr_i({dma_hdr, fw_retx_hdr, fw_gen_hdr, fw_rsp_hdr}), .src_hdr_valid_i(src_hdr_valid), .src_hdr_ready_o(src_hdr_ready),
+    .src_hdr_i({raw_hdr, fw_retx_hdr, fw_gen_hdr, fw_rsp_hdr}), .src_hdr_valid_i(src_hdr_valid), .src_hdr_ready_o(src_hdr_ready),
     .src_beat_i(src_beat), .src_beat_valid_i(src_beat_valid), .src_beat_ready_o(src_beat_ready),
     .m_axis_tdata(m_fab_axis_tdata), .m_axis_tkeep(m_fab_axis_tkeep), .m_axis_tlast(m_fab_axis_tlast),
     .m_axis_tdest(m_fab_axis_tdest), .m_axis_tvalid(m_fab_axis_tvalid),
