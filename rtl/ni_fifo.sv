@@ -5,6 +5,10 @@
 // From RamDepth entries on, the storage has a registered read port (block RAM on an
 // FPGA) that reads the next cycle's head and passes a word written to it through:
 // the same behaviour, one cycle of reads ahead.
+// FreeWrite=1 (LUT storage only): the slot at the write pointer, free while the FIFO is
+// not full, is written in every such cycle whether or not a word comes. The write
+// enable of a wide LUT RAM, which drives every cell of it, then follows the count (a
+// register) instead of the writer's valid, which may come late in the cycle.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -12,6 +16,7 @@ module ni_fifo #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4,
   parameter int unsigned FallThrough = 0,
+  parameter int unsigned FreeWrite = 0,
   localparam int unsigned RamDepth = 16,
   localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned CntW = $clog2(Depth + 1)
@@ -60,8 +65,9 @@ module ni_fifo #(
   end
 
   // Storage is datapath: not reset.
+  localparam bit WriteFree = FreeWrite != 0 && Depth < RamDepth;
   always_ff @(posedge clk_i) begin
-    if (push) mem_q[wptr_q] <= wdata_i;
+    if (WriteFree ? wready_o : push) mem_q[wptr_q] <= wdata_i;
   end
   if (Depth >= RamDepth) begin : gen_ram_read
     always_ff @(posedge clk_i) begin

@@ -143,7 +143,8 @@ module ni_wc #(
   ni_pkg::tx_hdr_t oq_hdr, oq_head;
   patch_t oq_patch, oq_rpatch;
   logic oq_push, oq_ready, oq_pop;
-  ni_fifo #(.Width(HdrW + PatchW), .Depth(Hdrs)) u_out_q (
+  // Its LUT RAM written from its count (FreeWrite): the merge decision comes late.
+  ni_fifo #(.Width(HdrW + PatchW), .Depth(Hdrs), .FreeWrite(1)) u_out_q (
     .clk_i, .rst_ni, .wdata_i({oq_hdr, oq_patch}), .wvalid_i(oq_push), .wready_o(oq_ready),
     .rdata_o({oq_head, oq_rpatch}), .rvalid_o(out_hdr_valid_o), .rready_i(oq_pop));
 

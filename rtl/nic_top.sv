@@ -505,7 +505,9 @@ module nic_top #(
   ni_fifo #(.Width(BeatW), .Depth(TunBeats)) u_rsp_beat_q (
     .clk_i, .rst_ni, .wdata_i(rsp_beat), .wvalid_i(rsp_beat_valid), .wready_o(rsp_beat_ready),
     .rdata_o(src_beat[0]), .rvalid_o(src_beat_valid[0]), .rready_i(src_beat_ready[0]));
-  ni_fifo #(.Width(HdrW), .Depth(2)) u_gen_q (
+  // The receiver's answer valid comes late (its decisions): the queue's LUT RAM is
+  // written from its count instead (FreeWrite).
+  ni_fifo #(.Width(HdrW), .Depth(2), .FreeWrite(1)) u_gen_q (
     .clk_i, .rst_ni, .wdata_i(gen_hdr), .wvalid_i(gen_valid), .wready_o(gen_ready),
     .rdata_o(fw_gen_hdr), .rvalid_o(src_hdr_valid[1]), .rready_i(src_hdr_ready[1]));
   logic [15:0] q_lid;

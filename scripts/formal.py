@@ -30,6 +30,7 @@ CRC = ["rtl/ni_crc_step.sv", "rtl/ni_crc_back.sv"]
 JOBS = {
     "fifo_lut": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 5}),
     "fifo_lut_ft": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 5, "FallThrough": 1}),
+    "fifo_lut_free": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 5, "FreeWrite": 1}),
     "fifo_ram": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 17}),
     "fifo_ram_ft": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 17, "FallThrough": 1}),
     "retx_slots": ("ni_retx", ["rtl/ni_pkg.sv", "rtl/ni_retx.sv"],

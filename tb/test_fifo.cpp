@@ -2,12 +2,15 @@
 // Unit test of ni_fifo alone (Width 16; Depth 5, a depth that is not a power of
 // two, read asynchronously, and Depth 17, read through the registered read port of
 // a block RAM) against std::deque, with random pushes and pops; both the plain FIFO
-// and the fall-through one (an empty FIFO shows the word being written).
+// and the fall-through one (an empty FIFO shows the word being written), and one that
+// writes its free slot in every cycle it is not full (FreeWrite: the data input changes
+// every cycle, pushed or not).
 #include <gtest/gtest.h>
 
 #include <deque>
 
 #include "Vni_fifo.h"
+#include "Vni_fifo_free.h"
 #include "Vni_fifo_ft.h"
 #include "Vni_fifo_ram.h"
 #include "Vni_fifo_ram_ft.h"
@@ -54,6 +57,9 @@ class FifoTest : public tb::VerilatedTest {
 };
 
 TEST_F(FifoTest, MatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo>(false, 5); }
+TEST_F(FifoTest, FreeSlotWrittenEveryCycleMatchesDequeUnderRandomTraffic) {
+  runAgainstDeque<Vni_fifo_free>(false, 5);
+}
 TEST_F(FifoTest, FallThroughMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ft>(true, 5); }
 TEST_F(FifoTest, RamReadMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ram>(false, 17); }
 TEST_F(FifoTest, RamReadFallThroughMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ram_ft>(true, 17); }
