@@ -58,16 +58,16 @@ class UartRx {
 
 // Two NIs on a link (Vni_board_top), and one NI looped back (Vni_board_top1, the
 // bitstream's; in make postsynth its netlist): the same program, the same report.
-// Board clock cycles a UART bit takes (CMakeLists.txt): the two-NI top runs without
-// the divider and with a fast UART (-GClkDiv=1 -GBoardHz=921600: 8 cycles a bit), the
+// Board clock cycles a UART bit takes (CMakeLists.txt): the two-NI top runs with the
+// divider and a fast UART (-GClkDiv=2 -GBoardHz=1843200: 2 x 8 cycles a bit), the
 // one-NI top with the bitstream's parameters, the board's in rtl/ni_configs.json
-// (NI_BOARD_*: ClkDiv 2, 25 MHz: 2 x 108 cycles a bit), divided as ni_board_top does.
+// (NI_BOARD_*: ClkDiv 1, 25 MHz: 217 cycles a bit), divided as ni_board_top does.
 static_assert(NI_BOARD_Nodes == 1, "Vni_board_top1 is named and tested as the one-NI top");
 template <class M>
 constexpr unsigned kBoardClkPerBit = NI_BOARD_ClkDiv * (NI_BOARD_BoardHz / NI_BOARD_ClkDiv / 115'200);
 #ifndef NI_BOARD_NETLIST_ONLY
 template <>
-constexpr unsigned kBoardClkPerBit<Vni_board_top> = 921'600 / 115'200;
+constexpr unsigned kBoardClkPerBit<Vni_board_top> = 2 * (1'843'200 / 2 / 115'200);
 #endif
 
 template <class M>
