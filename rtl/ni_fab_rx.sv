@@ -280,8 +280,9 @@ module ni_fab_rx #(
   // With InQReg at 64 bits the CRCs step a cycle after the beat arrived, from its lanes
   // as chosen here (c_*): the choice (a subtraction and compares of the ICRC position)
   // and the CRC trees are on two paths instead of one (the board's path at 25 MHz,
-  // docs/board.md). The verdict comes a cycle later; the buffer's head queue (InQReg)
-  // delays the last beat by as much.
+  // docs/board.md). The verdict comes a cycle later: a last beat that arrives into an
+  // empty buffer leaves two cycles after it arrived instead of one (the head queue's
+  // cycle and this one); first beats do not wait.
   localparam bit CrcReg = VerdictLate && InQReg != 0;
   logic c_take, c_first, c_vc;
   logic [DataW-1:0] c_d32, c_d16;
