@@ -22,10 +22,9 @@ module nic_top #(
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
   parameter int unsigned HostPorts = 1,     // host links (CPUs): 1, 2 or 4
-  // 1: registers at the block boundaries the longest FPGA paths cross (the receiver's
-  // host queue; the write combiner's inputs; between the request merge and ni_retx):
-  // a cycle more of decapsulation latency, two more of encapsulation, for a faster
-  // clock (docs/synthesis.md).
+  // 1: registers at the block boundaries the longest FPGA paths cross (listed in
+  // docs/architecture.md): cycles of encapsulation and decapsulation latency for a
+  // faster clock (docs/synthesis.md).
   parameter int unsigned BoundaryRegs = 0,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb
@@ -628,6 +627,9 @@ module nic_top #(
     .rdata_o(rq_beat), .rvalid_o(rq_beat_valid), .rready_i(rq_beat_ready));
 
   // Sequencing, copies and resends of the requests (reliable delivery).
+  ni_pkg::tx_hdr_t rt_hdr;
+  logic [BeatW-1:0] rt_beat;
+  logic rt_hdr_valid, rt_hdr_ready, rt_beat_valid, rt_beat_ready;
   logic rel_valid, q_hit, q_conf, fail_valid, fail_ready;
   logic [51:0] q_back;
   logic [23:0] q_cpl;
@@ -640,14 +642,29 @@ module nic_top #(
     .clk_i, .rst_ni, .timeout_i(retx_timeout), .limit_i(retx_limit), .rnr_delay_i(rnr_delay),
     .in_hdr_i(rq_hdr), .in_hdr_valid_i(rq_hdr_valid), .in_hdr_ready_o(rq_hdr_ready),
     .in_beat_i(rq_beat), .in_beat_valid_i(rq_beat_valid), .in_beat_ready_o(rq_beat_ready),
-    .out_hdr_o(fw_retx_hdr), .out_hdr_valid_o(src_hdr_valid[2]), .out_hdr_ready_i(src_hdr_ready[2]),
-    .out_beat_o(src_beat[2]), .out_beat_valid_o(src_beat_valid[2]),
-    .out_beat_ready_i(src_beat_ready[2]),
+    .out_hdr_o(rt_hdr), .out_hdr_valid_o(rt_hdr_valid), .out_hdr_ready_i(rt_hdr_ready),
+    .out_beat_o(rt_beat), .out_beat_valid_o(rt_beat_valid), .out_beat_ready_i(rt_beat_ready),
     .ev_valid_i(rel_valid), .ev_kind_i(rel_kind), .ev_lid_i(rel_lid), .ev_psn_i(rel_psn),
     .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit), .q_conf_o(q_conf), .q_back_o(q_back), .q_cpl_o(q_cpl),
     .fail_o(fail_word), .fail_valid_o(fail_valid), .fail_ready_i(fail_ready),
     .used_o(retx_used), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail), .ev_conf_o(ev_retx_conf)
   );
+
+  // With BoundaryRegs ni_retx's packets reach the framer through two queues without
+  // fall-through (their storage written from the count: ni_retx's valid comes late).
+  // The framer's choice among its sources and its beat ready would otherwise return
+  // into ni_retx in the cycle its offer is made. ni_retx may hand over a packet's first
+  // beat only with its header (BeatWithHeader_A), so its beats wait while the header
+  // queue is full too.
+  logic rt_beat_wready, rt_hdr_wready;
+  ni_boundary #(.Width(ni_pkg::TxHdrW), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_retx_hdr_q (
+    .clk_i, .rst_ni, .wdata_i(rt_hdr), .wvalid_i(rt_hdr_valid), .wready_o(rt_hdr_wready),
+    .rdata_o(fw_retx_hdr), .rvalid_o(src_hdr_valid[2]), .rready_i(src_hdr_ready[2]));
+  ni_boundary #(.Width(BeatW), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_retx_beat_q (
+    .clk_i, .rst_ni, .wdata_i(rt_beat), .wvalid_i(rt_beat_valid), .wready_o(rt_beat_wready),
+    .rdata_o(src_beat[2]), .rvalid_o(src_beat_valid[2]), .rready_i(src_beat_ready[2]));
+  assign rt_hdr_ready = rt_hdr_wready;
+  assign rt_beat_ready = rt_beat_wready && (BoundaryRegs == 0 || rt_hdr_wready);
 
   // ------------------------------------------------------------ fabric transmit
   ni_fab_tx #(.DataW(DataW), .NumSrc(4)) u_fab_tx (

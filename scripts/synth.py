@@ -54,7 +54,7 @@ def family_script(family, top, params):
 
 # Families placed and routed by scripts/pnr.py: the run also writes the flattened
 # netlist for nextpnr.
-PNR_FAMILIES = {"ecp5"}
+PNR_FAMILIES = {"ecp5", "ice40"}
 # Warnings that mean Yosys reads our RTL differently from Verilator.
 BAD_WARNINGS = re.compile(r"out of bounds|implicitly declared|Resizing cell port", re.I)
 
