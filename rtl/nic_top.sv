@@ -656,15 +656,14 @@ module nic_top #(
   // into ni_retx in the cycle its offer is made. ni_retx may hand over a packet's first
   // beat only with its header (BeatWithHeader_A), so its beats wait while the header
   // queue is full too.
-  logic rt_beat_wready, rt_hdr_wready;
+  logic rt_beat_wready;
   ni_boundary #(.Width(ni_pkg::TxHdrW), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_retx_hdr_q (
-    .clk_i, .rst_ni, .wdata_i(rt_hdr), .wvalid_i(rt_hdr_valid), .wready_o(rt_hdr_wready),
+    .clk_i, .rst_ni, .wdata_i(rt_hdr), .wvalid_i(rt_hdr_valid), .wready_o(rt_hdr_ready),
     .rdata_o(fw_retx_hdr), .rvalid_o(src_hdr_valid[2]), .rready_i(src_hdr_ready[2]));
   ni_boundary #(.Width(BeatW), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_retx_beat_q (
     .clk_i, .rst_ni, .wdata_i(rt_beat), .wvalid_i(rt_beat_valid), .wready_o(rt_beat_wready),
     .rdata_o(src_beat[2]), .rvalid_o(src_beat_valid[2]), .rready_i(src_beat_ready[2]));
-  assign rt_hdr_ready = rt_hdr_wready;
-  assign rt_beat_ready = rt_beat_wready && (BoundaryRegs == 0 || rt_hdr_wready);
+  assign rt_beat_ready = rt_beat_wready && (BoundaryRegs == 0 || rt_hdr_ready);
 
   // ------------------------------------------------------------ fabric transmit
   ni_fab_tx #(.DataW(DataW), .NumSrc(4)) u_fab_tx (
