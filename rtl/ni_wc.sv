@@ -186,7 +186,10 @@ module ni_wc #(
   mode_e new_mode;
   assign space = cnt_q != CntW'(Beats);
   assign fl_due = flush_mark_q[done_cnt_q];
-  assign can_grow = open_len_q < 13'(MaxPayload) && next_addr_q[11:0] != 12'h0;
+  // The open packet's room and the idle timeout are compared on the next state and
+  // read registered: take, which gates wide enables, then starts at registers.
+  logic can_grow_q, idle_over_q;
+  assign can_grow = can_grow_q;
   always_comb begin
     hdr_same = 1'b1;  // destination, memory ID and flags; not the packet length
     for (int p = 0; p < ni_pkg::TxHdrBytes; p++) begin
@@ -209,12 +212,15 @@ module ni_wc #(
   assign hdr_seen = ih_valid || (in_hdrs_q == '0 && hdr_pending);
   assign want_flush = open_q && !busy_q &&
                       (fl_due || !can_grow || (hdr_seen && decided && !appendable) ||
-                       (!hdr_seen && idle_q >= timeout_i));
+                       (!hdr_seen && idle_over_q));
   assign do_flush = want_flush && oq_ready && space;
   assign new_mode = appendable ? ModeAppend : starts_open ? ModeNew : ModePass;
   assign take = !busy_q && ih_valid && decided && !fl_due && !want_flush && (new_mode != ModePass || oq_ready);
 
-  // The current TLP as seen by the input beat (its header may be taken this cycle).
+  // The current TLP as seen by the input beat: the one in progress, or while none is
+  // the one at the head of the input queue, which a beat entering now belongs to
+  // (BeatHasHeader_A: its header is taken in this cycle). Only a beat reads these;
+  // selected by busy_q, not by take, the merge does not wait for the take decision.
   mode_e cur_mode;
   logic [LaneW-1:0] cur_rot;
   logic [1:0] cur_bidx;
@@ -223,14 +229,14 @@ module ni_wc #(
   logic [DataW-1:0] cur_snap_held;
   logic [PtrW-1:0] cur_snap_wptr;
   logic [CntW-1:0] cur_n_pushed;
-  assign cur_mode = take ? new_mode : mode_q;
-  assign cur_rot = take ? ((new_mode == ModeAppend) ? LaneW'(open_len_q) : '0) : rot_q;
-  assign cur_bidx = take ? 2'd0 : bidx_q;
-  assign cur_meta = take ? im : meta_q;
-  assign cur_snap_fill = take ? fill_q : snap_fill_q;
-  assign cur_snap_held = take ? held_q : snap_held_q;
-  assign cur_snap_wptr = take ? wptr_q : snap_wptr_q;
-  assign cur_n_pushed = take ? '0 : n_pushed_q;
+  assign cur_mode = busy_q ? mode_q : new_mode;
+  assign cur_rot = busy_q ? rot_q : ((new_mode == ModeAppend) ? LaneW'(open_len_q) : '0);
+  assign cur_bidx = busy_q ? bidx_q : 2'd0;
+  assign cur_meta = busy_q ? meta_q : im;
+  assign cur_snap_fill = busy_q ? snap_fill_q : fill_q;
+  assign cur_snap_held = busy_q ? snap_held_q : held_q;
+  assign cur_snap_wptr = busy_q ? snap_wptr_q : wptr_q;
+  assign cur_n_pushed = busy_q ? n_pushed_q : '0;
 
   // ------------------------------------------------------------ beat merge
   logic [DataW-1:0] in_data, rot, merged;
@@ -485,16 +491,20 @@ module ni_wc #(
     if (fl_due && !busy_q && (!open_q || do_flush)) flush_mark_d[done_cnt_q] = 1'b0;
     if (flush_i) flush_mark_d[hin_cnt_q + 3'(in_push)] = 1'b1;
 
-    // The TLP in progress.
+    // The TLP in progress. Its metadata and the snapshot for a rollback are read only
+    // while it is (busy_q, or in the cycle of take through cur_*): captured in every
+    // cycle without one, they need no enable from take.
+    if (!busy_q) begin
+      meta_d = im;
+      snap_fill_d = fill_q;
+      snap_held_d = held_q;
+      snap_wptr_d = wptr_q;
+    end
     if (take) begin
       busy_d = 1'b1;
       mode_d = new_mode;
       rot_d = cur_rot;
-      meta_d = im;
       bidx_d = '0;
-      snap_fill_d = fill_q;
-      snap_held_d = held_q;
-      snap_wptr_d = wptr_q;
       n_pushed_d = '0;
       if (new_mode == ModeNew) begin
         open_hdr_d = ih;
@@ -576,6 +586,8 @@ module ni_wc #(
       hin_cnt_q <= '0;
       done_cnt_q <= '0;
       idle_q <= '0;
+      can_grow_q <= 1'b0;
+      idle_over_q <= 1'b0;
       wptr_q <= '0;
       rptr_q <= '0;
       cnt_q <= '0;
@@ -608,6 +620,9 @@ module ni_wc #(
       hin_cnt_q <= hin_cnt_d;
       done_cnt_q <= done_cnt_d;
       idle_q <= idle_d;
+      can_grow_q <= open_len_d < 13'(MaxPayload) && next_addr_d[11:0] != 12'h0;
+      // Read only while a packet is open, a cycle at least after it opened.
+      idle_over_q <= idle_d >= timeout_i;
       wptr_q <= wptr_d;
       rptr_q <= rptr_d;
       cnt_q <= cnt_d;
@@ -646,6 +661,7 @@ module ni_wc #(
   `NI_ASSERT(FillInRange_A, 32'(fill_q) <= Bpb)
   `NI_ASSERT(OpenFitsPayload_A, open_q |-> (32'(open_len_q) <= MaxPayload))
   `NI_ASSERT(OpenHasBytes_A, (open_q && !busy_q) |-> (fill_q != '0))
+  `NI_ASSERT(CanGrowIsCurrent_A, can_grow_q == (open_len_q < 13'(MaxPayload) && next_addr_q[11:0] != 12'h0))
   `NI_ASSERT(LookIsCurrent_A, (InReg != 0 && open_q && look_vld_q) |-> (look_q == app_now))
   `NI_ASSERT(OneFlushSource_A, !(do_flush && (take || beat_in)))
   `NI_ASSERT(ReplayWithinQueue_A, 32'(replayed_q) + 32'(open_beats_q) <= 32'(cnt_q))

@@ -104,6 +104,9 @@ def main():
     ap.add_argument("--top", default="nic_top",
                     help="one block of nic_top alone, at its own default parameters (only DataW taken "
                          "from the configuration); for its Fmax out of context with scripts/pnr.py")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="with --top: a parameter of the block (e.g. InReg=1 for ni_wc as the FPGA "
+                         "configurations build it)")
     a = ap.parse_args()
     if a.config not in CONFIGS:
         sys.exit(f"synth: unknown configuration '{a.config}'; valid: {', '.join(CONFIGS)}")
@@ -122,6 +125,13 @@ def main():
             sys.exit(f"synth: no block '{a.top}' (rtl/{a.top}.sv)")
         has_width = re.search(r"parameter\s+int\s+unsigned\s+DataW\b", src.read_text())
         params = {k: v for k, v in params.items() if k == "DataW" and has_width}
+        for p in a.param:
+            name, _, value = p.partition("=")
+            if not re.fullmatch(r"[A-Za-z]\w*", name) or not re.fullmatch(r"\d+", value):
+                sys.exit(f"synth: --param wants NAME=NUMBER, not '{p}'")
+            params[name] = int(value)
+    elif a.param:
+        sys.exit("synth: --param is for a block alone (--top); nic_top takes its configuration's")
     chparams = " ".join(f"-chparam {k} {v}" for k, v in params.items())
     script = "\n".join([
         "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources()),
