@@ -579,10 +579,22 @@ module ni_fab_rx #(
   assign rf = is_raw ? raw_fifo_i[RfW-1:0] : memid[RfW-1:0];
   // A FIFO whose tail lies outside its ring (its size made smaller while it ran) takes
   // nothing until it is reset.
+  // Each FIFO's checks are made from its registers, side by side; the packet's FIFO
+  // number (from the header or the context RAM, late) then selects one bit, not the
+  // operands of a compare.
+  logic [NumRfifo-1:0] rf_in_ring_v, rf_full_v;
+  logic [NumRfifo-1:0][15:0] rf_next_v;
+  always_comb begin
+    for (int f = 0; f < NumRfifo; f++) begin
+      rf_in_ring_v[f] = rf_tail_q[f] < rf_size_i[f];
+      rf_next_v[f] = (rf_tail_q[f] + 16'd1 >= rf_size_i[f]) ? 16'd0 : rf_tail_q[f] + 16'd1;
+      rf_full_v[f] = rf_next_v[f] == rf_head_i[f];
+    end
+  end
   assign rf_ok = (is_raw ? (raw_enable_i && 16'(raw_fifo_i) < 16'(NumRfifo)) : memid < 16'(NumRfifo)) &&
-                 rf_enable_i[rf] && rf_tail_q[rf] < rf_size_i[rf];
-  assign rf_next = (rf_tail_q[rf] + 16'd1 >= rf_size_i[rf]) ? 16'd0 : rf_tail_q[rf] + 16'd1;
-  assign rf_full = rf_next == rf_head_i[rf];
+                 rf_enable_i[rf] && rf_in_ring_v[rf];
+  assign rf_next = rf_next_v[rf];
+  assign rf_full = rf_full_v[rf];
   assign rf_slot_addr = rf_base_i[rf] + (64'(rf_tail_q[rf]) << SlotShift);
   assign rf_tail_o = rf_tail_q;
   // A remote get: the injection FIFO it names, the slot it is written to.
@@ -596,9 +608,19 @@ module ni_fab_rx #(
   assign ri = memid[RiW-1:0];
   // The tail lies in the ring (not so for a cycle if the engine took a smaller size
   // while the FIFO was empty: it stops the FIFO then).
-  assign ri_ok = memid < 16'(NumInj) && ri_remote_i[ri] && !ri_err_i[ri] && ri_tail_q[ri] < ri_size_i[ri];
-  assign ri_next = (ri_tail_q[ri] + 16'd1 >= ri_size_i[ri]) ? 16'd0 : ri_tail_q[ri] + 16'd1;
-  assign ri_full = ri_next == ri_head_i[ri];
+  // Checked per FIFO and selected, as the reception FIFOs are.
+  logic [NumInj-1:0] ri_in_ring_v, ri_full_v;
+  logic [NumInj-1:0][15:0] ri_next_v;
+  always_comb begin
+    for (int f = 0; f < NumInj; f++) begin
+      ri_in_ring_v[f] = ri_tail_q[f] < ri_size_i[f];
+      ri_next_v[f] = (ri_tail_q[f] + 16'd1 >= ri_size_i[f]) ? 16'd0 : ri_tail_q[f] + 16'd1;
+      ri_full_v[f] = ri_next_v[f] == ri_head_i[f];
+    end
+  end
+  assign ri_ok = memid < 16'(NumInj) && ri_remote_i[ri] && !ri_err_i[ri] && ri_in_ring_v[ri];
+  assign ri_next = ri_next_v[ri];
+  assign ri_full = ri_full_v[ri];
   assign ri_slot_addr = ri_base_i[ri] + (64'(ri_tail_q[ri]) << $clog2(SlotBytes));
   assign exp_cur = exp_vld_q[peer] ? exp_mem_q[peer] : 24'd0;
   assign sync = teh_flags[1];

@@ -141,8 +141,10 @@ def main():
     ] + (["flatten", f"write_json {out}/netlist.json"] if a.family in PNR_FAMILIES else [])
       + ([f"write_verilog -noattr {out}/nic_top.v"] if a.family == "generic" else [])) + "\n"
     # A place-and-route report of an earlier netlist does not belong to this one.
-    for stale in ("pnr.json", "nextpnr.log"):
+    for stale in ("pnr.json", "nextpnr.log", "params.txt"):
         (ROOT / out / stale).unlink(missing_ok=True)
+    if a.param:  # named with the block in the tables (scripts/synth_table.py)
+        (ROOT / out / "params.txt").write_text(" ".join(f"{k}={v}" for k, v in params.items() if k != "DataW") + "\n")
     run_yosys(out, script, "synth")
     print(f"synth: {a.config} {a.family}: {out}/stat.json")
 

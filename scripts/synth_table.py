@@ -126,6 +126,9 @@ def block_rows(record):
         r = json.loads(rep.read_text())
         block, run = rep.parent.parent.name, rep.parent.name
         rev = rep.parent / "rtl_rev.txt"
+        params = rep.parent / "params.txt"
+        if params.exists():
+            block += f" ({params.read_text().strip()})"
         cells = r.get("utilization", {}).get("TRELLIS_COMB", {}).get("used", "")
         path = next((cp["path"] for cp in r.get("critical_paths", []) if cp.get("path")), [])
         ends = f"{reg_of(path[0]['from']['cell'])} -> {reg_of(path[-1]['to']['cell'])}" if path else ""
@@ -136,7 +139,8 @@ def block_rows(record):
                        f"{total:.1f} ({logic:.1f} logic) | {rev.read_text().strip() if rev.exists() else '?'} |")
     if not out:
         return []
-    return ["", "Blocks placed and routed alone (out of context, each at its own default parameters; "
+    return ["", "Blocks placed and routed alone (out of context, each at its own default parameters "
+            "but those named; "
             "Fmax in MHz, critical path in ns, from the register where it starts to the one where it ends):", "",
             "| block | configuration, family | Fmax | logic cells | critical path | ns | RTL |",
             "|---|---|---|---|---|---|---|"] + out
@@ -165,7 +169,7 @@ def main():
     a = ap.parse_args()
     # Blocks alone: BLOCK/CONFIG-FAMILY/ runs, recorded the same way.
     for rep in sorted((ROOT / a.block_runs).glob("*/*-*/pnr.json")):
-        keep(rep.parent, ROOT / a.block_record / rep.parent.parent.name / rep.parent.name, ["pnr.json", "rtl_rev.txt"])
+        keep(rep.parent, ROOT / a.block_record / rep.parent.parent.name / rep.parent.name, ["pnr.json", "rtl_rev.txt", "params.txt"])
     for stat in sorted((ROOT / a.runs).glob("*-*/stat.json")):
         if stat.parent.name.split("-", 1)[1] not in CLASSES:
             continue  # the generic netlist of make postsynth has no table
