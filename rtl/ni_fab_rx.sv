@@ -579,18 +579,11 @@ module ni_fab_rx #(
   assign rf = is_raw ? raw_fifo_i[RfW-1:0] : memid[RfW-1:0];
   // A FIFO whose tail lies outside its ring (its size made smaller while it ran) takes
   // nothing until it is reset.
-  // Each FIFO's checks are made from its registers, side by side; the packet's FIFO
-  // number (from the header or the context RAM, late) then selects one bit, not the
-  // operands of a compare.
+  // Each FIFO's checks (below, with the remote-fed ones') are made from its registers,
+  // side by side; the packet's FIFO number (from the header or the context RAM, late)
+  // then selects one bit, not the operands of a compare.
   logic [NumRfifo-1:0] rf_in_ring_v, rf_full_v;
   logic [NumRfifo-1:0][15:0] rf_next_v;
-  always_comb begin
-    for (int f = 0; f < NumRfifo; f++) begin
-      rf_in_ring_v[f] = rf_tail_q[f] < rf_size_i[f];
-      rf_next_v[f] = (rf_tail_q[f] + 16'd1 >= rf_size_i[f]) ? 16'd0 : rf_tail_q[f] + 16'd1;
-      rf_full_v[f] = rf_next_v[f] == rf_head_i[f];
-    end
-  end
   assign rf_ok = (is_raw ? (raw_enable_i && 16'(raw_fifo_i) < 16'(NumRfifo)) : memid < 16'(NumRfifo)) &&
                  rf_enable_i[rf] && rf_in_ring_v[rf];
   assign rf_next = rf_next_v[rf];
@@ -612,9 +605,14 @@ module ni_fab_rx #(
   logic [NumInj-1:0] ri_in_ring_v, ri_full_v;
   logic [NumInj-1:0][15:0] ri_next_v;
   always_comb begin
+    for (int f = 0; f < NumRfifo; f++) begin
+      rf_in_ring_v[f] = rf_tail_q[f] < rf_size_i[f];
+      rf_next_v[f] = ni_pkg::ring_step(rf_tail_q[f], rf_size_i[f]);
+      rf_full_v[f] = rf_next_v[f] == rf_head_i[f];
+    end
     for (int f = 0; f < NumInj; f++) begin
       ri_in_ring_v[f] = ri_tail_q[f] < ri_size_i[f];
-      ri_next_v[f] = (ri_tail_q[f] + 16'd1 >= ri_size_i[f]) ? 16'd0 : ri_tail_q[f] + 16'd1;
+      ri_next_v[f] = ni_pkg::ring_step(ri_tail_q[f], ri_size_i[f]);
       ri_full_v[f] = ri_next_v[f] == ri_head_i[f];
     end
   end

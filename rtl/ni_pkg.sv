@@ -182,7 +182,10 @@ package ni_pkg;
     lrh = h;
   endfunction
 
-  // Reception-FIFO entry header (docs/formats.md#dma-descriptors), little-endian.
+  // The slot after tail in a ring of size slots (slot 0 after the last).
+  function automatic logic [15:0] ring_step(input logic [15:0] tail, input logic [15:0] size);
+    ring_step = (tail + 16'd1 >= size) ? 16'd0 : tail + 16'd1;
+  endfunction
   // Whether a source or destination LID has a PSN sequence: LIDs 1..num_peers (a power of
   // two), held at index lid mod num_peers (LID 0 is never a node's, so LID num_peers
   // takes index 0).
@@ -190,6 +193,7 @@ package ni_pkg;
     lid_has_peer = lid != 16'd0 && lid <= num_peers;
   endfunction
 
+  // Reception-FIFO entry header (docs/formats.md#dma-descriptors), little-endian.
   function automatic logic [127:0] entry_header(input logic [15:0] src_lid, input logic [15:0] bytes,
                                                 input logic [31:0] msg_len, input logic [31:0] offset,
                                                 input logic [31:0] tag);
