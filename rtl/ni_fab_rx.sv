@@ -375,7 +375,8 @@ module ni_fab_rx #(
     assign vq_good[v] = framed && (raw || ~c32 == icrc);
     // Stomped by its sender (ICRC sent inverted, VCRC right): refused, never resent.
     assign vq_stomp[v] = framed && !raw && c32 == icrc;
-    ni_fifo #(.Width(2), .Depth(RxCredits), .FallThrough(1)) u_verdicts (
+    // FreeWrite: the pop (late) stays off its storage's write enable.
+    ni_fifo #(.Width(2), .Depth(RxCredits), .FallThrough(1), .FreeWrite(1)) u_verdicts (
       .clk_i, .rst_ni,
       .wdata_i({vq_good[v], vq_stomp[v]}),
       .wvalid_i(vq_push[v]),
@@ -427,8 +428,23 @@ module ni_fab_rx #(
   logic [DataW-1:0] in_data;
   logic [KeepW-1:0] in_keep;
   logic in_last, in_valid, pop;
-  // Between packets, responses (VC1) go first: they always drain.
-  assign cur_vc = busy_q ? vc_q : f_rvalid[1];
+  // Between packets, responses (VC1) go first: they always drain. With InQReg the
+  // choice between packets is a register (pick_q), made a cycle ahead from what each
+  // head queue will hold (a beat entering it, or one there and not taken now), so the
+  // heads' valids do not select the beat that every decision reads: a beat still
+  // enters the decisions the cycle after it entered its head queue, as before.
+  if (InQReg != 0) begin : gen_pick_reg
+    logic pick_q;
+    logic [ni_pkg::NumVc-1:0] will_have;
+    assign will_have = (f_rvalid & ~f_rready) | (b_rvalid & b_rready);
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) pick_q <= 1'b1;
+      else pick_q <= will_have[1] ? 1'b1 : will_have[0] ? 1'b0 : cur_vc;
+    end
+    assign cur_vc = busy_q ? vc_q : pick_q;
+  end else begin : gen_pick_now
+    assign cur_vc = busy_q ? vc_q : f_rvalid[1];
+  end
   assign {in_last, in_keep, in_data} = f_rdata[cur_vc];
   // A last beat waits for its packet's verdict.
   assign in_valid = f_rvalid[cur_vc] && (!in_last || vq_rvalid[cur_vc]);
@@ -446,7 +462,9 @@ module ni_fab_rx #(
   always_comb begin
     view = cap_q;
     for (int p = 0; p < CapBytes; p++) begin
-      if (32'(p) >= 32'(bs_q) && 32'(p) < 32'(bs_q) + Bpb && in_keep[p % Bpb])
+      // bs_q is a whole number of beats: an equality of the beat index, where two
+      // compares per byte made carry chains at the start of the receiver's worst path.
+      if (bs_q[12:$clog2(Bpb)] == (13 - $clog2(Bpb))'(p / Bpb) && in_keep[p % Bpb])
         view[p*8 +: 8] = in_data[(p % Bpb)*8 +: 8];
     end
     kcnt = KcntW'(ni_pkg::keep_count(64'(in_keep)));
@@ -666,8 +684,18 @@ module ni_fab_rx #(
   // ClDrop. A continuation or a raw packet emits in the beat that classifies it: its
   // class is whole.
   localparam bit ClassLate = Bpb == 8;
-  assign cl_cur = d1_q ? cl_q : ClassLate ? cl_base : cl_new;
-  assign seq_cur = d1_q ? seq_q : seq_new;
+  // With InQReg at 64 bits no class is read in the beat that makes it: a beat that
+  // needs its class at once (a raw packet's first, a continuation's second, a last
+  // beat at or before byte 31) waits a cycle (cls_hold) while the class and sequence
+  // place are registered, and every other classifying beat (a tunneled packet's bytes
+  // 24-31) does nothing that depends on them. So the context, sequence, FIFO and
+  // length checks are off the path into the pop (the board's worst path,
+  // docs/synthesis.md); a raw packet and a continuation take a cycle more.
+  localparam bit ClassReg = ClassLate && InQReg != 0;
+  logic cls_hold;
+  assign cls_hold = ClassReg && d1_now && (is_raw || is_cont || in_last);
+  assign cl_cur = d1_q ? cl_q : ClassReg ? ClBad : ClassLate ? cl_base : cl_new;
+  assign seq_cur = d1_q ? seq_q : ClassReg ? SeqIn : seq_new;
   // The query names a tunneled packet (a continuation asks nothing: it is a write).
   assign q_lid_o = src_lid;
   assign q_psn_o = bth_psn;
@@ -791,7 +819,9 @@ module ni_fab_rx #(
   // and into the tracker. A packet never checked (raw) has none.
   assign err_ans = (Bpb == 8) ? (d2_q ? err_q : ErrNone) : err_cur;
   `NI_ASSERT(ClassLateUnused_A, !(ClassLate && in_valid && !d1_q && tun && cl_base == ClTun && tun_drop) ||
-                                 (!out_beat && !need_tag && !d2_now && !(in_last && (good || stomp))))
+                                 cls_hold || (!out_beat && !need_tag && !d2_now && !(in_last && (good || stomp))))
+  // A beat that classifies without the hold (ClassReg) needs no class: it emits nothing.
+  `NI_ASSERT(ClassNotNeeded_A, !(ClassReg && d1_now && !cls_hold) || (!out_beat && !need_tag && !d2_now && !raw_gen))
   `NI_ASSERT(AnswerChecksDone_A, !(Bpb == 8 && in_valid && in_last && (good || stomp) && cl_cur == ClTun) || d2_q)
   `NI_ASSERT(AnswerChecksSame_A, !(in_valid && in_last && good && (cl_cur == ClTun || cl_cur == ClRaw)) ||
                                  err_ans == err_cur)
@@ -906,9 +936,9 @@ module ni_fab_rx #(
   assign flush_go = flush_q && out_free;
   assign raw_gen_go = raw_gen && out_free && !flush_q;
   // (A raw packet's first beat emits at 512 bits: it waits for a flush to go first.)
-  assign pop = in_valid && !raw_gen && tag_ok && gen_ok && (!out_beat || out_free) &&
+  assign pop = in_valid && !cls_hold && !raw_gen && tag_ok && gen_ok && (!out_beat || out_free) &&
                (!flush_q || (flush_go && !out_beat));
-  assign gen_valid_o = in_valid && !raw_gen && need_gen && tag_ok && (!out_beat || out_free) &&
+  assign gen_valid_o = in_valid && !cls_hold && !raw_gen && need_gen && tag_ok && (!out_beat || out_free) &&
                        (!flush_q || (flush_go && !out_beat));
 
   always_comb begin
@@ -1102,6 +1132,14 @@ module ni_fab_rx #(
     exp_we = 1'b0;
     naked_d = naked_q;
     rg_d = rg_q;
+    // The hold (ClassReg): the class and the turn are kept; the beat is taken next cycle.
+    if (cls_hold) begin
+      busy_d = 1'b1;
+      vc_d = cur_vc;
+      d1_d = 1'b1;
+      cl_d = cl_new;
+      seq_d = seq_new;
+    end
     // A raw packet's made beats leave before its first beat: its class and VC hold from
     // the first (a response arriving meanwhile must not take the turn).
     if (raw_gen_go) begin
@@ -1384,6 +1422,8 @@ module ni_fab_rx #(
   end
 
   `NI_ASSUME(CreditRespected_A, !s_axis_tvalid || f_wready[s_axis_tdest])
+  // The header view's byte selects rely on it.
+  `NI_ASSERT(BsWholeBeats_A, bs_q[$clog2(Bpb)-1:0] == '0)
   // The output register takes one beat at a time: a flush only beside a beat that does not emit.
   `NI_ASSERT(FlushAlone_A, !flush_go || !(pop && out_beat))
   `NI_ASSERT_AXIS_STABLE(HostOutStable_A, ho_valid, ho_ready, {ho_data, ho_keep, ho_last, ho_user, ho_cni})
