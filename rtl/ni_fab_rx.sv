@@ -1133,35 +1133,23 @@ module ni_fab_rx #(
     naked_d = naked_q;
     rg_d = rg_q;
     // The hold (ClassReg): the class and the turn are kept; the beat is taken next cycle.
-    if (cls_hold) begin
+    // A raw packet's made beats leave before its first beat: its class and VC hold from
+    // the first (a response arriving meanwhile must not take the turn).
+    if (cls_hold || raw_gen_go || pop) begin
       busy_d = 1'b1;
       vc_d = cur_vc;
+    end
+    // The class is kept from the beat that classifies the packet: held, making a raw
+    // packet's beats (its first beat, so d1_now) or taken.
+    if (d1_now && (cls_hold || raw_gen_go || pop)) begin
       d1_d = 1'b1;
       cl_d = cl_new;
       seq_d = seq_new;
     end
-    // A raw packet's made beats leave before its first beat: its class and VC hold from
-    // the first (a response arriving meanwhile must not take the turn).
-    if (raw_gen_go) begin
-      rg_d = rg_q + RgW'(1);
-      busy_d = 1'b1;
-      vc_d = cur_vc;
-      if (!d1_q) begin
-        d1_d = 1'b1;
-        cl_d = cl_new;
-        seq_d = seq_new;
-      end
-    end
+    if (raw_gen_go) rg_d = rg_q + RgW'(1);
     if (pop) begin
-      busy_d = 1'b1;
-      vc_d = cur_vc;
       bs_d = bs_q + 13'(Bpb);
       cap_d = view;
-      if (d1_now) begin
-        d1_d = 1'b1;
-        cl_d = cl_new;
-        seq_d = seq_new;
-      end
       if (d2_now) begin
         d2_d = 1'b1;
         err_d = err_new;

@@ -4,7 +4,8 @@
 // reads and its local-copy writes) onto the host port, round robin at TLP boundaries.
 // No register on the way: every source holds its beat until taken, and the choice
 // of source is held from the cycle it is first offered, so the output obeys AXI4-
-// Stream; decapsulated TLPs reach the host port in the cycle they leave ni_fab_rx.
+// Stream; decapsulated TLPs reach the host port in the cycle they arrive here (with
+// BoundaryRegs they come through nic_top's u_kept_q).
 `default_nettype none
 `include "ni_assert.svh"
 

@@ -63,7 +63,9 @@ module ni_mem_keep #(
   // so a copy goes out a cycle after the timer passes it: the compares stay off the
   // paths from the slot states through the output's valid and the host port's ready.
   // A timer restarted this cycle (a new write kept, a copy started) clears its bit.
-  logic [NumSlots-1:0] expired, spent, timed_q, timer_rst;
+  // Its tries are compared with MEM_LIMIT into a register too (spent_q): they change
+  // only with a restart, and a slot expires two cycles after one at the earliest.
+  logic [NumSlots-1:0] expired, spent_q, timed_q, timer_rst;
   logic free_avail, exp_avail, exp_spent;
   logic [SlotW-1:0] free_slot, exp_slot;
   always_comb begin
@@ -73,7 +75,6 @@ module ni_mem_keep #(
     exp_slot = '0;
     for (int i = NumSlots - 1; i >= 0; i--) begin
       expired[i] = valid_q[i] && timed_q[i];
-      spent[i] = tries_q[i] >= limit_i;
       if (!valid_q[i]) begin
         free_avail = 1'b1;
         free_slot = SlotW'(i);
@@ -84,7 +85,7 @@ module ni_mem_keep #(
       end
     end
   end
-  assign exp_spent = spent[exp_slot];
+  assign exp_spent = spent_q[exp_slot];
 
   // The TLP passing through (Pass) or the copy going out (Copy).
   logic [SlotW-1:0] wr_slot_q, wr_slot_d, rd_slot_q, rd_slot_d;
@@ -209,11 +210,13 @@ module ni_mem_keep #(
       mode_q <= Idle;
       valid_q <= '0;
       timed_q <= '0;
+      spent_q <= '0;
     end else begin
       mode_q <= mode_d;
       valid_q <= valid_d;
       for (int i = 0; i < NumSlots; i++) begin
         timed_q[i] <= timeout_i != 32'h0 && timer_q[i] >= timeout_i && !timer_rst[i];
+        spent_q[i] <= tries_q[i] >= limit_i;
       end
     end
   end
@@ -251,6 +254,9 @@ module ni_mem_keep #(
   // A copy's beats are never written in the cycle before they are read (a slot is
   // written only while it is free, and expires at least a cycle after its last beat).
   `NI_ASSERT(CopyReadNotStale_A, sel == Copy |-> !wr_rd_q)
+  // The registered compare is the present one whenever a slot has expired (MEM_LIMIT
+  // written a cycle ago aside).
+  `NI_ASSERT(SpentCurrent_A, exp_avail && $stable(limit_i) |-> exp_spent == (tries_q[exp_slot] >= limit_i))
 
   `NI_ASSERT_AXIS_STABLE(KeepOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})

@@ -762,19 +762,29 @@ module nic_top #(
 
   // Writes this NI confirmed (receiving-NI point): kept until memory confirms them,
   // issued to memory again on MEM_TIMEOUT.
-  logic [DataW-1:0] kept_tdata;
-  logic [KeepW-1:0] kept_tkeep;
+  logic [DataW-1:0] keep_tdata, kept_tdata;
+  logic [KeepW-1:0] keep_tkeep, kept_tkeep;
+  logic keep_tlast, keep_tuser, keep_tvalid, keep_tready;
   logic kept_tlast, kept_tuser, kept_tvalid, kept_tready;
   ni_mem_keep #(.DataW(DataW), .NumSlots(MemKeepSlots), .SlotBeats(MaxTlpBeats)) u_mem_keep (
     .clk_i, .rst_ni, .timeout_i(mem_timeout), .limit_i(mem_limit),
     .s_axis_tdata(dec_tdata), .s_axis_tkeep(dec_tkeep), .s_axis_tlast(dec_tlast), .s_axis_tuser(dec_tuser),
     .s_axis_tcni(dec_tcni), .s_axis_tvalid(dec_tvalid), .s_axis_tready(dec_tready),
-    .m_axis_tdata(kept_tdata), .m_axis_tkeep(kept_tkeep), .m_axis_tlast(kept_tlast),
-    .m_axis_tuser(kept_tuser), .m_axis_tvalid(kept_tvalid), .m_axis_tready(kept_tready),
+    .m_axis_tdata(keep_tdata), .m_axis_tkeep(keep_tkeep), .m_axis_tlast(keep_tlast),
+    .m_axis_tuser(keep_tuser), .m_axis_tvalid(keep_tvalid), .m_axis_tready(keep_tready),
     .conf_valid_i(mem_conf_valid), .conf_tag_i(mem_conf_tag), .conf_ok_i(mem_conf_ok),
     .drop_valid_o(trk_drop), .drop_tag_o(trk_drop_tag),
     .ev_reissue_o(ev_mem_reissue), .ev_fail_o(ev_mem_fail)
   );
+  // With BoundaryRegs the decapsulated TLPs and the kept writes' copies reach
+  // ni_host_tx through a queue of two without fall-through: ni_mem_keep's choice
+  // between them and ni_host_tx's choice of source would otherwise share a cycle, with
+  // the host port's ready between them (written from its count: that valid comes late).
+  ni_boundary #(.Width(DataW + KeepW + 2), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_kept_q (
+    .clk_i, .rst_ni, .wdata_i({keep_tdata, keep_tkeep, keep_tlast, keep_tuser}),
+    .wvalid_i(keep_tvalid), .wready_o(keep_tready),
+    .rdata_o({kept_tdata, kept_tkeep, kept_tlast, kept_tuser}),
+    .rvalid_o(kept_tvalid), .rready_i(kept_tready));
 
   // ------------------------------------------------------------ host transmit
   logic [62:0] rdc;
