@@ -96,7 +96,8 @@ def main():
     run_yosys(out, "\n".join(synth + [f"write_json {out}/netlist.json"]) + "\n", "bitstream")
     print(f"bitstream: placing and routing ({out / 'nextpnr.log'})", flush=True)
     cmd = nextpnr_cmd(venv, out, a.board, a.seed)
-    (ROOT / out / "seed.txt").write_text(f"{a.seed if a.seed is not None else 'default'}\n")
+    seed_name = "default" if a.seed is None else str(a.seed)
+    (ROOT / out / "seed.txt").write_text(seed_name + "\n")
     if subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
         util = over_device(ROOT / out / "nextpnr.log")
         if util is None:
@@ -115,7 +116,7 @@ def main():
     if subprocess.run([str(venv / "yowasp-ecppack"), "--compress", str(out / "ni_board.config"),
                        str(out / "ni_board.bit")], cwd=ROOT).returncode:
         sys.exit("bitstream: ecppack failed")
-    print(f"bitstream: {out / 'ni_board.bit'} (seed {a.seed if a.seed is not None else 'default'}); Fmax " +
+    print(f"bitstream: {out / 'ni_board.bit'} (seed {seed_name}); Fmax " +
           ", ".join(f"{c} {v['achieved']:.1f} MHz (needs {v['constraint']:.2f})" for c, v in fmax.items()))
 
 
