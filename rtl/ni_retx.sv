@@ -92,11 +92,18 @@ module ni_retx #(
   logic [NumSlots-1:0][2:0] st_q, st_d;
   logic [NumSlots-1:0][15:0] lid_q;
   logic [NumSlots-1:0][23:0] psn_q;
-  logic [NumSlots-1:0][31:0] sent_q;
-  logic [NumSlots-1:0][7:0] tries_q;
-  // Waiting out an RNR NAK since rnr_t_q (resent then without counting a try).
+  // When each slot was last sent and how often it was resent: memories (LUT RAM),
+  // written at the slot sent and read at the slot the scan checks (below).
+  logic [31:0] sent_mem_q [NumSlots];
+  logic [7:0] tries_mem_q [NumSlots];
+  logic [NumSlots-1:0] spent_q, spent_d;  // tries >= limit_i: its next run-out fails it
+  // Waiting out an RNR NAK of its destination (resent then without counting a try).
+  // When each destination's last RNR NAK came: a RAM (LUT RAM) written at the NAK's
+  // source and read at the destination of the slot the scan checks. A slot waits
+  // from its destination's last RNR NAK, also one sent while its destination waits.
   logic [NumSlots-1:0] rnr_q, rnr_d;
-  logic [NumSlots-1:0][31:0] rnr_t_q;
+  logic [31:0] rnr_at_mem_q [NumPeers];
+  logic [PeerW-1:0] peer_mem_q [NumSlots];  // each slot's destination (lid_q mod NumPeers)
   // The PSN each destination gets next: a RAM (LUT RAM on an FPGA) read and written at
   // the new request's destination only; a bit per destination makes one not sent to
   // since reset start at PSN 0. As flip-flops, 64 destinations' PSNs and their
@@ -136,8 +143,11 @@ module ni_retx #(
   // matter. The allocation order is kept as a matrix of one bit per pair of slots
   // (alloc_first_q), so the choice is a few gate levels wide instead of a chain of
   // 32-bit age comparisons through every slot (7.5 MHz on ECP5 before).
-  // Timers are compared a cycle ahead (tmo_q, rnr_up_q): a slot runs out one cycle
-  // after its time has come, and the comparators sit off the choice's path.
+  // Timers are compared a cycle ahead (tmo_q, rnr_up_q), so the comparators sit off
+  // the choice's path. They are checked for one slot per cycle (scan_q): a slot runs
+  // out within NumSlots cycles after its time has come (RETX_TIMEOUT is thousands of
+  // cycles). Two comparisons and the times in LUT RAM took the place of two 32-bit
+  // subtractions per slot (about 2.5k logic cells at 32 slots).
   localparam int unsigned NumPairs = NumSlots * (NumSlots - 1) / 2;
   // Bit of the pair (i, j), i < j: 1 when slot i was allocated before slot j.
   function automatic int pair_bit(input int i, input int j);
@@ -154,7 +164,7 @@ module ni_retx #(
       // Awaiting its answer: not done, and not answered by the last cycle's response.
       live[i] = valid_q[i] && !done_q[i] && !answered_q[i];
       expired[i] = live[i] && (rnr_q[i] ? rnr_up_q[i] : tmo_q[i]);
-      cand[i] = live[i] && (expired[i] || due_q[i]) && (tries_q[i] < limit_i || rnr_q[i]);
+      cand[i] = live[i] && (expired[i] || due_q[i]) && (!spent_q[i] || rnr_q[i]);
     end
     // cand_first: the one candidate no other candidate was allocated before.
     for (int i = 0; i < NumSlots; i++) begin
@@ -182,7 +192,7 @@ module ni_retx #(
         free_avail = 1'b1;
         free_slot = SlotW'(i);
       end
-      if (expired[i] && tries_q[i] >= limit_i && !rnr_q[i]) begin
+      if (expired[i] && spent_q[i] && !rnr_q[i]) begin
         ftrig_avail = 1'b1;
         ftrig_slot = SlotW'(i);
       end
@@ -425,7 +435,7 @@ module ni_retx #(
   logic [7:0] tries_inc;
   assign next_cur = next_vld_q[in_peer] ? next_mem_q[in_peer] : 24'd0;
   assign next_inc = next_cur + 24'd1;
-  assign tries_inc = tries_q[offer_slot] + 8'd1;
+  assign tries_inc = tries_mem_q[offer_slot] + 8'd1;
 
   always_comb begin
     state_d = state_q;
@@ -537,9 +547,8 @@ module ni_retx #(
   // Timers, compared for the next cycle; a timer restarted now has not run out.
   // A new slot is allocated after every other: it comes last in the order.
   // now - start >= delay is start <= now - delay: the time a timer must have started
-  // by to run out now is shared (tmo_by, rnr_by), and each timer takes one subtraction
-  // whose sign is the answer, where it took a subtraction and a comparison (2k logic
-  // cells fewer at 32 slots). The sign is right for delays and ages below 2^31
+  // by to run out now is shared (tmo_by, rnr_by), and a check takes one subtraction
+  // whose sign is the answer. The sign is right for delays and ages below 2^31
   // cycles: a larger delay acts as 2^31 - 1, and a slot runs out before it is that old.
   logic [31:0] tmo_by, rnr_by;
   assign tmo_by = now_q - (timeout_i[31] ? 32'h7FFF_FFFF : timeout_i);
@@ -547,10 +556,23 @@ module ni_retx #(
   function automatic logic started_by(input logic [31:0] start, input logic [31:0] by);
     started_by = ((by - start) & 32'h8000_0000) == 32'd0;
   endfunction
+  // The scan: the slot checked now. A timer that ran out stays run out until its
+  // slot is sent again, or another RNR NAK stops it (or RETX_TIMEOUT is 0). spent_q
+  // is set where a try is counted and follows a change of RETX_LIMIT as the scan passes.
+  logic [SlotW-1:0] scan_q;
+  logic scan_tmo, scan_rnr_up, scan_spent;
+  assign scan_tmo = started_by(sent_mem_q[scan_q], tmo_by);
+  assign scan_rnr_up = started_by(rnr_at_mem_q[peer_mem_q[scan_q]], rnr_by);
+  assign scan_spent = tries_mem_q[scan_q] >= limit_i;
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
-      tmo_d[i] = timeout_i != 32'd0 && started_by(sent_q[i], tmo_by) && !new_at[i] && !resend_at[i];
-      rnr_up_d[i] = started_by(rnr_t_q[i], rnr_by) && !new_at[i] && !rnr_set[i];
+      tmo_d[i] = timeout_i != 32'd0 && (tmo_q[i] || (scan_q == SlotW'(i) && scan_tmo)) &&
+                 !new_at[i] && !resend_at[i];
+      rnr_up_d[i] = (rnr_up_q[i] || (scan_q == SlotW'(i) && scan_rnr_up)) && !new_at[i] && !rnr_set[i];
+      spent_d[i] = spent_q[i];
+      if (scan_q == SlotW'(i)) spent_d[i] = scan_spent;
+      if (new_at[i]) spent_d[i] = limit_i == 8'd0;
+      if (resend_at[i] && !rnr_q[i]) spent_d[i] = tries_inc >= limit_i;
     end
     alloc_first_d = alloc_first_q;
     for (int i = 0; i < NumSlots; i++) begin
@@ -595,6 +617,8 @@ module ni_retx #(
       alloc_first_q <= '0;
       tmo_q <= '0;
       rnr_up_q <= '0;
+      spent_q <= '0;
+      scan_q <= '0;
       ev_valid_q <= 1'b0;
       ev_kind_q <= '0;
       ev_lid_q <= '0;
@@ -624,6 +648,8 @@ module ni_retx #(
       alloc_first_q <= alloc_first_d;
       tmo_q <= tmo_d;
       rnr_up_q <= rnr_up_d;
+      spent_q <= spent_d;
+      scan_q <= (32'(scan_q) == NumSlots - 1) ? '0 : scan_q + SlotW'(1);
       ev_valid_q <= ev_valid_i;
       ev_kind_q <= ev_kind_i;
       ev_lid_q <= ev_lid_i;
@@ -639,19 +665,22 @@ module ni_retx #(
       if (new_at[i]) begin
         lid_q[i] <= in_dlid;
         psn_q[i] <= next_cur;
-        sent_q[i] <= now_q;
-        tries_q[i] <= 8'd0;
-        rnr_t_q[i] <= now_q;  // waits from now if its destination is waiting
       end
-      if (resend_at[i]) begin
-        sent_q[i] <= now_q;
-        if (!rnr_q[i]) tries_q[i] <= tries_inc;
-      end
-      if (rnr_set[i]) rnr_t_q[i] <= now_q;
+    end
+    if (ev_valid_q && ev_kind_q == ni_pkg::REL_RNR) rnr_at_mem_q[ev_lid_q[PeerW-1:0]] <= now_q;
+    // take_new and take_resend exclude each other: one write port each.
+    if (take_new) begin
+      sent_mem_q[free_slot] <= now_q;
+      tries_mem_q[free_slot] <= 8'd0;
+    end
+    if (take_resend) begin
+      sent_mem_q[offer_slot] <= now_q;
+      if (!rnr_q[offer_slot]) tries_mem_q[offer_slot] <= tries_inc;
     end
     if (take_new) begin
       back_mem_q[free_slot] <= in_hdr_i.back_page;
       lid_mem_q[free_slot] <= in_dlid;
+      peer_mem_q[free_slot] <= in_peer;
       next_mem_q[in_peer] <= next_inc;
     end
     if (act_store && beat_go) begin
