@@ -649,5 +649,56 @@ TEST_F(RetxTest, LongestDelaysDoNotRunOutEarly) {
   }
 }
 
-}  // namespace
+// A slot's resend count is checked where it is counted, not only when the timer scan
+// (rtl/ni_retx.sv, one slot per cycle) passes it: with RETX_LIMIT 1, a write to LID 1
+// is resent once by a NAK (go back N); a second NAK right after that resend finds its
+// resend spent and resends nothing (the slot then waits for its timer, to fail). The
+// first NAK comes at four different cycles, so that the second meets every phase of the
+// scan.
+TEST_F(RetxTest, ANakAfterTheLastResendResendsNothing) {
+  auto dut = std::make_unique<Dut>(ctx(), "retx");
+  attach(dut.get());
+  const Bytes hdr = reqHdr(1);
+  Bytes tlp(20, 0);
+  tlp[0] = 0x60;  // MWr, one DW
+  tlp[3] = 1;
+  for (uint64_t firstNak = 20; firstNak < 20 + kSlots; ++firstNak) {
+    dut->m.timeout_i = 100000;  // no timer runs out within the run
+    dut->m.limit_i = 1;
+    dut->m.rnr_delay_i = kRnrDelay;
+    reset();
+    setHdr(*dut, hdr);
+    dut->m.out_hdr_ready_i = 1;
+    dut->m.out_beat_ready_i = 1;
+    dut->m.fail_ready_i = 1;
+    size_t inOff = 0;
+    bool sent = false;
+    std::vector<uint64_t> resendAt;
+    for (uint64_t c = 0; c < 200; ++c) {
+      dut->m.in_hdr_valid_i = !sent && inOff == 0;
+      dut->m.in_beat_valid_i = !sent;
+      const bool last = setBeat(*dut, tlp, inOff);
+      // NAKs for PSN 0: the first at firstNak, the second in the cycle the resend is taken.
+      dut->m.ev_valid_i = 0;
+      dut->m.ev_kind_i = kNakSeq;
+      dut->m.ev_lid_i = 1;
+      dut->m.ev_psn_i = 0;
+      dut->eval();
+      const bool takenNow = dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i;
+      if (c == firstNak || (takenNow && sent && resendAt.empty())) {
+        dut->m.ev_valid_i = 1;
+        dut->eval();
+      }
+      if (takenNow && sent) resendAt.push_back(c);
+      if (dut->m.in_beat_valid_i && dut->m.in_beat_ready_o) {
+        inOff = last ? 0 : inOff + kBpb;
+        sent = last;
+      }
+      cycle();
+    }
+    ASSERT_TRUE(sent);
+    EXPECT_EQ(resendAt.size(), 1u) << "RETX_LIMIT 1, first NAK at cycle " << firstNak;
+  }
+}
 
+}  // namespace
