@@ -109,6 +109,18 @@ class RetxTest : public tb::VerilatedTest {
     setField(dut.m.in_hdr_i, 1, 1, 0);
     setField(dut.m.in_hdr_i, 0, 1, 1);
   }
+  // The timer tests' run: these delays, a reset, the header record of a request to LID 1,
+  // and a framer and CPU that are always ready.
+  void startRun(Dut& dut, uint32_t timeout, unsigned limit, uint32_t rnrDelay) {
+    dut.m.timeout_i = timeout;
+    dut.m.limit_i = limit;
+    dut.m.rnr_delay_i = rnrDelay;
+    reset();
+    setHdr(dut, reqHdr(1));
+    dut.m.out_hdr_ready_i = 1;
+    dut.m.out_beat_ready_i = 1;
+    dut.m.fail_ready_i = 1;
+  }
   // The TLP's beat at byte offset off; returns whether it is the last one.
   static bool setBeat(Dut& dut, const Bytes& tlp, size_t off) {
     for (unsigned j = 0; j < kBpb; ++j) {
@@ -598,19 +610,11 @@ TEST_F(RetxTest, LongestDelaysDoNotRunOutEarly) {
   };
   auto dut = std::make_unique<Dut>(ctx(), "retx");
   attach(dut.get());
-  const Bytes hdr = reqHdr(1);
   Bytes tlp(20, 0);
   tlp[0] = 0x60;  // MWr, one DW
   tlp[3] = 1;
   for (const Case& k : cases) {
-    dut->m.timeout_i = k.timeout;
-    dut->m.limit_i = kLimit;
-    dut->m.rnr_delay_i = k.rnrDelay;
-    reset();
-    setHdr(*dut, hdr);
-    dut->m.out_hdr_ready_i = 1;
-    dut->m.out_beat_ready_i = 1;
-    dut->m.fail_ready_i = 1;
+    startRun(*dut, k.timeout, kLimit, k.rnrDelay);
     size_t inOff = 0;
     bool sent = false;
     uint64_t sentAt = 0;
@@ -658,19 +662,11 @@ TEST_F(RetxTest, LongestDelaysDoNotRunOutEarly) {
 TEST_F(RetxTest, ANakAfterTheLastResendResendsNothing) {
   auto dut = std::make_unique<Dut>(ctx(), "retx");
   attach(dut.get());
-  const Bytes hdr = reqHdr(1);
   Bytes tlp(20, 0);
   tlp[0] = 0x60;  // MWr, one DW
   tlp[3] = 1;
   for (uint64_t firstNak = 20; firstNak < 20 + kSlots; ++firstNak) {
-    dut->m.timeout_i = 100000;  // no timer runs out within the run
-    dut->m.limit_i = 1;
-    dut->m.rnr_delay_i = kRnrDelay;
-    reset();
-    setHdr(*dut, hdr);
-    dut->m.out_hdr_ready_i = 1;
-    dut->m.out_beat_ready_i = 1;
-    dut->m.fail_ready_i = 1;
+    startRun(*dut, 100000, 1, kRnrDelay);  // no timer runs out within the run
     size_t inOff = 0;
     bool sent = false;
     std::vector<uint64_t> resendAt;
