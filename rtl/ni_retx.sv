@@ -669,15 +669,13 @@ module ni_retx #(
     end
     if (ev_valid_q && ev_kind_q == ni_pkg::REL_RNR) rnr_at_mem_q[ev_lid_q[PeerW-1:0]] <= now_q;
     // take_new and take_resend exclude each other: one write port each.
-    if (take_new) begin
-      sent_mem_q[free_slot] <= now_q;
-      tries_mem_q[free_slot] <= 8'd0;
-    end
     if (take_resend) begin
       sent_mem_q[offer_slot] <= now_q;
       if (!rnr_q[offer_slot]) tries_mem_q[offer_slot] <= tries_inc;
     end
     if (take_new) begin
+      sent_mem_q[free_slot] <= now_q;
+      tries_mem_q[free_slot] <= 8'd0;
       back_mem_q[free_slot] <= in_hdr_i.back_page;
       lid_mem_q[free_slot] <= in_dlid;
       peer_mem_q[free_slot] <= in_peer;
