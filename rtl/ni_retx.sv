@@ -10,10 +10,10 @@
 // CPU from here. Packets to multicast LIDs pass through unretained. An RNR NAK
 // (the receiver's FIFO was full) makes the slot it names and every later one to
 // that destination wait rnr_delay_i cycles, then resends them in order; those
-// resends do not count against the limit. An answer takes effect in the cycle after
-// ni_fab_rx reports it (ev_*_i are registered here): ni_fab_rx decides on a response
-// from q_hit_o, so without the register one path ran receiver -> match -> receiver ->
-// slot state. Rules and bounds:
+// resends do not count against the limit and start the count anew. An answer takes
+// effect in the cycle after ni_fab_rx reports it (ev_*_i are registered here):
+// ni_fab_rx decides on a response from q_hit_o, so without the register one path ran
+// receiver -> match -> receiver -> slot state. Rules and bounds:
 // docs/architecture.md#reliable-delivery, #confirmed-writes and #reception-fifos.
 `default_nettype none
 `include "ni_assert.svh"
@@ -559,20 +559,26 @@ module ni_retx #(
   // The scan: the slot checked now. A timer that ran out stays run out until its
   // slot is sent again, or another RNR NAK stops it (or RETX_TIMEOUT is 0). spent_q
   // is set where a try is counted and follows a change of RETX_LIMIT as the scan passes.
+  // An RNR wait ends for every slot of the destination in the same cycle, when the
+  // scan passes any slot of it: ended one by one as the scan passes, a later PSN could
+  // be resent before the one the RNR NAK named, and the receiver dropped it.
   logic [SlotW-1:0] scan_q;
+  logic [PeerW-1:0] scan_peer;
   logic scan_tmo, scan_rnr_up, scan_spent;
   assign scan_tmo = started_by(sent_mem_q[scan_q], tmo_by);
-  assign scan_rnr_up = started_by(rnr_at_mem_q[peer_mem_q[scan_q]], rnr_by);
+  assign scan_peer = peer_mem_q[scan_q];
+  assign scan_rnr_up = started_by(rnr_at_mem_q[scan_peer], rnr_by);
   assign scan_spent = tries_mem_q[scan_q] >= limit_i;
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
       tmo_d[i] = timeout_i != 32'd0 && (tmo_q[i] || (scan_q == SlotW'(i) && scan_tmo)) &&
                  !new_at[i] && !resend_at[i];
-      rnr_up_d[i] = (rnr_up_q[i] || (scan_q == SlotW'(i) && scan_rnr_up)) && !new_at[i] && !rnr_set[i];
+      rnr_up_d[i] = (rnr_up_q[i] || (scan_rnr_up && lid_q[i][PeerW-1:0] == scan_peer)) &&
+                    !new_at[i] && !rnr_set[i];
       spent_d[i] = spent_q[i];
       if (scan_q == SlotW'(i)) spent_d[i] = scan_spent;
       if (new_at[i]) spent_d[i] = limit_i == 8'd0;
-      if (resend_at[i] && !rnr_q[i]) spent_d[i] = tries_inc >= limit_i;
+      if (resend_at[i]) spent_d[i] = rnr_q[i] ? limit_i == 8'd0 : tries_inc >= limit_i;
     end
     alloc_first_d = alloc_first_q;
     for (int i = 0; i < NumSlots; i++) begin
@@ -671,7 +677,7 @@ module ni_retx #(
     // take_new and take_resend exclude each other: one write port each.
     if (take_resend) begin
       sent_mem_q[offer_slot] <= now_q;
-      if (!rnr_q[offer_slot]) tries_mem_q[offer_slot] <= tries_inc;
+      tries_mem_q[offer_slot] <= rnr_q[offer_slot] ? 8'd0 : tries_inc;
     end
     if (take_new) begin
       sent_mem_q[free_slot] <= now_q;

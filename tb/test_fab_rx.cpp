@@ -202,8 +202,8 @@ class FabRxTest : public tb::VerilatedTest {
       e.gen = ack(p, kAethNakPsnSeq, x);
     } else if (s == Seq::Dup) {
       e.events |= kDup;
-      // A receiving-NI confirmed write is ACKed under its own PSN: only that confirms it.
-      if (write) e.gen = refusedWrite ? nak(p, kAethNakRemAccess) : ack(p, kAethAck, cni ? p.psn : x - 1);
+      // ACKed under its own PSN: an ACK of a receiving-NI confirmed write's PSN confirms it.
+      if (write) e.gen = refusedWrite ? nak(p, kAethNakRemAccess) : ack(p, kAethAck, p.psn);
       if (refusedWrite) e.events |= kNakTx;
       // An atomic whose result ni_amo_cache still keeps (3 in 4) is answered with it.
       const auto key = std::make_pair(p.slid, p.psn);

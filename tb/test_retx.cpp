@@ -199,8 +199,10 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   unsigned confs = 0, rnrs = 0;
   std::map<uint16_t, unsigned> notReady;  // RNR NAKs a destination still gives the PSN it expects
   uint32_t nextEpisode = 0;
-  // Last RNR NAK delivered per destination: {cycle, PSN} (cleared by a NAK asking for a resend now).
+  // Last RNR NAK delivered per destination: {cycle, PSN} (cleared by a NAK asking for a resend now),
+  // and whether a slot it stopped has been resent since.
   std::map<uint16_t, std::pair<uint64_t, uint32_t>> rnrSince;
+  std::map<uint16_t, bool> rnrResent;
   uint64_t offerStart = 0;  // since when the header now offered has been offered
   bool offering = false;
   std::deque<Answer> answers;
@@ -288,7 +290,10 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     }
     if (dut->m.ev_valid_i && ans->kind == kRsp) awaited.erase({ans->lid, ans->psn});
     // ni_retx acts on an answer in the cycle after it is reported.
-    if (dut->m.ev_valid_i && ans->kind == kRnr) rnrSince[ans->lid] = {c + 1, ans->psn};
+    if (dut->m.ev_valid_i && ans->kind == kRnr) {
+      rnrSince[ans->lid] = {c + 1, ans->psn};
+      rnrResent[ans->lid] = false;
+    }
     if (dut->m.ev_valid_i && ans->kind == kNakSeq) rnrSince.erase(ans->lid);
     maxUsed = std::max<unsigned>(maxUsed, dut->m.used_o);
     cycle();
@@ -360,9 +365,14 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
         ASSERT_EQ(p.tlp, o->second.tlp) << "a resend differs from its original, seed " << seed();
         ++resends;
         const auto w = rnrSince.find(p.dlid());
-        if (w != rnrSince.end() && p.offered > w->second.first && p.psn() >= w->second.second)
+        if (w != rnrSince.end() && p.offered > w->second.first && p.psn() >= w->second.second) {
           EXPECT_GE(p.offered - w->second.first, kRnrDelay)
               << "resend of " << p.dlid() << "/" << p.psn() << " before RNR_DELAY, seed " << seed();
+          // The wait ends for all of them at once: the PSN the NAK named goes first.
+          if (!rnrResent[p.dlid()])
+            EXPECT_EQ(p.psn(), w->second.second) << "first resend to " << p.dlid() << " after its RNR NAK, seed " << seed();
+          rnrResent[p.dlid()] = true;
+        }
       }
       if (p.dlid() == kSilent) {
         if ((p.np() || p.cni()) && o == original.end()) failWords.insert(reportOf(p, 4, backOf[key]));  // CA
@@ -376,9 +386,11 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       auto answer = [&](uint32_t psn, Rel k) {
         if (r() % 100 >= 5) answers.push_back({at, d, psn, k});
       };
-      // Episodes 8 PSNs apart or more: a slot then waits out one of them (lost packets
-      // and answers still cost it tries: its timer resends it).
-      if (p.psn() == expect[d] && d == 2 && !notReady[d] && p.psn() >= nextEpisode && r() % 100 < 6) {
+      // Episodes 8 PSNs apart or more, and 40 at most, so that there are two or more: a
+      // slot then waits out one of them (lost packets and answers still cost it tries:
+      // its timer resends it).
+      if (p.psn() == expect[d] && d == 2 && !notReady[d] && p.psn() >= nextEpisode &&
+          (r() % 100 < 6 || p.psn() >= nextEpisode + 32)) {
         notReady[d] = 12;
         nextEpisode = p.psn() + 8;
       }
@@ -401,8 +413,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
       } else if (p.psn() < expect[d]) {
         if (read) answer(p.psn(), kRsp);
         else if (refused[key]) answer(p.psn(), kRefused);  // a refused duplicate is refused again
-        else if (p.cni()) answer(p.psn(), kAck);           // its own PSN: that confirms it
-        else answer(expect[d] - 1, kAck);
+        else answer(p.psn(), kAck);  // its own PSN (ni_fab_rx): the last one taken may be a refused one
       } else if (!naked[d]) {
         naked[d] = true;
         answer(expect[d], kNakSeq);
@@ -695,6 +706,54 @@ TEST_F(RetxTest, ANakAfterTheLastResendResendsNothing) {
     ASSERT_TRUE(sent);
     EXPECT_EQ(resendAt.size(), 1u) << "RETX_LIMIT 1, first NAK at cycle " << firstNak;
   }
+}
+
+// An RNR NAK shows its destination alive: the resends after its wait start the count
+// of tries anew. Two writes to LID 1 (PSNs 0 and 1), RETX_LIMIT 2; PSN 0 is RNR-NAKed
+// at every other send and the send between is lost, so the writes are resent by their
+// timers again and again, each time after an RNR resend. Five such rounds, then an ACK
+// of PSN 1: nothing fails (counted across the waits, the tries would pass the limit in
+// the third round), and both slots are free.
+TEST_F(RetxTest, ResendsAfterAnRnrWaitCountTriesAnew) {
+  auto dut = std::make_unique<Dut>(ctx(), "retx");
+  attach(dut.get());
+  Bytes tlp(20, 0);
+  tlp[0] = 0x60;  // MWr, one DW
+  tlp[3] = 1;
+  constexpr uint32_t kTmo = 200, kLim = 2, kRounds = 5;
+  startRun(*dut, kTmo, kLim, 50);
+  size_t inOff = 0;
+  unsigned taken = 0, sendsOfFirst = 0, fails = 0;
+  std::deque<std::pair<uint64_t, Rel>> answers;  // {cycle, kind} for PSN 0 (RNR) or 1 (ACK)
+  for (uint64_t c = 0; c < 20000; ++c) {
+    dut->m.in_hdr_valid_i = taken < 2 && inOff == 0;
+    dut->m.in_beat_valid_i = taken < 2;
+    const bool last = setBeat(*dut, tlp, inOff);
+    dut->m.ev_valid_i = !answers.empty() && answers.front().first == c;
+    if (dut->m.ev_valid_i) {
+      dut->m.ev_kind_i = answers.front().second;
+      dut->m.ev_lid_i = 1;
+      dut->m.ev_psn_i = answers.front().second == kRnr ? 0 : 1;
+      answers.pop_front();
+    }
+    dut->eval();
+    if (dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i && getField(dut->m.out_hdr_o, 9 + 8 * 19, 8) == 0) {
+      // Sends of PSN 0: even ones (the original, the timer's resends) are RNR-NAKed, odd
+      // ones (the resends after the wait) lost; after the last round the ACK.
+      if (sendsOfFirst == 2 * kRounds) answers.push_back({c + 30, kAck});
+      else if (sendsOfFirst % 2 == 0) answers.push_back({c + 10, kRnr});
+      ++sendsOfFirst;
+    }
+    fails += dut->m.ev_fail_o;
+    if (dut->m.in_beat_valid_i && dut->m.in_beat_ready_o) {
+      inOff = last ? 0 : inOff + kBpb;
+      taken += last;
+    }
+    cycle();
+  }
+  EXPECT_EQ(sendsOfFirst, 2 * kRounds + 1);
+  EXPECT_EQ(fails, 0u) << "a destination that answers RNR was failed";
+  EXPECT_EQ(dut->m.used_o, 0u);
 }
 
 }  // namespace
