@@ -7,7 +7,8 @@
 // together with every other slot to that destination (an error completion for each
 // read, atomic and confirmed write), and the next packet to it carries the resync
 // flag. A write the receiving NI confirms (its ACK) gets its confirmation to the
-// CPU from here. Packets to multicast LIDs pass through unretained. An RNR NAK
+// CPU from here. Packets to multicast LIDs pass through unretained; a unicast one to
+// a LID without a PSN sequence is not sent and fails at once. An RNR NAK
 // (the receiver's FIFO was full) makes the slot it names and every later one to
 // that destination wait rnr_delay_i cycles, then resends them in order; those
 // resends do not count against the limit and start the count anew. An answer takes
@@ -80,7 +81,7 @@ module ni_retx #(
   output logic ev_fail_o,         // a slot failed
   output logic ev_conf_o          // a confirmation went to the CPU
 );
-  typedef enum logic [1:0] {StIdle, StNew, StResend, StPass} state_e;
+  typedef enum logic [2:0] {StIdle, StNew, StResend, StPass, StRefuse} state_e;
   state_e state_q, state_d;
   logic [SlotW-1:0] cur_q, cur_d;
   logic [BiW-1:0] bi_q, bi_d;
@@ -90,7 +91,9 @@ module ni_retx #(
   logic [NumSlots-1:0] valid_q, valid_d, np_q, np_d, due_q, due_d, done_q, done_d, amo_q, amo_d;
   logic [NumSlots-1:0] cni_q, cni_d, cmem_q, cmem_d;
   logic [NumSlots-1:0][2:0] st_q, st_d;
-  logic [NumSlots-1:0][15:0] lid_q;
+  // Each slot's destination as its PSN sequence's index (LID mod NumPeers; only LIDs
+  // 1..NumPeers are taken): 6-bit keys where 16-bit LIDs were compared with every slot.
+  logic [NumSlots-1:0][PeerW-1:0] peer_q;
   logic [NumSlots-1:0][23:0] psn_q;
   // When each slot was last sent and how often it was resent: memories (LUT RAM),
   // written at the slot sent and read at the slot the scan checks (below).
@@ -103,7 +106,9 @@ module ni_retx #(
   // from its destination's last RNR NAK, also one sent while its destination waits.
   logic [NumSlots-1:0] rnr_q, rnr_d;
   logic [31:0] rnr_at_mem_q [NumPeers];
-  logic [PeerW-1:0] peer_mem_q [NumSlots];  // each slot's destination (lid_q mod NumPeers)
+  // A copy of peer_q, read at the slot the scan checks and at the slot that fails (a
+  // multiplexer of 32 slots' LIDs was 1.2k LUT4s).
+  logic [PeerW-1:0] peer_mem_q [NumSlots];
   // The PSN each destination gets next: a RAM (LUT RAM on an FPGA) read and written at
   // the new request's destination only; a bit per destination makes one not sent to
   // since reset start at PSN 0. As flip-flops, 64 destinations' PSNs and their
@@ -116,7 +121,7 @@ module ni_retx #(
   // (REL_RSP) answers, matched in that cycle (their report leaves with the response).
   logic ev_valid_q;
   logic [2:0] ev_kind_q;
-  logic [15:0] ev_lid_q;
+  logic [PeerW-1:0] ev_peer_q;  // the answer's source (only sources with a PSN sequence count)
   logic [23:0] ev_psn_q;
   logic [NumSlots-1:0] answered_q, live, q_match;
   // Kept as plain vectors: Yosys infers a memory from an array of vectors only. The
@@ -131,10 +136,7 @@ module ni_retx #(
   logic [51:0] back_mem_q [NumSlots];  // pages back to the requester's address
   logic [63:0] addr_mem_q [NumSlots];  // the request's address as tunneled
   logic [23:0] cpl_mem_q [NumSlots];   // {reqid, tag}
-  // A copy of lid_q read at the slot that fails (lid_q stays for the comparisons with every
-  // slot): a multiplexer of 32 slots' LIDs was 1.2k LUT4s.
-  logic [15:0] lid_mem_q [NumSlots];
-  logic [15:0] fail_lid;
+  logic [PeerW-1:0] fail_peer;
 
   // ------------------------------------------------------------ slot scan
   // A resend picks the slot allocated first among the candidates: within one
@@ -196,13 +198,14 @@ module ni_retx #(
         ftrig_avail = 1'b1;
         ftrig_slot = SlotW'(i);
       end
-      if (done_q[i] && !answered_q[i]) begin
+      // A refused request's slot reports once its beats have passed.
+      if (done_q[i] && !answered_q[i] && !(act_sink && cur_q == SlotW'(i))) begin
         drain_avail = 1'b1;
         drain_slot = SlotW'(i);
       end
     end
   end
-  assign fail_lid = lid_mem_q[ftrig_slot];
+  assign fail_peer = peer_mem_q[ftrig_slot];
   // The allocation order is a strict total order, so exactly one candidate is first.
   `NI_ASSERT(OneFirstCandidate_A, cand_first == '0 ? !cand_avail : (cand_first & (cand_first - 1'b1)) == '0)
 `ifdef FORMAL
@@ -232,11 +235,14 @@ module ni_retx #(
   // ------------------------------------------------------------ new packets
   logic [15:0] in_dlid;
   logic [PeerW-1:0] in_peer;
-  logic in_reliable, take_new, take_resend, take_pass, fail_now;
+  logic in_reliable, in_has_peer, take_new, take_resend, take_pass, take_refuse, fail_now;
   ni_pkg::tx_hdr_t new_hdr;
   assign in_dlid = {in_hdr_i.bytes[2*8 +: 8], in_hdr_i.bytes[3*8 +: 8]};
   assign in_peer = in_dlid[PeerW-1:0];
   assign in_reliable = in_dlid[15:14] != 2'b11;  // multicast LIDs travel unsequenced
+  // A unicast LID without a PSN sequence (0, above NumPeers) is refused: it takes a slot
+  // as its beats pass (for its error completion), is not sent, and fails at once.
+  assign in_has_peer = ni_pkg::lid_has_peer(in_dlid, 16'(NumPeers));
   // One atomic per destination in flight: the destination keeps only the last result
   // of each source for a resent duplicate (ni_amo_cache). Byte 0 (the TLP type) is
   // in the first beat at every width.
@@ -252,8 +258,8 @@ module ni_retx #(
     amo_busy = 1'b0;
     in_rnr = 1'b0;
     for (int i = 0; i < NumSlots; i++) begin
-      amo_busy = amo_busy || (valid_q[i] && amo_q[i] && lid_q[i] == in_dlid);
-      in_rnr = in_rnr || (valid_q[i] && !done_q[i] && rnr_q[i] && lid_q[i] == in_dlid);
+      amo_busy = amo_busy || (valid_q[i] && amo_q[i] && peer_q[i] == in_peer);
+      in_rnr = in_rnr || (valid_q[i] && !done_q[i] && rnr_q[i] && peer_q[i] == in_peer);
     end
   end
   always_comb begin
@@ -293,11 +299,13 @@ module ni_retx #(
   logic hold_q, hold_d, hold_rs_q, hold_rs_d, picked_q, held, offer_rs, pick;
   logic work_q, still_q, still_d;
   logic [SlotW-1:0] hold_slot_q, hold_slot_d, offer_slot;
-  logic new_ok;
+  logic new_ok, refuse_ok;
   assign held = hold_q && (!picked_q || still_q);
   assign offer_rs = held && hold_rs_q;
   assign offer_slot = hold_slot_q;
-  assign new_ok = in_hdr_valid_i && (!in_reliable || (free_avail && in_beat_valid_i && !(in_amo && amo_busy)));
+  assign new_ok = in_hdr_valid_i && (!in_reliable || (in_has_peer && free_avail && in_beat_valid_i &&
+                                                      !(in_amo && amo_busy)));
+  assign refuse_ok = in_hdr_valid_i && in_reliable && !in_has_peer && free_avail && in_beat_valid_i;
   assign fail_now = state_q == StIdle && !held && work_q && ftrig_avail;
   assign pick = state_q == StIdle && !held && work_q && !ftrig_avail && cand_avail;
   // A pick cycle takes and fails nothing: only an answer can end the candidate.
@@ -313,9 +321,11 @@ module ni_retx #(
   end
   assign out_hdr_valid_o = offering;
   assign take_resend = offering && offer_rs && out_hdr_ready_i;
-  assign in_hdr_ready_o = offering && !offer_rs && out_hdr_ready_i;
-  assign take_new = in_hdr_ready_o && in_reliable;
+  assign in_hdr_ready_o = (offering && !offer_rs && out_hdr_ready_i) || take_refuse;
+  assign take_new = in_hdr_ready_o && in_reliable && !take_refuse;
   assign take_pass = in_hdr_ready_o && !in_reliable;
+  // A refused request is taken without an offer, when a new one could be offered.
+  assign take_refuse = state_q == StIdle && !held && !work_q && refuse_ok;
   assign hold_d = (offering && !out_hdr_ready_i) || pick;
   assign hold_rs_d = pick || offer_rs;
   assign hold_slot_d = pick ? cand_slot : offer_slot;
@@ -329,13 +339,14 @@ module ni_retx #(
   // (at 512 bits both share the first fabric beat).
   logic [SlotW-1:0] act_slot;
   logic [BiW-1:0] act_bi;
-  logic act_in, act_rs, act_store;
+  logic act_in, act_rs, act_store, act_sink;
   always_comb begin
     act_slot = cur_q;
     act_bi = bi_q;
     act_in = state_q == StNew || state_q == StPass;  // beats come from the queue
     act_rs = state_q == StResend;                   // beats come from the copy
-    act_store = state_q == StNew;                   // beats are copied
+    act_sink = state_q == StRefuse;                 // beats are taken, not sent
+    act_store = state_q == StNew || act_sink;       // beats are copied
     if (state_q == StIdle) begin
       act_slot = offer_rs ? offer_slot : free_slot;
       act_bi = '0;
@@ -352,12 +363,14 @@ module ni_retx #(
     if (act_in) begin
       out_beat_valid_o = in_beat_valid_i;
       in_beat_ready_o = out_beat_ready_i;
+    end else if (act_sink) begin
+      in_beat_ready_o = 1'b1;
     end else if (act_rs) begin
       out_beat_o = stored_beat;
       out_beat_valid_o = 1'b1;
     end
   end
-  assign beat_go = out_beat_valid_o && out_beat_ready_i;
+  assign beat_go = act_sink ? in_beat_valid_i : out_beat_valid_o && out_beat_ready_i;
   assign beat_last = out_beat_o[DataW + KeepW];
 
   // TLP fields of a new request, kept for its error completion or confirmation. They
@@ -404,11 +417,13 @@ module ni_retx #(
   // At most one slot matches (PSNs are unique per destination among live slots); the
   // highest-numbered one if not.
   logic [SlotW-1:0] q_slot;
+  logic q_has_peer;  // an answer from a LID without a PSN sequence answers nothing
+  assign q_has_peer = ni_pkg::lid_has_peer(q_lid_i, 16'(NumPeers));
   always_comb begin
     q_hit_o = 1'b0;
     q_slot = '0;
     for (int i = 0; i < NumSlots; i++) begin
-      q_match[i] = live[i] && np_q[i] && lid_q[i] == q_lid_i && psn_q[i] == q_psn_i;
+      q_match[i] = q_has_peer && live[i] && np_q[i] && peer_q[i] == q_lid_i[PeerW-1:0] && psn_q[i] == q_psn_i;
       if (q_match[i]) begin
         q_hit_o = 1'b1;
         q_slot = SlotW'(i);
@@ -424,7 +439,7 @@ module ni_retx #(
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
       rnr_set[i] = ev_valid_q && ev_kind_q == ni_pkg::REL_RNR && live[i] &&
-                   lid_q[i] == ev_lid_q && !ni_pkg::psn_before(psn_q[i], ev_psn_q);
+                   peer_q[i] == ev_peer_q && !ni_pkg::psn_before(psn_q[i], ev_psn_q);
     end
   end
 
@@ -452,8 +467,8 @@ module ni_retx #(
     rnr_d = rnr_q;
     next_vld_d = next_vld_q;
     resync_d = resync_q;
-    if (take_new) begin
-      state_d = StNew;
+    if (take_new || take_refuse) begin
+      state_d = take_refuse ? StRefuse : StNew;
       cur_d = free_slot;
       bi_d = '0;
       valid_d[free_slot] = 1'b1;
@@ -461,11 +476,15 @@ module ni_retx #(
       // comes before the copy is complete already finds the slot's kind.
       np_d[free_slot] = in_beat_i[7:0] != ni_pkg::TLP_MWR64 && !in_cni;
       due_d[free_slot] = 1'b0;
-      done_d[free_slot] = 1'b0;
-      amo_d[free_slot] = in_amo;
+      // A refused request has failed: not live, it reports once its beats have passed.
+      done_d[free_slot] = take_refuse;
+      st_d[free_slot] = ni_pkg::CPL_CA;
+      amo_d[free_slot] = in_amo && take_new;
       cni_d[free_slot] = in_cni;
       cmem_d[free_slot] = in_cmem;
       rnr_d[free_slot] = in_rnr;
+    end
+    if (take_new) begin
       next_vld_d[in_peer] = 1'b1;
       resync_d[in_peer] = 1'b0;
     end
@@ -484,12 +503,12 @@ module ni_retx #(
     end
     if (fail_now) begin
       for (int i = 0; i < NumSlots; i++) begin
-        if (valid_q[i] && !done_q[i] && lid_q[i] == fail_lid) begin
+        if (valid_q[i] && !done_q[i] && peer_q[i] == fail_peer) begin
           done_d[i] = 1'b1;
           st_d[i] = ni_pkg::CPL_CA;
         end
       end
-      resync_d[fail_lid[PeerW-1:0]] = 1'b1;
+      resync_d[fail_peer] = 1'b1;
     end
     if (drain_go) begin
       valid_d[drain_slot] = 1'b0;
@@ -500,7 +519,7 @@ module ni_retx #(
     // for its report to leave.
     if (ev_valid_q) begin
       for (int i = 0; i < NumSlots; i++) begin
-        if (live[i] && lid_q[i] == ev_lid_q) begin
+        if (live[i] && peer_q[i] == ev_peer_q) begin
           // A write the receiving NI confirms counts only an answer of its own PSN: a
           // later PSN's ACK says it arrived, not whether it was refused (its timer resends
           // it, and the receiver answers a duplicate of it with its own PSN).
@@ -573,7 +592,7 @@ module ni_retx #(
     for (int i = 0; i < NumSlots; i++) begin
       tmo_d[i] = timeout_i != 32'd0 && (tmo_q[i] || (scan_q == SlotW'(i) && scan_tmo)) &&
                  !new_at[i] && !resend_at[i];
-      rnr_up_d[i] = (rnr_up_q[i] || (scan_rnr_up && lid_q[i][PeerW-1:0] == scan_peer)) &&
+      rnr_up_d[i] = (rnr_up_q[i] || (scan_rnr_up && peer_q[i] == scan_peer)) &&
                     !new_at[i] && !rnr_set[i];
       spent_d[i] = spent_q[i];
       if (scan_q == SlotW'(i)) spent_d[i] = scan_spent;
@@ -627,7 +646,7 @@ module ni_retx #(
       scan_q <= '0;
       ev_valid_q <= 1'b0;
       ev_kind_q <= '0;
-      ev_lid_q <= '0;
+      ev_peer_q <= '0;
       ev_psn_q <= '0;
       answered_q <= '0;
     end else begin
@@ -656,9 +675,9 @@ module ni_retx #(
       rnr_up_q <= rnr_up_d;
       spent_q <= spent_d;
       scan_q <= (32'(scan_q) == NumSlots - 1) ? '0 : scan_q + SlotW'(1);
-      ev_valid_q <= ev_valid_i;
+      ev_valid_q <= ev_valid_i && ni_pkg::lid_has_peer(ev_lid_i, 16'(NumPeers));
       ev_kind_q <= ev_kind_i;
-      ev_lid_q <= ev_lid_i;
+      ev_peer_q <= ev_lid_i[PeerW-1:0];
       ev_psn_q <= ev_psn_i;
       answered_q <= (ev_valid_i && ev_kind_i == ni_pkg::REL_RSP) ? q_match : '0;
     end
@@ -669,11 +688,11 @@ module ni_retx #(
     st_q <= st_d;
     for (int i = 0; i < NumSlots; i++) begin
       if (new_at[i]) begin
-        lid_q[i] <= in_dlid;
+        peer_q[i] <= in_peer;
         psn_q[i] <= next_cur;
       end
     end
-    if (ev_valid_q && ev_kind_q == ni_pkg::REL_RNR) rnr_at_mem_q[ev_lid_q[PeerW-1:0]] <= now_q;
+    if (ev_valid_q && ev_kind_q == ni_pkg::REL_RNR) rnr_at_mem_q[ev_peer_q] <= now_q;
     // take_new and take_resend exclude each other: one write port each.
     if (take_resend) begin
       sent_mem_q[offer_slot] <= now_q;
@@ -682,11 +701,10 @@ module ni_retx #(
     if (take_new) begin
       sent_mem_q[free_slot] <= now_q;
       tries_mem_q[free_slot] <= 8'd0;
-      back_mem_q[free_slot] <= in_hdr_i.back_page;
-      lid_mem_q[free_slot] <= in_dlid;
       peer_mem_q[free_slot] <= in_peer;
       next_mem_q[in_peer] <= next_inc;
     end
+    if (take_new || take_refuse) back_mem_q[free_slot] <= in_hdr_i.back_page;
     if (act_store && beat_go) begin
       cpl_cap_q <= cpl_cap;
       addr_cap_q <= addr_cap;

@@ -644,6 +644,45 @@ TEST_P(NicTest, ConfirmedWriteThatFailsEndsInAbortAndInterrupt) {
   EXPECT_TRUE(csrRead(regs::STATUS) & regs::STATUS_RETX_FAIL_MASK);
 }
 
+// A window to a LID without a PSN sequence (73: past NumPeers, 64, with the index of
+// LID 9): its read ends in CA at once and its write fails, neither leaves the NI, and
+// LID 9's sequence is untouched (its write gets PSN 0). An ACK from LID 73 answers
+// nothing: LID 9's write is resent when its timer runs out.
+TEST_P(NicTest, RequestsToALidWithoutASequenceFailAtOnce) {
+  h->autoAnswer = false;
+  constexpr uint16_t kNoPeerLid = kPeerLid + 64;
+  setWindow(0, windowTo(kApertureBase, 0x4000, true, 1));
+  Window w = windowTo(kApertureBase + 0x4000, 0x4000, true, 1);
+  w.dstNode = kNoPeerLid - 1;
+  setWindow(1, w);
+  h->csrWrite(regs::RETX_TIMEOUT, 1000);
+  settle(100);
+  h->hostIn.push(encodeTlp(makeMRd(kCpuReqId, 0x71, kApertureBase + 0x4044, 4)));
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x4080, randomBytes(8))));
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x80, randomBytes(8))));
+  std::vector<Tlp> got;
+  ASSERT_TRUE(runUntil([&] {
+    for (auto& t : hostDelivered()) got.push_back(t);
+    return !got.empty() && !h->fabOut.packets().empty();
+  }, 3000));
+  settle(100);
+  for (auto& t : hostDelivered()) got.push_back(t);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(encodeTlp(got[0]), encodeTlp(makeCpl(kNiReqId, kCpuReqId, 0x71, CplStatus::CA, 4, 0x44)));
+  auto sent = fabricOut();
+  ASSERT_EQ(sent.size(), 1u) << "only the write to LID 9 leaves";
+  EXPECT_EQ(sent[0].dlid, kPeerLid);
+  EXPECT_EQ(sent[0].psn, 0u) << "LID 9's sequence untouched";
+  EXPECT_EQ(csrRead(regs::RETX_FAIL_CNT), 2u);
+  EXPECT_TRUE(csrRead(regs::STATUS) & regs::STATUS_RETX_FAIL_MASK);
+  // An ACK of PSN 0 from LID 73: LID 9's write stays, and its timer resends it.
+  h->sendFabric(answerPacket(NicHarness::kLid, kNoPeerLid, kOpRcAck, 0));
+  ASSERT_TRUE(runUntil([&] { return !h->fabOut.packets().empty(); }, 3000)) << "LID 9's write was not resent";
+  sent = fabricOut();
+  EXPECT_EQ(sent[0].dlid, kPeerLid);
+  EXPECT_EQ(sent[0].psn, 0u);
+}
+
 TEST_P(NicTest, RequestRoomMeansAStartedRequestNeverStalls) {
   setWindow(0, windowTo(kApertureBase, 0x10000, true, 1));
   settle(100);

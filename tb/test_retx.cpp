@@ -48,6 +48,9 @@ constexpr unsigned kSlots = 4;
 constexpr unsigned kHdrBytes = 48;
 constexpr uint16_t kSilent = 3;
 constexpr uint16_t kGroup = 0xC001;
+// LIDs without a PSN sequence (ni_retx has 8 peers, LIDs 1..8): 9 has the index of 1.
+constexpr uint16_t kNoPeer[] = {0, 9};
+bool hasNoPeer(uint16_t lid) { return lid == kNoPeer[0] || lid == kNoPeer[1]; }
 constexpr uint32_t kTimeout = 300;
 constexpr unsigned kLimit = 8;
 constexpr uint32_t kRnrDelay = 100;
@@ -171,13 +174,13 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   reset();
   auto& r = rng();
 
-  // Phase 1: 400 requests to 1, 2, the silent 3 and the group; phase 2 (once all is
-  // answered or failed): 20 more to 1 and 3.
+  // Phase 1: 400 requests to 1, 2, the silent 3, the group and LIDs without a PSN
+  // sequence (refused at once); phase 2 (once all is answered or failed): 20 more to 1 and 3.
   std::deque<Req> reqs;
   unsigned n = 0;
   for (; n < 400; ++n) {
     const unsigned pick = static_cast<unsigned>(r() % 100);
-    reqs.push_back(makeReq(pick < 40 ? 1 : pick < 80 ? 2 : pick < 90 ? kSilent : kGroup, n));
+    reqs.push_back(makeReq(pick < 38 ? 1 : pick < 76 ? 2 : pick < 86 ? kSilent : pick < 90 ? kNoPeer[pick % 2] : kGroup, n));
   }
   std::deque<Req> phase2;
   for (unsigned k = 0; k < 20; ++k, ++n) phase2.push_back(makeReq(k % 2 ? 1 : kSilent, n));
@@ -211,7 +214,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   size_t inOff = 0;
   bool beatHeld = false;
   std::optional<Pkt> cur;
-  unsigned resends = 0, fails = 0, silentSent = 0, groupSent = 0, maxUsed = 0, atomics = 0;
+  unsigned resends = 0, fails = 0, silentSent = 0, groupSent = 0, maxUsed = 0, atomics = 0, noPeerTaken = 0, ghosts = 0;
   bool phase2Started = false, silentSyncSeen = false;
   uint64_t quiet = 0;
 
@@ -299,7 +302,15 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     cycle();
 
     if (hdrIn) {
-      if (inHdr->dlid != kGroup) reqOfBack.push_back(inHdr->back);
+      if (hasNoPeer(inHdr->dlid)) {  // refused as it is taken: CA for what expects an answer
+        Pkt q;
+        q.hdr = inHdr->hdr;
+        q.tlp = inHdr->tlp;
+        if (q.np() || q.cni()) failWords.insert(reportOf(q, 4, inHdr->back));
+        ++noPeerTaken;
+      } else if (inHdr->dlid != kGroup) {
+        reqOfBack.push_back(inHdr->back);
+      }
       inHdr.reset();
     }
     if (beatIn) {
@@ -335,6 +346,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
         continue;
       }
       EXPECT_FALSE(p.stamp) << "a sequenced packet carries its own PSN";
+      ASSERT_FALSE(hasNoPeer(p.dlid())) << "sent to LID " << p.dlid() << ", which has no PSN sequence, seed " << seed();
       const auto key = std::make_pair(p.dlid(), p.psn());
       auto o = original.find(key);
       if (o == original.end()) {
@@ -378,13 +390,20 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
         if ((p.np() || p.cni()) && o == original.end()) failWords.insert(reportOf(p, 4, backOf[key]));  // CA
         continue;
       }
-      // The receiving NI: lose 20%; take the next PSN; answer duplicates; NAK a gap once.
+      // The receiving NI: lose 10%; take the next PSN; answer duplicates; NAK a gap once.
       if (r() % 100 < 10) continue;
       const uint16_t d = p.dlid();
       const bool read = p.np();
       const uint64_t at = c + 5 + r() % 60;
       auto answer = [&](uint32_t psn, Rel k) {
         if (r() % 100 >= 5) answers.push_back({at, d, psn, k});
+        // Now and then an answer from LID 9 (no PSN sequence, the index of 1) naming 1's
+        // latest PSN: it must answer nothing (an ACK would free 1's writes untaken).
+        if (d == 1 && r() % 100 < 20) {
+          const Rel ghost[] = {kAck, kNakSeq, kRnr, kRefused, kRsp};
+          answers.push_back({at + 1, kNoPeer[1], nextPsn[1] - 1, ghost[r() % 5]});
+          ++ghosts;
+        }
       };
       // Episodes 8 PSNs apart or more, and 40 at most, so that there are two or more: a
       // slot then waits out one of them (lost packets and answers still cost it tries:
@@ -437,7 +456,9 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     for (uint32_t psn = 0; psn < nextPsn[d]; ++psn)
       EXPECT_TRUE(taken.count({d, psn})) << "request " << d << "/" << psn << " lost, seed " << seed();
   }
-  EXPECT_EQ(fails, silentSent) << "every request to the silent destination fails";
+  EXPECT_EQ(fails, silentSent + noPeerTaken) << "every request to the silent destination and to no PSN sequence fails";
+  EXPECT_GT(noPeerTaken, 5u);
+  EXPECT_GT(ghosts, 10u);
   EXPECT_TRUE(failWords.empty()) << failWords.size() << " expected reports (error completions, confirmations) missing";
   EXPECT_GT(confs, 20u) << "receiving-NI confirmations reported";
   EXPECT_TRUE(silentSyncSeen);
