@@ -104,6 +104,19 @@ class RetxTest : public tb::VerilatedTest {
     return hdr;
   }
   using Dut = tb::VlClocked<Vni_retx>;
+  // The block, attached to the fixture (its assertions fail the test).
+  std::unique_ptr<Dut> makeDut() {
+    auto dut = std::make_unique<Dut>(ctx(), "retx");
+    attach(dut.get());
+    return dut;
+  }
+  // The timer tests' request: a posted write of one DW.
+  static Bytes oneDwWrite() {
+    Bytes tlp(20, 0);
+    tlp[0] = 0x60;  // MWr, one DW
+    tlp[3] = 1;
+    return tlp;
+  }
   // The header record of a request (its LRH/BTH/TEH bytes; header kind fields as ni_wc sets them).
   static void setHdr(Dut& dut, const Bytes& hdr) {
     for (unsigned p = 0; p < kHdrBytes; ++p) setField(dut.m.in_hdr_i, 9 + 8 * p, 8, hdr[p]);
@@ -166,8 +179,7 @@ class RetxTest : public tb::VerilatedTest {
 };
 
 TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
-  auto dut = std::make_unique<tb::VlClocked<Vni_retx>>(ctx(), "retx");
-  attach(dut.get());
+  auto dut = makeDut();
   dut->m.timeout_i = kTimeout;
   dut->m.limit_i = kLimit;
   dut->m.rnr_delay_i = kRnrDelay;
@@ -477,8 +489,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
 // them meets the failure (found by the formal proof of ni_retx, job retx_slots).
 TEST_F(RetxTest, ReadAnsweredInTheCycleItFailsIsAnsweredOnce) {
   constexpr uint32_t kShortTimeout = 40;
-  auto dut = std::make_unique<tb::VlClocked<Vni_retx>>(ctx(), "retx");
-  attach(dut.get());
+  auto dut = makeDut();
   dut->m.timeout_i = kShortTimeout;
   dut->m.limit_i = 0;  // no resend: the first timeout fails the destination
   dut->m.rnr_delay_i = kRnrDelay;
@@ -542,8 +553,7 @@ TEST_F(RetxTest, ReadAnsweredInTheCycleItFailsIsAnsweredOnce) {
 // PSN 0 (go back N: 0, 1, 2, 3 again, in that order, not in the order they were last
 // sent); then an RNR NAK names PSN 1 (1, 2, 3 again after RNR_DELAY, in order).
 TEST_F(RetxTest, ResendsToADestinationGoInPsnOrder) {
-  auto dut = std::make_unique<Dut>(ctx(), "retx");
-  attach(dut.get());
+  auto dut = makeDut();
   dut->m.timeout_i = 200;
   dut->m.limit_i = kLimit;
   dut->m.rnr_delay_i = kRnrDelay;
@@ -640,11 +650,8 @@ TEST_F(RetxTest, LongestDelaysDoNotRunOutEarly) {
       {0, 0xFFFFFFFFu, true, 0},
       {0, 0x80000001u, true, 0},
   };
-  auto dut = std::make_unique<Dut>(ctx(), "retx");
-  attach(dut.get());
-  Bytes tlp(20, 0);
-  tlp[0] = 0x60;  // MWr, one DW
-  tlp[3] = 1;
+  auto dut = makeDut();
+  const Bytes tlp = oneDwWrite();
   for (const Case& k : cases) {
     startRun(*dut, k.timeout, kLimit, k.rnrDelay);
     size_t inOff = 0;
@@ -692,11 +699,8 @@ TEST_F(RetxTest, LongestDelaysDoNotRunOutEarly) {
 // first NAK comes at four different cycles, so that the second meets every phase of the
 // scan.
 TEST_F(RetxTest, ANakAfterTheLastResendResendsNothing) {
-  auto dut = std::make_unique<Dut>(ctx(), "retx");
-  attach(dut.get());
-  Bytes tlp(20, 0);
-  tlp[0] = 0x60;  // MWr, one DW
-  tlp[3] = 1;
+  auto dut = makeDut();
+  const Bytes tlp = oneDwWrite();
   for (uint64_t firstNak = 20; firstNak < 20 + kSlots; ++firstNak) {
     startRun(*dut, 100000, 1, kRnrDelay);  // no timer runs out within the run
     size_t inOff = 0;
@@ -736,11 +740,8 @@ TEST_F(RetxTest, ANakAfterTheLastResendResendsNothing) {
 // of PSN 1: nothing fails (counted across the waits, the tries would pass the limit in
 // the third round), and both slots are free.
 TEST_F(RetxTest, ResendsAfterAnRnrWaitCountTriesAnew) {
-  auto dut = std::make_unique<Dut>(ctx(), "retx");
-  attach(dut.get());
-  Bytes tlp(20, 0);
-  tlp[0] = 0x60;  // MWr, one DW
-  tlp[3] = 1;
+  auto dut = makeDut();
+  const Bytes tlp = oneDwWrite();
   constexpr uint32_t kTmo = 200, kLim = 2, kRounds = 5;
   startRun(*dut, kTmo, kLim, 50);
   size_t inOff = 0;
