@@ -644,13 +644,15 @@ TEST_P(NicTest, ConfirmedWriteThatFailsEndsInAbortAndInterrupt) {
   EXPECT_TRUE(csrRead(regs::STATUS) & regs::STATUS_RETX_FAIL_MASK);
 }
 
-// A window to a LID without a PSN sequence (73: past NumPeers, 64, with the index of
-// LID 9): its read ends in CA at once and its write fails, neither leaves the NI, and
-// LID 9's sequence is untouched (its write gets PSN 0). An ACK from LID 73 answers
-// nothing: LID 9's write is resent when its timer runs out.
+// A window to a LID without a PSN sequence (9 + NumPeers, as CAPS3 gives it: past the
+// peers, with the index of LID 9): its read ends in CA at once and its write fails,
+// neither leaves the NI, and LID 9's sequence is untouched (its write gets PSN 0). An
+// ACK from that LID answers nothing: LID 9's write is resent when its timer runs out.
 TEST_P(NicTest, RequestsToALidWithoutASequenceFailAtOnce) {
   h->autoAnswer = false;
-  constexpr uint16_t kNoPeerLid = kPeerLid + 64;
+  const uint16_t kNoPeerLid = static_cast<uint16_t>(
+      kPeerLid + ((csrRead(regs::CAPS3) & regs::CAPS3_PEERS_MASK) >> regs::CAPS3_PEERS_LSB));
+  ASSERT_GT(kNoPeerLid, kPeerLid) << "CAPS3 names no peers";
   setWindow(0, windowTo(kApertureBase, 0x4000, true, 1));
   Window w = windowTo(kApertureBase + 0x4000, 0x4000, true, 1);
   w.dstNode = kNoPeerLid - 1;
