@@ -906,10 +906,9 @@ module ni_fab_rx #(
         gen_psn = exp_cur;
       end else if (dup_drop) begin
         gen_ack = t_mwr || t_cni;  // the write arrived before: say so again
-        // With its own PSN, not the last one taken: an ACK of a receiving-NI confirmed
-        // write's PSN confirms that write at the sender, and the last one taken may be
-        // such a write that was refused (its NAK lost).
-        gen_psn = psn;
+        // With its own PSN (gen_psn's default), not the last one taken: an ACK of a
+        // receiving-NI confirmed write's PSN confirms that write at the sender, and the
+        // last one taken may be such a write that was refused (its NAK lost).
         if (err_ans != ErrNone) gen_syn = err_syn;  // refused: say that again (a confirmation must not follow)
         // An atomic or memory-confirmed write: its first answer, if still kept.
         gen_replay = (t_atomic || (t_dmwr && !t_cni)) && amo_hit_i;
