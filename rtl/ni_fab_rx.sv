@@ -128,7 +128,13 @@ module ni_fab_rx #(
   output logic [23:0] rel_psn_o,
   output logic [15:0] q_lid_o,
   output logic [23:0] q_psn_o,
+  // q_hit_i answers this cycle's query (the class reads it); q_held_i and the three
+  // below may answer the last cycle's (ni_retx QueryReg, at 64 bits, where the query
+  // comes from the capture register from the third beat on): they are read from the
+  // sixth beat on (a response's bytes from 44 and its last beat; a response that
+  // arrives framed has 48 bytes or more).
   input  logic q_hit_i,
+  input  logic q_held_i,
   // The awaited response answers a memory-confirmed write: the address it names is
   // translated back by q_back_i pages (the sender's window).
   input  logic q_conf_i,
@@ -1019,7 +1025,7 @@ module ni_fab_rx #(
   // waiting for its answer, or its timer.
   logic rsp_gone, rsp_foreign;
   assign rsp_foreign = !t_cpl || t_malformed || t_addr[63:40] != q_cpl_i;
-  assign rsp_gone = !is_req && !is_raw && (!q_hit_i || rsp_foreign);
+  assign rsp_gone = !is_req && !is_raw && (!q_held_i || rsp_foreign);
   assign nullify = !good || err_cur != ErrNone || rsp_gone;
 
   // A continuation's TLP header (MWr, 4 DW), made in place of its LRH and CTH.

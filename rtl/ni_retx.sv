@@ -24,6 +24,10 @@ module ni_retx #(
   parameter int unsigned NumSlots = 32,   // requests awaiting an answer
   parameter int unsigned SlotBeats = 34,  // beats of the largest request TLP
   parameter int unsigned NumPeers = 64,   // LIDs 1..NumPeers have a PSN sequence (ni_pkg::lid_has_peer)
+  // 1: q_held_o, q_conf_o, q_back_o and q_cpl_o answer the query of the last cycle
+  // (its match registered), for a receiver that holds its query a cycle before it
+  // reads them (ni_fab_rx at 64 bits); 0: they answer this cycle's, as q_hit_o does.
+  parameter int unsigned QueryReg = 0,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned BeatW = DataW + KeepW + 2,  // {bad, last, keep, data}
@@ -56,15 +60,18 @@ module ni_retx #(
   input  logic out_beat_ready_i,
   // What the fabric receive side learned (ni_pkg::REL_*), at most one per cycle. A
   // response (REL_RSP) names the query of its cycle (q_lid_i, q_psn_i) and comes only
-  // if q_hit_o.
+  // if q_held_o.
   input  logic ev_valid_i,
   input  logic [2:0] ev_kind_i,
   input  logic [15:0] ev_lid_i,
   input  logic [23:0] ev_psn_i,
-  // Is a response from this LID with this PSN awaited?
+  // Is a response from this LID with this PSN awaited? q_hit_o: now, from this cycle's
+  // query; q_held_o: still, with QueryReg from the match of the last cycle's query
+  // (what the response's outcome reads: no compare on its path).
   input  logic [15:0] q_lid_i,
   input  logic [23:0] q_psn_i,
   output logic q_hit_o,
+  output logic q_held_o,
   // The awaited response answers a memory-confirmed write; its address goes back by
   // q_back_o pages (the window's translation when the write left).
   output logic q_conf_o,
@@ -415,24 +422,31 @@ module ni_retx #(
   assign drain_go = drain_avail && (!drain_rep || fail_ready_i);
 
   // At most one slot matches (PSNs are unique per destination among live slots); the
-  // highest-numbered one if not.
-  logic [SlotW-1:0] q_slot;
+  // highest-numbered one if not. q_key: the slots awaiting a response with the query's
+  // source and PSN (answered or not); q_match: those still awaited, and q_slot the one
+  // the held answer names.
+  logic [NumSlots-1:0] q_key, q_key_q, q_held_key;
+  logic [SlotW-1:0] q_slot, q_slot_now, q_slot_q;
   logic q_has_peer;  // an answer from a LID without a PSN sequence answers nothing
   assign q_has_peer = ni_pkg::lid_has_peer(q_lid_i, 16'(NumPeers));
   always_comb begin
-    q_hit_o = 1'b0;
-    q_slot = '0;
+    q_slot_now = '0;
     for (int i = 0; i < NumSlots; i++) begin
-      q_match[i] = q_has_peer && live[i] && np_q[i] && peer_q[i] == q_lid_i[PeerW-1:0] && psn_q[i] == q_psn_i;
-      if (q_match[i]) begin
-        q_hit_o = 1'b1;
-        q_slot = SlotW'(i);
-      end
+      q_key[i] = q_has_peer && valid_q[i] && !done_q[i] && np_q[i] && peer_q[i] == q_lid_i[PeerW-1:0] &&
+                 psn_q[i] == q_psn_i;
+      if (q_key[i]) q_slot_now = SlotW'(i);
     end
   end
-  assign q_conf_o = q_hit_o && cmem_q[q_slot];
-  assign q_back_o = q_hit_o ? back_mem_q[q_slot] : '0;
-  assign q_cpl_o = q_hit_o ? cpl_mem_q[q_slot] : '0;
+  assign q_hit_o = |(q_key & live);
+  // Registered, a slot that fails, is answered or drains after the query leaves the
+  // match by live; one taken anew was not valid when its key was registered.
+  assign q_held_key = QueryReg != 0 ? q_key_q : q_key;
+  assign q_slot = QueryReg != 0 ? q_slot_q : q_slot_now;
+  assign q_match = q_held_key & live;
+  assign q_held_o = |q_match;
+  assign q_conf_o = q_held_o && cmem_q[q_slot];
+  assign q_back_o = q_held_o ? back_mem_q[q_slot] : '0;
+  assign q_cpl_o = q_held_o ? cpl_mem_q[q_slot] : '0;
 
   // Slots an RNR NAK stops now: its PSN and later ones to its source.
   logic [NumSlots-1:0] rnr_set;
@@ -682,6 +696,11 @@ module ni_retx #(
       answered_q <= (ev_valid_i && ev_kind_i == ni_pkg::REL_RSP) ? q_match : '0;
     end
   end
+  // The registered query match (QueryReg; datapath, not reset: read only with live).
+  always_ff @(posedge clk_i) begin
+    q_key_q <= q_key;
+    q_slot_q <= q_slot_now;
+  end
 
   // The copies and the slot fields they go with: datapath, not reset.
   always_ff @(posedge clk_i) begin
@@ -743,9 +762,13 @@ module ni_retx #(
   `NI_ASSUME(BeatWithHeader_A, !(state_q == StIdle && beat_go) || (out_hdr_valid_o && out_hdr_ready_i))
   `NI_ASSERT_AXIS_STABLE(OutHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(OutBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
-  // A response names the query it was matched by, and only an awaited one comes.
+  // A response names the query it was matched by, and only an awaited one comes;
+  // with QueryReg that query has stood since the last cycle at least.
+  logic [39:0] q_last_q;
+  always_ff @(posedge clk_i) q_last_q <= {q_lid_i, q_psn_i};
   `NI_ASSUME(RspIsQuery_A, !(ev_valid_i && ev_kind_i == ni_pkg::REL_RSP) ||
-                           (ev_lid_i == q_lid_i && ev_psn_i == q_psn_i && q_hit_o))
+                           (ev_lid_i == q_lid_i && ev_psn_i == q_psn_i && q_held_o &&
+                            (QueryReg == 0 || q_last_q == {q_lid_i, q_psn_i})))
   // ni_wc marks continuations only toward unicast LIDs.
   `NI_ASSUME(ContUnicast_A, !(in_hdr_valid_i && in_hdr_i.cont) || in_reliable)
 endmodule

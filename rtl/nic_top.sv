@@ -630,7 +630,7 @@ module nic_top #(
   ni_pkg::tx_hdr_t rt_hdr;
   logic [BeatW-1:0] rt_beat;
   logic rt_hdr_valid, rt_hdr_ready, rt_beat_valid, rt_beat_ready;
-  logic rel_valid, q_hit, q_conf, fail_valid, fail_ready;
+  logic rel_valid, q_hit, q_held, q_conf, fail_valid, fail_ready;
   logic [51:0] q_back;
   logic [23:0] q_cpl;
   logic [2:0] rel_kind;
@@ -638,14 +638,18 @@ module nic_top #(
   logic [23:0] rel_psn;
   ni_pkg::own_cpl_t fail_word;
   logic [$clog2(RetxSlots):0] retx_used;
-  ni_retx #(.DataW(DataW), .NumSlots(RetxSlots), .SlotBeats(MaxTlpBeats), .NumPeers(NumPeers)) u_retx (
+  // At 64 bits ni_fab_rx holds its query a cycle before it reads the answer a response's
+  // outcome depends on: the match is registered (QueryReg), off the receiver's loop.
+  ni_retx #(.DataW(DataW), .NumSlots(RetxSlots), .SlotBeats(MaxTlpBeats), .NumPeers(NumPeers),
+            .QueryReg(DataW == 64 ? 1 : 0)) u_retx (
     .clk_i, .rst_ni, .timeout_i(retx_timeout), .limit_i(retx_limit), .rnr_delay_i(rnr_delay),
     .in_hdr_i(rq_hdr), .in_hdr_valid_i(rq_hdr_valid), .in_hdr_ready_o(rq_hdr_ready),
     .in_beat_i(rq_beat), .in_beat_valid_i(rq_beat_valid), .in_beat_ready_o(rq_beat_ready),
     .out_hdr_o(rt_hdr), .out_hdr_valid_o(rt_hdr_valid), .out_hdr_ready_i(rt_hdr_ready),
     .out_beat_o(rt_beat), .out_beat_valid_o(rt_beat_valid), .out_beat_ready_i(rt_beat_ready),
     .ev_valid_i(rel_valid), .ev_kind_i(rel_kind), .ev_lid_i(rel_lid), .ev_psn_i(rel_psn),
-    .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit), .q_conf_o(q_conf), .q_back_o(q_back), .q_cpl_o(q_cpl),
+    .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit), .q_held_o(q_held), .q_conf_o(q_conf), .q_back_o(q_back),
+    .q_cpl_o(q_cpl),
     .fail_o(fail_word), .fail_valid_o(fail_valid), .fail_ready_i(fail_ready),
     .used_o(retx_used), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail), .ev_conf_o(ev_retx_conf)
   );
@@ -704,7 +708,8 @@ module nic_top #(
     .ri_head_i(inj_head), .ri_tail_i(inj_tail_now), .ri_reset_i(inj_ctrl_we_q & inj_reset_bit),
     .ri_push_o(frx_push), .ev_rget_rx_o(frx_rget_rx), .ev_key_err_o(frx_key_err),
     .rel_valid_o(rel_valid), .rel_kind_o(rel_kind), .rel_lid_o(rel_lid), .rel_psn_o(rel_psn),
-    .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_conf_i(q_conf), .q_back_i(q_back), .q_cpl_i(q_cpl),
+    .q_lid_o(q_lid), .q_psn_o(q_psn), .q_hit_i(q_hit), .q_held_i(q_held), .q_conf_i(q_conf), .q_back_i(q_back),
+    .q_cpl_i(q_cpl),
     .amo_hit_i(amo_hit), .amo_len_i(amo_len), .amo_replay_o(amo_replay),
     .gen_hdr_o(gen_hdr), .gen_valid_o(gen_valid), .gen_ready_i(gen_ready),
     .m_axis_tdata(dec_tdata), .m_axis_tkeep(dec_tkeep), .m_axis_tlast(dec_tlast),

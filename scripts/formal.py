@@ -34,7 +34,7 @@ JOBS = {
     "fifo_ram": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 17}),
     "fifo_ram_ft": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 17, "FallThrough": 1}),
     "retx_slots": ("ni_retx", ["rtl/ni_pkg.sv", "rtl/ni_retx.sv"],
-                   {"DataW": 64, "NumSlots": 4, "SlotBeats": 3, "NumPeers": 2}),
+                   {"DataW": 64, "NumSlots": 4, "SlotBeats": 3, "NumPeers": 2, "QueryReg": 1}),
     "fab_tx_credits": ("fab_tx_credits", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv"] + CRC + ["rtl/ni_fab_tx.sv",
                                           "tb/formal/fab_tx_credits.sv"],
                        {"Slots": 4}),

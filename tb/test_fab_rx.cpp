@@ -680,7 +680,7 @@ class FabRxTest : public tb::VerilatedTest {
     m.trk_free_tag_i = 0;
     m.gen_ready_i = 1;
     m.m_axis_tready = 1;
-    m.q_hit_i = m.q_conf_i = m.amo_hit_i = 0;
+    m.q_hit_i = m.q_held_i = m.q_conf_i = m.amo_hit_i = 0;
   }
   template <class M, unsigned kBpb>
   void run();
@@ -706,6 +706,7 @@ class FabRxTest : public tb::VerilatedTest {
   uint16_t lastWriter = 0;
   std::map<std::pair<uint16_t, uint32_t>, uint32_t> awaited;  // responses ni_retx waits for: {requester, tag}
   std::map<std::pair<uint16_t, uint32_t>, uint64_t> confBack;  // awaited confirmations: sender's window offset (pages)
+  std::pair<uint16_t, uint32_t> lastQuery{};  // the query of the last cycle (ni_retx QueryReg at 64 bits)
   std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes (0: evicted)
   uint32_t nextRspPsn = 0x100;
   uint16_t rfTail[kRfifos] = {};
@@ -770,10 +771,15 @@ void FabRxTest::run() {
     m.m_axis_tready = sink.ready();
     dut->eval();
     const auto q = std::make_pair(static_cast<uint16_t>(m.q_lid_o), static_cast<uint32_t>(m.q_psn_o));
-    const auto aw = awaited.find(q);
-    m.q_hit_i = aw != awaited.end();
-    m.q_cpl_i = m.q_hit_i ? aw->second : 0;
-    const auto conf = confBack.find(q);
+    m.q_hit_i = awaited.count(q) > 0;
+    // At 64 bits ni_retx answers the rest from the last cycle's query (QueryReg): read
+    // before the query has stood a cycle, they answer another packet's.
+    const auto held = kBpb == 8 ? lastQuery : q;
+    lastQuery = q;
+    const auto aw = awaited.find(held);
+    m.q_held_i = aw != awaited.end();
+    m.q_cpl_i = m.q_held_i ? aw->second : 0;
+    const auto conf = confBack.find(held);
     m.q_conf_i = conf != confBack.end();
     m.q_back_i = m.q_conf_i ? conf->second : 0;
     const auto kept = keptAmo.find(q);
@@ -1099,7 +1105,7 @@ void FabRxTest::answersFullRun() {
       m.trk_free_tag_i = 5;
       m.gen_ready_i = genReady;
       m.m_axis_tready = 1;
-      m.q_hit_i = m.q_conf_i = m.amo_hit_i = 0;
+      m.q_hit_i = m.q_held_i = m.q_conf_i = m.amo_hit_i = 0;
       dut->eval();
       const bool taken = v && m.s_axis_tready;
       EXPECT_FALSE(m.gen_valid_o) << "nothing here is answered";

@@ -228,6 +228,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   std::optional<Pkt> cur;
   unsigned resends = 0, fails = 0, silentSent = 0, groupSent = 0, maxUsed = 0, atomics = 0, noPeerTaken = 0, ghosts = 0;
   bool phase2Started = false, silentSyncSeen = false;
+  bool queried = false;  // the answer at the front has been the query since the last cycle
   uint64_t quiet = 0;
 
   for (uint64_t c = 0; c < 1'000'000; ++c) {
@@ -252,17 +253,29 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     dut->m.out_hdr_ready_i = !cur && r() % 100 < 70;
     dut->m.out_beat_ready_i = cur && r() % 100 < 70;
     dut->m.fail_ready_i = r() % 100 < 50;
-    // One answer per cycle; a response only if the sender still awaits it (as ni_fab_rx checks).
+    // One answer per cycle; a response only if the sender still awaits it (as ni_fab_rx
+    // checks). Like ni_fab_rx at 64 bits, the query stands a cycle before its answer is
+    // read (the model's QueryReg): q_hit_o answers it at once, q_held_o and the rest then.
     dut->m.ev_valid_i = 0;
     std::optional<Answer> ans;
     if (!answers.empty() && answers.front().at <= c) {
-      ans = answers.front();
-      answers.pop_front();
-      dut->m.q_lid_i = ans->lid;
-      dut->m.q_psn_i = ans->psn;
+      const Answer& next = answers.front();
+      const bool standing = dut->m.q_lid_i == next.lid && dut->m.q_psn_i == next.psn && queried;
+      dut->m.q_lid_i = next.lid;
+      dut->m.q_psn_i = next.psn;
       dut->eval();
-      const bool want = awaited.count({ans->lid, ans->psn}) > 0;
-      ASSERT_EQ(dut->m.q_hit_o, want) << "response check for " << ans->lid << "/" << ans->psn << ", seed " << seed();
+      const bool want = awaited.count({next.lid, next.psn}) > 0;
+      ASSERT_EQ(dut->m.q_hit_o, want) << "response check for " << next.lid << "/" << next.psn << ", seed " << seed();
+      queried = true;
+      if (standing) {
+        ans = next;
+        answers.pop_front();
+        queried = false;
+        ASSERT_EQ(dut->m.q_held_o, want) << "held response check for " << ans->lid << "/" << ans->psn << ", seed " << seed();
+      }
+    }
+    if (ans) {
+      const bool want = dut->m.q_held_o;
       if (want) {  // what ni_fab_rx puts into the response: the request's ID and tag, and for
                    // a memory-confirmed write its address's way back
         const std::pair<uint16_t, uint32_t> key{ans->lid, ans->psn};
@@ -523,7 +536,7 @@ TEST_F(RetxTest, ReadAnsweredInTheCycleItFailsIsAnsweredOnce) {
       dut->eval();
       const bool answerNow = sent && c == sentAt + delay;
       if (answerNow) {
-        hit = dut->m.q_hit_o;  // ni_fab_rx passes the response only if it is awaited
+        hit = dut->m.q_held_o;  // ni_fab_rx passes the response only if it is awaited (its query stands)
         dut->m.ev_valid_i = hit;
         dut->m.ev_kind_i = kRsp;
         dut->m.ev_lid_i = 1;
