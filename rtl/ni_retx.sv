@@ -212,7 +212,18 @@ module ni_retx #(
       end
     end
   end
-  assign fail_peer = peer_mem_q[ftrig_slot];
+  // The failing slot and its destination, registered: a failure acts a cycle after its
+  // slot was found, if that slot is still failing, so the choice of the first failing
+  // slot and the index read are off the compare with every slot.
+  logic ftrig_q, fail_still;
+  logic [SlotW-1:0] fslot_q;
+  logic [PeerW-1:0] fpeer_q;
+  always_ff @(posedge clk_i) begin
+    fslot_q <= ftrig_slot;
+    fpeer_q <= peer_mem_q[ftrig_slot];
+  end
+  assign fail_still = ftrig_q && expired[fslot_q] && spent_q[fslot_q] && !rnr_q[fslot_q];
+  assign fail_peer = fpeer_q;
   // The allocation order is a strict total order, so exactly one candidate is first.
   `NI_ASSERT(OneFirstCandidate_A, cand_first == '0 ? !cand_avail : (cand_first & (cand_first - 1'b1)) == '0)
 `ifdef FORMAL
@@ -313,7 +324,7 @@ module ni_retx #(
   assign new_ok = in_hdr_valid_i && (!in_reliable || (in_has_peer && free_avail && in_beat_valid_i &&
                                                       !(in_amo && amo_busy)));
   assign refuse_ok = in_hdr_valid_i && in_reliable && !in_has_peer && free_avail && in_beat_valid_i;
-  assign fail_now = state_q == StIdle && !held && work_q && ftrig_avail;
+  assign fail_now = state_q == StIdle && !held && work_q && fail_still;
   assign pick = state_q == StIdle && !held && work_q && !ftrig_avail && cand_avail;
   // A pick cycle takes and fails nothing: only an answer can end the candidate.
   assign still_d = valid_d[cand_slot] && !done_d[cand_slot] && !rnr_set[cand_slot];
@@ -652,6 +663,7 @@ module ni_retx #(
       hold_slot_q <= '0;
       picked_q <= 1'b0;
       work_q <= 1'b0;
+      ftrig_q <= 1'b0;
       still_q <= 1'b0;
       alloc_first_q <= '0;
       tmo_q <= '0;
@@ -683,6 +695,7 @@ module ni_retx #(
       hold_slot_q <= hold_slot_d;
       picked_q <= pick;
       work_q <= ftrig_avail || cand_avail;
+      ftrig_q <= ftrig_avail;
       still_q <= still_d;
       alloc_first_q <= alloc_first_d;
       tmo_q <= tmo_d;
