@@ -143,7 +143,6 @@ module ni_retx #(
   logic [51:0] back_mem_q [NumSlots];  // pages back to the requester's address
   logic [63:0] addr_mem_q [NumSlots];  // the request's address as tunneled
   logic [23:0] cpl_mem_q [NumSlots];   // {reqid, tag}
-  logic [PeerW-1:0] fail_peer;
 
   // ------------------------------------------------------------ slot scan
   // A resend picks the slot allocated first among the candidates: within one
@@ -164,7 +163,7 @@ module ni_retx #(
   endfunction
   logic [NumPairs-1:0] alloc_first_q, alloc_first_d;
   logic [NumSlots-1:0] tmo_q, tmo_d, rnr_up_q, rnr_up_d;
-  logic [NumSlots-1:0] expired, cand, cand_first;
+  logic [NumSlots-1:0] expired, failing, cand, cand_first;
   logic free_avail, cand_avail, ftrig_avail;
   logic [SlotW-1:0] free_slot, cand_slot, ftrig_slot, drain_slot;
   logic drain_avail;
@@ -173,6 +172,7 @@ module ni_retx #(
       // Awaiting its answer: not done, and not answered by the last cycle's response.
       live[i] = valid_q[i] && !done_q[i] && !answered_q[i];
       expired[i] = live[i] && (rnr_q[i] ? rnr_up_q[i] : tmo_q[i]);
+      failing[i] = expired[i] && spent_q[i] && !rnr_q[i];  // its destination fails
       cand[i] = live[i] && (expired[i] || due_q[i]) && (!spent_q[i] || rnr_q[i]);
     end
     // cand_first: the one candidate no other candidate was allocated before.
@@ -201,7 +201,7 @@ module ni_retx #(
         free_avail = 1'b1;
         free_slot = SlotW'(i);
       end
-      if (expired[i] && spent_q[i] && !rnr_q[i]) begin
+      if (failing[i]) begin
         ftrig_avail = 1'b1;
         ftrig_slot = SlotW'(i);
       end
@@ -217,13 +217,14 @@ module ni_retx #(
   // slot and the index read are off the compare with every slot.
   logic ftrig_q, fail_still;
   logic [SlotW-1:0] fslot_q;
-  logic [PeerW-1:0] fpeer_q;
+  logic [PeerW-1:0] fail_peer_q;
   always_ff @(posedge clk_i) begin
     fslot_q <= ftrig_slot;
-    fpeer_q <= peer_mem_q[ftrig_slot];
+    fail_peer_q <= peer_mem_q[ftrig_slot];
   end
-  assign fail_still = ftrig_q && expired[fslot_q] && spent_q[fslot_q] && !rnr_q[fslot_q];
-  assign fail_peer = fpeer_q;
+  assign fail_still = ftrig_q && failing[fslot_q];
+  // A failure found is work found (fail_now leaves work_q out).
+  `NI_ASSERT(FailIsWork_A, !ftrig_q || work_q)
   // The allocation order is a strict total order, so exactly one candidate is first.
   `NI_ASSERT(OneFirstCandidate_A, cand_first == '0 ? !cand_avail : (cand_first & (cand_first - 1'b1)) == '0)
 `ifdef FORMAL
@@ -324,7 +325,7 @@ module ni_retx #(
   assign new_ok = in_hdr_valid_i && (!in_reliable || (in_has_peer && free_avail && in_beat_valid_i &&
                                                       !(in_amo && amo_busy)));
   assign refuse_ok = in_hdr_valid_i && in_reliable && !in_has_peer && free_avail && in_beat_valid_i;
-  assign fail_now = state_q == StIdle && !held && work_q && fail_still;
+  assign fail_now = state_q == StIdle && !held && fail_still;  // ftrig_q implies work_q
   assign pick = state_q == StIdle && !held && work_q && !ftrig_avail && cand_avail;
   // A pick cycle takes and fails nothing: only an answer can end the candidate.
   assign still_d = valid_d[cand_slot] && !done_d[cand_slot] && !rnr_set[cand_slot];
@@ -528,12 +529,12 @@ module ni_retx #(
     end
     if (fail_now) begin
       for (int i = 0; i < NumSlots; i++) begin
-        if (valid_q[i] && !done_q[i] && peer_q[i] == fail_peer) begin
+        if (valid_q[i] && !done_q[i] && peer_q[i] == fail_peer_q) begin
           done_d[i] = 1'b1;
           st_d[i] = ni_pkg::CPL_CA;
         end
       end
-      resync_d[fail_peer] = 1'b1;
+      resync_d[fail_peer_q] = 1'b1;
     end
     if (drain_go) begin
       valid_d[drain_slot] = 1'b0;
