@@ -5,9 +5,19 @@ bit range (GTKWave shows nothing for a name or range that is not there; the RTL'
 widths change under the save file).
 
   usage: check_gtkw.py WAVE.fst SAVE.gtkw     (needs fst2vcd, from gtkwave)
+         check_gtkw.py --rtl SAVE.gtkw TOP VERILATOR_ARGS...
+                                              (the RTL itself, through Verilator's
+                                               XML: no traced build needed; make test)
+
+With --rtl the names are looked up in TOP's hierarchy as Verilator elaborates it (the
+scopes above TOP in the save file, the simulator's, are dropped); a basic vector's
+range must match, a struct's or array's name must exist.
 """
+import pathlib
 import subprocess
 import sys
+import tempfile
+import xml.etree.ElementTree as ET
 
 
 def signals_in(fst):
@@ -27,15 +37,66 @@ def signals_in(fst):
     return names
 
 
+def signals_in_rtl(top, vl_args):
+    """{name: range or None} for every variable of TOP's hierarchy (None: not a basic
+    vector, any range accepted), names rooted at TOP as in a trace."""
+    with tempfile.TemporaryDirectory() as d:
+        # -O0: otherwise the XML leaves out wires that constant folding inlined, which a
+        # trace still shows (decide_now, take_resend).
+        subprocess.run(["verilator", "--xml-only", "-O0", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+                        "--top-module", top, "--Mdir", d] + vl_args, check=True)
+        root = ET.parse(pathlib.Path(d) / f"V{top}.xml").getroot()
+    ranges = {}
+    for t in root.iter("basicdtype"):
+        left = t.get("left")
+        ranges[t.get("id")] = f"[{left}:{t.get('right')}]" if left is not None else ""
+    modules = {m.get("name"): m for m in root.iter("module")}
+    names = {}
+
+    def walk_scope(elem, path):
+        for child in elem:
+            if child.tag == "var":
+                names[f"{path}.{child.get('name')}"] = ranges.get(child.get("dtype_id"))
+            elif child.tag == "begin":  # a generate block is a scope of the trace
+                walk_scope(child, f"{path}.{child.get('name')}")
+
+    def walk_cell(cell, path):
+        walk_scope(modules[cell.get("submodname")], path)
+        for sub in cell.findall("cell"):
+            walk_cell(sub, f"{path}.{sub.get('name')}")
+
+    walk_cell(root.find(".//cells/cell"), top)
+    return names
+
+
+def rtl_has(names, top, wanted):
+    """Whether a save file's name (SCOPES.TOP.path[range]) is a variable of the RTL."""
+    parts = wanted.split(".")
+    path = ".".join(parts[parts.index(top):]) if top in parts else wanted
+    base, _, rng = path.partition("[")
+    if base not in names:
+        return False
+    return names[base] is None or names[base] == ("[" + rng if rng else "")
+
+
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    if len(args) >= 3 and args[0] == "--rtl":
+        save, top = args[1], args[2]
+        names = signals_in_rtl(top, args[3:])
+        where = f"{top} (RTL)"
+        found = lambda w: rtl_has(names, top, w)  # noqa: E731
+    elif len(args) == 2:
+        have = signals_in(args[0])
+        save, where = args[1], args[0]
+        found = have.__contains__
+    else:
         sys.exit(__doc__)
-    have = signals_in(sys.argv[1])
-    wanted = [l.strip() for l in open(sys.argv[2]) if l[:1].isalnum() and "." in l]
-    missing = [w for w in wanted if w not in have]
+    wanted = [l.strip() for l in open(save) if l[:1].isalnum() and "." in l]
+    missing = [w for w in wanted if not found(w)]
     for m in missing:
-        print(f"{sys.argv[2]}: {m} is not in {sys.argv[1]}")
-    print(f"{len(wanted) - len(missing)} of {len(wanted)} signals of {sys.argv[2]} found")
+        print(f"{save}: {m} is not in {where}")
+    print(f"{len(wanted) - len(missing)} of {len(wanted)} signals of {save} found")
     sys.exit(1 if missing else 0)
 
 
