@@ -11,13 +11,21 @@ widths change under the save file).
 
 With --rtl the names are looked up in TOP's hierarchy as Verilator elaborates it (the
 scopes above TOP in the save file, the simulator's, are dropped); a basic vector's
-range must match, a struct's or array's name must exist.
+range must match, a struct's or array's name must exist. Ranges are compared as
+GTKWave names them: a one-bit vector [0:0] is [0].
 """
 import pathlib
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+
+
+def gtkwave_range(rng):
+    """A range as GTKWave names it: a one-bit vector [N:N] is [N] (a save file that says
+    [0:0] shows nothing)."""
+    hi, colon, lo = rng.strip("[]").partition(":")
+    return f"[{hi}]" if colon and hi == lo else rng
 
 
 def signals_in(fst):
@@ -32,7 +40,7 @@ def signals_in(fst):
         elif t[0] == "$upscope":
             scope.pop()
         elif t[0] == "$var":
-            rng = t[5] if t[5] != "$end" else ""
+            rng = gtkwave_range(t[5] if t[5] != "$end" else "")
             names.add(".".join(scope + [t[4]]) + rng)
     return names
 
@@ -49,7 +57,7 @@ def signals_in_rtl(top, vl_args):
     ranges = {}
     for t in root.iter("basicdtype"):
         left = t.get("left")
-        ranges[t.get("id")] = f"[{left}:{t.get('right')}]" if left is not None else ""
+        ranges[t.get("id")] = gtkwave_range(f"[{left}:{t.get('right')}]") if left is not None else ""
     modules = {m.get("name"): m for m in root.iter("module")}
     names = {}
 
