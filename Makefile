@@ -13,7 +13,7 @@ BOARD      ?= ulx3s
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim lint regs bench plots simspeed soak fuzz coverage wave synth postsynth postsynth-board formal bitstream prog clean
+.PHONY: all help setup build test sim sweep-unaligned lint regs bench plots simspeed soak fuzz coverage wave synth postsynth postsynth-board formal bitstream prog clean
 
 all: build
 
@@ -24,6 +24,7 @@ help:
 	@echo "make bench      throughput/latency benchmarks -> $(BUILD)/bench, docs/figures"
 	@echo "make plots      latency and bandwidth sweeps per transport (ni_sim) -> docs/figures/*.png"
 	@echo "make simspeed   simulated cycles per second for 2, 8, 32 and 64 nodes -> docs/figures/simspeed.md"
+	@echo "make sweep-unaligned  stores and loads of every length 1-4096 at every byte offset, every width"
 	@echo "make soak       1,000,000 scoreboarded operations, 8 nodes, faulty fabric -> $(BUILD)/soak"
 	@echo "make fuzz       libFuzzer on the fabric receive port for FUZZ_SECONDS; grows tb/fuzz_corpus"
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
@@ -139,6 +140,11 @@ simspeed: build
 	  done; echo; echo "ni_sim --workload halo --transport put --sizes 4K --iters 20, 64-bit NIs, $$(nproc) cores, $$(date +%F)"; \
 	} > docs/figures/simspeed.md
 	cat docs/figures/simspeed.md
+
+# Unaligned stores and loads of every length 1-4096 at every offset in a DW, across
+# 4 KiB pages and not, every width (make test runs a sample of the lengths).
+sweep-unaligned: build
+	NI_UNALIGNED_ALL=1 $(BUILD)/test_system --gtest_filter='Systems/UnalignedTest.*'
 
 # The soak of issue 4: 1,000,000 random confirmed writes, reads and fetch-adds over 8
 # nodes at 1% drop, 0.1% corruption, 0.5% duplication and 0.5% reordering, scoreboarded.

@@ -50,6 +50,20 @@ double Fabric::busiestLink() const {
   return now_ ? double(most) / double(now_) : 0.0;
 }
 
+uint64_t Fabric::packetLifetime(size_t maxPacketBytes) const {
+  const double bw = cfg_.linkBytesPerCycle > 0 ? std::min<double>(cfg_.linkBytesPerCycle, cfg_.bytesPerBeat)
+                                               : double(cfg_.bytesPerBeat);
+  const auto packetCycles = static_cast<uint64_t>(std::ceil(double(maxPacketBytes) / bw));
+  const Topology& t = cfg_.topology;
+  // Inputs of a switch: port x virtual channel (both classes; a ring's two per class).
+  const uint64_t inputs = t.direct() ? uint64_t{t.ports()} * kVcs : uint64_t{cfg_.ports} * 2;
+  uint64_t switches = 1;  // on the longest route
+  if (t.direct())
+    for (unsigned d : t.dims) switches += d / 2;
+  const uint64_t perSwitch = uint64_t{cfg_.inputCredits} * inputs * packetCycles;
+  return switches * perSwitch + (switches + 1) * cfg_.linkLatency;
+}
+
 // Into switch `sw`'s input from its NI, toward node `dst`.
 void Fabric::toSwitch(unsigned sw, unsigned dst, Pkt pkt) {
   const unsigned cls = pkt.vc & 1;

@@ -102,6 +102,14 @@ class Fabric {
   const Topology& topology() const { return cfg_.topology; }
   // The largest share of cycles any link between switches was sending (0 on a crossbar).
   double busiestLink() const;
+  // Cycles a packet of at most maxPacketBytes may take from its NI to the NI it is
+  // for when the fabric is loaded but loses nothing and every NI takes what reaches
+  // it: the subnet manager's packet lifetime (InfiniBand derives the ACK timeout from
+  // it the same way). At each switch of the longest route its input buffer may be full
+  // (inputCredits packets), and before each of those leaves every other input of the
+  // switch may send one packet through the same output (round robin), each packet at
+  // most maxPacketBytes at the link rate; plus the latency of every link.
+  uint64_t packetLifetime(size_t maxPacketBytes) const;
 
   void fillNicIn(unsigned port, NicIn& in);
   void afterCycle(unsigned port, const NicIn& in, const NicOut& out);

@@ -241,7 +241,10 @@ void Node::memoryAccept(const Tlp& t, Port& port, unsigned cpu) {
       port.memToNi.push_back({now_ + memLatency_, encodeTlp(makeWriteConfirmation(kMemCplId, t.requester, t.tag, t.addr))});
   } else if (t.kind == TlpKind::MRd) {
     const size_t n = (t.lengthDw == 0 ? 1024u : t.lengthDw) * 4u;
-    Tlp c = makeCplD(kMemCplId, t.requester, t.tag, t.addr, mem_.read(t.addr, n));
+    // One completion for the whole read: its Lower Address names the first enabled
+    // byte and its Byte Count the enabled bytes; the data starts at the aligned DW.
+    Tlp c = makeCplD(kMemCplId, t.requester, t.tag, t.addr | firstEnabledByte(t.firstBe), mem_.read(t.addr, n));
+    c.byteCount = static_cast<uint16_t>(enabledSpan(t) & 0xFFF);
     port.memToNi.push_back({now_ + memLatency_, encodeTlp(c)});
     ++st_.memReads;
   } else if (isAtomic(t.kind)) {
@@ -275,7 +278,11 @@ void Node::cpuCompletion(const Tlp& t, unsigned cpu) {
     pl.failed = true;
     pl.status = t.status;
   } else {
-    std::copy_n(t.data.begin(), std::min(use.len, t.data.size()), pl.data.begin() + static_cast<long>(use.off));
+    // The data starts at the DW holding the first byte asked for (Lower Address).
+    const size_t skip = t.lowerAddr & 3;
+    const size_t have = t.data.size() > skip ? t.data.size() - skip : 0;
+    std::copy_n(t.data.begin() + static_cast<long>(skip), std::min(use.len, have),
+                pl.data.begin() + static_cast<long>(use.off));
   }
   pl.remaining -= std::min(pl.remaining, use.len);
   if (pl.remaining == 0) finishLoad(use.load);

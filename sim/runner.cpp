@@ -133,6 +133,9 @@ void usage() {
       "  --reorder P         drop duplicates; the report counts both\n"
       "  --link-down N[@F[-U]]  node N's fabric link is down from cycle F (default 0) until\n"
       "                    cycle U (default: for good); packets to or from it are lost. Repeatable\n"
+      "  --resend-timeout C  NI resend timer (RETX_TIMEOUT) in cycles (default 0: the\n"
+      "                    fabric's longest round trip under load, so a fabric without\n"
+      "                    faults sees no resend; a run that resends there fails)\n"
       "  --watchdog C      a run in which nothing completes for C cycles (default 2000000;\n"
       "                    message workloads add a cycle per message byte) fails, naming the\n"
       "                    node and operation that are stuck\n"
@@ -249,6 +252,7 @@ bool parse(int argc, char** argv, Options* o) {
       }
       o->sys.faults.linkDown.push_back(d);
     } else if (a == "--watchdog") o->watchdog = count(val());
+    else if (a == "--resend-timeout") o->sys.resendTimeout = count(val());
     else { std::fprintf(stderr, "unknown option %s (try --help)\n", a.c_str()); return false; }
   }
   o->sys.faults.seed = o->sys.seed;
@@ -322,7 +326,9 @@ void printLatency(const char* what, std::vector<uint64_t>& lat, double ns) {
 
 // Fabric figures (all planes together) and the per-NI counter table (a row per node
 // and rail); returns the NI error count (CRC errors, window misses, NAKs received)
-// and adds the final failures to *failed.
+// and adds the final failures to *failed: requests given up, and on a fabric without
+// faults every resend and duplicate (the resend timeout covers the fabric's longest
+// round trip, so a resend there is a fault of the NI or of that bound).
 uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
   const unsigned n = sys.size(), rails = sys.rails();
   FabricStats fs;
@@ -346,7 +352,7 @@ uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
                 static_cast<unsigned long long>(fs.reordered), static_cast<unsigned long long>(fs.linkDownDrops));
   std::printf("\n%-6s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", rails > 1 ? "node.r" : "node", "tx pkts", "rx pkts",
               "crc err", "win miss", "naks rx", "np srv", "resent", "dups", "out seq", "failed");
-  uint64_t niErrors = 0;
+  uint64_t niErrors = 0, spurious = 0;
   for (unsigned i = 0; i < n; ++i)
     for (unsigned r = 0; r < rails; ++r) {
       auto csr = [&](uint32_t off) { return sys.readCsr(i, off, r); };
@@ -357,10 +363,17 @@ uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
       const uint32_t oos = csr(regs::OOS_CNT), fail = csr(regs::RETX_FAIL_CNT);
       niErrors += crc + miss + nak;
       *failed += fail;
+      spurious += o.sys.faults.any() ? 0 : retx + dup;
       const std::string label = std::to_string(i) + (rails > 1 ? "." + std::to_string(r) : "");
       std::printf("%-6s %10u %10u %8u %8u %8u %8u %8u %8u %8u %8u\n", label.c_str(), tx, rx, crc, miss, nak, srv, retx,
                   dup, oos, fail);
     }
+  std::printf("resend timeout %u cycles (%s)", sys.resendTimeout(),
+              o.sys.resendTimeout ? "--resend-timeout" : "the fabric's longest round trip");
+  if (spurious) std::printf("; %llu resends and duplicates on a fabric without faults: FAIL",
+                            static_cast<unsigned long long>(spurious));
+  std::printf("\n");
+  *failed += spurious;
   return niErrors;
 }
 

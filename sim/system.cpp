@@ -3,6 +3,7 @@
 
 #include <verilated.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "driver.hpp"
@@ -67,7 +68,25 @@ void System::reset() {
   clock_->reset(4);
   for (auto& f : fabrics_) f->retrainLinks();
   for (unsigned i = 0; i < size(); ++i)
-    for (unsigned r = 0; r < rails(); ++r) node(i).csrWrite(regs::NODE_ID, lidOf(i), Via{0, r});
+    for (unsigned r = 0; r < rails(); ++r) {
+      node(i).csrWrite(regs::NODE_ID, lidOf(i), Via{0, r});
+      node(i).csrWrite(regs::RETX_TIMEOUT, resendTimeout(), Via{0, r});
+    }
+}
+
+uint32_t System::resendTimeout() const {
+  if (cfg_.resendTimeout) return cfg_.resendTimeout;
+  // The largest packet: MaxPayload, the largest header a source hands the framer
+  // (48 B), a 4DW TLP header, ICRC and VCRC.
+  const size_t maxPacket = cfg_.maxPayload + 48 + 16 + 6;
+  const uint64_t lifetime = fabrics_.front()->packetLifetime(maxPacket);
+  // Before the answer, the answering NI may send every request it has in flight (its
+  // 32 resend slots) and as many answers, and its memory takes a while.
+  const uint64_t beats = (maxPacket + cfg_.dataBits / 8 - 1) / (cfg_.dataBits / 8);
+  const uint64_t answerer = 64 * beats + 100;
+  double rtt = double(2 * lifetime + answerer);
+  if (cfg_.hostStall > 0 && cfg_.hostStall < 1) rtt /= 1.0 - cfg_.hostStall;  // hosts take beats that much slower
+  return static_cast<uint32_t>(std::min(rtt, double(0x7FFF'FFFF)));
 }
 
 void System::tick() {

@@ -35,6 +35,7 @@ struct SystemConfig {
   double hostStall = 0.0;        // probability the root complex holds off the NI's host output
   FabricFaults faults;           // injected by the fabric model (none by default)
   double clockNs = 4.0;          // 250 MHz reference clock for reports and captures
+  uint32_t resendTimeout = 0;    // RETX_TIMEOUT programmed at reset; 0: the fabric's longest round trip
   std::string pcapPath;
   std::string tracePath;         // FST of one node's NI (needs a NI_TRACE build)
   unsigned traceNode = 0;
@@ -57,7 +58,13 @@ class System {
   VerilatedContext* context() { return ctx_.get(); }
   uint64_t cycle() const { return clock_->cycles(); }
 
-  void reset();                  // reset all NIs (their fabric links retrain) and give them their node IDs (a node's NIs share its LID)
+  // Reset all NIs (their fabric links retrain), give them their node IDs (a node's NIs
+  // share its LID) and their resend timeout (RETX_TIMEOUT = resendTimeout()).
+  void reset();
+  // The resend timeout the system programs: the longest round trip a request and its
+  // answer can take on this fabric when it is loaded but loses nothing, so that a
+  // fabric without faults sees no resend (docs/architecture.md, "Resend timeout").
+  uint32_t resendTimeout() const;
   void tick();
   bool runUntil(const std::function<bool()>& done, uint64_t maxCycles);
   // Run until every node and the fabric are idle; progress is called every 1M cycles.

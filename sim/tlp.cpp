@@ -108,15 +108,39 @@ std::string describe(const Tlp& t) {
   return buf;
 }
 
+namespace {
+// Byte enables of a request for `bytes` bytes at byte address addr (PCIe: First BE
+// for the first DW, Last BE for the last, 0 when there is one DW).
+void setByteEnables(Tlp& t, uint64_t addr, size_t bytes) {
+  const unsigned off = addr & 3;
+  const size_t end = off + bytes;  // bytes from the DW-aligned start
+  t.addr = addr & ~uint64_t{3};
+  t.lengthDw = static_cast<uint16_t>((end + 3) / 4);
+  const unsigned endRem = static_cast<unsigned>(end % 4);
+  const uint8_t lastMask = endRem == 0 ? 0xF : static_cast<uint8_t>((1u << endRem) - 1);
+  t.firstBe = static_cast<uint8_t>((0xF << off) & 0xF);
+  if (t.lengthDw == 1) {
+    t.firstBe &= lastMask;
+    t.lastBe = 0;
+  } else {
+    t.lastBe = lastMask;
+  }
+}
+}  // namespace
+
 Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {
   Tlp t;
   t.kind = TlpKind::MWr;
   t.requester = req;
   t.tag = tag;
-  t.addr = addr;
-  t.data = data;
-  t.lengthDw = static_cast<uint16_t>((data.size() + 3) / 4);
-  t.lastBe = t.lengthDw > 1 ? 0xF : 0x0;
+  if (data.empty()) {  // no bytes: kept as given (a malformed TLP for bad-input tests)
+    t.addr = addr;
+    return t;
+  }
+  setByteEnables(t, addr, data.size());
+  t.data.assign(addr & 3, 0);
+  t.data.insert(t.data.end(), data.begin(), data.end());
+  t.data.resize(size_t{t.lengthDw} * 4, 0);
   return t;
 }
 
@@ -125,10 +149,28 @@ Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes) {
   t.kind = TlpKind::MRd;
   t.requester = req;
   t.tag = tag;
-  t.addr = addr;
-  t.lengthDw = static_cast<uint16_t>((bytes + 3) / 4);
-  t.lastBe = t.lengthDw > 1 ? 0xF : 0x0;
+  if (bytes == 0) {
+    t.addr = addr;
+    return t;
+  }
+  setByteEnables(t, addr, bytes);
   return t;
+}
+
+unsigned firstEnabledByte(uint8_t firstBe) {
+  for (unsigned i = 0; i < 4; ++i)
+    if (firstBe >> i & 1) return i;
+  return 0;
+}
+
+size_t enabledSpan(const Tlp& t) {
+  const unsigned dws = t.lengthDw == 0 ? 1024u : t.lengthDw;
+  const unsigned first = firstEnabledByte(t.firstBe);
+  const uint8_t lastBe = dws == 1 ? t.firstBe : t.lastBe;
+  unsigned lastEnd = 4;
+  while (lastEnd > 0 && !(lastBe >> (lastEnd - 1) & 1)) --lastEnd;
+  if (lastEnd == 0) return dws == 1 ? 0 : size_t{dws} * 4 - first;  // no byte enabled (or malformed)
+  return size_t{dws - 1} * 4 + lastEnd - first;
 }
 
 Tlp makeDMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {

@@ -52,10 +52,13 @@ std::string describe(const Tlp& t);
 // Convenience constructors.
 // Bytes of the next request TLP of a transfer at addr with `left` bytes to go:
 // at most maxPayload, never across a 4 KiB boundary (PCIe rule).
+// The payload counts whole DWs, so an unaligned start leaves room for fewer bytes.
 inline size_t requestChunk(uint64_t addr, size_t left, size_t maxPayload) {
-  return std::min<size_t>({left, maxPayload, 4096 - (addr & 0xFFF)});
+  return std::min<size_t>({left, maxPayload - (addr & 3), 4096 - (addr & 0xFFF)});
 }
 
+// Requests at any byte address: Tlp.addr is the DW-aligned address, First/Last BE
+// enable exactly the bytes asked for, and a write's payload is padded to whole DWs.
 Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
 // Deferrable memory write: the write that asks for confirmation (docs/formats.md).
 Tlp makeDMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
@@ -63,6 +66,10 @@ Tlp makeDMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
 // significant byte first (what the memory system and the NI answer a DMWr with).
 Tlp makeWriteConfirmation(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr);
 Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes);
+// Offset (0..3) of the first byte First BE enables; the bytes from it to the last
+// enabled byte of a request (a read completion's Byte Count).
+unsigned firstEnabledByte(uint8_t firstBe);
+size_t enabledSpan(const Tlp& t);
 Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
 Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_t byteCount, uint8_t lowerAddr);
 // AtomicOp request; operands in memory byte order: FetchAdd addend, Swap value, CAS compare then swap.

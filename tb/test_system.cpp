@@ -666,6 +666,102 @@ TEST_P(SystemTest, BadInputHasDefinedOutcomes) {
   (void)n;
 }
 
+
+// Stores and loads of any length at any byte address (issue 78): every length that
+// gives a TLP shape of its own (1 to MaxPayload + 4 bytes, every start offset in a
+// DW), then longer ones that split into several TLPs, each once inside a 4 KiB page
+// and once across a page boundary, through a window that combines writes and one
+// that does not. The bytes must land exactly where they were addressed (the guard
+// bytes around them untouched) and come back through the other window.
+using UnalignedTest = SystemTest;
+
+TEST_P(UnalignedTest, StoresAndLoadsOfEveryShapeLandByteExact) {
+  const unsigned n = sys->size(), dst = n - 1;
+  const uint64_t kRegion = 0x6000'0000ull, kSpan = 256ull << 20;
+  sys->setMemId(dst, 6, MemRegion{true, kRegion, kSpan, true, true});
+  const uint64_t winBase[2] = {kApertureBase + 0x1000'0000ull, kApertureBase + 0x2000'0000ull};
+  for (unsigned c = 0; c < 2; ++c) {
+    Window w = windowTo(winBase[c], kSpan, dst, 6);
+    w.combine = c == 1;
+    sys->setWindow(0, 4 + c, w);
+  }
+  ASSERT_TRUE(drain());
+  // Every length up to 260 (every TLP shape at MaxPayload 256), then every 97th and
+  // those around the powers of two (each meets every start offset), and random ones.
+  // NI_UNALIGNED_ALL=1: every length 1-4096 (make sweep-unaligned, about 2 minutes).
+  const bool all = tb::envU64("NI_UNALIGNED_ALL", 0) != 0;
+  auto nearPowerOfTwo = [](size_t l) {
+    for (size_t p = 512; p <= 4096; p *= 2)
+      if (l + 1 >= p && l <= p + 1) return true;
+    return false;
+  };
+  std::vector<size_t> lengths;
+  for (size_t l = 1; l <= 4096; ++l)
+    if (all || l <= 260 || l % 97 == 0 || nearPowerOfTwo(l)) lengths.push_back(l);
+  for (int i = 0; i < 4; ++i) lengths.push_back(261 + rng() % (4096 - 261));
+  struct Case { unsigned via; uint64_t off; Bytes data; };
+  std::vector<Case> cases;
+  uint64_t slot = 0;  // each case in an 8 KiB slot of its own
+  for (size_t len : lengths)
+    for (unsigned o = 0; o < 4; ++o)
+      for (bool cross : {false, true}) {
+        uint64_t start;
+        if (cross) {
+          // The page boundary 4k - o bytes after the start, inside the store.
+          const uint64_t k = std::max<uint64_t>(1, (len / 2 + o) / 4);
+          if (4 * k - o < 1 || 4 * k - o > len - 1) continue;
+          start = 4096 - (4 * k - o);
+        } else {
+          if (len + o > 4096) continue;
+          start = (len + o + 64 <= 4096 ? 64 : 0) + o;
+        }
+        // Short ones through both windows; of longer ones each case through one of them.
+        for (unsigned via = 0; via < 2; ++via) {
+          if (len > 260 && via != (len + o + cross) % 2) continue;
+          cases.push_back(Case{via, slot * 8192 + start, randomBytes(len)});
+          ++slot;
+        }
+      }
+  ASSERT_LE(slot * 8192, kSpan);
+  constexpr uint8_t kGuard = 0xA5;
+  for (const Case& c : cases) {
+    sys->node(dst).memory().write(kRegion + c.off - 8, Bytes(c.data.size() + 16, kGuard));
+    sys->node(0).store(winBase[c.via] + c.off, c.data);
+  }
+  ASSERT_TRUE(drain());
+  unsigned wrong = 0;
+  for (const Case& c : cases) {
+    const Bytes got = sys->node(dst).memory().read(kRegion + c.off - 8, c.data.size() + 16);
+    Bytes want(8, kGuard);
+    want.insert(want.end(), c.data.begin(), c.data.end());
+    want.insert(want.end(), 8, kGuard);
+    if (got != want && wrong++ < 5)
+      ADD_FAILURE() << "store of " << c.data.size() << " B at offset 0x" << std::hex << c.off << std::dec
+                    << (c.via ? " (combining window)" : "") << " landed wrong";
+  }
+  EXPECT_EQ(wrong, 0u) << "of " << cases.size() << " stores";
+  // Read back through the window the store did not use, 8 loads in flight (at most
+  // 17 TLPs each: the CPU has 256 tags).
+  unsigned done = 0, bad = 0;
+  for (const Case& c : cases) {
+    sys->node(0).load(winBase[1 - c.via] + c.off, c.data.size(), [&, want = c.data, off = c.off](const LoadResult& r) {
+      if ((!r.ok || r.data != want) && bad++ < 5) {
+        size_t first = 0;
+        while (first < want.size() && r.data[first] == want[first]) ++first;
+        ADD_FAILURE() << "load of " << want.size() << " B at offset 0x" << std::hex << off << std::dec
+                      << (r.ok ? " differs from byte " + std::to_string(first) : " failed, status " + std::to_string(int(r.status)));
+      }
+      ++done;
+    });
+    sys->runUntil([&] { return sys->node(0).outstandingLoads() <= 8; }, 1'000'000);
+  }
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(done, cases.size());
+  EXPECT_EQ(bad, 0u) << "loads that came back wrong, of " << cases.size();
+  EXPECT_EQ(sys->readCsr(0, regs::STATUS), 0u);
+  EXPECT_EQ(sys->readCsr(dst, regs::STATUS), 0u);
+}
+
 // ---- Fabric faults (seeded from NI_SEED) and reliable delivery. Every node writes
 // blocks to every peer through a window into its own slot there, and reads some
 // back; the fabric loses, corrupts, duplicates and reorders packets or cuts a
@@ -1051,6 +1147,10 @@ std::string paramName(const ::testing::TestParamInfo<Param>& i) {
 INSTANTIATE_TEST_SUITE_P(Systems, SystemTest,
                          ::testing::Values(Param{2, 64}, Param{4, 64}, Param{8, 64}, Param{4, 128}, Param{4, 256},
                                            Param{4, 512}, Param{4, 64, 4096}, Param{4, 64, 256, "small"}),
+                         paramName);
+INSTANTIATE_TEST_SUITE_P(Systems, UnalignedTest,
+                         ::testing::Values(Param{2, 64}, Param{2, 128}, Param{2, 256}, Param{2, 512},
+                                           Param{2, 64, 4096}, Param{2, 64, 256, "small"}),
                          paramName);
 INSTANTIATE_TEST_SUITE_P(Systems, FaultTest,
                          ::testing::Values(Param{2, 64}, Param{4, 64}, Param{4, 512}, Param{4, 64, 256, "small"}),
