@@ -13,7 +13,7 @@ BOARD      ?= ulx3s
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim sweep-unaligned lint regs bench plots simspeed soak fuzz coverage wave synth postsynth postsynth-board formal bitstream prog clean
+.PHONY: all help setup build test sim sweep-unaligned lint plots-docs regs bench plots simspeed soak fuzz coverage wave synth postsynth postsynth-board formal bitstream prog clean
 
 all: build
 
@@ -22,7 +22,8 @@ help:
 	@echo "make test       build and run the unit and system tests"
 	@echo "make lint       verilator --lint-only -Wall on the RTL, every width"
 	@echo "make bench      throughput/latency benchmarks -> $(BUILD)/bench, docs/figures"
-	@echo "make plots      latency and bandwidth sweeps per transport (ni_sim) -> docs/figures/*.png"
+	@echo "make plots      latency, bandwidth and message-rate sweeps per transport -> $(BUILD)/plots/*.png (PLOTS_QUICK=1: short)"
+	@echo "make plots-docs the full sweeps, copied into docs/figures"
 	@echo "make simspeed   simulated cycles per second for 2, 8, 32 and 64 nodes -> docs/figures/simspeed.md"
 	@echo "make sweep-unaligned  stores and loads of every length 1-4096 at every byte offset, every width"
 	@echo "make soak       1,000,000 scoreboarded operations, 8 nodes, faulty fabric -> $(BUILD)/soak"
@@ -48,19 +49,21 @@ setup:
 # Verilator output (its file names change) and configure again.
 RTL_FILES := $(wildcard rtl/*.sv rtl/*.svh rtl/*.vlt rtl/board/*.sv)
 $(BUILD)/.configured: CMakeLists.txt $(RTL_FILES) | setup
-	rm -rf $(BUILD)/CMakeFiles/nic_models.dir/V*.dir $(BUILD)/CMakeFiles/board_model.dir/V*.dir
+	rm -rf $(BUILD)/CMakeFiles/nic_models.dir/V*.dir $(BUILD)/CMakeFiles/block_models.dir/V*.dir $(BUILD)/CMakeFiles/board_model.dir/V*.dir
 	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
 	touch $@
 
 build: setup $(BUILD)/.configured
-	cmake --build $(BUILD) -j $(JOBS)
+	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-sim: build
+# The main job builds only the runner and the NI configurations it runs.
+sim: setup $(BUILD)/.configured
+	cmake --build $(BUILD) -j $(JOBS) --target ni_sim -- --no-print-directory
 	mkdir -p $(BUILD)/sim
-	$(BUILD)/ni_sim $(SIM_ARGS) --pcap $(BUILD)/sim/fabric.erf --json $(BUILD)/sim/results.json
+	$(BUILD)/ni_sim $(SIM_ARGS) --pcap $(BUILD)/sim/fabric.pcapng --json $(BUILD)/sim/results.json
 
 lint: setup
 	@for w in $(WIDTHS); do \
@@ -110,22 +113,35 @@ bench: build
 
 # OSU-style sweeps on two 64-bit nodes, each transport (eager up to 64 KiB: larger
 # messages belong to the other two), and the message rate of 4 pairs (8 nodes) per
-# transport, drawn by scripts/plot_results.py.
+# transport, drawn by scripts/plot_results.py into $(BUILD)/plots. PLOTS_QUICK=1: fewer
+# sizes and rounds (a few minutes instead of about half an hour). make plots-docs
+# draws the full sweeps and puts them in docs/figures.
 PLOT_DIR := $(BUILD)/plots
-plots: build
-	mkdir -p $(PLOT_DIR) docs/figures
+PLOT_MAX  = $(if $(PLOTS_QUICK),64K,4M)
+PLOT_RATE = $(if $(PLOTS_QUICK),8:512,8:4K)
+PLOT_ITER = $(if $(PLOTS_QUICK),1,4)
+plots: setup $(BUILD)/.configured
+	cmake --build $(BUILD) -j $(JOBS) --target ni_sim -- --no-print-directory
+	mkdir -p $(PLOT_DIR)
 	for t in eager put pio; do \
-	  $(BUILD)/ni_sim --nodes 8 --workload rate --transport $$t --sizes 8:4K --window 12 --iters 8 \
-	    --csv $(PLOT_DIR)/rate_$$t.csv > $(PLOT_DIR)/rate_$$t.txt || exit 1; \
+	  echo "plots: message rate, $$t"; \
+	  $(BUILD)/ni_sim --nodes 8 --workload rate --transport $$t --sizes $(PLOT_RATE) --window 12 \
+	    --iters $(if $(PLOTS_QUICK),2,8) --csv $(PLOT_DIR)/rate_$$t.csv > $(PLOT_DIR)/rate_$$t.txt || exit 1; \
 	done
 	for t in eager rndv put; do \
-	  max=4M; [ $$t = eager ] && max=64K; \
-	  $(BUILD)/ni_sim --nodes 2 --workload pingpong --transport $$t --sizes 8:$$max --iters 4 \
+	  max=$(PLOT_MAX); [ $$t = eager ] && max=64K; \
+	  echo "plots: ping-pong and bandwidth, $$t"; \
+	  $(BUILD)/ni_sim --nodes 2 --workload pingpong --transport $$t --sizes 8:$$max --iters $(PLOT_ITER) \
 	    --csv $(PLOT_DIR)/pingpong_$$t.csv > $(PLOT_DIR)/pingpong_$$t.txt || exit 1; \
-	  $(BUILD)/ni_sim --nodes 2 --workload bw --transport $$t --sizes 64:$$max --window 8 --iters 2 \
-	    --csv $(PLOT_DIR)/bw_$$t.csv > $(PLOT_DIR)/bw_$$t.txt || exit 1; \
+	  $(BUILD)/ni_sim --nodes 2 --workload bw --transport $$t --sizes 64:$$max --window 8 \
+	    --iters $(if $(PLOTS_QUICK),1,2) --csv $(PLOT_DIR)/bw_$$t.csv > $(PLOT_DIR)/bw_$$t.txt || exit 1; \
 	done
-	.venv/bin/python scripts/plot_results.py docs/figures $(PLOT_DIR)/*.csv
+	.venv/bin/python scripts/plot_results.py $(PLOT_DIR) $(PLOT_DIR)/*.csv
+
+plots-docs:
+	$(MAKE) plots PLOTS_QUICK=
+	mkdir -p docs/figures
+	cp $(PLOT_DIR)/latency.png $(PLOT_DIR)/bandwidth.png $(PLOT_DIR)/rate.png docs/figures/
 
 # Simulated cycles per second against node count: the halo exchange (put, 4 KiB) on
 # rings of 2 and 8 and tori of 32 and 64 nodes, tracing off.
@@ -178,7 +194,7 @@ fuzz: setup
 	cat docs/figures/fuzz.md
 
 coverage: setup
-	rm -rf build-cov/CMakeFiles/nic_models.dir/V*.dir
+	rm -rf build-cov/CMakeFiles/nic_models.dir/V*.dir build-cov/CMakeFiles/block_models.dir/V*.dir
 	cmake -S . -B build-cov $(CMAKE_ARGS) -DNI_COVERAGE=ON
 	cmake --build build-cov -j $(JOBS)
 	rm -rf build-cov/cov && mkdir -p build-cov/cov

@@ -210,7 +210,10 @@ module ni_dma_inj #(
   logic [DW:0] d_cnt_q, d_cnt_d;
 
   // ------------------------------------------------------------ completion intake
-  logic [7:0] c_beat_q, c_beat_d;
+  // Beat of the completion coming in: wide enough for the longest (4 KiB and its header
+  // at 64 bits, 514 beats; an 8-bit count wrapped and read a data beat as the header).
+  localparam int unsigned CbW = 10;
+  logic [CbW-1:0] c_beat_q, c_beat_d;
   logic [3:0] c_reg_q, c_reg_d, c_reg;
   logic [2:0] c_status_q, c_status_d;
   logic [12:0] c_len_q, c_len_d, c_len;       // data bytes of this completion
@@ -221,11 +224,11 @@ module ni_dma_inj #(
   logic [2:0] c_status;
   logic c_take;
 
-  assign c_tag = (c_beat_q == 8'(TagBeat)) ? s_cpl_tdata[(10 % Bpb) * 8 +: 8] : {4'h8, c_reg_q};
-  assign c_reg = (c_beat_q == 8'(TagBeat)) ? c_tag[3:0] : c_reg_q;
-  assign c_status = (c_beat_q == 8'd0) ? s_cpl_tdata[6 * 8 + 5 +: 3] : c_status_q;
+  assign c_tag = (c_beat_q == CbW'(TagBeat)) ? s_cpl_tdata[(10 % Bpb) * 8 +: 8] : {4'h8, c_reg_q};
+  assign c_reg = (c_beat_q == CbW'(TagBeat)) ? c_tag[3:0] : c_reg_q;
+  assign c_status = (c_beat_q == '0) ? s_cpl_tdata[6 * 8 + 5 +: 3] : c_status_q;
   // Length 0 with data is 1024 DW.
-  assign c_len = (c_beat_q != 8'd0) ? c_len_q :
+  assign c_len = (c_beat_q != '0) ? c_len_q :
                  {s_cpl_tdata[2 * 8 +: 2] == 2'b00 && s_cpl_tdata[3 * 8 +: 8] == 8'h00 &&
                   s_cpl_tdata[0 +: 8] == ni_pkg::TLP_CPLD,
                   s_cpl_tdata[2 * 8 +: 2], s_cpl_tdata[3 * 8 +: 8], 2'b00};
@@ -1174,13 +1177,13 @@ module ni_dma_inj #(
       ram_waddr = RamW'(c_reg_q) * RamW'(RegBeats) + RamW'(c_wb_q);
       ram_wdata = c_prev_q >> (8 * CplSkip);
     end else if (c_take) begin
-      if (c_beat_q == 8'(TagBeat)) c_wb_d = RbW'(got_bytes_q[c_reg] / 13'(Bpb));
+      if (c_beat_q == CbW'(TagBeat)) c_wb_d = RbW'(got_bytes_q[c_reg] / 13'(Bpb));
       if (32'(c_beat_q) > CplHdrBeats) begin
         ram_we = 1'b1;
         c_wb_d = c_wb_q + RbW'(1);
       end
       c_prev_d = s_cpl_tdata;
-      c_beat_d = c_beat_q + 8'd1;
+      c_beat_d = c_beat_q + CbW'(1);
       if (s_cpl_tlast) begin
         c_beat_d = '0;
         // Data bytes still in this beat's upper lanes: one more write.
@@ -1366,7 +1369,7 @@ module ni_dma_inj #(
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
   // What host memory promises: completions only for regions with a read outstanding,
   // and never more than asked.
-  `NI_ASSUME(DmaCplTag_A, !(c_take && c_beat_q == 8'(TagBeat)) ||
+  `NI_ASSUME(DmaCplTag_A, !(c_take && c_beat_q == CbW'(TagBeat)) ||
                           (c_tag[7:4] == 4'h8 && 32'(c_tag[3:0]) < NumReg && !rdone[c_tag[3:0]]))
   `NI_ASSUME(DmaCplFits_A, !(c_take && s_cpl_tlast) || got_bytes_q[c_reg] + c_len <= rq_bytes_q[c_reg])
 endmodule

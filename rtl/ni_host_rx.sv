@@ -185,9 +185,12 @@ module ni_host_rx #(
     end
   end
   assign atomic_ok = op_bytes != '0 && (addr[3:0] & 4'(op_bytes - 5'd1)) == 4'd0;
-  // Requests of kinds this NI does not carry: 3DW memory requests, atomics and DMWr.
+  // Requests of kinds this NI does not carry: 3DW memory requests, atomics and DMWr;
+  // non-posted I/O and configuration requests (IORd, IOWr, CfgRd0/1, CfgWr0/1), which
+  // a root complex waits for: each gets a UR completion.
   assign is_np_unsup = (ft == ni_pkg::TLP_MRD32) || (ft == 8'h4C) || (ft == 8'h4D) ||
-                       (ft == 8'h4E) || (ft == 8'h5B);
+                       (ft == 8'h4E) || (ft == 8'h5B) || (ft == 8'h02) || (ft == 8'h42) ||
+                       (ft == 8'h04) || (ft == 8'h05) || (ft == 8'h44) || (ft == 8'h45);
   assign is_p_unsup = ft == ni_pkg::TLP_MWR32;
 
   // ------------------------------------------------------------ ART lookup
@@ -238,7 +241,7 @@ module ni_host_rx #(
   logic hdr_beat, decide_now, runt, cross4k, csr_hit;
   logic [12:0] tlp_hdr_bytes, end_bytes;
 
-  assign tlp_hdr_bytes = is_cpl ? 13'd12 : 13'd16;
+  assign tlp_hdr_bytes = ft[5] ? 13'd16 : 13'd12;  // Fmt bit 0: a 4DW header (completions are 3DW)
   assign end_bytes = bs + 13'(kcnt);
   assign runt = s_axis_tlast && (end_bytes < tlp_hdr_bytes);
   assign hdr_beat = (bs + 13'(Bpb) > 13'd15) || s_axis_tlast;
@@ -252,7 +255,9 @@ module ni_host_rx #(
     ur_new = 1'b0;
     exp_bytes_new = tlp_hdr_bytes + (has_data ? len_bytes : 13'd0);
     if (runt || td) begin
-      ur_new = !runt && (is_mrd || is_atomic || is_dmwr || is_np_unsup);
+      // A non-posted request cut inside its header still names its requester and tag
+      // (bytes 4-6): it gets its UR.
+      ur_new = (!runt || end_bytes >= 13'd8) && (is_mrd || is_atomic || is_dmwr || is_np_unsup);
     end else if (is_cpl) begin
       if (cpl_reqid == NiReqId && cpl_tag[7:4] == 4'h8) begin
         cls_new = ClsDma;  // a read of the DMA engine
@@ -396,7 +401,7 @@ module ni_host_rx #(
   logic [KeepW-1:0] h_keep_q, h_keep_d;
   cls_e h_cls_q, h_cls_d, h_cls;
   logic h_known, h_push, h_dest_ready, accept;
-  logic len_bad, need_hdr_push, hdr_ready, last_ok;
+  logic len_bad, tlp_bad, need_hdr_push, hdr_ready, last_ok;
 
   assign h_known = h_valid_q && (h_dec_q || decide_now);
   assign h_cls = h_dec_q ? h_cls_q : cls_new;
@@ -414,14 +419,38 @@ module ni_host_rx #(
   assign cur_err = decided_q ? err_q : err_new;
   assign cur_ur = decided_q ? ur_q : ur_new;
   assign cur_exp = decided_q ? exp_bytes_q : exp_bytes_new;
-  assign len_bad = s_axis_tlast && (end_bytes != cur_exp) && !runt;
+  // A TLP's bytes must end where its Length says. past_q: a beat before its last already
+  // reached that end (the byte count is not needed past it, so no length wraps it).
+  logic past_q, past_d, reach, fwd_cls;
+  assign reach = end_bytes >= cur_exp;
+  assign len_bad = s_axis_tlast && (past_q || (end_bytes != cur_exp && !runt));
+  // Every beat but the last has all its bytes, the last a run of lanes from lane 0
+  // (keep_hole); hole_q: an earlier beat of this TLP had a hole. Such a TLP is as
+  // malformed as one of the wrong length.
+  logic hole_q, hole_d, keep_hole;
+  assign keep_hole = s_axis_tlast ? (s_axis_tkeep & (s_axis_tkeep + KeepW'(1))) != '0 : s_axis_tkeep != '1;
+  assign tlp_bad = len_bad || (s_axis_tlast && (hole_q || keep_hole));
+  // Tunneled requests and responses leave exactly as long as their Length says, so a
+  // malformed one is stomped in a packet of the right PktLen (the receiver refuses it
+  // with NAK 0x61 and the sender does not resend it): cut at that length (the beats
+  // after it are taken and dropped), or padded to it with zero beats (pad_q; the
+  // input waits meanwhile).
+  assign fwd_cls = cur_cls == ClsReq || cur_cls == ClsRsp;
+  logic pad_q, pad_d;
+  logic [12:0] pad_at_q, pad_at_d;  // byte position of the next zero beat
+  logic [12:0] keep_end;            // bytes of the TLP's Length in this output beat
+  logic [KeepW-1:0] keep_upto;
+  assign keep_end = pad_q ? exp_bytes_q - pad_at_q : cur_exp - bs;
+  always_comb begin
+    for (int j = 0; j < KeepW; j++) keep_upto[j] = 13'(j) < keep_end;
+  end
 
   assign need_hdr_push = decide_now && (cls_new == ClsReq || cls_new == ClsRsp);
   assign hdr_ready = (cls_new == ClsReq) ? req_hdr_ready_i : rsp_hdr_ready_i;
   // Actions taken with the last beat: CSR access or UR completion.
   assign last_ok = !s_axis_tlast ||
-                   ((cur_cls == ClsCsr && !len_bad) ? csr_ready_i : own_now ? ur_ready_i : 1'b1);
-  assign s_axis_tready = (!h_valid_q || h_push) && (!need_hdr_push || hdr_ready) && last_ok && !look_wait;
+                   ((cur_cls == ClsCsr && !tlp_bad) ? csr_ready_i : own_now ? ur_ready_i : 1'b1);
+  assign s_axis_tready = (!h_valid_q || h_push) && (!need_hdr_push || hdr_ready) && last_ok && !look_wait && !pad_q;
   assign accept = s_axis_tvalid && s_axis_tready;
 
   assign req_hdr_valid_o = need_hdr_push && cls_new == ClsReq && (!h_valid_q || h_push) && last_ok;
@@ -439,7 +468,7 @@ module ni_host_rx #(
   assign dma_cpl_tvalid = h_known && h_cls == ClsDma;
 
   // CSR request and UR completion, issued with the last beat.
-  assign csr_valid_o = s_axis_tvalid && s_axis_tlast && cur_cls == ClsCsr && !len_bad &&
+  assign csr_valid_o = s_axis_tvalid && s_axis_tlast && cur_cls == ClsCsr && !tlp_bad &&
                        (!h_valid_q || h_push);
   assign csr_write_o = ft[6];
   assign csr_addr_o = {addr[11:2], 2'b00};
@@ -452,7 +481,7 @@ module ni_host_rx #(
   logic own_now, conf_snd_q, conf_snd_d, conf_snd_cur;
   assign conf_snd_cur = decided_q ? conf_snd_q : (cls_new == ClsReq && conf_sender);
   assign conf_snd_d = accept ? (conf_snd_cur && !s_axis_tlast) : conf_snd_q;
-  assign own_now = (cur_ur && (cur_cls == ClsDrop || (cur_cls == ClsCsr && len_bad))) ||
+  assign own_now = (cur_ur && (cur_cls == ClsDrop || (cur_cls == ClsCsr && tlp_bad))) ||
                    (cur_cls == ClsReq && conf_snd_cur);
   assign ur_valid_o = s_axis_tvalid && s_axis_tlast && own_now && (!h_valid_q || h_push);
   always_comb begin
@@ -462,7 +491,7 @@ module ni_host_rx #(
     ur_o.reqid = reqid;
     ur_o.tag = tag;
     ur_o.addr = {57'h0, addr[6:0]};
-    if (cur_cls == ClsReq && !len_bad) begin
+    if (cur_cls == ClsReq && !tlp_bad) begin
       ur_o.kind = ni_pkg::OWN_CONF;
       ur_o.status = ni_pkg::CPL_SC;
       ur_o.addr = addr;
@@ -490,7 +519,7 @@ module ni_host_rx #(
     amo_d = amo_q;
     if (accept) amo_d = amo_cur && !s_axis_tlast;
   end
-  assign amo_wr_valid_o = accept && s_axis_tlast && amo_cur && !len_bad && end_bytes <= 13'(AmoBytes);
+  assign amo_wr_valid_o = accept && s_axis_tlast && amo_cur && !tlp_bad && end_bytes <= 13'(AmoBytes);
   assign amo_wr_lid_o = amo_lid_d;
   assign amo_wr_psn_o = amo_psn_d;
   assign amo_wr_tlp_o = amo_tlp_d;
@@ -500,7 +529,7 @@ module ni_host_rx #(
   err_e fin_err;
   always_comb begin
     fin_err = cur_err;
-    if (len_bad && cur_err == ErrNone) fin_err = ErrMalformed;
+    if (tlp_bad && cur_err == ErrNone) fin_err = ErrMalformed;
   end
   logic fin;
   assign fin = accept && s_axis_tlast;
@@ -526,6 +555,19 @@ module ni_host_rx #(
     h_dec_d = h_dec_q || decide_now;
     h_cls_d = h_cls;
     h_data_d[7:0] = h_ft;  // the decided type byte stays with the waiting first beat
+    past_d = past_q;
+    hole_d = hole_q;
+    pad_d = pad_q;
+    pad_at_d = pad_at_q;
+    if (pad_q && (!h_valid_q || h_push)) begin
+      h_valid_d = 1'b1;
+      h_data_d = '0;
+      h_keep_d = keep_upto;
+      h_last_d = keep_end <= 13'(Bpb);
+      h_bad_d = 1'b1;
+      pad_at_d = pad_at_q + 13'(Bpb);
+      pad_d = !h_last_d;
+    end
     if (accept) begin
       cap_d = view;
       beat_d = (beat_q == '1) ? beat_q : beat_q + BeatCntW'(1);
@@ -536,13 +578,27 @@ module ni_host_rx #(
         ur_d = ur_new;
         exp_bytes_d = exp_bytes_new;
       end
-      h_valid_d = 1'b1;
+      h_valid_d = !(past_q && fwd_cls);
       h_data_d = in_data;
-      h_keep_d = s_axis_tkeep;
+      h_keep_d = s_axis_tlast ? s_axis_tkeep : '1;  // a hole before the last beat leaves as a byte (stomped)
       h_last_d = s_axis_tlast;
-      h_bad_d = len_bad;
+      h_bad_d = tlp_bad;
+      hole_d = !s_axis_tlast && (hole_q || keep_hole);
       h_dec_d = decided_q || decide_now;
       h_cls_d = cur_cls;
+      past_d = !s_axis_tlast && (past_q || reach);
+      if (fwd_cls && !past_q && reach) begin
+        h_keep_d = keep_upto;  // the Length ends in this beat
+        h_last_d = 1'b1;
+        h_bad_d = !s_axis_tlast || tlp_bad;
+      end else if (fwd_cls && !past_q && len_bad) begin
+        // Ended early: this beat leaves whole, and zero beats follow up to the Length
+        // unless this beat's lanes reach it.
+        h_keep_d = (bs + 13'(Bpb) >= cur_exp) ? keep_upto : '1;
+        h_last_d = bs + 13'(Bpb) >= cur_exp;
+        pad_d = bs + 13'(Bpb) < cur_exp;
+        pad_at_d = bs + 13'(Bpb);
+      end
       if (s_axis_tlast) begin
         beat_d = '0;
         decided_d = 1'b0;
@@ -566,6 +622,10 @@ module ni_host_rx #(
       h_cls_q <= ClsDrop;
       h_last_q <= 1'b0;
       h_bad_q <= 1'b0;
+      past_q <= 1'b0;
+      hole_q <= 1'b0;
+      pad_q <= 1'b0;
+      pad_at_q <= '0;
     end else begin
       beat_q <= beat_d;
       decided_q <= decided_d;
@@ -581,6 +641,10 @@ module ni_host_rx #(
       h_cls_q <= h_cls_d;
       h_last_q <= h_last_d;
       h_bad_q <= h_bad_d;
+      past_q <= past_d;
+      hole_q <= hole_d;
+      pad_q <= pad_d;
+      pad_at_q <= pad_at_d;
     end
   end
 

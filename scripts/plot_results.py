@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Plots ni_sim results (--csv files) in the manner of the OSU micro-benchmarks:
-latency (ping-pong half round trip) and bandwidth versus message size, one line per
-transport, log scales.
+latency (ping-pong half round trip, microseconds, log scale) and bandwidth (MB/s,
+linear scale, with the link's peak as a line) versus message size (log2 axis), one
+line per transport; the caption names the configuration (NI width, clock, nodes,
+topology) and the commit the figures come from.
 
   usage: plot_results.py OUT_DIR FILE.csv [FILE.csv ...]
 
@@ -13,6 +15,7 @@ system) from the rate rows (each is skipped when no file has such rows). Needs m
 """
 import csv
 import os
+import subprocess
 import sys
 
 import matplotlib
@@ -41,8 +44,27 @@ def msg_rate(r):
     return int(r["messages"]) / (int(r["cycles"]) * float(r["clock_ns"])) * 1e3
 
 
-def plot(rows, workloads, y, ylabel, title, path):
-    """y: a column name, or a function of a row."""
+def commit():
+    """The short commit of the repository this script is in (and '+' if it has changes)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return head + ("+" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown commit"
+
+
+def link_peak_mb_s(r):
+    """One NI beat per cycle: the link's peak in MB/s (10^6 bytes per second)."""
+    return int(r["width"]) / 8 / float(r["clock_ns"]) * 1e3
+
+
+def plot(rows, workloads, y, ylabel, title, path, log_y=True, peak=None):
+    """y: a column name, or a function of a row; peak: a function of a row giving a
+    horizontal line (the link's peak)."""
     value = y if callable(y) else (lambda r: float(r[y]))
     series, used = {}, []
     for r in rows:
@@ -58,19 +80,26 @@ def plot(rows, workloads, y, ylabel, title, path):
         pts.sort()
         sizes.update(b for b, _ in pts)
         ax.plot([b for b, _ in pts], [v for _, v in pts], marker="o", label=name)
+    first = used[0]
+    if peak:
+        ax.axhline(peak(first), color="black", linestyle="--", linewidth=1, label="link peak, one direction")
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+    if log_y:
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
     ticks = sorted(sizes)
     ax.set_xticks(ticks)
     ax.set_xticklabels([size_label(b) for b in ticks], rotation=45)
     ax.set_xlabel("message size (bytes)")
     ax.set_ylabel(ylabel)
-    first = used[0]
-    ax.set_title(f"{title}: {first['nodes']} nodes, {first['width']}-bit NI, "
-                 f"{1000 / float(first['clock_ns']):.0f} MHz")
+    ax.set_title(title)
+    topology = first.get("topology", "crossbar")
+    fig.text(0.01, 0.01, f"{first['width']}-bit NI at {1000 / float(first['clock_ns']):.0f} MHz, "
+             f"{first['nodes']} nodes, {topology}; ni_sim, commit {commit()}", fontsize=8, alpha=0.8)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
@@ -83,11 +112,11 @@ def main():
     os.makedirs(out, exist_ok=True)
     rows = read_rows(sys.argv[2:])
     made = []
-    if plot(rows, {"pingpong"}, "latency_ns", "half round trip (ns)", "Ping-pong latency",
-            os.path.join(out, "latency.png")):
+    if plot(rows, {"pingpong"}, lambda r: float(r["latency_ns"]) / 1e3, "half round trip (µs)",
+            "Ping-pong latency", os.path.join(out, "latency.png")):
         made.append("latency.png")
-    if plot(rows, {"bw", "bibw"}, "gb_per_s", "bandwidth (GB/s)", "Bandwidth",
-            os.path.join(out, "bandwidth.png")):
+    if plot(rows, {"bw", "bibw"}, lambda r: float(r["gb_per_s"]) * 1e3, "bandwidth (MB/s)", "Bandwidth",
+            os.path.join(out, "bandwidth.png"), log_y=False, peak=link_peak_mb_s):
         made.append("bandwidth.png")
     if plot(rows, {"rate"}, msg_rate, "messages per second (millions)", "Message rate",
             os.path.join(out, "rate.png")):

@@ -150,6 +150,8 @@ bool Fabric::linkDown(unsigned port) const {
 // Into the output queue of port `dst`; a reordered packet overtakes the one queued before it.
 void Fabric::enqueue(unsigned dst, Pkt pkt) {
   ++st_.delivered;
+  if (cfg_.capturePoint == CaptureWriter::Point::Rx)
+    tap_.write(static_cast<uint64_t>(static_cast<double>(now_) * cfg_.clockNs), pkt.bytes, dst, CaptureWriter::Point::Rx);
   FabError err;
   const auto d = decodeFabric(pkt.bytes, &err);
   if (!d && (err == FabError::BadIcrc || err == FabError::BadVcrc || err == FabError::BadLength ||
@@ -243,7 +245,8 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
     pkt[pkt.size() / 2] ^= 0x10;  // one payload bit: caught by ICRC/VCRC at the receiver
     ++st_.corrupted;
   }
-  tap_.write(static_cast<uint64_t>(static_cast<double>(now_) * cfg_.clockNs), pkt, port & 3);
+  if (cfg_.capturePoint == CaptureWriter::Point::Tx)
+    tap_.write(static_cast<uint64_t>(static_cast<double>(now_) * cfg_.clockNs), pkt, port, CaptureWriter::Point::Tx);
   ++st_.packets;
   st_.bytes += pkt.size();
   ++st_.perVc[vc & 1];

@@ -49,6 +49,9 @@ struct FabricConfig {
   unsigned inputCredits = 16;    // packet slots per input port and VC (NI and switch links)
   bool datelineVcs = true;       // false only to show a ring deadlock without them (tests)
   double clockNs = 4.0;          // for capture timestamps
+  // Where the capture takes packets: as each NI sends them (before the faults), or as
+  // they reach each NI (after the faults: what the receiving NI sees).
+  CaptureWriter::Point capturePoint = CaptureWriter::Point::Tx;
   FabricFaults faults;
 };
 
@@ -81,7 +84,7 @@ struct FabricStats {
 class Fabric {
  public:
   explicit Fabric(const FabricConfig& c);
-  ErfWriter& tap() { return tap_; }
+  CaptureWriter& tap() { return tap_; }
   const FabricStats& stats() const { return st_; }
   // The switch replicates packets to a multicast LID (0xC000 and up) to these ports
   // (never back to the sender); a group without members drops them.
@@ -177,7 +180,7 @@ class Fabric {
   std::vector<Port> ports_;
   FabricStats st_;
   std::map<uint16_t, std::vector<unsigned>> groups_;
-  ErfWriter tap_;
+  CaptureWriter tap_;
   std::vector<Switch> sw_;
   std::deque<CreditBack> creditsBack_;
   uint64_t now_ = 0;

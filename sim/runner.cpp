@@ -4,6 +4,7 @@
 #include <verilated.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -105,8 +106,9 @@ void usage() {
       "                               a scoreboard checks each (--ops per node; --size unused)\n"
       "  --transport T     eager | rndv | put | pio (default eager): message workloads'\n"
       "                    transport; pio: CPU stores through a window per peer (16 nodes)\n"
-      "  --sizes LIST      message sizes: 8,1K,64K or 8:64K (powers of two); up to 4M\n"
-      "                    (default 8,64,512,4K,32K)\n"
+      "  --sizes LIST      message sizes, each a multiple of 4 from 4 to 4M (K, M: KiB,\n"
+      "                    MiB): a list 8,1K,64K or a range 8:64K of the powers of two\n"
+      "                    in it (default 8,64,512,4K,32K)\n"
       "  --window N        messages in flight for bw, bibw and rate, 1..12 (default 8)\n"
       "  --rails N         NIs per node, 1..4, each on its own fabric plane (default 1); the\n"
       "                    runtime stripes puts of 64 KiB or more over all of them and sends\n"
@@ -140,7 +142,12 @@ void usage() {
       "                    message workloads add a cycle per message byte) fails, naming the\n"
       "                    node and operation that are stuck\n"
       "  --seed S          random seed (default 1)\n"
-      "  --pcap FILE       write fabric packets as ERF (tshark -r FILE); with rails, plane 0 only\n"
+      "  --pcap FILE       write fabric packets as pcapng (tshark -r FILE), an interface per\n"
+      "                    node and capture point (frame.interface_name: \"node3 tx\"), each\n"
+      "                    packet an ERF InfiniBand record; with rails, plane 0 only\n"
+      "  --capture-at P    tx: packets as each NI sent them, before the fabric's faults\n"
+      "                    (default); rx: as they reached each NI, after the faults\n"
+      "                    (corrupted, duplicated, reordered as the receiver saw them)\n"
       "  --trace FILE      write an FST of one NI (build with NI_TRACE=ON: make wave)\n"
       "  --trace-node K    node whose NI is traced (default 0)\n"
       "  --trace-from C    first cycle in the FST (default 0)\n"
@@ -191,8 +198,17 @@ bool parse(int argc, char** argv, Options* o) {
     auto real = [&](const char* v) -> double {
       char* end = nullptr;
       const double x = std::strtod(v, &end);
-      if (!*v || *end || !(x >= 0)) {
+      if (!*v || *end || !(x >= 0) || x > 1e12) {
         std::fprintf(stderr, "%s: '%s' is not a number >= 0\n", a.c_str(), v);
+        std::exit(2);
+      }
+      return x;
+    };
+    // A probability: 0 to 1 (below 1 where 1 would stop everything).
+    auto probability = [&](const char* v, bool belowOne) -> double {
+      const double x = real(v);
+      if (x > 1 || (belowOne && x >= 1)) {
+        std::fprintf(stderr, "%s: '%s' is not a probability %s\n", a.c_str(), v, belowOne ? "from 0 to below 1" : "from 0 to 1");
         std::exit(2);
       }
       return x;
@@ -214,7 +230,7 @@ bool parse(int argc, char** argv, Options* o) {
       const char* v = val();
       o->sizes = parseSizes(v);
       if (o->sizes.empty()) {
-        std::fprintf(stderr, "--sizes '%s': give sizes such as 8,1K,64K or 8:64K, multiples of 4 up to 4M\n", v);
+        std::fprintf(stderr, "--sizes '%s': give a list such as 8,1K,64K or a range such as 8:64K, each a multiple of 4 from 4 to 4M\n", v);
         return false;
       }
     } else if (a == "--window") o->window = count(val());
@@ -229,20 +245,42 @@ bool parse(int argc, char** argv, Options* o) {
     else if (a == "--dims") o->dims = val();
     else if (a == "--latency") o->sys.linkLatency = count(val());
     else if (a == "--bw") o->sys.linkBytesPerCycle = real(val());
-    else if (a == "--clock-ns") o->sys.clockNs = real(val());
-    else if (a == "--host-stall") o->sys.hostStall = real(val());
-    else if (a == "--seed") o->sys.seed = std::strtoull(val(), nullptr, 0);
+    else if (a == "--clock-ns") {
+      o->sys.clockNs = real(val());
+      if (o->sys.clockNs <= 0) {
+        std::fprintf(stderr, "--clock-ns: the clock period must be above 0 ns\n");
+        std::exit(2);
+      }
+    } else if (a == "--host-stall") o->sys.hostStall = probability(val(), true);
+    else if (a == "--seed") {
+      const char* v = val();
+      char* end = nullptr;
+      errno = 0;
+      o->sys.seed = std::strtoull(v, &end, 0);
+      if (!*v || *end || *v == '-' || errno) {
+        std::fprintf(stderr, "--seed: '%s' is not a whole number >= 0\n", v);
+        std::exit(2);
+      }
+    }
     else if (a == "--pcap") o->sys.pcapPath = val();
+    else if (a == "--capture-at") {
+      const std::string v = val();
+      if (v != "tx" && v != "rx") {
+        std::fprintf(stderr, "--capture-at: tx or rx, not '%s'\n", v.c_str());
+        return false;
+      }
+      o->sys.captureRx = v == "rx";
+    }
     else if (a == "--trace") o->sys.tracePath = val();
     else if (a == "--trace-node") o->sys.traceNode = count(val());
     else if (a == "--trace-from") o->sys.traceFrom = count(val());
     else if (a == "--trace-cycles") o->sys.traceCycles = count(val());
     else if (a == "--json") o->json = val();
     else if (a == "--combine") o->combine = true;
-    else if (a == "--drop") o->sys.faults.drop = real(val());
-    else if (a == "--corrupt") o->sys.faults.corrupt = real(val());
-    else if (a == "--dup") o->sys.faults.duplicate = real(val());
-    else if (a == "--reorder") o->sys.faults.reorder = real(val());
+    else if (a == "--drop") o->sys.faults.drop = probability(val(), false);
+    else if (a == "--corrupt") o->sys.faults.corrupt = probability(val(), false);
+    else if (a == "--dup") o->sys.faults.duplicate = probability(val(), false);
+    else if (a == "--reorder") o->sys.faults.reorder = probability(val(), false);
     else if (a == "--link-down") {
       const char* v = val();
       FabricFaults::LinkDown d{};
@@ -257,9 +295,12 @@ bool parse(int argc, char** argv, Options* o) {
   }
   o->sys.faults.seed = o->sys.seed;
   const unsigned maxNodes = isMessageWorkload(o->scenario) && o->transport != Transport::Pio ? 64 : kNumArt;
-  if (o->sys.nodes < 2 || o->sys.nodes > maxNodes || o->size == 0 || o->size % 4 || o->size > (1u << 20)) {
-    std::fprintf(stderr, "need 2..%u nodes for %s and a size that is a multiple of 4 up to 1 MiB\n", maxNodes,
-                 o->scenario.c_str());
+  if (o->sys.nodes < 2 || o->sys.nodes > maxNodes) {
+    std::fprintf(stderr, "--nodes: %s runs on 2 to %u nodes\n", o->scenario.c_str(), maxNodes);
+    return false;
+  }
+  if (o->size == 0 || o->size % 4 || o->size > (1u << 20)) {
+    std::fprintf(stderr, "--size: a multiple of 4 from 4 to 1 MiB\n");
     return false;
   }
   if (o->scenario == "allreduce" && std::any_of(o->sizes.begin(), o->sizes.end(), [](uint32_t b) { return b % 8; })) {
@@ -291,6 +332,17 @@ bool parse(int argc, char** argv, Options* o) {
     return false;
   }
   o->sys.topology = *topo;
+  // Every output file must be writable before the run starts.
+  for (const auto& [opt, path] : {std::pair{"--json", &o->json}, {"--csv", &o->csv}, {"--pcap", &o->sys.pcapPath},
+                                  {"--trace", &o->sys.tracePath}}) {
+    if (path->empty()) continue;
+    std::FILE* f = std::fopen(path->c_str(), "a");
+    if (!f) {
+      std::fprintf(stderr, "%s %s: cannot write it (%s)\n", opt, path->c_str(), std::strerror(errno));
+      return false;
+    }
+    std::fclose(f);
+  }
   if (o->scenario != "mixed" && o->scenario != "stores" && o->scenario != "reads" && o->scenario != "atomics" &&
       o->scenario != "soak" && !isMessageWorkload(o->scenario)) {
     std::fprintf(stderr, "unknown workload %s (mixed, stores, reads, atomics, soak, pingpong, bw, bibw, rate, alltoall, "
@@ -377,9 +429,23 @@ uint64_t printFabricAndNodes(System& sys, const Options& o, uint64_t* failed) {
   return niErrors;
 }
 
+// A progress line on stderr for long runs: at most one every 5 s of wall clock (the
+// clock only paces these lines; no figure or check depends on it). Callers may call
+// it as often as every cycle.
+std::string progressWhat;  // what is under way, e.g. "4096 B"
+void printCycle(uint64_t cycle) {
+  using Clock = std::chrono::steady_clock;
+  static const Clock::time_point start = Clock::now();
+  static Clock::time_point last = start;
+  if (cycle % 4096 != 0) return;
+  const Clock::time_point now = Clock::now();
+  if (now - last < std::chrono::seconds(5)) return;
+  last = now;
+  std::fprintf(stderr, "  ... %scycle %llu, %.0f s\n", progressWhat.empty() ? "" : (progressWhat + ": ").c_str(),
+               static_cast<unsigned long long>(cycle), std::chrono::duration<double>(now - start).count());
+}
+
 // --scenario soak: the scoreboarded random workload of sim/soak.cpp, its report.
-// A progress line on stderr for long runs.
-void printCycle(uint64_t cycle) { std::fprintf(stderr, "  ... cycle %llu\n", static_cast<unsigned long long>(cycle)); }
 
 int soakMain(System& sys, const Options& o) {
   SoakConfig c;
@@ -437,15 +503,23 @@ bool drainWatched(System& sys, const Options& o, const char* phase) {
     for (unsigned i = 0; i < sys.size(); ++i) m += sys.node(i).stats().tlpsToNi + sys.node(i).stats().tlpsFromNi;
     return m;
   };
-  for (uint64_t before = mark();;) {
-    if (sys.drain(o.watchdog, printCycle)) return true;
-    if (sys.rtlError()) break;
+  // Progress is looked for every cycle, so the watchdog fires when the run has been
+  // still for exactly o.watchdog cycles.
+  uint64_t before = mark(), lastProgress = sys.cycle();
+  unsigned quiet = 0;
+  sys.runUntil([&] {
+    printCycle(sys.cycle());
     const uint64_t now = mark();
-    if (now == before) break;
-    before = now;
-  }
+    if (now != before) {
+      before = now;
+      lastProgress = sys.cycle();
+    }
+    quiet = sys.idle() ? quiet + 1 : 0;
+    return quiet > System::kQuietCycles || sys.rtlError() || sys.cycle() - lastProgress >= o.watchdog;
+  }, ~uint64_t{0});
+  if (quiet > System::kQuietCycles && !sys.rtlError()) return true;
   std::fprintf(stderr, "watchdog: %s did not finish: no progress for %llu cycles (cycle %llu)%s\n", phase,
-               static_cast<unsigned long long>(o.watchdog), static_cast<unsigned long long>(sys.cycle()),
+               static_cast<unsigned long long>(sys.cycle() - lastProgress), static_cast<unsigned long long>(sys.cycle()),
                sys.rtlError() ? "; an RTL assertion failed" : "");
   for (unsigned i = 0; i < sys.size(); ++i) {
     Node& n = sys.node(i);
@@ -463,20 +537,14 @@ int workloadMain(System& sys, const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   Messaging msg(sys, o.transport, maxBytes);
   msg.watchdogCycles = o.watchdog;
-  // A progress line on stderr for runs that take more than a few seconds.
-  uint32_t current = 0;
-  msg.progress = [&](uint64_t cycle) {
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (secs > 3)
-      std::fprintf(stderr, "  ... %u B: cycle %llu, %.0f s\n", current, static_cast<unsigned long long>(cycle), secs);
-  };
+  msg.progress = printCycle;
   const double ns = o.sys.clockNs;
   std::vector<WorkloadRow> rows;
   const bool pp = o.scenario == "pingpong";
   std::printf("\n%10s %12s %10s %12s %9s %14s %s\n", "bytes", pp ? "half RTT" : "cycles/round", "(ns)",
               "bytes/cycle", "(GB/s)", "msgs/kcycle", "");
   for (uint32_t b : o.sizes) {
-    current = b;
+    progressWhat = std::to_string(b) + " B";
     WorkloadRow r;
     if (pp) r = msg.pingPong(0, 1, b, o.iters);
     else if (o.scenario == "alltoall") r = msg.allToAll(b);
@@ -492,6 +560,8 @@ int workloadMain(System& sys, const Options& o) {
       std::printf("%10u %12s %10s %12s %9s %14s FAILED: %s\n", b, "-", "-", "-", "-", "-", r.error.c_str());
     std::fflush(stdout);
     rows.push_back(r);
+    std::fprintf(stderr, "  %s %s: %u B %s (%zu of %zu sizes)\n", o.scenario.c_str(), transportName(o.transport), b,
+                 r.ok ? "done" : "FAILED", rows.size(), o.sizes.size());
     if (!r.ok) break;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -515,10 +585,10 @@ int workloadMain(System& sys, const Options& o) {
   const std::string head = "bytes,messages,cycles,latency_cycles,latency_ns,bytes_per_cycle,gb_per_s,ok";
   if (!o.csv.empty()) {
     if (std::FILE* f = std::fopen(o.csv.c_str(), "w")) {
-      std::fprintf(f, "%s,workload,transport,nodes,width,clock_ns\n", head.c_str());
+      std::fprintf(f, "%s,workload,transport,nodes,width,clock_ns,topology\n", head.c_str());
       for (const auto& r : rows)
-        std::fprintf(f, "%s,%s,%s,%u,%u,%.2f\n", rowFields(r).c_str(), o.scenario.c_str(),
-                     transportName(o.transport), sys.size(), o.sys.dataBits, ns);
+        std::fprintf(f, "%s,%s,%s,%u,%u,%.2f,%s\n", rowFields(r).c_str(), o.scenario.c_str(),
+                     transportName(o.transport), sys.size(), o.sys.dataBits, ns, o.sys.topology.name().c_str());
       std::fclose(f);
     }
   }
@@ -545,6 +615,7 @@ int workloadMain(System& sys, const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // the report's lines in order with stderr's, also into a file
   Options o;
   if (!parse(argc, argv, &o)) return 2;
   const unsigned n = o.sys.nodes;
@@ -623,7 +694,7 @@ int main(int argc, char** argv) {
         sys.node(s).load(addr, o.size, [&, issued, expect](const LoadResult& r) {
           if (!r.ok) ++st.errors;
           else if (r.data != expect) ++st.mismatches;
-          st.readLat.push_back(sys.cycle() - issued);
+          if (r.ok) st.readLat.push_back(sys.cycle() - issued);  // a failed load's time is no latency
         });
         readBytes += o.size;
         // Keep a bounded number of loads in flight per node (the CPU has 256 tags).
@@ -649,7 +720,7 @@ int main(int argc, char** argv) {
                            [&, issued, d](const LoadResult& r) {
                              if (!r.ok) ++st.errors;
                              else oldValues[d].push_back(getLe(r.data.data(), 8));
-                             st.atomicLat.push_back(sys.cycle() - issued);
+                             if (r.ok) st.atomicLat.push_back(sys.cycle() - issued);
                            });
       }
       sys.runUntil([&] {
@@ -670,7 +741,14 @@ int main(int argc, char** argv) {
   const double ns = o.sys.clockNs;
   std::printf("\n%-28s %14s\n", "figure", "value");
   std::printf("%-28s %14llu\n", "cycles (stores phase)", static_cast<unsigned long long>(tStores));
-  if (doStores) {
+  // A store bandwidth is measured only if every store arrived: after a request was given
+  // up (a link down, every packet dropped) the stores issued are not the stores moved.
+  uint64_t givenUp = 0;
+  for (unsigned i = 0; i < n; ++i) givenUp += sys.readCsr(i, regs::RETX_FAIL_CNT);
+  if (doStores && givenUp)
+    std::printf("%-28s %14s  (%llu requests were given up: not measured)\n", "store bytes/cycle (all)", "-",
+                static_cast<unsigned long long>(givenUp));
+  if (doStores && !givenUp) {
     const double bpc = double(st.bytes) / double(tStores);
     std::printf("%-28s %14.2f  (%.2f GB/s at %.0f MHz)\n", "store bytes/cycle (all)", bpc, bpc / ns, 1000.0 / ns);
     std::printf("%-28s %14.3f  (payload bytes / write packet bytes, VC0)\n", "link efficiency (stores)",

@@ -132,7 +132,6 @@ SoakResult runSoak(System& sys, const SoakConfig& cfg, const std::function<void(
     return true;
   };
 
-  uint64_t nextProgress = 1'000'000;
   const uint64_t limit = 2000 * cfg.ops + 1'000'000;  // cycles: far beyond any healthy run
   while ((issued < cfg.ops || done < issued) && sys.cycle() - t0 < limit && !sys.rtlError()) {
     for (unsigned s = 0; s < n && issued < cfg.ops; ++s)
@@ -141,10 +140,7 @@ SoakResult runSoak(System& sys, const SoakConfig& cfg, const std::function<void(
         ++issued;
       }
     sys.tick();
-    if (progress && sys.cycle() - t0 >= nextProgress) {
-      progress(sys.cycle() - t0);
-      nextProgress += 1'000'000;
-    }
+    if (progress) progress(sys.cycle() - t0);
   }
   res.cycles = sys.cycle() - t0;
   res.drained = done == issued && sys.drain();

@@ -40,6 +40,7 @@ System::System(const SystemConfig& cfg) : cfg_(cfg), ctx_(std::make_unique<Veril
   fc.inputCredits = cfg.fabricCredits;
   fc.clockNs = cfg.clockNs;
   fc.faults = cfg.faults;
+  fc.capturePoint = cfg.captureRx ? CaptureWriter::Point::Rx : CaptureWriter::Point::Tx;
   for (unsigned r = 0; r < cfg.rails; ++r) {
     fabrics_.push_back(std::make_unique<Fabric>(fc));
     fc.faults.seed += 1000003;  // each plane its own faults
@@ -128,12 +129,17 @@ bool System::drain(uint64_t maxCycles, const std::function<void(uint64_t)>& prog
   unsigned quiet = 0;
   return runUntil([&] {
     if (progress && cycle() % 1'000'000 == 0) progress(cycle());
-    bool idle = true;
-    for (auto& f : fabrics_) idle = idle && f->idle();
-    for (auto& n : nodes_) idle = idle && n->idle();
-    quiet = idle ? quiet + 1 : 0;
-    return quiet > 64;
+    quiet = idle() ? quiet + 1 : 0;
+    return quiet > kQuietCycles;
   }, maxCycles);
+}
+
+bool System::idle() const {
+  for (auto& f : fabrics_)
+    if (!f->idle()) return false;
+  for (auto& n : nodes_)
+    if (!n->idle()) return false;
+  return true;
 }
 
 void System::setWindow(unsigned n, unsigned i, const Window& w, unsigned rail) {

@@ -36,7 +36,8 @@ struct SystemConfig {
   FabricFaults faults;           // injected by the fabric model (none by default)
   double clockNs = 4.0;          // 250 MHz reference clock for reports and captures
   uint32_t resendTimeout = 0;    // RETX_TIMEOUT programmed at reset; 0: the fabric's longest round trip
-  std::string pcapPath;
+  std::string pcapPath;           // pcapng, an interface per node (docs/architecture.md, "Captures")
+  bool captureRx = false;         // capture as packets reach each NI (after the faults), not as sent
   std::string tracePath;         // FST of one node's NI (needs a NI_TRACE build)
   unsigned traceNode = 0;
   uint64_t traceFrom = 0, traceCycles = 0;  // waveform of cycles [from, from + cycles); 0: to the end
@@ -67,6 +68,10 @@ class System {
   uint32_t resendTimeout() const;
   void tick();
   bool runUntil(const std::function<bool()>& done, uint64_t maxCycles);
+  // Every node and the fabric have nothing in flight this cycle (what the models see).
+  bool idle() const;
+  // Idle for this many cycles in a row: the NI pipelines hold nothing the models cannot see.
+  static constexpr unsigned kQuietCycles = 64;
   // Run until every node and the fabric are idle; progress is called every 1M cycles.
   bool drain(uint64_t maxCycles = 2'000'000, const std::function<void(uint64_t)>& progress = {});
   bool rtlError() const;

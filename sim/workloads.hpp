@@ -91,7 +91,7 @@ class Messaging {
     sys.drain();
   }
   Runtime& runtime(unsigned n, unsigned rail = 0) { return *rt_[n * sys_.rails() + rail]; }
-  // Called every million simulated cycles while messages are under way (a progress line).
+  // Called every cycle while messages are under way (the caller paces its progress lines).
   std::function<void(uint64_t cycle)> progress;
   // Watchdog: a batch in which no message is received and no send completes for this
   // many cycles (plus one per byte of a message, for the time a long one takes) fails,
@@ -359,10 +359,7 @@ class Messaging {
         }
       }
       if (left) sys_.runUntil([] { return false; }, 1);
-      if (progress && sys_.cycle() >= nextProgress_) {
-        nextProgress_ = sys_.cycle() + 1'000'000;
-        progress(sys_.cycle());
-      }
+      if (progress) progress(sys_.cycle());
       if (sys_.rtlError()) fail(r, "an RTL assertion failed", batch[0]);
       if (left != leftBefore) {
         leftBefore = left;
@@ -451,7 +448,6 @@ class Messaging {
   Transport t_;
   std::vector<std::unique_ptr<Runtime>> rt_;
   uint32_t seq_ = 0;
-  uint64_t nextProgress_ = 1'000'000;
 };
 
 }  // namespace ni

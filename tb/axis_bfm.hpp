@@ -19,15 +19,17 @@ struct Packet {
   uint8_t dest = 0;    // VC on the fabric
   bool user = false;   // nullified (host out)
   bool lastHole = false;  // malformed: lane 0 of the last beat without its keep bit
+  bool midHole = false;   // malformed: lane 1 of the first beat, if not the last, without it
   uint64_t firstCycle = 0, lastCycle = 0;
 };
 
 class AxisSource {
  public:
   AxisSource(unsigned bpb, std::mt19937_64* rng, double idleProb = 0) : bpb_(bpb), rng_(rng), idle_(idleProb) {}
-  void push(Bytes b, uint8_t dest = 0, bool lastHole = false) {
+  void push(Bytes b, uint8_t dest = 0, bool lastHole = false, bool midHole = false) {
     q_.push_back(Packet{std::move(b), dest});
     q_.back().lastHole = lastHole;
+    q_.back().midHole = midHole;
   }
   bool empty() const { return q_.empty(); }
   size_t pending() const { return q_.size(); }
@@ -48,6 +50,7 @@ class AxisSource {
     }
     b->last = off_ + bpb_ >= p.bytes.size();
     if (b->last && p.lastHole) b->keep &= ~uint64_t{1};
+    if (!b->last && off_ == 0 && p.midHole) b->keep &= ~uint64_t{2};
     b->dest = p.dest;
     return true;
   }

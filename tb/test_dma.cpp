@@ -28,6 +28,7 @@ struct Param {
   unsigned nodes;
   unsigned width;
   const char* config = "default";  // NI parameter set (rtl/ni_configs.json)
+  unsigned maxPayload = 256;        // 4096: DMA reads of up to 4 KiB, completions of 514 beats
 };
 
 constexpr uint64_t kRegion = 0x4000'0000;   // memory ID 1 at every node: puts land here
@@ -48,6 +49,7 @@ class DmaSystemTest : public tb::SystemFixture<Param> {
     c.nodes = GetParam().nodes;
     c.dataBits = GetParam().width;
     c.niConfig = GetParam().config;
+    c.maxPayload = GetParam().maxPayload;
     c.hostStall = 0.1;
     startSystem(c);
     for (unsigned n = 0; n < sys->size(); ++n) {
@@ -683,8 +685,11 @@ TEST_P(DmaSystemTest, RawDatagramsLandWholeInTheRawFifo) {
       const bool eth = k % 2 == 0;
       DmaDescriptor d = rawDesc(lidOf(t), eth);
       const Bytes data = rawDatagram(rng, eth, rawMaxBytes(mp));
-      d.flags = rng() % 2 ? kDescInline : 0;
-      d.src = kSrcBase + (uint64_t{k} << 13) + 64 * (rng() % 32);
+      // Inline only what leaves the 64-slot ring room for the others (at MaxPayload
+      // 4096 a datagram may take most of it).
+      d.flags = rng() % 2 && data.size() <= 1024 ? kDescInline : 0;
+      // A raw datagram's source stays inside a 4 KiB page.
+      d.src = kSrcBase + (uint64_t{k} << 13) + 64 * (rng() % std::min<size_t>(32, (4096 - data.size()) / 64 + 1));
       ASSERT_TRUE(post(s, 5, d, data));
       expect[{t, lidOf(s)}].push_back(entriesOf(d, data, s).at(0));
       ++total;
@@ -779,7 +784,7 @@ TEST_P(DmaSystemTest, RawDatagramsWithoutRoomOrDamagedAreDroppedAndCounted) {
 // packets whose RWH EtherType leads to the frame inside: a bridged Ethernet frame
 // carrying IPv6/UDP, and a bare IPv6 datagram (tshark, as users look at captures).
 TEST(DmaCapture, RawPacketsDecodeInTsharkAsEthernetAndIpv6) {
-  const auto path = std::filesystem::temp_directory_path() / "ni_raw_capture.erf";
+  const auto path = std::filesystem::temp_directory_path() / "ni_raw_capture.pcapng";
   SystemConfig c;
   c.nodes = 2;
   c.pcapPath = path.string();
@@ -831,9 +836,9 @@ TEST(DmaCapture, RawPacketsDecodeInTsharkAsEthernetAndIpv6) {
 
 INSTANTIATE_TEST_SUITE_P(Widths, DmaSystemTest,
                          ::testing::Values(Param{8, 64}, Param{4, 128}, Param{4, 256}, Param{8, 512},
-                                           Param{4, 64, "small"}),
+                                           Param{4, 64, "small"}, Param{4, 64, "default", 4096}),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return tb::systemParamName(i.param.nodes, i.param.width, 256, i.param.config);
+                           return tb::systemParamName(i.param.nodes, i.param.width, i.param.maxPayload, i.param.config);
                          });
 
 }  // namespace

@@ -52,6 +52,7 @@ struct Tunneled {
   Bytes hdr;    // the 32 header bytes handed to the framer
   Bytes tlp;    // the TLP bytes that follow it
   bool bad = false;
+  size_t length = 0;  // bytes it leaves with: as its Length says (a short one is padded)
 };
 // kind: tb::kTrk* (ni_pkg::TRK_*).
 struct TrkEntry { uint16_t node, reqid; uint8_t otag; uint32_t psn; uint8_t kind; uint64_t page; };
@@ -155,7 +156,7 @@ class HostRxFixture : public tb::VerilatedTest {
     const Bytes good = RefNi::encapsulate(t, r, kNode, 0).payload;
     std::copy(good.begin() + 8, good.begin() + 16, out.begin() + 8);
     out[0] = good[0];
-    reqExpect.push_back(Tunneled{headerFor(t, 0, 0, &r), out, bad});
+    reqExpect.push_back(Tunneled{headerFor(t, 0, 0, &r), out, bad, encodeTlp(t).size()});
     backExpect.push_back(((t.addr >> 12) - (r.tlpAddr >> 12)) & ((uint64_t{1} << 52) - 1));
   }
   static tb::OwnCpl urOf(uint16_t req, uint8_t tag, uint64_t addr) {
@@ -166,8 +167,8 @@ class HostRxFixture : public tb::VerilatedTest {
     c.addr = addr & 0x7F;
     return c;
   }
-  void send(const Bytes& b, Ev ev) {
-    src.push(b);
+  void send(const Bytes& b, Ev ev, bool midHole = false) {
+    src.push(b, 0, false, midHole);
     if (ev != Ev::None) evExpect.push_back(ev);
   }
 
@@ -330,7 +331,12 @@ class HostRxFixture : public tb::VerilatedTest {
         const bool senderNi = ref.windows[win].confAt == ConfAt::SenderNi;
         const bool bad = rng()() % 8 == 0;  // bytes disagree with Length: stomped, UR if the NI confirms
         Bytes b = encodeTlp(t);
-        if (bad) b.resize(b.size() - 4);
+        // Malformed: up to 12 bytes short (never into its header), up to 160 bytes long, or
+        // a hole in the keep of its first beat (then it leaves whole, stomped).
+        const unsigned how = rng()() % 3;
+        if (bad && how < 2)
+          b.resize(how ? b.size() - std::min<size_t>(len, 4 * (1 + rng()() % 3)) : b.size() + 4 * (1 + rng()() % 40),
+                   0x77);
         expectReq(t, b, bad);
         if (senderNi) {
           tb::OwnCpl c = urOf(req, tag, a);
@@ -341,7 +347,7 @@ class HostRxFixture : public tb::VerilatedTest {
           }
           urExpect.push_back(c);
         }
-        send(b, bad ? Ev::Malformed : Ev::None);
+        send(b, bad ? Ev::Malformed : Ev::None, bad && how == 2);
         break;
       }
       case 16: {  // a completion of the DMA engine's read (tags 0x80-0x8F): to its port whole
@@ -534,7 +540,14 @@ class HostRxFixture : public tb::VerilatedTest {
     ASSERT_EQ(reqCh.got.size(), reqExpect.size()) << "seed " << seed();
     for (size_t i = 0; i < reqExpect.size(); ++i) {
       EXPECT_EQ(reqCh.got[i].hdr, reqExpect[i].hdr) << "request header " << i << " seed " << seed();
-      EXPECT_EQ(reqCh.got[i].tlp, reqExpect[i].tlp) << "request TLP " << i;
+      // A malformed TLP leaves as long as its Length says: cut there, or padded up to it
+      // (the lanes after its last byte are not defined).
+      const Tunneled& want = reqExpect[i];
+      const Bytes& got = reqCh.got[i].tlp;
+      EXPECT_EQ(got.size(), want.length) << "request TLP length " << i;
+      const size_t same = std::min(want.tlp.size(), want.length);
+      EXPECT_TRUE(got.size() >= same && std::equal(want.tlp.begin(), want.tlp.begin() + long(same), got.begin()))
+          << "request TLP " << i;
       EXPECT_EQ(reqCh.got[i].bad, reqExpect[i].bad) << "request stomp flag " << i;
     }
     ASSERT_EQ(rspCh.got.size(), rspExpect.size());

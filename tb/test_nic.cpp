@@ -753,13 +753,16 @@ TEST_P(NicTest, HostBadInputIsCountedAndAnswered) {
   h->csrWrite(regs::STATUS, regs::STATUS_WIN_MISS_MASK);
   EXPECT_FALSE(csrRead(regs::STATUS) & regs::STATUS_WIN_MISS_MASK) << "write 1 clears";
 
-  // Fabric: the malformed write left with its ICRC stomped and a length that does
-  // not match (receivers drop it); the good write is intact.
+  // Fabric: the malformed write left with its ICRC stomped (receivers drop it and NAK
+  // it 0x61, not resent), as long as its PktLen and its TLP's Length say (padded up to
+  // the Length), so no receiver takes it for a packet damaged on the way; the good
+  // write is intact.
   ASSERT_EQ(h->fabOut.packets().size(), 2u);
   FabError err;
   Bytes stomped = h->fabOut.packets()[0].bytes;
   EXPECT_FALSE(decodeFabric(stomped, &err));
-  EXPECT_EQ(err, FabError::Truncated);
+  EXPECT_EQ(err, FabError::BadIcrc);
+  EXPECT_EQ(stomped.size(), 4u * (getBe(&stomped[4], 2) & 0x7FF) + 2) << "PktLen covers the packet";
   const size_t t = stomped.size() - kTrailerBytes;
   const uint32_t icrc = static_cast<uint32_t>(getLe(&stomped[t], 4));
   EXPECT_EQ(icrc, ~computeIcrc(stomped.data(), t)) << "stomped ICRC is the inverted good one";

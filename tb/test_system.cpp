@@ -667,6 +667,82 @@ TEST_P(SystemTest, BadInputHasDefinedOutcomes) {
 }
 
 
+// A TLP whose bytes disagree with its Length costs only itself (issue 79): counted
+// MALFORMED at its NI and stomped or dropped, nothing of it lands, and the requests
+// behind it to the same peer complete (the stomped packet's PktLen is right, so its
+// receiver refuses it with NAK 0x61 and the sender does not resend it to the limit).
+// Lengths: 4 or 12 bytes short, 4 bytes long, 4,154 bytes (a 64-byte Length), and
+// over 8 KiB (where a 13-bit byte count wrapped); one into the registers.
+TEST_P(SystemTest, MalformedTlpCostsOnlyItselfAndItsPeerKeepsServing) {
+  const unsigned n = sys->size(), dst = n - 1;
+  const uint64_t kBase = 0x5800'0000ull;
+  sys->setMemId(dst, 4, MemRegion{true, kBase, 0x10000, true, true});
+  Window w = windowTo(kApertureBase, 0x10000, dst, 4);
+  sys->setWindow(0, 0, w);
+  ASSERT_TRUE(drain());
+  const uint32_t limitBefore = sys->readCsr(0, regs::RETX_LIMIT);
+  const long deltas[] = {-4, -12, 4, 4154 - 80, 8192 + 16};
+  unsigned k = 0, good = 0;
+  for (long delta : deltas) {
+    const uint64_t at = 0x1000 * (k + 1);
+    Bytes tlp = encodeTlp(makeMWr(kCpuReqId, 0, w.base + at, randomBytes(64)));  // Length 16 DW
+    tlp.resize(size_t(long(tlp.size()) + delta), 0x5A);
+    sys->node(0).sendRawTlp(tlp);
+    // Behind it: a confirmed store and a load to the same peer.
+    const Bytes data = randomBytes(32);
+    sys->node(0).confirmedStore(w.base + at + 0x800, data, [&](const LoadResult& r) { good += r.ok; });
+    sys->node(0).load(w.base + at + 0x800, 32, [&, data](const LoadResult& r) { good += r.ok && r.data == data; });
+    ++k;
+  }
+  // A register write whose Length is one DW, with 8 KiB of bytes behind it.
+  Bytes csr = encodeTlp(makeMWr(kCpuReqId, 0, kCsrBase + regs::RETX_LIMIT, le32(77)));
+  csr.resize(csr.size() + 8192, 0x11);
+  sys->node(0).sendRawTlp(csr);
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(good, 2 * k) << "requests behind a malformed TLP must complete";
+  EXPECT_EQ(sys->readCsr(0, regs::MALFORMED_CNT), k + 1);
+  EXPECT_EQ(sys->readCsr(0, regs::RETX_FAIL_CNT), 0u);
+  EXPECT_EQ(sys->readCsr(0, regs::RETX_LIMIT), limitBefore) << "a malformed register write was applied";
+  EXPECT_EQ(sys->readCsr(0, regs::STATUS) & (1u << 10), 0u) << "STATUS.retx_fail";
+  // Nothing of the malformed writes landed (each aimed at the start of its page).
+  for (unsigned i = 0; i < k; ++i)
+    EXPECT_EQ(sys->node(dst).memory().read(kBase + 0x1000 * (i + 1), 64), Bytes(64, 0)) << "malformed write " << i;
+  // The receiver still answers its own CPU and the sender.
+  EXPECT_EQ(sys->readCsr(dst, regs::RETX_FAIL_CNT), 0u);
+  const Bytes after = randomBytes(64);
+  sys->node(0).store(w.base + 0x100, after);
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(sys->node(dst).memory().read(kBase + 0x100, 64), after);
+}
+
+// Every non-posted request the NI does not serve gets a completion (issue 79): I/O and
+// configuration requests (3DW headers), and a memory read cut inside its header that
+// still names its requester and tag. A root complex would otherwise wait for its
+// completion timeout.
+TEST_P(SystemTest, UnservedNonPostedRequestsGetUr) {
+  auto threeDw = [](uint8_t ft, uint8_t tag, bool data) {
+    Bytes b = {ft, 0, 0, 1, 0, 0, tag, 0x0F, 0x00, 0x00, 0x10, 0x00};
+    if (data) b.insert(b.end(), {1, 2, 3, 4});
+    return b;
+  };
+  const uint64_t before = sys->node(0).stats().cpuCompletions[0];
+  const uint32_t unsupBefore = sys->readCsr(0, regs::UNSUP_CNT);
+  const uint64_t afterCsrRead = sys->node(0).stats().cpuCompletions[0];
+  sys->node(0).sendRawTlp(threeDw(0x02, 0x31, false));  // IORd
+  sys->node(0).sendRawTlp(threeDw(0x42, 0x32, true));   // IOWr
+  sys->node(0).sendRawTlp(threeDw(0x04, 0x33, false));  // CfgRd0
+  sys->node(0).sendRawTlp(threeDw(0x05, 0x34, false));  // CfgRd1
+  sys->node(0).sendRawTlp(threeDw(0x44, 0x35, true));   // CfgWr0
+  sys->node(0).sendRawTlp(threeDw(0x45, 0x36, true));   // CfgWr1
+  Bytes runt = encodeTlp(makeMRd(kCpuReqId, 0x37, kApertureBase, 64));
+  runt.resize(12);  // cut inside its 16-byte header
+  sys->node(0).sendRawTlp(runt);
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(sys->node(0).stats().cpuCompletions[0] - afterCsrRead, 7u) << "one UR completion each";
+  EXPECT_EQ(sys->readCsr(0, regs::UNSUP_CNT) - unsupBefore, 6u);
+  EXPECT_GT(afterCsrRead, before);
+}
+
 // Stores and loads of any length at any byte address (issue 78): every length that
 // gives a TLP shape of its own (1 to MaxPayload + 4 bytes, every start offset in a
 // DW), then longer ones that split into several TLPs, each once inside a 4 KiB page
