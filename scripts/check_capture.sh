@@ -46,4 +46,22 @@ nodes=$(echo "$rx" | cut -f2 | sort -u | wc -l)
 if [[ "$got" != "$((sent + dups))" || "$nodes" != 6 ]]; then
   echo "rx capture: $got packets at $nodes interfaces; sent $sent, duplicated $dups"; exit 1
 fi
-echo "tshark decoded $count packets: LIDs, opcodes, PSNs and interfaces as sent; rx capture of 6 nodes: $got packets"
+# The NI's dissector on a whole run: every packet of a fault-free capture has both CRCs
+# right, every tunnel packet its TLP type; captured at the receivers under corruption,
+# the packets it finds damaged are the ones the codec found (the report's CRC errors).
+lua="$(dirname "$0")/wireshark/ni_tunnel.lua"
+ok=$(tshark -X lua_script:"$lua" -r "$dir/check.pcapng" -T fields -e nitunnel.icrc_ok -e nitunnel.vcrc_ok \
+       -e nitunnel.opcode -e nitunnel.tlp.fmt_type 2>/dev/null |
+     awk -F'\t' '$1!=1 || $2!=1 || ($3=="0xc0" && $4=="") {bad++} END {print bad+0}')
+if [[ "$ok" != 0 ]]; then
+  echo "dissector: $ok packets of a fault-free run with a wrong CRC or no TLP"; exit 1
+fi
+"$sim" --nodes 4 --ops 20 --size 64 --corrupt 0.05 --seed 5 --capture-at rx --pcap "$dir/corrupt.pcapng" > "$dir/corrupt.log"
+damaged=$(tshark -X lua_script:"$lua" -r "$dir/corrupt.pcapng" -T fields -e nitunnel.icrc_ok -e nitunnel.vcrc_ok \
+            2>/dev/null | awk -F'\t' '$1==0 || $2==0 || $1=="" {n++} END {print n+0}')
+codec=$(grep -E "^fabric CRC errors seen" "$dir/corrupt.log" | awk '{print $5}')
+if [[ "$damaged" != "$codec" || "$codec" == 0 ]]; then
+  echo "dissector found $damaged damaged packets, the codec $codec"; exit 1
+fi
+echo "tshark decoded $count packets: LIDs, opcodes, PSNs and interfaces as sent; rx capture of 6 nodes: $got packets;" \
+     "the dissector finds the $codec damaged packets the codec found"
