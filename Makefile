@@ -13,7 +13,7 @@ BOARD      ?= ulx3s
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim sweep-unaligned lint plots-docs regs bench plots simspeed soak fuzz coverage wave synth postsynth postsynth-board formal bitstream prog clean
+.PHONY: all help setup build test sim sweep-unaligned lint plots-docs regs bench plots simspeed soak fuzz fuzz-fabric fuzz-host coverage wave synth postsynth postsynth-board formal bitstream prog clean
 
 all: build
 
@@ -27,7 +27,9 @@ help:
 	@echo "make simspeed   simulated cycles per second for 2, 8, 32 and 64 nodes -> docs/figures/simspeed.md"
 	@echo "make sweep-unaligned  stores and loads of every length 1-4096 at every byte offset, every width"
 	@echo "make soak       1,000,000 scoreboarded operations, 8 nodes, faulty fabric -> $(BUILD)/soak"
-	@echo "make fuzz       libFuzzer on the fabric receive port for FUZZ_SECONDS; grows tb/fuzz_corpus"
+	@echo "make fuzz       both fuzzers: fuzz-fabric and fuzz-host"
+	@echo "make fuzz-fabric libFuzzer on the fabric receive port for FUZZ_SECONDS; grows tb/fuzz_corpus"
+	@echo "make fuzz-host  HOST_FUZZ_TLPS hostile host TLPs into a 2-node system, liveness after each stream"
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
 	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
 	@echo "make synth      Yosys resources per configuration and family, nextpnr Fmax (ECP5, iCE40) -> docs/figures/synth.md"
@@ -177,7 +179,8 @@ soak: build
 # new code are merged into tb/fuzz_corpus, which make test replays at every width.
 # A violated check stops the run and leaves the input in build-fuzz/crash-*.
 FUZZ_SECONDS ?= 600
-fuzz: setup
+fuzz: fuzz-fabric fuzz-host
+fuzz-fabric: setup
 	bash scripts/setup.sh --fuzz
 	rm -rf build-fuzz/CMakeFiles/nic_models.dir/V*.dir
 	cmake -S . -B build-fuzz $(CMAKE_ARGS) -DNI_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++-14
@@ -192,6 +195,17 @@ fuzz: setup
 	  echo '```'; grep -E '^#[0-9]+[[:space:]]+DONE|^stat::' build-fuzz/fuzz.log; \
 	  echo "committed corpus: $$(ls tb/fuzz_corpus | wc -l) inputs"; echo '```'; } > docs/figures/fuzz.md
 	cat docs/figures/fuzz.md
+
+# The host-port fuzzer (issue 79): seeded hostile TLP streams into node 0 of a two-node
+# system, a liveness round after each (tb/host_fuzz.hpp); figures in docs/figures/fuzz_host.md.
+HOST_FUZZ_TLPS ?= 1000000
+HOST_FUZZ_SEED ?= 1
+fuzz-host: setup $(BUILD)/.configured
+	cmake --build $(BUILD) -j $(JOBS) --target host_fuzz -- --no-print-directory
+	mkdir -p docs/figures
+	$(BUILD)/host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS) --md $(BUILD)/fuzz_host.md
+	{ echo '# Host-port fuzz run (written by make fuzz-host)'; echo; \
+	  echo '`host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS)`'; echo; cat $(BUILD)/fuzz_host.md; } > docs/figures/fuzz_host.md
 
 coverage: setup
 	rm -rf build-cov/CMakeFiles/nic_models.dir/V*.dir build-cov/CMakeFiles/block_models.dir/V*.dir

@@ -137,6 +137,10 @@ module ni_csr_regs #(
   output logic host_port_up_written_o,
   output logic [3:0] host_port_up_ports_o,
   input  logic [3:0] host_port_down_ports_i,
+  output logic [15:0] p_key_pkey_o,
+  input  logic pkey_err_cnt_inc_i,
+  input  logic poison_host_cnt_inc_i,
+  input  logic poison_fab_cnt_inc_i,
   output logic [NumInj-1:0][31:0] inj_base_lo_addr_o,
   output logic [NumInj-1:0][31:0] inj_base_hi_addr_o,
   output logic [NumInj-1:0][15:0] inj_size_slots_o,
@@ -482,6 +486,11 @@ module ni_csr_regs #(
   assign host_stall_cycles_o = host_stall_cycles_q;
   logic [3:0] host_port_up_ports_q, host_port_up_ports_d;
   assign host_port_up_ports_o = host_port_up_ports_q;
+  logic [15:0] p_key_pkey_q, p_key_pkey_d;
+  assign p_key_pkey_o = p_key_pkey_q;
+  logic [31:0] pkey_err_cnt_count_q, pkey_err_cnt_count_d;
+  logic [31:0] poison_host_cnt_count_q, poison_host_cnt_count_d;
+  logic [31:0] poison_fab_cnt_count_q, poison_fab_cnt_count_d;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
   assign inj_base_lo_addr_o = inj_base_lo_addr_q[NumInj-1:0];
   logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
@@ -1043,6 +1052,26 @@ module ni_csr_regs #(
     begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h358)) host_port_up_ports_d[3:0] = req_wdata_i[3:0];
     end
+    p_key_pkey_d = p_key_pkey_q;
+    begin
+      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h360)) p_key_pkey_d[7:0] = req_wdata_i[7:0];
+      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h360)) p_key_pkey_d[15:8] = req_wdata_i[15:8];
+    end
+    pkey_err_cnt_count_d = pkey_err_cnt_count_q;
+    begin
+      if (pkey_err_cnt_inc_i) pkey_err_cnt_count_d = pkey_err_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h364)) pkey_err_cnt_count_d = '0;
+    end
+    poison_host_cnt_count_d = poison_host_cnt_count_q;
+    begin
+      if (poison_host_cnt_inc_i) poison_host_cnt_count_d = poison_host_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h368)) poison_host_cnt_count_d = '0;
+    end
+    poison_fab_cnt_count_d = poison_fab_cnt_count_q;
+    begin
+      if (poison_fab_cnt_inc_i) poison_fab_cnt_count_d = poison_fab_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h36c)) poison_fab_cnt_count_d = '0;
+    end
     inj_base_lo_addr_d = inj_base_lo_addr_q;
     for (int i = 0; i < NumInj; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
@@ -1159,7 +1188,7 @@ module ni_csr_regs #(
     cnt_value_value_all[NumCnt-1:0] = cnt_value_value_i;
   end
 
-  localparam logic [1023:0] Mapped = 1024'hffffffffffffffff000000007f7f7f7f7f7f7f7f7f7f7f7f000000000000ffffffffffffffffffff0000000000ffffffffffffffffffffffffffffffffffffffffff0fffffffffdf;
+  localparam logic [1023:0] Mapped = 1024'hffffffffffffffff000000007f7f7f7f7f7f7f7f7f7f7f7f000000000000ffffffffffffffffffff000000000fffffffffffffffffffffffffffffffffffffffffff0fffffffffdf;
   assign req_hit_o = req_addr_i[1:0] == 2'b00 && Mapped[req_addr_i[11:2]];
   always_comb begin
     rdata_o = '0;
@@ -2007,6 +2036,22 @@ module ni_csr_regs #(
                           rdata_o[3:0] = host_port_up_ports_q;
                         end else begin
                           rdata_o[3:0] = host_port_down_ports_i;
+                        end
+                      end
+                    end
+                  end else begin
+                    if (!req_addr_i[4]) begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[15:0] = p_key_pkey_q;
+                        end else begin
+                          rdata_o[31:0] = pkey_err_cnt_count_q;
+                        end
+                      end else begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = poison_host_cnt_count_q;
+                        end else begin
+                          rdata_o[31:0] = poison_fab_cnt_count_q;
                         end
                       end
                     end
@@ -3019,6 +3064,9 @@ module ni_csr_regs #(
       rts_tx_cnt_count_q <= 32'h0;
       host_port_err_cnt_count_q <= 32'h0;
       host_drop_cnt_count_q <= 32'h0;
+      pkey_err_cnt_count_q <= 32'h0;
+      poison_host_cnt_count_q <= 32'h0;
+      poison_fab_cnt_count_q <= 32'h0;
     end else begin
       tx_pkts_count_q <= tx_pkts_count_d;
       rx_pkts_count_q <= rx_pkts_count_d;
@@ -3053,6 +3101,9 @@ module ni_csr_regs #(
       rts_tx_cnt_count_q <= rts_tx_cnt_count_d;
       host_port_err_cnt_count_q <= host_port_err_cnt_count_d;
       host_drop_cnt_count_q <= host_drop_cnt_count_d;
+      pkey_err_cnt_count_q <= pkey_err_cnt_count_d;
+      poison_host_cnt_count_q <= poison_host_cnt_count_d;
+      poison_fab_cnt_count_q <= poison_fab_cnt_count_d;
     end
   end
 
@@ -3127,6 +3178,7 @@ module ni_csr_regs #(
       rndv_threshold_bytes_q <= 32'hffffffff;
       host_stall_cycles_q <= 32'h10000;
       host_port_up_ports_q <= 4'h0;
+      p_key_pkey_q <= 16'hffff;
       inj_base_lo_addr_q <= {8{32'h0}};
       inj_base_hi_addr_q <= {8{32'h0}};
       inj_size_slots_q <= {8{16'h0}};
@@ -3212,6 +3264,7 @@ module ni_csr_regs #(
       rndv_threshold_bytes_q <= rndv_threshold_bytes_d;
       host_stall_cycles_q <= host_stall_cycles_d;
       host_port_up_ports_q <= host_port_up_ports_d;
+      p_key_pkey_q <= p_key_pkey_d;
       inj_base_lo_addr_q <= inj_base_lo_addr_d;
       inj_base_hi_addr_q <= inj_base_hi_addr_d;
       inj_size_slots_q <= inj_size_slots_d;

@@ -103,7 +103,8 @@ module ni_dma_inj #(
   output logic loc_cnt_valid_o,
   output logic [CntW-1:0] loc_cnt_id_o,
   output logic [12:0] loc_cnt_bytes_o,
-  output logic [NumFifos-1:0] ev_err_o  // bit i: FIFO i stopped in error
+  output logic [NumFifos-1:0] ev_err_o,  // bit i: FIFO i stopped in error
+  output logic ev_cpl_unexp_o  // a completion no read of the engine waits for: dropped
 );
   // ------------------------------------------------------------ sizes
   localparam int unsigned NumSReg = 8;           // regions for ring slots: reads in flight
@@ -223,10 +224,19 @@ module ni_dma_inj #(
   logic [7:0] c_tag;
   logic [2:0] c_status;
   logic c_take;
+  // A completion is the engine's when its tag names a region with a read outstanding
+  // and its data fits what is still missing there; any other (a host's stray or hostile
+  // completion) is consumed without a write and counted. The tag beat comes no later
+  // than the first data beat, so nothing of it reaches the buffer.
+  logic c_drop_q, c_drop_d;  // the rest of this completion is dropped
+  logic c_known, c_fits, c_unexp, c_skip;
+  logic [3:0] c_tag_reg;
 
   assign c_tag = (c_beat_q == CbW'(TagBeat)) ? s_cpl_tdata[(10 % Bpb) * 8 +: 8] : {4'h8, c_reg_q};
   assign c_reg = (c_beat_q == CbW'(TagBeat)) ? c_tag[3:0] : c_reg_q;
-  assign c_status = (c_beat_q == '0) ? s_cpl_tdata[6 * 8 + 5 +: 3] : c_status_q;
+  // A poisoned completion (EP, byte 2 bit 6) fails its read as an error status does.
+  assign c_status = (c_beat_q != '0) ? c_status_q :
+                    s_cpl_tdata[2 * 8 + 6] ? ni_pkg::CPL_CA : s_cpl_tdata[6 * 8 + 5 +: 3];
   // Length 0 with data is 1024 DW.
   assign c_len = (c_beat_q != '0) ? c_len_q :
                  {s_cpl_tdata[2 * 8 +: 2] == 2'b00 && s_cpl_tdata[3 * 8 +: 8] == 8'h00 &&
@@ -234,6 +244,12 @@ module ni_dma_inj #(
                   s_cpl_tdata[2 * 8 +: 2], s_cpl_tdata[3 * 8 +: 8], 2'b00};
   assign s_cpl_tready = !c_flush_q;
   assign c_take = s_cpl_tvalid && s_cpl_tready;
+  assign c_known = c_tag[7:4] == 4'h8 && 32'(c_tag[3:0]) < NumReg;
+  assign c_tag_reg = c_known ? c_tag[3:0] : 4'd0;
+  assign c_fits = !rdone[c_tag_reg] && 14'(got_bytes_q[c_tag_reg]) + 14'(c_len) <= 14'(rq_bytes_q[c_tag_reg]);
+  assign c_unexp = c_take && c_beat_q == CbW'(TagBeat) && !(c_known && c_fits);
+  assign c_skip = c_unexp || c_drop_q;
+  assign ev_cpl_unexp_o = c_unexp;
 
   // ------------------------------------------------------------ parser state
   typedef enum logic [3:0] {
@@ -890,7 +906,7 @@ module ni_dma_inj #(
     if (c_flush_q) begin
       wbeats_d[c_reg_q] = wbeats_q[c_reg_q] + RbW'(1);
     end
-    if (c_take) begin
+    if (c_take && !c_skip) begin
       if (32'(c_beat_q) > CplHdrBeats) wbeats_d[c_reg] = wbeats_q[c_reg] + RbW'(1);
       if (s_cpl_tlast) begin
         got_bytes_d[c_reg] = got_bytes_q[c_reg] + c_len;
@@ -1163,11 +1179,12 @@ module ni_dma_inj #(
   assign c_written = (32'(c_beat_q) > CplHdrBeats) ? 32'(c_beat_q) - CplHdrBeats : 32'd0;
   always_comb begin
     c_beat_d = c_beat_q;
-    c_reg_d = c_reg;
+    c_reg_d = c_skip ? c_reg_q : c_reg;
     c_status_d = c_status;
     c_len_d = c_len;
     c_prev_d = c_prev_q;
     c_flush_d = 1'b0;
+    c_drop_d = c_drop_q;
     c_wb_d = c_wb_q;
     ram_we = 1'b0;
     ram_waddr = RamW'(c_reg) * RamW'(RegBeats) + RamW'(c_wb_q);
@@ -1176,6 +1193,9 @@ module ni_dma_inj #(
       ram_we = 1'b1;
       ram_waddr = RamW'(c_reg_q) * RamW'(RegBeats) + RamW'(c_wb_q);
       ram_wdata = c_prev_q >> (8 * CplSkip);
+    end else if (c_take && c_skip) begin
+      c_beat_d = s_cpl_tlast ? '0 : c_beat_q + CbW'(1);
+      c_drop_d = !s_cpl_tlast;
     end else if (c_take) begin
       if (c_beat_q == CbW'(TagBeat)) c_wb_d = RbW'(got_bytes_q[c_reg] / 13'(Bpb));
       if (32'(c_beat_q) > CplHdrBeats) begin
@@ -1248,6 +1268,7 @@ module ni_dma_inj #(
       c_status_q <= '0;
       c_len_q <= '0;
       c_flush_q <= 1'b0;
+      c_drop_q <= 1'b0;
       c_wb_q <= '0;
     end else begin
       head_q <= head_d;
@@ -1304,6 +1325,7 @@ module ni_dma_inj #(
       c_status_q <= c_status_d;
       c_len_q <= c_len_d;
       c_flush_q <= c_flush_d;
+      c_drop_q <= c_drop_d;
       c_wb_q <= c_wb_d;
     end
   end
@@ -1355,7 +1377,7 @@ module ni_dma_inj #(
   // A completion writes a region in use, never the one a read takes in the same cycle.
   logic c_wr;
   logic [3:0] c_wr_reg;
-  assign c_wr = c_flush_q || (c_take && 32'(c_beat_q) > CplHdrBeats);
+  assign c_wr = c_flush_q || (c_take && !c_skip && 32'(c_beat_q) > CplHdrBeats);
   assign c_wr_reg = c_flush_q ? c_reg_q : c_reg;
   `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == 4'(s_alloc_q)) ||
                                              (d_issue && c_wr_reg == d_reg_of(d_alloc_q)))))
@@ -1367,11 +1389,9 @@ module ni_dma_inj #(
   `NI_ASSERT(DmaMsgInRing_A, !(ps_q == PHdr || ps_q == PBeats || ps_q == PEnd) ||
                              (d_slots != 8'd0 && 16'(d_slots) < a_size))
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
-  // What host memory promises: completions only for regions with a read outstanding,
-  // and never more than asked.
-  `NI_ASSUME(DmaCplTag_A, !(c_take && c_beat_q == CbW'(TagBeat)) ||
-                          (c_tag[7:4] == 4'h8 && 32'(c_tag[3:0]) < NumReg && !rdone[c_tag[3:0]]))
-  `NI_ASSUME(DmaCplFits_A, !(c_take && s_cpl_tlast) || got_bytes_q[c_reg] + c_len <= rq_bytes_q[c_reg])
+  // A completion taken in is one a region waits for, and never more than it asked for.
+  `NI_ASSERT(DmaCplFits_A, !(c_take && !c_skip && s_cpl_tlast) ||
+                           (32'(c_reg) < NumReg && got_bytes_q[c_reg] + c_len <= rq_bytes_q[c_reg]))
 endmodule
 
 `default_nettype wire

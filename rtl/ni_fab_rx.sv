@@ -65,6 +65,7 @@ module ni_fab_rx #(
   input  logic clk_i,
   input  logic rst_ni,
   input  logic [15:0] node_id_i,
+  input  logic [15:0] pkey_i,  // P_KEY: this NI's partition (bits 14:0) and full membership (bit 15)
   // Multicast LIDs this node is a member of.
   input  logic [NumMcast-1:0] mcast_valid_i,
   input  logic [NumMcast-1:0][15:0] mcast_lid_i,
@@ -165,6 +166,8 @@ module ni_fab_rx #(
   output logic ev_nak_tx_o,
   output logic ev_nak_rx_o,
   output logic ev_bad_pkt_o,
+  output logic ev_pkey_err_o,  // a packet for us dropped for a P_Key outside our partition (also ev_bad_pkt_o)
+  output logic ev_poison_o,    // a poisoned TLP (EP) delivered toward the host, still poisoned
   output logic ev_rd_served_o,
   output logic ev_dup_o,   // a duplicate request or response dropped
   output logic ev_oos_o,   // a request ahead of its sequence dropped
@@ -588,6 +591,16 @@ module ni_fab_rx #(
     to_group = to_group && dlid[15:14] == 2'b11;
     for_us = dlid == node_id_i || (to_group && opcode == ni_pkg::OP_TUNNEL_REQ);
   end
+  // Header fields every packet of this fabric carries (docs/formats.md): LVer 0; in a
+  // BTH or CTH, TVer and PadCnt 0 (payloads are whole DWs) and a P_Key of this NI's
+  // partition, as in IB: the same partition (not the invalid 0), one side a full
+  // member; in a BTH the tunnel's DestQP. Anything else is dropped as ClBad.
+  logic [15:0] pkt_pkey;
+  logic pkey_ok, fields_ok;
+  assign pkt_pkey = {view[10*8 +: 8], view[11*8 +: 8]};
+  assign pkey_ok = pkt_pkey[14:0] == pkey_i[14:0] && pkt_pkey[14:0] != 15'd0 && (pkt_pkey[15] || pkey_i[15]);
+  assign fields_ok = view[3:0] == 4'h0 && view[9*8 +: 6] == 6'h0 &&
+                     (is_cont || {view[13*8 +: 8], view[14*8 +: 8], view[15*8 +: 8]} == ni_pkg::TunnelQp);
   assign peer = src_lid[PeerW-1:0];
   assign peer_ok = ni_pkg::lid_has_peer(slid, 16'(NumPeers));
   // A send to a reception FIFO (flags in view with the rest of the transport header).
@@ -668,7 +681,7 @@ module ni_fab_rx #(
                (sequenced && seq_new == SeqIn && ((is_rfifo && rf_ok && rf_full) || (is_rget && ri_ok && ri_full))) ||
                (opcode == ni_pkg::OP_TUNNEL_RSP && !q_hit_i);
     cl_base = ClBad;
-    if (lnh == ni_pkg::LnhIbaLocal && for_us && (peer_ok || !sequenced)) begin
+    if (lnh == ni_pkg::LnhIbaLocal && for_us && (peer_ok || !sequenced) && pkey_ok && fields_ok) begin
       if (tun) cl_base = ClTun;
       if (opcode == ni_pkg::OP_TUNNEL_CONT && t_pos >= 13'(ni_pkg::ContHdrBytes + 4) &&
           t_pos <= 13'(ni_pkg::ContHdrBytes + MaxPayload))
@@ -1284,6 +1297,10 @@ module ni_fab_rx #(
   assign rel_psn_o = psn;
   assign ev_nak_rx_o = fin && good && cl_cur == ClAck && aeth[7:5] == 3'b011;
   assign ev_bad_pkt_o = fin && good && (cl_cur == ClBad || (deliver && is_req && err_ans == ErrMalformed));
+  assign ev_pkey_err_o = fin && good && cl_cur == ClBad && lnh == ni_pkg::LnhIbaLocal && for_us && !pkey_ok;
+  // A tunneled TLP with data and EP set (TLP byte 2 bit 6, packet byte 34), passed on.
+  assign ev_poison_o = fin && good && deliver && !is_raw && !is_cont && view[32*8 + 6] && view[34*8 + 6] &&
+                       err_ans == ErrNone;
   assign ev_rd_served_o = trk_commit_o && (t_mrd || t_atomic);
 
   always_comb begin

@@ -22,6 +22,7 @@ module ni_fab_tx #(
   input  logic clk_i,
   input  logic rst_ni,
   input  logic [15:0] node_id_i,
+  input  logic [15:0] pkey_i,     // P_KEY: stamped into every BTH and CTH (not a raw packet)
   // Sources: a header record, then (if has_payload) a beat stream ending in last.
   input  logic [NumSrc*ni_pkg::TxHdrW-1:0] src_hdr_i,  // tx_hdr_t per source, source 0 lowest
   input  logic [NumSrc-1:0] src_hdr_valid_i,
@@ -94,6 +95,10 @@ module ni_fab_tx #(
     hdr_new = src_hdr_i[32'(pick) * ni_pkg::TxHdrW +: ni_pkg::TxHdrW];
     hdr_new.bytes[6*8 +: 8] = node_id_i[15:8];
     hdr_new.bytes[7*8 +: 8] = node_id_i[7:0];
+    if (!hdr_new.raw) begin
+      hdr_new.bytes[10*8 +: 8] = pkey_i[15:8];
+      hdr_new.bytes[11*8 +: 8] = pkey_i[7:0];
+    end
     if (hdr_new.stamp_psn) begin
       hdr_new.bytes[17*8 +: 8] = psn_q[hdr_new.vc][23:16];
       hdr_new.bytes[18*8 +: 8] = psn_q[hdr_new.vc][15:8];

@@ -106,7 +106,8 @@ module ni_host_rx #(
   output logic ev_perm_o,
   output logic ev_malformed_o,
   output logic ev_unsup_o,
-  output logic ev_cpl_unexp_o
+  output logic ev_cpl_unexp_o,
+  output logic ev_poison_o  // a poisoned TLP (EP) passed on poisoned, or a poisoned register write dropped
 );
   localparam int unsigned CapBytes = 20;  // TLP header + first data DW
   localparam int unsigned BeatCntW = 10;
@@ -145,7 +146,7 @@ module ni_host_rx #(
 
   // Fields of the TLP header (docs/formats.md).
   logic [7:0] ft;
-  logic td;
+  logic td, ep;
   logic [9:0] len_dw;
   logic [12:0] len_bytes;
   logic [15:0] reqid, cpl_reqid;
@@ -157,6 +158,7 @@ module ni_host_rx #(
 
   assign ft = view[0 +: 8];
   assign td = view[2*8 + 7];
+  assign ep = view[2*8 + 6];
   assign len_dw = {view[2*8 +: 2], view[3*8 +: 8]};
   assign len_bytes = (len_dw == 10'd0) ? 13'd4096 : {1'b0, len_dw, 2'b00};
   assign reqid = {view[4*8 +: 8], view[5*8 +: 8]};
@@ -224,7 +226,7 @@ module ni_host_rx #(
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) look_q <= 1'b0;
-      else look_q <= look_q ? !accept : look_wait;
+      else look_q <= look_q ? !accept && s_axis_tvalid : look_wait;
     end
     assign art_used = art_q;
   end else begin : gen_art_now
@@ -403,7 +405,12 @@ module ni_host_rx #(
   logic h_known, h_push, h_dest_ready, accept;
   logic len_bad, tlp_bad, need_hdr_push, hdr_ready, last_ok;
 
-  assign h_known = h_valid_q && (h_dec_q || decide_now);
+  // A first beat waiting in H (at 64 bits) leaves only with the header beat that
+  // decides its class, in the cycle that beat is taken: a host that withdraws tvalid
+  // before the handshake (an AXI4-Stream violation) then leaves nothing half sent.
+  logic h_go_new;
+  assign h_go_new = decide_now && (!need_hdr_push || hdr_ready) && last_ok;
+  assign h_known = h_valid_q && (h_dec_q || h_go_new);
   assign h_cls = h_dec_q ? h_cls_q : cls_new;
   assign h_dest_ready = (h_cls == ClsReq) ? req_beat_ready_i :
                         (h_cls == ClsRsp) ? rsp_beat_ready_i :
@@ -423,13 +430,20 @@ module ni_host_rx #(
   // reached that end (the byte count is not needed past it, so no length wraps it).
   logic past_q, past_d, reach, fwd_cls;
   assign reach = end_bytes >= cur_exp;
+  // This beat's lanes (whether the host filled them or not) reach the Length's end.
+  logic lanes_reach;
+  assign lanes_reach = bs + 13'(Bpb) >= cur_exp;
   assign len_bad = s_axis_tlast && (past_q || (end_bytes != cur_exp && !runt));
   // Every beat but the last has all its bytes, the last a run of lanes from lane 0
   // (keep_hole); hole_q: an earlier beat of this TLP had a hole. Such a TLP is as
   // malformed as one of the wrong length.
   logic hole_q, hole_d, keep_hole;
   assign keep_hole = s_axis_tlast ? (s_axis_tkeep & (s_axis_tkeep + KeepW'(1))) != '0 : s_axis_tkeep != '1;
-  assign tlp_bad = len_bad || (s_axis_tlast && (hole_q || keep_hole));
+  // viol_q: the host withdrew tvalid before its beat was taken (an AXI4-Stream
+  // violation) since the last TLP ended; the TLP then ending is as malformed.
+  logic stall_q, viol_q, withdrawn;
+  assign withdrawn = stall_q && !s_axis_tvalid;
+  assign tlp_bad = len_bad || (s_axis_tlast && (hole_q || keep_hole || viol_q));
   // Tunneled requests and responses leave exactly as long as their Length says, so a
   // malformed one is stomped in a packet of the right PktLen (the receiver refuses it
   // with NAK 0x61 and the sender does not resend it): cut at that length (the beats
@@ -448,8 +462,12 @@ module ni_host_rx #(
   assign need_hdr_push = decide_now && (cls_new == ClsReq || cls_new == ClsRsp);
   assign hdr_ready = (cls_new == ClsReq) ? req_hdr_ready_i : rsp_hdr_ready_i;
   // Actions taken with the last beat: CSR access or UR completion.
+  // Poisoned data (EP) is passed on poisoned (tunneled, or to the DMA engine, which
+  // fails the read) and counted; it never writes a register.
+  logic csr_poison;
+  assign csr_poison = cur_cls == ClsCsr && has_data && ep;
   assign last_ok = !s_axis_tlast ||
-                   ((cur_cls == ClsCsr && !tlp_bad) ? csr_ready_i : own_now ? ur_ready_i : 1'b1);
+                   ((cur_cls == ClsCsr && !tlp_bad && !csr_poison) ? csr_ready_i : own_now ? ur_ready_i : 1'b1);
   assign s_axis_tready = (!h_valid_q || h_push) && (!need_hdr_push || hdr_ready) && last_ok && !look_wait && !pad_q;
   assign accept = s_axis_tvalid && s_axis_tready;
 
@@ -468,7 +486,7 @@ module ni_host_rx #(
   assign dma_cpl_tvalid = h_known && h_cls == ClsDma;
 
   // CSR request and UR completion, issued with the last beat.
-  assign csr_valid_o = s_axis_tvalid && s_axis_tlast && cur_cls == ClsCsr && !tlp_bad &&
+  assign csr_valid_o = s_axis_tvalid && s_axis_tlast && cur_cls == ClsCsr && !tlp_bad && !csr_poison &&
                        (!h_valid_q || h_push);
   assign csr_write_o = ft[6];
   assign csr_addr_o = {addr[11:2], 2'b00};
@@ -538,6 +556,7 @@ module ni_host_rx #(
   assign ev_malformed_o = fin && fin_err == ErrMalformed;
   assign ev_unsup_o = fin && fin_err == ErrUnsup;
   assign ev_cpl_unexp_o = fin && fin_err == ErrCplUnexp;
+  assign ev_poison_o = fin && has_data && ep && !tlp_bad && cur_cls != ClsDrop;
 
   always_comb begin
     beat_d = beat_q;
@@ -552,9 +571,8 @@ module ni_host_rx #(
     h_keep_d = h_keep_q;
     h_last_d = h_last_q;
     h_bad_d = h_bad_q;
-    h_dec_d = h_dec_q || decide_now;
+    h_dec_d = h_dec_q;
     h_cls_d = h_cls;
-    h_data_d[7:0] = h_ft;  // the decided type byte stays with the waiting first beat
     past_d = past_q;
     hole_d = hole_q;
     pad_d = pad_q;
@@ -594,9 +612,9 @@ module ni_host_rx #(
       end else if (fwd_cls && !past_q && len_bad) begin
         // Ended early: this beat leaves whole, and zero beats follow up to the Length
         // unless this beat's lanes reach it.
-        h_keep_d = (bs + 13'(Bpb) >= cur_exp) ? keep_upto : '1;
-        h_last_d = bs + 13'(Bpb) >= cur_exp;
-        pad_d = bs + 13'(Bpb) < cur_exp;
+        h_keep_d = lanes_reach ? keep_upto : '1;
+        h_last_d = lanes_reach;
+        pad_d = !lanes_reach;
         pad_at_d = bs + 13'(Bpb);
       end
       if (s_axis_tlast) begin
@@ -624,6 +642,8 @@ module ni_host_rx #(
       h_bad_q <= 1'b0;
       past_q <= 1'b0;
       hole_q <= 1'b0;
+      stall_q <= 1'b0;
+      viol_q <= 1'b0;
       pad_q <= 1'b0;
       pad_at_q <= '0;
     end else begin
@@ -643,6 +663,8 @@ module ni_host_rx #(
       h_bad_q <= h_bad_d;
       past_q <= past_d;
       hole_q <= hole_d;
+      stall_q <= s_axis_tvalid && !s_axis_tready;
+      viol_q <= !fin && (viol_q || withdrawn);
       pad_q <= pad_d;
       pad_at_q <= pad_at_d;
     end
@@ -660,12 +682,24 @@ module ni_host_rx #(
     end
   end
 
-  `NI_ASSERT_AXIS_STABLE(ReqBeatStable_A, req_beat_valid_o, req_beat_ready_i, req_beat_o)
-  `NI_ASSERT_AXIS_STABLE(RspBeatStable_A, rsp_beat_valid_o, rsp_beat_ready_i, rsp_beat_o)
+  // A first beat is offered only with its header beat and the readies that beat needs
+  // (h_go_new): it goes back if the host withdraws that beat, or if one of those readies
+  // falls (never in nic_top, where each is a queue that only this block fills).
+  logic h_cond_q, h_back;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) h_cond_q <= 1'b0;
+    else h_cond_q <= h_valid_q && !h_dec_q;
+  end
+  assign h_back = withdrawn || (h_cond_q && !h_go_new);
+  `NI_ASSERT_AXIS_STABLE_UNLESS(ReqBeatStable_A, req_beat_valid_o, req_beat_ready_i, req_beat_o, h_back)
+  `NI_ASSERT_AXIS_STABLE_UNLESS(RspBeatStable_A, rsp_beat_valid_o, rsp_beat_ready_i, rsp_beat_o, h_back)
   // A beat of a TLP whose class is still open is only ever the first one.
   `NI_ASSERT(UndecidedFirst_A, (h_valid_q && !h_dec_q) |-> (beat_q == BeatCntW'(1)))
-  // A header beat that waits for its registered ART answer stays until it is taken.
-  `NI_ASSERT(LookedUpBeatStays_A, look_q |-> (s_axis_tvalid && hdr_beat && !decided_q))
+  // A header beat that waits for its registered ART answer stays until it is taken
+  // (or is withdrawn, and the answer with it).
+  `NI_ASSERT(LookedUpBeatStays_A, (look_q && s_axis_tvalid) |-> (hdr_beat && !decided_q))
+  // The host's side of the handshake (a detector: the NI survives the violation).
+  `NI_PROTOCOL(HostValidHeld_A, !withdrawn)
 endmodule
 
 `default_nettype wire

@@ -98,7 +98,7 @@ module nic_top #(
   end
 
   // ------------------------------------------------------------ registers
-  logic [15:0] node_id;
+  logic [15:0] node_id, pkey;
   // The host link as the NI's blocks see it (ports merged; see "host ports" below).
   logic [DataW-1:0] hin_tdata, hout_tdata;
   logic [KeepW-1:0] hin_tkeep, hout_tkeep;
@@ -173,7 +173,8 @@ module nic_top #(
 
   // Events.
   logic ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp, ev_tx_pkt;
-  logic hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup, hrx_cpl_unexp;  // as ni_host_rx reports them
+  logic hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup, hrx_cpl_unexp, hrx_poison;  // as ni_host_rx reports them
+  logic ev_poison_host, ev_poison_fab, ev_pkey_err, frx_poison, frx_pkey_err;
   // ni_fab_rx's events as it reports them (registered into ev_* below).
   logic frx_rget_rx, frx_key_err, frx_rx_pkt, frx_crc_err, frx_memid_err, frx_bounds_err, frx_nak_tx,
         frx_nak_rx, frx_bad_pkt, frx_rd_served, frx_dup, frx_oos, frx_rnr_tx, frx_rnr_rx, frx_raw_rx,
@@ -266,15 +267,27 @@ module nic_top #(
   // would otherwise lie on those paths. ni_host_rx's go with the bus of the TLP that
   // caused them (rx_bus, for the interrupts below).
   logic [7:0] rx_bus;
+  // Unexpected completions are found by ni_host_rx (wrong requester or tag) and by the
+  // DMA engine (its tag, but no read waits for it): both can end in one cycle, so one
+  // waits its turn to count.
+  logic dma_cpl_unexp;
+  logic [2:0] cpl_unexp_pend_q, cpl_unexp_sum;
+  assign cpl_unexp_sum = cpl_unexp_pend_q + 3'(hrx_cpl_unexp) + 3'(dma_cpl_unexp);
+  // One TLP makes at most one of the two, so the wait stays short.
+  `NI_ASSERT(CplUnexpWait_A, cpl_unexp_pend_q < 3'd6)
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       {ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp} <= '0;
+      cpl_unexp_pend_q <= '0;
+      {ev_poison_host, ev_poison_fab, ev_pkey_err} <= '0;
       rx_bus <= '0;
       {ev_rget_rx, ev_key_err, ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx,
        ev_bad_pkt, ev_rd_served, ev_dup, ev_oos, ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop} <= '0;
     end else begin
-      {ev_win_miss, ev_perm, ev_malformed, ev_unsup, ev_cpl_unexp} <=
-          {hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup, hrx_cpl_unexp};
+      {ev_win_miss, ev_perm, ev_malformed, ev_unsup} <= {hrx_win_miss, hrx_perm, hrx_malformed, hrx_unsup};
+      ev_cpl_unexp <= cpl_unexp_sum != '0;
+      {ev_poison_host, ev_poison_fab, ev_pkey_err} <= {hrx_poison, frx_poison, frx_pkey_err};
+      cpl_unexp_pend_q <= (cpl_unexp_sum != '0) ? cpl_unexp_sum - 3'd1 : '0;
       rx_bus <= hrx_csr_reqid[15:8];  // the TLP ni_host_rx finishes
       {ev_rget_rx, ev_key_err, ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx,
        ev_bad_pkt, ev_rd_served, ev_dup, ev_oos, ev_rnr_tx, ev_rnr_rx, ev_raw_rx, ev_raw_drop} <=
@@ -297,7 +310,9 @@ module nic_top #(
     .caps_data_bytes_i(8'(Bpb)), .caps_art_entries_i(8'(NumArt)),
     .caps_memid_entries_i(8'(NumMemId)), .caps_rx_credits_i(8'(RxCredits)),
     .caps2_max_payload_i(16'(MaxPayload)),
-    .node_id_lid_o(node_id),
+    .node_id_lid_o(node_id), .p_key_pkey_o(pkey),
+    .pkey_err_cnt_inc_i(ev_pkey_err), .poison_host_cnt_inc_i(ev_poison_host),
+    .poison_fab_cnt_inc_i(ev_poison_fab),
     .status_win_miss_set_i(ev_win_miss), .status_perm_set_i(ev_perm),
     .status_malformed_set_i(ev_malformed), .status_unsupported_set_i(ev_unsup),
     .status_crc_err_set_i(ev_crc_err), .status_memid_err_set_i(ev_memid_err),
@@ -472,7 +487,7 @@ module nic_top #(
     .ur_o(hrx_ur), .ur_valid_o(hrx_ur_valid), .ur_ready_i(hrx_ur_ready),
     .mem_conf_valid_o(mem_conf_valid), .mem_conf_tag_o(mem_conf_tag), .mem_conf_ok_o(mem_conf_ok),
     .ev_win_miss_o(hrx_win_miss), .ev_perm_o(hrx_perm), .ev_malformed_o(hrx_malformed),
-    .ev_unsup_o(hrx_unsup), .ev_cpl_unexp_o(hrx_cpl_unexp)
+    .ev_unsup_o(hrx_unsup), .ev_cpl_unexp_o(hrx_cpl_unexp), .ev_poison_o(hrx_poison)
   );
   // With BoundaryRegs the DMA engine's completions pass a queue of two without
   // fall-through: ni_host_rx knows a beat's class at the end of its header's path through
@@ -575,7 +590,7 @@ module nic_top #(
     .loc_beat_o(eng_copy_beat), .loc_beat_valid_o(eng_copy_valid), .loc_beat_ready_i(eng_copy_ready),
     .inj_cnt_valid_o(inj_cnt_valid), .inj_cnt_id_o(inj_cnt_id), .inj_cnt_bytes_o(inj_cnt_bytes),
     .loc_cnt_valid_o(eng_loc_cnt_valid), .loc_cnt_id_o(eng_loc_cnt_id), .loc_cnt_bytes_o(eng_loc_cnt_bytes),
-    .ev_err_o(ev_inj_err)
+    .ev_err_o(ev_inj_err), .ev_cpl_unexp_o(dma_cpl_unexp)
   );
   // With BoundaryRegs the engine's raw packets reach the framer through queues of two
   // without fall-through: the framer's choice among its sources (ni_retx's valid among
@@ -671,7 +686,7 @@ module nic_top #(
 
   // ------------------------------------------------------------ fabric transmit
   ni_fab_tx #(.DataW(DataW), .NumSrc(4)) u_fab_tx (
-    .clk_i, .rst_ni, .node_id_i(node_id),
+    .clk_i, .rst_ni, .node_id_i(node_id), .pkey_i(pkey),
     .src_hdr_i({raw_hdr, fw_retx_hdr, fw_gen_hdr, fw_rsp_hdr}), .src_hdr_valid_i(src_hdr_valid), .src_hdr_ready_o(src_hdr_ready),
     .src_beat_i(src_beat), .src_beat_valid_i(src_beat_valid), .src_beat_ready_o(src_beat_ready),
     .m_axis_tdata(m_fab_axis_tdata), .m_axis_tkeep(m_fab_axis_tkeep), .m_axis_tlast(m_fab_axis_tlast),
@@ -689,7 +704,7 @@ module nic_top #(
               .NumTags(NumTags), .NumPeers(NumPeers), .NumRfifo(NumRfifo), .NumInj(NumInj),
               .SlotBytes(SlotBytes), .NumCnt(NumCnt), .NiReqId(NiReqId),
               .HostQReg(BoundaryRegs), .InQReg(BoundaryRegs)) u_fab_rx (
-    .clk_i, .rst_ni, .node_id_i(node_id), .mcast_valid_i(mcast_valid), .mcast_lid_i(mcast_lid),
+    .clk_i, .rst_ni, .node_id_i(node_id), .pkey_i(pkey), .mcast_valid_i(mcast_valid), .mcast_lid_i(mcast_lid),
     .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
     .s_axis_tready(s_fab_axis_tready), .credit_o(fab_rx_credit_o),
@@ -716,7 +731,7 @@ module nic_top #(
     .m_axis_tuser(dec_tuser), .m_axis_tcni(dec_tcni), .m_axis_tvalid(dec_tvalid), .m_axis_tready(dec_tready),
     .ev_rx_pkt_o(frx_rx_pkt), .ev_crc_err_o(frx_crc_err), .ev_memid_err_o(frx_memid_err),
     .ev_bounds_err_o(frx_bounds_err), .ev_nak_tx_o(frx_nak_tx), .ev_nak_rx_o(frx_nak_rx),
-    .ev_bad_pkt_o(frx_bad_pkt), .ev_rd_served_o(frx_rd_served), .ev_dup_o(frx_dup), .ev_oos_o(frx_oos),
+    .ev_bad_pkt_o(frx_bad_pkt), .ev_pkey_err_o(frx_pkey_err), .ev_poison_o(frx_poison), .ev_rd_served_o(frx_rd_served), .ev_dup_o(frx_dup), .ev_oos_o(frx_oos),
     .rcnt_valid_o(rcnt_valid), .rcnt_id_o(rcnt_id), .rcnt_bytes_o(rcnt_bytes),
     .ev_rnr_tx_o(frx_rnr_tx), .ev_rnr_rx_o(frx_rnr_rx), .ev_raw_rx_o(frx_raw_rx), .ev_raw_drop_o(frx_raw_drop)
   );

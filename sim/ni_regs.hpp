@@ -258,6 +258,12 @@ constexpr uint32_t HOST_PORT_UP_PORTS_MASK = 0x0000000fu;
 constexpr uint32_t HOST_PORT_DOWN = 0x35c;
 constexpr unsigned HOST_PORT_DOWN_PORTS_LSB = 0;
 constexpr uint32_t HOST_PORT_DOWN_PORTS_MASK = 0x0000000fu;
+constexpr uint32_t P_KEY = 0x360;
+constexpr unsigned P_KEY_PKEY_LSB = 0;
+constexpr uint32_t P_KEY_PKEY_MASK = 0x0000ffffu;
+constexpr uint32_t PKEY_ERR_CNT = 0x364;
+constexpr uint32_t POISON_HOST_CNT = 0x368;
+constexpr uint32_t POISON_FAB_CNT = 0x36c;
 constexpr uint32_t INJ_BASE_LO(unsigned i) { return 0x600 + i * 0x20; }
 constexpr unsigned INJ_BASE_LO_COUNT = 8;
 constexpr unsigned INJ_BASE_LO_ADDR_LSB = 0;
@@ -421,6 +427,10 @@ constexpr RegInfo kRegisters[] = {
     {"HOST_STALL", 0x354, 0x0, 1, Access::Rw, 0x00010000u, 0xffffffffu, -1, false, nullptr},
     {"HOST_PORT_UP", 0x358, 0x0, 1, Access::Rw, 0x00000000u, 0x0000000fu, -1, false, nullptr},
     {"HOST_PORT_DOWN", 0x35c, 0x0, 1, Access::Hw, 0x00000000u, 0x0000000fu, -1, false, nullptr},
+    {"P_KEY", 0x360, 0x0, 1, Access::Rw, 0x0000ffffu, 0x0000ffffu, -1, false, nullptr},
+    {"PKEY_ERR_CNT", 0x364, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1, false, nullptr},
+    {"POISON_HOST_CNT", 0x368, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1, false, nullptr},
+    {"POISON_FAB_CNT", 0x36c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1, false, nullptr},
     {"INJ_BASE_LO", 0x600, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1, false, "NumInj"},
     {"INJ_BASE_HI", 0x604, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1, false, "NumInj"},
     {"INJ_SIZE", 0x608, 0x20, 8, Access::Rw, 0x00000000u, 0x0000ffffu, -1, false, "NumInj"},

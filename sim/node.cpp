@@ -34,6 +34,8 @@ Beat HostLink::currentBeat() const {
     b.keep |= uint64_t{1} << j;
   }
   b.last = off_ + bpb_ >= t.size();
+  const TlpShape& s = shapes_.front();
+  if (s.holeBeat >= 0 && off_ == static_cast<size_t>(s.holeBeat) * bpb_) b.keep &= ~s.holeKeep;
   return b;
 }
 
@@ -41,6 +43,7 @@ void HostLink::advance() {
   off_ += bpb_;
   if (off_ >= outQ_.front().size()) {
     outQ_.pop_front();
+    shapes_.pop_front();
     off_ = 0;
   }
 }
@@ -162,6 +165,10 @@ void Node::fillNicIn(NicIn& in, unsigned rail) {
     HostPortIn& h = in.host[i];
     h.inValid = p.sending != Src::None;
     if (h.inValid) h.in = (p.sending == Src::Mem ? p.memLink : p.toNi).currentBeat();
+    if (h.inValid && p.held && p.sending == Src::Cpu && p.toNi.shape().withdraw) {
+      h.inValid = false;  // a broken host: tvalid withdrawn before the handshake
+      p.toNi.shape().withdraw = false;
+    }
     p.outReady = !p.stopped &&
                  (stallProb_ <= 0.0 || std::uniform_real_distribution<double>(0, 1)(rng_) >= stallProb_);
     h.outReady = p.outReady;
@@ -174,6 +181,7 @@ void Node::afterCycle(const NicIn& in, const NicOut& out, unsigned rail) {
     Port& p = link({i, rail});
     const HostPortIn& hi = in.host[i];
     const HostPortOut& ho = out.host[i];
+    p.held = hi.inValid && !ho.inReady;
     if (hi.inValid && ho.inReady) {
       HostLink& l = p.sending == Src::Mem ? p.memLink : p.toNi;
       const bool last = hi.in.last;

@@ -59,10 +59,22 @@ struct Via {
 };
 
 // Beat-level host link toward one NI: serializes TLPs into beats and collects beats into TLPs.
+// How a broken or hostile host sends a TLP (bad-input tests, the host-port fuzzer):
+// a hole in one beat's keep, tvalid withdrawn before the handshake.
+struct TlpShape {
+  int holeBeat = -1;      // beat whose keep loses the lanes of holeKeep (-1: none)
+  uint64_t holeKeep = 0;
+  bool withdraw = false;  // a beat the NI holds back is withdrawn for a cycle (once per TLP)
+};
+
 class HostLink {
  public:
   explicit HostLink(unsigned bytesPerBeat) : bpb_(bytesPerBeat) {}
-  void pushTlp(const Bytes& tlp) { outQ_.push_back(tlp); }
+  void pushTlp(const Bytes& tlp, TlpShape shape = {}) {
+    outQ_.push_back(tlp);
+    shapes_.push_back(shape);
+  }
+  TlpShape& shape() { return shapes_.front(); }
   bool hasBeat() const { return !outQ_.empty(); }
   Beat currentBeat() const;
   void advance();  // the current beat was accepted
@@ -74,6 +86,7 @@ class HostLink {
  private:
   unsigned bpb_;
   std::deque<Bytes> outQ_;
+  std::deque<TlpShape> shapes_;
   size_t off_ = 0;
   Bytes rx_;
 };
@@ -100,8 +113,8 @@ class Node {
   void confirmedStore(uint64_t addr, const Bytes& data, LoadCb cb, Via via = {});
   void csrWrite(uint32_t off, uint32_t value, Via via = {});
   void csrRead(uint32_t off, std::function<void(uint32_t, bool ok)> cb, Via via = {});
-  void sendRawTlp(const Bytes& tlp, Via via = {}) {  // for bad-input tests
-    link(via).toNi.pushTlp(tlp);
+  void sendRawTlp(const Bytes& tlp, Via via = {}, TlpShape shape = {}) {  // for bad-input tests
+    link(via).toNi.pushTlp(tlp, shape);
     ++st_.tlpsToNi;
   }
   bool idle() const;
@@ -152,6 +165,7 @@ class Node {
     Src sending = Src::None, lastSent = Src::None;
     bool outReady = true;
     bool stopped = false;
+    bool held = false;  // the NI held back the beat offered last cycle
   };
   Port& link(Via v) { return ports_[v.rail * cpus_ + v.cpu]; }
   uint8_t allocTag(unsigned cpu);

@@ -20,6 +20,7 @@ struct Packet {
   bool user = false;   // nullified (host out)
   bool lastHole = false;  // malformed: lane 0 of the last beat without its keep bit
   bool midHole = false;   // malformed: lane 1 of the first beat, if not the last, without it
+  bool withdrawn = false; // the source withdrew tvalid from one of its beats before the handshake
   uint64_t firstCycle = 0, lastCycle = 0;
 };
 
@@ -34,8 +35,18 @@ class AxisSource {
   bool empty() const { return q_.empty(); }
   size_t pending() const { return q_.size(); }
   void setIdle(double p) { idle_ = p; }
+  // A broken host: a beat not taken is withdrawn (tvalid low for a cycle, an AXI4-Stream
+  // violation) with probability p, and offered again after.
+  void setWithdraw(double p) { withdraw_ = p; }
+  // For each packet sent whole, in order: whether a beat of it was withdrawn.
+  std::deque<bool>& sentWithdrawn() { return sentWithdrawn_; }
   // Whether a beat is offered this cycle (decided once per cycle; held until taken).
   bool offer(Beat* b) {
+    if (holding_ && withdraw_ > 0 && std::uniform_real_distribution<double>(0, 1)(*rng_) < withdraw_) {
+      holding_ = false;
+      q_.front().withdrawn = true;
+      return false;
+    }
     if (!holding_) {
       if (q_.empty() || !gate_()) return false;
       if (idle_ > 0 && std::uniform_real_distribution<double>(0, 1)(*rng_) < idle_) return false;
@@ -59,6 +70,7 @@ class AxisSource {
     holding_ = false;
     off_ += bpb_;
     if (off_ >= q_.front().bytes.size()) {
+      sentWithdrawn_.push_back(q_.front().withdrawn);
       q_.pop_front();
       off_ = 0;
     }
@@ -72,8 +84,9 @@ class AxisSource {
  private:
   unsigned bpb_;
   std::mt19937_64* rng_;
-  double idle_;
+  double idle_, withdraw_ = 0;
   std::deque<Packet> q_;
+  std::deque<bool> sentWithdrawn_;
   size_t off_ = 0;
   bool holding_ = false;
   std::function<bool()> gate_ = [] { return true; };

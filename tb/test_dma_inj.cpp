@@ -75,6 +75,11 @@ class Bench {
   unsigned rtsEvents = 0, wantRts = 0;  // sends that left as an RTS: seen, expected
   RndvSelect sel;                       // protocol selection (the RNDV_* registers)
   double outStall = 0.3, rdStall = 0.2;
+  // Stray completions a hostile or broken host adds: one carrying a read's tag with
+  // more data than it asked for, ahead of the real one, and one longer than any read
+  // after it. The engine must drop and count each (ev_cpl_unexp_o) and lose nothing.
+  double strayRate = 0;
+  unsigned straysSent = 0, unexpEvents = 0;
   unsigned minLat = 8, maxLat = 60;
 
   void write(uint64_t a, const Bytes& b) {
@@ -191,7 +196,7 @@ class Bench {
     // Completions whose time has come go to the stream source (in that order).
     for (auto it = pendingCpl_.begin(); it != pendingCpl_.end();) {
       if (it->first <= now) {
-        cpl_.push(it->second);
+        cpl_.push(it->second.bytes);
         cplInFlight_.push_back(it->second);
         it = pendingCpl_.erase(it);
       } else {
@@ -229,13 +234,24 @@ class Bench {
                         : makeCplD(0, kReqId, tag, a, read(a, n));
       // A refusal comes late, after the data of reads issued before it has gone out.
       const uint64_t due = now + (bad ? maxLat + 200 : minLat + (*rng_)() % (maxLat - minLat + 1));
-      pendingCpl_.emplace(due, encodeTlp(c));
+      pendingCpl_.emplace(due, Cpl{encodeTlp(c), false});
+      if (chance(strayRate)) {
+        const unsigned more = 4 * (1 + (*rng_)() % 16);
+        pendingCpl_.emplace(due - 1, Cpl{encodeTlp(makeCplD(0, kReqId, tag, a, Bytes(n + more, 0xEE))), true});
+        ++straysSent;
+      }
+      if (chance(strayRate)) {
+        const uint8_t any = static_cast<uint8_t>(0x80 | (*rng_)() % 16);
+        const unsigned len = kMaxPayload + 4 * (1 + (*rng_)() % 64);
+        pendingCpl_.emplace(due + 1, Cpl{encodeTlp(makeCplD(0, kReqId, any, 0, Bytes(len, 0xDD))), true});
+        ++straysSent;
+      }
       ++reads;
     }
     if (offered && m.s_cpl_tready) {
       if (b.last) {
         // The tag of this completion is free again once its last beat is in.
-        outstanding_.erase(cplInFlight_.front()[10]);
+        if (!cplInFlight_.front().stray) outstanding_.erase(cplInFlight_.front().bytes[10]);
         cplInFlight_.pop_front();
       }
       cpl_.accepted();
@@ -272,6 +288,7 @@ class Bench {
     if (m.loc_cnt_valid_o) locCnt[m.loc_cnt_id_o] += m.loc_cnt_bytes_o;
     if (m.inj_cnt_valid_o) injCnt[m.inj_cnt_id_o] += m.inj_cnt_bytes_o;
     if (m.ev_err_o) ++errEvents;
+    if (m.ev_cpl_unexp_o) ++unexpEvents;
     if (m.ev_rts_o) ++rtsEvents;
   }
   // Inputs that are pulses return to 0 after the cycle.
@@ -351,8 +368,12 @@ class Bench {
   std::mt19937_64* rng_;
   tb::VlClocked<M> dut_;
   tb::AxisSource cpl_;
-  std::multimap<uint64_t, Bytes> pendingCpl_;
-  std::deque<Bytes> cplInFlight_;
+  struct Cpl {
+    Bytes bytes;
+    bool stray;
+  };
+  std::multimap<uint64_t, Cpl> pendingCpl_;
+  std::deque<Cpl> cplInFlight_;
   std::set<uint8_t> outstanding_;
   tb::Packet cur_;
   Bytes hdr_, loc_, raw_;
@@ -447,8 +468,9 @@ class DmaInjTest : public tb::VerilatedTest {
   }
 
   template <class M, unsigned kBpb>
-  void randomTraffic(unsigned messagesPerFifo) {
+  void randomTraffic(unsigned messagesPerFifo, double strays = 0) {
     auto b = makeBench<M, kBpb>();
+    b->strayRate = strays;
     const uint16_t sizes[kFifos] = {16, 7, 32, 5, 64, 9, 12, 128};
     for (unsigned f = 0; f < kFifos; ++f) b->setRing(f, 0x2000'0000 + (uint64_t{f} << 16), sizes[f]);
     // Sends from memory IDs longer than the threshold leave as RTS messages.
@@ -488,6 +510,8 @@ class DmaInjTest : public tb::VerilatedTest {
     EXPECT_EQ(b->stomped, 0u);
     EXPECT_EQ(b->rtsEvents, b->wantRts);
     EXPECT_GT(b->wantRts, 0u) << "no send went by rendezvous";
+    EXPECT_EQ(b->unexpEvents, b->straysSent) << "stray completions dropped and counted";
+    if (strays > 0) EXPECT_GT(b->straysSent, 0u);
     std::cout << "packets " << b->packets << ", RTS " << b->rtsEvents << " (threshold " << b->sel.threshold
               << "), reads " << b->reads << ", cycles " << cycles() << "\n";
   }
@@ -1100,5 +1124,12 @@ TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W64) { randomTraffic<Vni_dma_inj, 
 TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W128) { randomTraffic<Vni_dma_inj128, 16>(150); }
 TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W256) { randomTraffic<Vni_dma_inj256, 32>(150); }
 TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W512) { randomTraffic<Vni_dma_inj512, 64>(150); }
+
+// Issue 79: completions with the engine's tags that no read waits for, or longer than
+// what is missing, are dropped and counted; every message still leaves intact.
+TEST_F(DmaInjTest, StrayCompletionsAreDroppedAndCounted_W64) { randomTraffic<Vni_dma_inj, 8>(60, 0.1); }
+TEST_F(DmaInjTest, StrayCompletionsAreDroppedAndCounted_W128) { randomTraffic<Vni_dma_inj128, 16>(60, 0.1); }
+TEST_F(DmaInjTest, StrayCompletionsAreDroppedAndCounted_W256) { randomTraffic<Vni_dma_inj256, 32>(60, 0.1); }
+TEST_F(DmaInjTest, StrayCompletionsAreDroppedAndCounted_W512) { randomTraffic<Vni_dma_inj512, 64>(60, 0.1); }
 
 }  // namespace

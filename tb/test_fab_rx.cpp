@@ -108,6 +108,7 @@ class FabRxTest : public tb::VerilatedTest {
   void setTables(tb::VlClocked<M>& dut) {
     auto& m = dut.m;
     m.node_id_i = kLid;
+    m.pkey_i = 0xFFFF;  // the default partition, full member
     m.mcast_valid_i = 0b0010;  // member of one group, in slot 1
     m.mcast_lid_i = QData{kGroup} << 16;
     m.mem_valid_i = m.mem_perm_r_i = m.mem_perm_w_i = m.mem_perm_a_i = 0;

@@ -126,6 +126,7 @@ void FabTxTest::packetsMatchCodec() {
   attach(dut.get());
   reset();
   dut->m.node_id_i = kNode;
+  dut->m.pkey_i = 0xFFFF;
   std::deque<SrcPkt> queue[3], expect[3];
   uint32_t psn[2] = {0, 0};
   const unsigned perSrc = 150;

@@ -771,6 +771,172 @@ TEST_P(NicTest, HostBadInputIsCountedAndAnswered) {
   EXPECT_EQ(decodeTlp(good->payload)->data, Bytes(8, 7));
 }
 
+// Issue 79: a host that withdraws tvalid before the handshake (an AXI4-Stream
+// violation) under back-pressure. The NI never wedges and sends nothing half-formed:
+// each TLP with a withdrawn beat is malformed (counted, its packet stomped), every
+// other one leaves intact, and the NI serves its registers after.
+TEST_P(NicTest, HostWithdrawingValidCostsOnlyItsTlps) {
+  setWindow(0, windowTo(kApertureBase, 0x100000, true, 1));
+  settle(100);
+  h->hostIn.sentWithdrawn().clear();
+  h->fabOut.setStall(0.6);
+  h->hostIn.setWithdraw(0.3);
+  const unsigned n = 120;
+  std::vector<Bytes> data(n);
+  for (unsigned i = 0; i < n; ++i) {
+    data[i] = randomBytes(4 * (1 + rng()() % 40));
+    h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x1000 * i, data[i])));
+  }
+  ASSERT_TRUE(runUntil([&] { return h->hostIn.empty(); }, 400000)) << "the host port wedged";
+  h->hostIn.setWithdraw(0);
+  h->fabOut.setStall(0);
+  settle(2000);
+  const auto& withdrawn = h->hostIn.sentWithdrawn();
+  ASSERT_EQ(withdrawn.size(), n);
+  const unsigned bad = static_cast<unsigned>(std::count(withdrawn.begin(), withdrawn.end(), true));
+  EXPECT_GT(bad, 0u);
+  EXPECT_LT(bad, n);
+  // One packet per write, stomped or not, in PSN order (the slow fabric end makes the NI
+  // resend some: a resend repeats its PSN and is left out).
+  std::vector<Bytes> sent;
+  for (const auto& pk : h->fabOut.packets())
+    if (getBe(&pk.bytes[17], 3) == sent.size()) sent.push_back(pk.bytes);
+  ASSERT_EQ(sent.size(), n);
+  for (unsigned i = 0; i < n; ++i) {
+    FabError err;
+    const auto p = decodeFabric(sent[i], &err);
+    if (withdrawn[i]) {
+      EXPECT_FALSE(p) << "write " << i << " had a withdrawn beat";
+      continue;
+    }
+    ASSERT_TRUE(p) << "write " << i << ": " << toString(err);
+    const auto t = decodeTlp(p->payload);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->addr & 0xFFFFF, 0x1000u * i) << "write " << i << ": its offset in the window";
+    EXPECT_EQ(t->data, data[i]) << "write " << i;
+  }
+  EXPECT_EQ(csrRead(regs::MALFORMED_CNT), bad);
+}
+
+// Issue 79: header fields the NI used to accept whatever they held. Each packet is
+// well formed otherwise, CRCs right: dropped unanswered, counted (BAD_PKT_CNT; a
+// P_Key outside the partition also PKEY_ERR_CNT); none takes a PSN, so the good
+// request after them is taken in sequence.
+TEST_P(NicTest, FabricHeaderFieldsAndPartitionAreChecked) {
+  const uint64_t memBase = 0x0000'0010'0000'0000ull;
+  setMemId(1, MemRegion{true, memBase, 0x2000, true, true});
+  settle(100);
+  auto reseal = [](Bytes& b) {  // the CRCs of a packet whose header was changed
+    const size_t t = b.size() - kTrailerBytes;
+    const uint32_t icrc = computeIcrc(b.data(), t);
+    for (unsigned k = 0; k < 4; ++k) b[t + k] = static_cast<uint8_t>(icrc >> (8 * k));
+    const uint16_t v = crc16Vcrc(b.data(), b.size() - 2);
+    b[b.size() - 2] = static_cast<uint8_t>(v);
+    b[b.size() - 1] = static_cast<uint8_t>(v >> 8);
+  };
+  auto request = [&](uint8_t fill) { return tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, fill)), 1, true, 0); };
+  struct Case {
+    const char* what;
+    bool pkey;                                // counted as a partition violation
+    std::function<void(FabricPacket&)> field; // a field set before encoding
+    std::function<void(Bytes&)> bytes;        // or header bits set after it
+  };
+  const Case cases[] = {
+      {"LVer 1", false, nullptr, [](Bytes& b) { b[0] |= 0x01; }},
+      {"TVer 1", false, nullptr, [](Bytes& b) { b[9] |= 0x01; }},
+      {"PadCnt 1", false, nullptr, [](Bytes& b) { b[9] |= 0x10; }},
+      {"DestQP 0x11", false, [](FabricPacket& p) { p.destQp = 0x11; }, nullptr},
+      {"DestQP 0xFFFFFF", false, [](FabricPacket& p) { p.destQp = 0xFFFFFF; }, nullptr},
+      {"P_Key 0x0000", true, [](FabricPacket& p) { p.pkey = 0x0000; }, nullptr},
+      {"P_Key 0x8000", true, [](FabricPacket& p) { p.pkey = 0x8000; }, nullptr},
+      {"P_Key of another partition", true, [](FabricPacket& p) { p.pkey = 0x8123; }, nullptr},
+  };
+  unsigned n = 0, pkeys = 0;
+  for (const Case& c : cases) {
+    FabricPacket p = request(static_cast<uint8_t>(0xB0 + n));
+    if (c.field) c.field(p);
+    Bytes b = encodeFabric(p);
+    if (c.bytes) {
+      c.bytes(b);
+      reseal(b);
+    }
+    h->sendFabricRaw(b, 0);
+    ++n;
+    pkeys += c.pkey;
+  }
+  settle(400);
+  EXPECT_TRUE(hostDelivered().empty()) << "a packet with a bad header reached memory";
+  EXPECT_TRUE(fabricOut().empty()) << "a packet with a bad header was answered";
+  EXPECT_EQ(csrRead(regs::BAD_PKT_CNT), n);
+  EXPECT_EQ(csrRead(regs::PKEY_ERR_CNT), pkeys);
+  EXPECT_EQ(csrRead(regs::CRC_ERR_CNT), 0u);
+  // 0x7FFF, a limited member of the default partition, talks to this full member.
+  FabricPacket lim = request(0xC1);
+  lim.pkey = 0x7FFF;
+  h->sendFabric(lim);
+  settle(300);
+  auto got = hostDelivered();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, Bytes(8, 0xC1));
+  auto acks = fabricOut();
+  ASSERT_EQ(acks.size(), 1u);
+  EXPECT_EQ(acks[0].psn, 0u);
+  EXPECT_EQ(acks[0].pkey, 0xFFFFu) << "answers carry this NI's P_Key";
+  // Made a limited member itself, the NI refuses the limited member and stamps its own.
+  h->csrWrite(regs::P_KEY, 0x7FFF);
+  settle(100);
+  FabricPacket lim2 = request(0xC2);
+  lim2.pkey = 0x7FFF;
+  lim2.psn = 1;
+  h->sendFabric(lim2);
+  settle(300);
+  EXPECT_TRUE(hostDelivered().empty());
+  EXPECT_EQ(csrRead(regs::PKEY_ERR_CNT), pkeys + 1);
+  FabricPacket full = request(0xC3);
+  full.psn = 1;
+  h->sendFabric(full);
+  settle(300);
+  got = hostDelivered();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, Bytes(8, 0xC3));
+  acks = fabricOut();
+  ASSERT_EQ(acks.size(), 1u);
+  EXPECT_EQ(acks[0].pkey, 0x7FFFu);
+}
+
+// Issue 79: poisoned TLPs (EP) are passed on poisoned, as a PCIe switch does, and
+// counted at both ends; a poisoned register write is not applied.
+TEST_P(NicTest, PoisonedTlpsArePassedOnPoisonedAndCounted) {
+  const uint64_t memBase = 0x0000'0010'0000'0000ull;
+  setMemId(1, MemRegion{true, memBase, 0x2000, true, true});
+  setWindow(0, windowTo(kApertureBase, 0x4000, true, 1));
+  settle(100);
+  const uint32_t limit = csrRead(regs::RETX_LIMIT);
+  Bytes w = encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x40, Bytes(16, 0x5C)));
+  w[2] |= 0x40;
+  h->hostIn.push(w);
+  Bytes csr = encodeTlp(makeMWr(kCpuReqId, 0, kCsrBase + regs::RETX_LIMIT, le32(limit + 5)));
+  csr[2] |= 0x40;
+  h->hostIn.push(csr);
+  settle(300);
+  auto out = h->fabOut.packets();
+  ASSERT_EQ(out.size(), 1u);
+  const auto p = decodeFabric(out[0].bytes);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->payload[2] & 0x40) << "EP kept on the way out";
+  h->fabOut.packets().clear();
+  EXPECT_EQ(csrRead(regs::RETX_LIMIT), limit) << "a poisoned register write was applied";
+  EXPECT_EQ(csrRead(regs::POISON_HOST_CNT), 2u);
+  // From the fabric: delivered to memory still poisoned.
+  FabricPacket in = tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, 0x6D)), 1, true, 0);
+  in.payload[2] |= 0x40;
+  h->sendFabric(in);
+  settle(300);
+  ASSERT_EQ(h->hostOut.packets().size(), 1u);
+  EXPECT_TRUE(h->hostOut.packets().front().bytes[2] & 0x40) << "EP kept toward memory";
+  EXPECT_EQ(csrRead(regs::POISON_FAB_CNT), 1u);
+}
+
 TEST_P(NicTest, FabricBadInputIsDroppedCountedAndAnswered) {
   setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x2000, true, true});
   settle(100);

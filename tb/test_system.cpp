@@ -715,6 +715,60 @@ TEST_P(SystemTest, MalformedTlpCostsOnlyItselfAndItsPeerKeepsServing) {
   EXPECT_EQ(sys->node(dst).memory().read(kBase + 0x100, 64), after);
 }
 
+// Partitions (issue 79): P_KEY as in IB. Node 0 a full member of partition 1, nodes 1
+// and 2 limited members of it, the rest in partition 2. A limited member reaches the
+// full member; two limited members, or two partitions, do not: the receiver drops and
+// counts every try, the sender gives the request up (CA for a load) and goes on.
+TEST_P(SystemTest, PartitionKeysIsolateNodes) {
+  const unsigned n = sys->size();
+  if (n < 3) GTEST_SKIP() << "needs three nodes";
+  const uint64_t kBase = 0x5900'0000ull;
+  for (unsigned i = 0; i < n; ++i) {
+    sys->node(i).csrWrite(regs::P_KEY, i == 0 ? 0x8001 : i <= 2 ? 0x0001 : 0x8002);
+    sys->node(i).csrWrite(regs::RETX_LIMIT, 2);
+    sys->node(i).setCompletionTimeout(20'000'000);  // the NI's answer, not the CPU's timeout
+    sys->setMemId(i, 4, MemRegion{true, kBase, 0x10000, true, true});
+  }
+  Window to0 = windowTo(kApertureBase, 0x10000, 0, 4), to2 = windowTo(kApertureBase + 0x10000, 0x10000, 2, 4);
+  sys->setWindow(1, 0, to0);
+  sys->setWindow(1, 1, to2);
+  if (n > 3) sys->setWindow(3, 0, to0);
+  ASSERT_TRUE(drain());
+  const Bytes a = randomBytes(64), b = randomBytes(64);
+  unsigned ok0 = 0, ca2 = 0, ca3 = 0, answered = 0;
+  std::string st2 = "none";
+  sys->node(1).store(to0.base + 0x100, a);
+  sys->node(1).load(to0.base + 0x100, 64, [&](const LoadResult& r) { ++answered; ok0 += r.ok && r.data == a; });
+  sys->node(1).store(to2.base + 0x100, b);
+  sys->node(1).load(to2.base + 0x200, 64, [&](const LoadResult& r) {
+    ++answered;
+    ca2 += !r.ok && r.status == CplStatus::CA;
+    st2 = r.ok ? "ok" : r.timedOut ? "timed out" : "error " + std::to_string(int(r.status));
+  });
+  if (n > 3) sys->node(3).load(to0.base + 0x100, 64, [&](const LoadResult& r) {
+    ++answered;
+    ca3 += !r.ok && r.status == CplStatus::CA;
+  });
+  // The refused ones end when their resend timers run out (the models look idle meanwhile).
+  ASSERT_TRUE(sys->runUntil([&] { return answered == (n > 3 ? 3u : 2u); }, 4'000'000));
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(ok0, 1u) << "limited member to full member";
+  EXPECT_EQ(sys->node(0).memory().read(kBase + 0x100, 64), a);
+  EXPECT_EQ(ca2, 1u) << "limited member to limited member (status " << st2 << ")";
+  EXPECT_EQ(sys->node(2).memory().read(kBase + 0x100, 64), Bytes(64, 0));
+  EXPECT_GE(sys->readCsr(2, regs::PKEY_ERR_CNT), 2u);
+  EXPECT_GT(sys->readCsr(1, regs::RETX_FAIL_CNT), 0u);
+  if (n > 3) {
+    EXPECT_EQ(ca3, 1u) << "another partition";
+    EXPECT_GE(sys->readCsr(0, regs::PKEY_ERR_CNT), 1u);
+  }
+  // The sender's next request to the full member still lands.
+  const Bytes c = randomBytes(32);
+  sys->node(1).store(to0.base + 0x400, c);
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(sys->node(0).memory().read(kBase + 0x400, 32), c);
+}
+
 // Every non-posted request the NI does not serve gets a completion (issue 79): I/O and
 // configuration requests (3DW headers), and a memory read cut inside its header that
 // still names its requester and tag. A root complex would otherwise wait for its
