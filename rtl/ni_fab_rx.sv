@@ -210,7 +210,7 @@ module ni_fab_rx #(
     ni_fifo #(.Width(EntryW), .Depth(FifoDepth), .FallThrough(1)) u_buf (
       .clk_i, .rst_ni,
       .wdata_i({s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
-      .wvalid_i(s_axis_tvalid && (s_axis_tdest == 1'(v)) && (!s_axis_tlast || vq_room[v])),
+      .wvalid_i(s_axis_tvalid && (s_axis_tdest == 1'(v)) && (!s_axis_tlast || vq_room[v]) && !w_cut),
       .wready_o(f_wready[v]),
       .rdata_o(b_rdata[v]),
       .rvalid_o(b_rvalid[v]),
@@ -248,8 +248,17 @@ module ni_fab_rx #(
   logic [ni_pkg::NumVc-1:0][1:0] vq_rdata;
   // A last beat also needs room for its packet's verdict: a sender within its credits
   // always finds it (RxCredits packets per VC, each freed by its last beat).
-  assign s_axis_tready = f_wready[s_axis_tdest] && (!s_axis_tlast || vq_room[s_axis_tdest]);
+  assign s_axis_tready = (f_wready[s_axis_tdest] || w_cut) && (!s_axis_tlast || vq_room[s_axis_tdest]);
   assign wv = s_axis_tdest;
+  // A packet longer than the largest this NI sends (a sender past its MTU, valid CRCs
+  // or not) would overrun its credit's room in the buffer: its beats past the
+  // MaxPktBeats-th are taken from the link and not written, except its last, so the
+  // packet ends where it ends and fails as overrun. The byte count stops there too
+  // (no wrap past 8 KiB that would make a later beat look like a packet's first).
+  localparam int unsigned CutBytes = (MaxPktBeats - 1) * Bpb;
+  logic w_past, w_cut;
+  assign w_past = w_bs >= 13'(CutBytes);
+  assign w_cut = w_past && !s_axis_tlast;
   assign w_take = s_axis_tvalid && s_axis_tready;
   assign w_bs = wbs_q[wv];
   assign w_first = w_bs == '0;
@@ -327,7 +336,7 @@ module ni_fab_rx #(
     w_icrc = wicrc_q[wv];
     w_vcrc = wvcrc_q[wv];
     w_over = (!w_first && wover_q[wv]) || ((s_axis_tkeep & (s_axis_tkeep + KeepW'(1))) != '0) ||
-             (!s_axis_tlast && !(&s_axis_tkeep));
+             (!s_axis_tlast && !(&s_axis_tkeep)) || w_cut;
     // Lane j holds trailer byte j - rem32 (ICRC bytes 0-3, then the VCRC's two; a raw
     // packet's trailer is its VCRC alone): 15-bit differences from rem32, where sums of
     // the byte position took 32-bit adders per lane. A byte's index comes from bits of
@@ -408,7 +417,7 @@ module ni_fab_rx #(
     end else begin
       wpend_q <= '0;
       if (w_take) begin
-        wbs_q[wv] <= s_axis_tlast ? 13'd0 : w_bs + 13'(Bpb);
+        wbs_q[wv] <= s_axis_tlast ? 13'd0 : w_past ? w_bs : w_bs + 13'(Bpb);
         wpend_q[wv] <= s_axis_tlast;
       end
       for (int v = 0; v < ni_pkg::NumVc; v++) begin
@@ -1429,7 +1438,7 @@ module ni_fab_rx #(
     end
   end
 
-  `NI_ASSUME(CreditRespected_A, !s_axis_tvalid || f_wready[s_axis_tdest])
+  `NI_ASSUME(CreditRespected_A, !s_axis_tvalid || f_wready[s_axis_tdest] || w_cut)
   // The header view's byte selects rely on it.
   `NI_ASSERT(BsWholeBeats_A, bs_q[$clog2(Bpb)-1:0] == '0)
   // The output register takes one beat at a time: a flush only beside a beat that does not emit.

@@ -151,23 +151,41 @@ HostOutcome runHostCampaign(const HostCampaign& c) {
     }
     // Liveness: each node stores, loads back and fetch-adds at the other.
     unsigned good = 0;
+    std::string why;
+    auto note = [&why](const char* what, unsigned n, const LoadResult& r) {
+      why += std::string(" ") + what + " from node " + std::to_string(n) + ": " +
+             (r.timedOut ? "timed out" : !r.ok ? "status " + std::to_string(int(r.status)) : "wrong data");
+    };
     for (unsigned n = 0; n < 2; ++n) {
       Bytes data(64);
       for (auto& x : data) x = static_cast<uint8_t>(gen.r(256));
       const uint64_t at = kLiveWin + 0x100 * (s % 64) + 0x4000 * n;
       sys.node(n).store(at, data);
-      sys.node(n).load(at, 64, [&good, data](const LoadResult& r) { good += r.ok && r.data == data; });
+      sys.node(n).load(at, 64, [&good, &note, n, data](const LoadResult& r) {
+        if (r.ok && r.data == data) ++good;
+        else note("load", n, r);
+      });
       Bytes one(8, 0);
       one[0] = 1;
       const uint64_t want = counters[n]++;
-      sys.node(n).atomic(TlpKind::FetchAdd, kLiveWin + 0x8000 + 8 * n, one,
-                         [&good, want](const LoadResult& r) { good += r.ok && getLe(r.data.data(), 8) == want; });
+      sys.node(n).atomic(TlpKind::FetchAdd, kLiveWin + 0x8000 + 8 * n, one, [&good, &note, n, want](const LoadResult& r) {
+        if (r.ok && getLe(r.data.data(), 8) == want) ++good;
+        else note("fetch-add", n, r);
+      });
     }
     if (!sys.drain(4'000'000)) {
       fail("the liveness round did not drain");
       break;
     }
-    if (good != 4) fail("liveness round " + std::to_string(s) + ": " + std::to_string(good) + " of 4 answers right");
+    if (good != 4) {
+      std::ostringstream c;
+      for (unsigned n = 0; n < 2; ++n)
+        c << "; node " << n << " RETX " << sys.readCsr(n, regs::RETX_CNT) << " RETX_FAIL " << sys.readCsr(n, regs::RETX_FAIL_CNT)
+          << " NAK_RX " << sys.readCsr(n, regs::NAK_RX_CNT) << " NAK_TX " << sys.readCsr(n, regs::NAK_TX_CNT)
+          << " CRC_ERR " << sys.readCsr(n, regs::CRC_ERR_CNT) << " BAD_PKT " << sys.readCsr(n, regs::BAD_PKT_CNT)
+          << " OOS " << sys.readCsr(n, regs::OOS_CNT) << " DUP " << sys.readCsr(n, regs::DUP_CNT);
+      fail("liveness round " + std::to_string(s) + ": " + std::to_string(good) + " of 4 answers right:" + why + c.str());
+    }
     else ++out.liveness;
     if (sys.rtlError()) fail("an RTL assertion failed");
   }

@@ -937,6 +937,34 @@ TEST_P(NicTest, PoisonedTlpsArePassedOnPoisonedAndCounted) {
   EXPECT_EQ(csrRead(regs::POISON_FAB_CNT), 1u);
 }
 
+// Issue 79: fabric packets far longer than any the NI sends, CRCs right: one of
+// 8 KiB + headers (more than PktLen's 11 bits of words can say) and one of 1 KiB of data
+// at MaxPayload 256 (PktLen right). Each is dropped and counted, nothing reaches memory,
+// every receive credit comes back, and the NI serves its peer and its registers after.
+TEST_P(NicTest, OversizeFabricPacketsAreDroppedAndTheNiServesOn) {
+  const uint64_t memBase = 0x0000'0010'0000'0000ull;
+  setMemId(1, MemRegion{true, memBase, 0x4000, true, true});
+  settle(200);
+  const unsigned credits[2] = {h->rxCredits[0], h->rxCredits[1]};
+  h->sendFabricRaw(encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8192, 0x11)), 1, true, 0)), 0);
+  h->sendFabricRaw(encodeFabric(tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(1024, 0x22)), 1, true, 0)), 0);
+  settle(4000);
+  EXPECT_TRUE(hostDelivered().empty()) << "an oversize packet reached memory";
+  EXPECT_EQ(csrRead(regs::BAD_PKT_CNT) + csrRead(regs::CRC_ERR_CNT), 2u);
+  EXPECT_EQ(h->rxCredits[0], credits[0]) << "a receive credit was not returned";
+  EXPECT_EQ(h->rxCredits[1], credits[1]);
+  fabricOut();  // NAKs of the PSN expected, if any
+  h->sendFabric(tunnelFromPeer(makeMWr(0, 0, 0x200, Bytes(64, 0x33)), 1, true, 0));
+  settle(400);
+  const auto got = hostDelivered();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, Bytes(64, 0x33));
+  const auto acks = fabricOut();
+  ASSERT_EQ(acks.size(), 1u);
+  EXPECT_EQ(acks[0].opcode, kOpRcAck);
+  EXPECT_EQ(acks[0].syndrome, kAethAck);
+}
+
 TEST_P(NicTest, FabricBadInputIsDroppedCountedAndAnswered) {
   setMemId(1, MemRegion{true, 0x0000'0010'0000'0000ull, 0x2000, true, true});
   settle(100);
