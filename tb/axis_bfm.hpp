@@ -37,8 +37,11 @@ class AxisSource {
   void setIdle(double p) { idle_ = p; }
   // A broken host: a beat not taken is withdrawn (tvalid low for a cycle, an AXI4-Stream
   // violation) with probability p, and offered again after.
-  void setWithdraw(double p) { withdraw_ = p; }
-  // For each packet sent whole, in order: whether a beat of it was withdrawn.
+  void setWithdraw(double p) {
+    withdraw_ = p;
+    record_ = record_ || p > 0;
+  }
+  // For each packet sent whole since setWithdraw, in order: whether a beat of it was withdrawn.
   std::deque<bool>& sentWithdrawn() { return sentWithdrawn_; }
   // Whether a beat is offered this cycle (decided once per cycle; held until taken).
   bool offer(Beat* b) {
@@ -70,7 +73,7 @@ class AxisSource {
     holding_ = false;
     off_ += bpb_;
     if (off_ >= q_.front().bytes.size()) {
-      sentWithdrawn_.push_back(q_.front().withdrawn);
+      if (record_) sentWithdrawn_.push_back(q_.front().withdrawn);
       q_.pop_front();
       off_ = 0;
     }
@@ -85,6 +88,7 @@ class AxisSource {
   unsigned bpb_;
   std::mt19937_64* rng_;
   double idle_, withdraw_ = 0;
+  bool record_ = false;  // sentWithdrawn() is kept once a withdrawal rate was set
   std::deque<Packet> q_;
   std::deque<bool> sentWithdrawn_;
   size_t off_ = 0;

@@ -827,12 +827,8 @@ TEST_P(NicTest, FabricHeaderFieldsAndPartitionAreChecked) {
   setMemId(1, MemRegion{true, memBase, 0x2000, true, true});
   settle(100);
   auto reseal = [](Bytes& b) {  // the CRCs of a packet whose header was changed
-    const size_t t = b.size() - kTrailerBytes;
-    const uint32_t icrc = computeIcrc(b.data(), t);
-    for (unsigned k = 0; k < 4; ++k) b[t + k] = static_cast<uint8_t>(icrc >> (8 * k));
-    const uint16_t v = crc16Vcrc(b.data(), b.size() - 2);
-    b[b.size() - 2] = static_cast<uint8_t>(v);
-    b[b.size() - 1] = static_cast<uint8_t>(v >> 8);
+    b.resize(b.size() - kTrailerBytes);
+    sealFabric(b);
   };
   auto request = [&](uint8_t fill) { return tunnelFromPeer(makeMWr(0, 0, 0x100, Bytes(8, fill)), 1, true, 0); };
   struct Case {
