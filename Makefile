@@ -13,7 +13,7 @@ BOARD      ?= ulx3s
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim sweep-unaligned lint plots-docs regs bench plots simspeed soak fuzz fuzz-fabric fuzz-host coverage wave synth postsynth postsynth-board formal bitstream prog clean
+.PHONY: all help setup build test sim sweep-unaligned lint plots-docs regs bench plots simspeed soak fuzz fuzz-fabric fuzz-host coverage wave synth synth-blocks postsynth postsynth-board formal bitstream prog clean
 
 all: build
 
@@ -33,6 +33,7 @@ help:
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
 	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
 	@echo "make synth      Yosys resources per configuration and family, nextpnr Fmax (ECP5, iCE40) -> docs/figures/synth.md"
+	@echo "make synth-blocks  every block alone, placed and routed against 150 MHz -> docs/figures/synth-blocks, synth.md"
 	@echo "make postsynth  the system tests on the Yosys netlist of nic_top, the board's self-test on the board top's"
 	@echo "make postsynth-board  only the board's self-test on the board top's netlist (BOARD=$(BOARD))"
 	@echo "make formal     k-induction proofs of block invariants (scripts/formal.py)"
@@ -238,6 +239,13 @@ synth:
 	  .venv/bin/python scripts/synth.py $$c $$f || exit 1; \
 	  if [ -f build/synth/$$c-$$f/netlist.json ]; then .venv/bin/python scripts/pnr.py $$c $$f || exit 1; fi; done; done
 	.venv/bin/python scripts/synth_table.py
+	python3 scripts/update_doc_table.py docs/synthesis.md synth docs/figures/synth.md
+
+# Every block alone against 150 MHz (scripts/synth_blocks.py; SYNTH_BLOCKS=... for some).
+SYNTH_BLOCKS ?=
+synth-blocks:
+	bash scripts/setup.sh --synth
+	.venv/bin/python scripts/synth_blocks.py --jobs $(JOBS) $(if $(SYNTH_BLOCKS),--only $(SYNTH_BLOCKS))
 	python3 scripts/update_doc_table.py docs/synthesis.md synth docs/figures/synth.md
 
 formal: setup

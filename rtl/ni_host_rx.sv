@@ -127,7 +127,8 @@ module ni_host_rx #(
   cls_e cls_q, cls_d, cls_new;
   err_e err_q, err_d, err_new;
   logic ur_q, ur_d, ur_new;
-  logic [12:0] exp_bytes_q, exp_bytes_d, exp_bytes_new;
+  logic [12:0] exp_bytes_q, exp_bytes_d, exp_bytes_new;  // where the TLP's bytes end (digest included)
+  logic [12:0] fwd_bytes_q, fwd_bytes_d, fwd_bytes_new;  // where the TLP passed on ends (no digest)
   logic [12:0] bs;  // byte position of the current input beat
   localparam int unsigned KcntW = $clog2(Bpb + 1);
   logic [KcntW-1:0] kcnt;
@@ -255,8 +256,12 @@ module ni_host_rx #(
     cls_new = ClsDrop;
     err_new = ErrMalformed;
     ur_new = 1'b0;
-    exp_bytes_new = tlp_hdr_bytes + (has_data ? len_bytes : 13'd0);
-    if (runt || td) begin
+    // A TLP digest (TD, an ECRC DW after the data) is not checked: PCIe has a receiver
+    // that does not check ECRC ignore it. It is part of the TLP's length here, and is
+    // taken off (TD cleared) where the TLP is passed on.
+    fwd_bytes_new = tlp_hdr_bytes + (has_data ? len_bytes : 13'd0);
+    exp_bytes_new = fwd_bytes_new + (td ? 13'd4 : 13'd0);
+    if (runt) begin
       // A non-posted request cut inside its header still names its requester and tag
       // (bytes 4-6): it gets its UR.
       ur_new = (!runt || end_bytes >= 13'd8) && (is_mrd || is_atomic || is_dmwr || is_np_unsup);
@@ -324,7 +329,7 @@ module ni_host_rx #(
 
   // Header records for the framer.
   logic [10:0] pkt_words;
-  assign pkt_words = 11'((13'(ni_pkg::FabHdrBytes) + exp_bytes_new + 13'd4) >> 2);
+  assign pkt_words = 11'((13'(ni_pkg::FabHdrBytes) + fwd_bytes_new + 13'd4) >> 2);
 
   always_comb begin
     req_hdr_o = '0;
@@ -369,6 +374,7 @@ module ni_host_rx #(
   logic [DataW-1:0] in_data;
   always_comb begin
     in_data = s_axis_tdata;
+    if (bs == 13'd0) in_data[2*8 + 7] = 1'b0;  // TD: the digest does not go on
     if (decide_now && cls_new == ClsReq) begin
       if (bs == 13'd0) in_data[7:0] = ft_out_new;
       for (int p = 8; p < 16; p++) begin
@@ -410,7 +416,7 @@ module ni_host_rx #(
   // before the handshake (an AXI4-Stream violation) then leaves nothing half sent.
   logic h_go_new;
   assign h_go_new = decide_now && (!need_hdr_push || hdr_ready) && last_ok;
-  assign h_known = h_valid_q && (h_dec_q || h_go_new);
+  assign h_known = h_valid_q && (h_dec_q || h_go_new) && !hold_q;
   assign h_cls = h_dec_q ? h_cls_q : cls_new;
   assign h_dest_ready = (h_cls == ClsReq) ? req_beat_ready_i :
                         (h_cls == ClsRsp) ? rsp_beat_ready_i :
@@ -421,18 +427,27 @@ module ni_host_rx #(
   cls_e cur_cls;
   err_e cur_err;
   logic cur_ur;
-  logic [12:0] cur_exp;
+  logic [12:0] cur_exp, cur_fwd;
+  logic cur_td;
   assign cur_cls = decided_q ? cls_q : cls_new;
   assign cur_err = decided_q ? err_q : err_new;
   assign cur_ur = decided_q ? ur_q : ur_new;
   assign cur_exp = decided_q ? exp_bytes_q : exp_bytes_new;
-  // A TLP's bytes must end where its Length says. past_q: a beat before its last already
-  // reached that end (the byte count is not needed past it, so no length wraps it).
+  assign cur_fwd = decided_q ? fwd_bytes_q : fwd_bytes_new;
+  assign cur_td = cur_exp != cur_fwd;
+  // A TLP's bytes must end where its Length (and digest) say. past_q: a beat before its
+  // last already reached that end (the byte count is not needed past it, so no length
+  // wraps it). A beat before the last leaves whole (a hole in it makes the TLP
+  // malformed), so it reaches an end by its lanes, not by the bytes its keep marks:
+  // counted by keep, a hole there let the end pass unseen and the TLP leave longer
+  // than its Length.
   logic past_q, past_d, reach, fwd_cls;
-  assign reach = end_bytes >= cur_exp;
-  // This beat's lanes (whether the host filled them or not) reach the Length's end.
-  logic lanes_reach;
-  assign lanes_reach = bs + 13'(Bpb) >= cur_exp;
+  assign reach = s_axis_tlast ? end_bytes >= cur_exp : bs + 13'(Bpb) >= cur_exp;
+  // The same for the end of what is passed on (cur_fwd, before the digest); lanes_reach:
+  // this beat's lanes reach it. cut_q: a beat before this one was the last passed on.
+  logic lanes_reach, reach_fwd, cut_q, cut_d;
+  assign lanes_reach = bs + 13'(Bpb) >= cur_fwd;
+  assign reach_fwd = s_axis_tlast ? end_bytes >= cur_fwd : lanes_reach;
   assign len_bad = s_axis_tlast && (past_q || (end_bytes != cur_exp && !runt));
   // Every beat but the last has all its bytes, the last a run of lanes from lane 0
   // (keep_hole); hole_q: an earlier beat of this TLP had a hole. Such a TLP is as
@@ -450,11 +465,19 @@ module ni_host_rx #(
   // after it are taken and dropped), or padded to it with zero beats (pad_q; the
   // input waits meanwhile).
   assign fwd_cls = cur_cls == ClsReq || cur_cls == ClsRsp;
+  // Cut where the passed-on TLP ends: tunneled ones always, a DMA read's completion at
+  // its digest (the engine finds a completion's end by its Length).
+  logic cut_cls;
+  assign cut_cls = fwd_cls || (cur_cls == ClsDma && cur_td);
+  // hold_q: H holds the last beat passed on while the digest's last beat is still to
+  // come; it leaves with that beat, stomped if the TLP turned out malformed.
+  logic hold_q, hold_d, h_free;
+  assign h_free = !h_valid_q || h_push || hold_q;
   logic pad_q, pad_d;
   logic [12:0] pad_at_q, pad_at_d;  // byte position of the next zero beat
   logic [12:0] keep_end;            // bytes of the TLP's Length in this output beat
   logic [KeepW-1:0] keep_upto;
-  assign keep_end = pad_q ? exp_bytes_q - pad_at_q : cur_exp - bs;
+  assign keep_end = pad_q ? fwd_bytes_q - pad_at_q : cur_fwd - bs;
   always_comb begin
     for (int j = 0; j < KeepW; j++) keep_upto[j] = 13'(j) < keep_end;
   end
@@ -468,11 +491,11 @@ module ni_host_rx #(
   assign csr_poison = cur_cls == ClsCsr && has_data && ep;
   assign last_ok = !s_axis_tlast ||
                    ((cur_cls == ClsCsr && !tlp_bad && !csr_poison) ? csr_ready_i : own_now ? ur_ready_i : 1'b1);
-  assign s_axis_tready = (!h_valid_q || h_push) && (!need_hdr_push || hdr_ready) && last_ok && !look_wait && !pad_q;
+  assign s_axis_tready = h_free && (!need_hdr_push || hdr_ready) && last_ok && !look_wait && !pad_q;
   assign accept = s_axis_tvalid && s_axis_tready;
 
-  assign req_hdr_valid_o = need_hdr_push && cls_new == ClsReq && (!h_valid_q || h_push) && last_ok;
-  assign rsp_hdr_valid_o = need_hdr_push && cls_new == ClsRsp && (!h_valid_q || h_push) && last_ok;
+  assign req_hdr_valid_o = need_hdr_push && cls_new == ClsReq && h_free && last_ok;
+  assign rsp_hdr_valid_o = need_hdr_push && cls_new == ClsRsp && h_free && last_ok;
   assign req_hdr_pending_o = need_hdr_push && cls_new == ClsReq;
   assign trk_release_o = (rsp_hdr_valid_o && rsp_hdr_ready_i) || consume_now;
 
@@ -486,8 +509,7 @@ module ni_host_rx #(
   assign dma_cpl_tvalid = h_known && h_cls == ClsDma;
 
   // CSR request and UR completion, issued with the last beat.
-  assign csr_valid_o = s_axis_tvalid && s_axis_tlast && cur_cls == ClsCsr && !tlp_bad && !csr_poison &&
-                       (!h_valid_q || h_push);
+  assign csr_valid_o = s_axis_tvalid && s_axis_tlast && cur_cls == ClsCsr && !tlp_bad && !csr_poison && h_free;
   assign csr_write_o = ft[6];
   assign csr_addr_o = {addr[11:2], 2'b00};
   assign csr_wdata_o = wdata;
@@ -501,7 +523,7 @@ module ni_host_rx #(
   assign conf_snd_d = accept ? (conf_snd_cur && !s_axis_tlast) : conf_snd_q;
   assign own_now = (cur_ur && (cur_cls == ClsDrop || (cur_cls == ClsCsr && tlp_bad))) ||
                    (cur_cls == ClsReq && conf_snd_cur);
-  assign ur_valid_o = s_axis_tvalid && s_axis_tlast && own_now && (!h_valid_q || h_push);
+  assign ur_valid_o = s_axis_tvalid && s_axis_tlast && own_now && h_free;
   always_comb begin
     ur_o = '0;
     ur_o.kind = ni_pkg::OWN_CPL;
@@ -537,11 +559,11 @@ module ni_host_rx #(
     amo_d = amo_q;
     if (accept) amo_d = amo_cur && !s_axis_tlast;
   end
-  assign amo_wr_valid_o = accept && s_axis_tlast && amo_cur && !tlp_bad && end_bytes <= 13'(AmoBytes);
+  assign amo_wr_valid_o = accept && s_axis_tlast && amo_cur && !tlp_bad && cur_fwd <= 13'(AmoBytes);
   assign amo_wr_lid_o = amo_lid_d;
   assign amo_wr_psn_o = amo_psn_d;
   assign amo_wr_tlp_o = amo_tlp_d;
-  assign amo_wr_len_o = 5'(end_bytes);
+  assign amo_wr_len_o = 5'(cur_fwd);
 
   // Events, counted once per TLP at its last beat.
   err_e fin_err;
@@ -566,6 +588,9 @@ module ni_host_rx #(
     err_d = err_q;
     ur_d = ur_q;
     exp_bytes_d = exp_bytes_q;
+    fwd_bytes_d = fwd_bytes_q;
+    cut_d = cut_q;
+    hold_d = hold_q;
     h_valid_d = h_valid_q && !h_push;
     h_data_d = h_data_q;
     h_keep_d = h_keep_q;
@@ -595,8 +620,9 @@ module ni_host_rx #(
         err_d = err_new;
         ur_d = ur_new;
         exp_bytes_d = exp_bytes_new;
+        fwd_bytes_d = fwd_bytes_new;
       end
-      h_valid_d = !(past_q && fwd_cls);
+      h_valid_d = !(cut_q && cut_cls);
       h_data_d = in_data;
       h_keep_d = s_axis_tlast ? s_axis_tkeep : '1;  // a hole before the last beat leaves as a byte (stomped)
       h_last_d = s_axis_tlast;
@@ -605,11 +631,21 @@ module ni_host_rx #(
       h_dec_d = decided_q || decide_now;
       h_cls_d = cur_cls;
       past_d = !s_axis_tlast && (past_q || reach);
-      if (fwd_cls && !past_q && reach) begin
+      cut_d = !s_axis_tlast && (cut_q || reach_fwd);
+      if (cut_cls && !cut_q && reach_fwd) begin
         h_keep_d = keep_upto;  // the Length ends in this beat
         h_last_d = 1'b1;
-        h_bad_d = !s_axis_tlast || tlp_bad;
-      end else if (fwd_cls && !past_q && len_bad) begin
+        // More beats: the digest's (held for it), or a TLP longer than its Length.
+        h_bad_d = s_axis_tlast ? tlp_bad : !cur_td;
+        hold_d = !s_axis_tlast && cur_td;
+      end else if (hold_q) begin
+        h_valid_d = 1'b1;  // the held beat stays, and learns whether the TLP was whole
+        h_data_d = h_data_q;
+        h_keep_d = h_keep_q;
+        h_last_d = 1'b1;
+        h_bad_d = h_bad_q || tlp_bad;
+        hold_d = !s_axis_tlast;
+      end else if (fwd_cls && !cut_q && len_bad) begin
         // Ended early: this beat leaves whole, and zero beats follow up to the Length
         // unless this beat's lanes reach it.
         h_keep_d = lanes_reach ? keep_upto : '1;
@@ -632,6 +668,9 @@ module ni_host_rx #(
       err_q <= ErrNone;
       ur_q <= 1'b0;
       exp_bytes_q <= '0;
+      fwd_bytes_q <= '0;
+      cut_q <= 1'b0;
+      hold_q <= 1'b0;
       h_valid_q <= 1'b0;
       amo_q <= 1'b0;
       conf_q <= 1'b0;
@@ -653,6 +692,9 @@ module ni_host_rx #(
       err_q <= err_d;
       ur_q <= ur_d;
       exp_bytes_q <= exp_bytes_d;
+      fwd_bytes_q <= fwd_bytes_d;
+      cut_q <= cut_d;
+      hold_q <= hold_d;
       h_valid_q <= h_valid_d;
       amo_q <= amo_d;
       conf_q <= conf_d;

@@ -59,12 +59,18 @@ def main():
     ap.add_argument("family")
     ap.add_argument("--runs", default="build/synth")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--lpf", help="ecp5: clock constraints other than constraints/nic_top.lpf "
+                                  "(a block alone: constraints/block.lpf)")
     a = ap.parse_args()
     if a.config not in CONFIGS:
         sys.exit(f"pnr: unknown configuration '{a.config}'; valid: {', '.join(CONFIGS)}")
     if a.family not in DEVICES:
         sys.exit(f"pnr: no place-and-route flow for family '{a.family}'; valid: {', '.join(DEVICES)}")
     tool, args = DEVICES[a.family]
+    if a.lpf:
+        if a.family != "ecp5":
+            sys.exit("pnr: --lpf is for ecp5")
+        args = [a.lpf if x == "constraints/nic_top.lpf" else x for x in args]
     exe = ROOT / ".venv/bin" / tool
     if not exe.exists():
         sys.exit(f"pnr: .venv/bin/{tool} missing; run scripts/setup.sh --synth")

@@ -117,33 +117,52 @@ def reg_of(cell):
     return re.split(r"_(?:TRELLIS|LUT4|CCU2C|PFUMX|L6MUX21|DP16KD|MULT18X18D)", cell, maxsplit=1)[0]
 
 
+BLOCK_TARGET_MHZ = 150  # every block alone (docs/architecture.md, designing for the clock)
+
+
 def block_rows(record):
-    """Fmax of single blocks placed and routed alone (scripts/synth.py --top BLOCK,
-    records in RECORD/BLOCK/CONFIG-FAMILY/): the figure, the logic cells and the
-    critical path's first and last register."""
+    """Blocks placed and routed alone (make synth-blocks: scripts/synth_blocks.py; records
+    in RECORD/BLOCK/CONFIG-FAMILY/): Fmax against the block target, the cells by class
+    (from the run's stat.json, where recorded), the critical path's first and last
+    register."""
     out = []
-    for rep in sorted((ROOT / record).glob("*/*-*/pnr.json")):
-        r = json.loads(rep.read_text())
-        block, run = rep.parent.parent.name, rep.parent.name
-        rev = rep.parent / "rtl_rev.txt"
-        params = rep.parent / "params.txt"
+    for run_dir in sorted(p for p in (ROOT / record).glob("*/*-*") if p.is_dir()):
+        block, run = run_dir.parent.name, run_dir.name
+        rep, stat = run_dir / "pnr.json", run_dir / "stat.json"
+        rev = run_dir / "rtl_rev.txt"
+        params = run_dir / "params.txt"
         if params.exists():
             block += f" ({params.read_text().strip()})"
+        cls = dict.fromkeys(COLUMNS, "?")
+        if stat.exists():
+            modules = json.loads(stat.read_text())["modules"]
+            t = totals(modules, run.split("-", 1)[1])
+            used = {submodule(modules, c) for m in modules.values() for c in m.get("num_cells_by_type", {})}
+            cls = t[next(m for m in modules if m not in used)]
+        r = json.loads(rep.read_text()) if rep.exists() else {}
         cells = r.get("utilization", {}).get("TRELLIS_COMB", {}).get("used", "")
         path = next((cp["path"] for cp in r.get("critical_paths", []) if cp.get("path")), [])
         ends = f"{reg_of(path[0]['from']['cell'])} -> {reg_of(path[-1]['to']['cell'])}" if path else ""
         logic = sum(e["delay"] for e in path if e.get("type") == "logic")
         total = sum(e["delay"] for e in path)
-        for clk, f in sorted(r.get("fmax", {}).items()):
-            out.append(f"| {block} | {run.replace('-', ', ')} | {f['achieved']:.1f} | {cells} | {ends} | "
-                       f"{total:.1f} ({logic:.1f} logic) | {rev.read_text().strip() if rev.exists() else '?'} |")
+        fmax = r.get("fmax", {}).get("clk_i", {}).get("achieved")
+        if fmax is None:
+            speed, met = ("no clock (combinational)", "") if rep.exists() else ("not placed", "")
+        else:
+            speed, met = f"{fmax:.1f}", "met" if fmax >= BLOCK_TARGET_MHZ else "**missed**"
+        out.append(f"| {block} | {run.replace('-', ', ')} | {speed} | {met} | {cells} | {cls['LUT']} | {cls['FF']} | "
+                   f"{cls['carry']} | {cls['LUTRAM']} | {cls['BRAM']} | {ends} | "
+                   f"{f'{total:.1f} ({logic:.1f} logic)' if path else ''} | "
+                   f"{rev.read_text().strip() if rev.exists() else '?'} |")
     if not out:
         return []
-    return ["", "Blocks placed and routed alone (out of context, each at its own default parameters "
-            "but those named; "
-            "Fmax in MHz, critical path in ns, from the register where it starts to the one where it ends):", "",
-            "| block | configuration, family | Fmax | logic cells | critical path | ns | RTL |",
-            "|---|---|---|---|---|---|---|"] + out
+    return ["", f"Blocks placed and routed alone (make synth-blocks: out of context, LFE5U-85F speed grade 8, "
+            f"each at its own default parameters but those named; target {BLOCK_TARGET_MHZ} MHz; Fmax in MHz, "
+            "critical path in ns, from the register where it starts to the one where it ends; LUT4, FF, carry "
+            "(CCU2C), LUT RAM (DPR16X4) and block RAM (DP16KD) cells from Yosys, logic cells from nextpnr):", "",
+            "| block | configuration, family | Fmax | 150 MHz | logic cells | LUT4 | FF | carry | LUT RAM | BRAM | "
+            "critical path | ns | RTL |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + out
 
 
 def keep(run, kept, names):
@@ -169,7 +188,8 @@ def main():
     a = ap.parse_args()
     # Blocks alone: BLOCK/CONFIG-FAMILY/ runs, recorded the same way.
     for rep in sorted((ROOT / a.block_runs).glob("*/*-*/pnr.json")):
-        keep(rep.parent, ROOT / a.block_record / rep.parent.parent.name / rep.parent.name, ["pnr.json", "rtl_rev.txt", "params.txt"])
+        keep(rep.parent, ROOT / a.block_record / rep.parent.parent.name / rep.parent.name,
+             ["stat.json", "pnr.json", "rtl_rev.txt", "params.txt"])
     for stat in sorted((ROOT / a.runs).glob("*-*/stat.json")):
         if stat.parent.name.split("-", 1)[1] not in CLASSES:
             continue  # the generic netlist of make postsynth has no table

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "crc.hpp"
+
 namespace ni {
 
 // ------------------------------------------------------------------ memory
@@ -25,6 +27,16 @@ void Memory::write(uint64_t a, const Bytes& b) {
 }
 
 // ------------------------------------------------------------------ host link
+Bytes HostLink::withDigest(const Bytes& tlp) {
+  // The NI does not check ECRC (PCIe lets a receiver ignore the digest), so the value is
+  // a CRC-32 of the TLP as it is, not ECRC's (which masks the fields a switch may change).
+  Bytes t = tlp;
+  if (t.size() > 2) t[2] |= 0x80;
+  const uint32_t ecrc = crc32(t.data(), t.size());
+  for (int i = 3; i >= 0; --i) t.push_back(static_cast<uint8_t>(ecrc >> (8 * i)));
+  return t;
+}
+
 Beat HostLink::currentBeat() const {
   const Bytes& t = outQ_.front();
   Beat b;

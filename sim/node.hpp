@@ -71,9 +71,11 @@ class HostLink {
  public:
   explicit HostLink(unsigned bytesPerBeat) : bpb_(bytesPerBeat) {}
   void pushTlp(const Bytes& tlp, TlpShape shape = {}) {
-    outQ_.push_back(tlp);
+    outQ_.push_back(digest_ ? withDigest(tlp) : tlp);
     shapes_.push_back(shape);
   }
+  // A root complex with ECRC generation on: every TLP sent carries a digest (TD).
+  void setDigest(bool on) { digest_ = on; }
   TlpShape& shape() { return shapes_.front(); }
   bool hasBeat() const { return !outQ_.empty(); }
   Beat currentBeat() const;
@@ -84,7 +86,9 @@ class HostLink {
   bool receiving() const { return !rx_.empty(); }  // part of a TLP has arrived
 
  private:
+  static Bytes withDigest(const Bytes& tlp);
   unsigned bpb_;
+  bool digest_ = false;
   std::deque<Bytes> outQ_;
   std::deque<TlpShape> shapes_;
   size_t off_ = 0;
@@ -133,6 +137,14 @@ class Node {
   // CPU `cpu` stops taking the NI's beats on its link (a hung CPU), or takes them again.
   void setLinkStopped(Via via, bool stopped) { link(via).stopped = stopped; }
   void setCompletionTimeout(uint64_t cycles) { cplTimeout_ = cycles; }
+  // Every TLP the root complex sends the NI (requests and memory's completions) carries
+  // a TLP digest, as with ECRC generation on.
+  void setDigest(bool on) {
+    for (Port& p : ports_) {
+      p.toNi.setDigest(on);
+      p.memLink.setDigest(on);
+    }
+  }
   // Fault model of the memory system: it loses this share of the DMWrs it gets from
   // the NI (neither applied nor confirmed), as the NI's memory timer must survive.
   void setMemoryLosesConfirmedWrites(double p) { loseDmwr_ = p; }

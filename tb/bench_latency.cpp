@@ -9,29 +9,33 @@
 //   NI 1             that beat to the first beat of the MWr toward node 1's memory
 //   NI 1 -> memory   that beat to the bytes in node 1's memory (seen by its CPU)
 // and the ping-pong half round trip of the same message (the runner's pingpong over
-// pio). The issue's figure: the two NIs together at most 20 cycles. A last row runs
-// the small configuration (rtl/ni_configs.json), whose BoundaryRegs must cost exactly
-// four cycles of encapsulation and three of decapsulation. Writes JSON and a Markdown
-// table; fails when the NIs take more, or a message lands wrong.
+// pio). The budget (issue 80): each NI's part at most 12 cycles (the budget of one
+// direction), both NIs together at most 200 ns at the clock the configuration reaches
+// (its routed Fmax, where make synth recorded one: sim/routed_fmax.hpp; else cycles
+// only). A last row runs the small configuration (rtl/ni_configs.json). Writes JSON and
+// a Markdown table; fails when an NI takes more, or a message lands wrong.
 //   usage: bench_latency [out.json] [out.md]
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "routed_fmax.hpp"
 #include "workloads.hpp"
 
 using namespace ni;
 
 namespace {
 
-constexpr unsigned kNiBudget = 20;  // cycles: both NIs together
+constexpr uint64_t kNiBudgetCycles = 12;  // each NI's part: the budget of one direction
+constexpr double kNisBudgetNs = 200;      // both NIs together
 
 struct Row {
   unsigned width = 0;
   std::string config;
   uint64_t toNi = 0, ni0 = 0, fabric = 0, ni1 = 0, toMem = 0;
   double halfRtt = 0;
+  double fmax = 0, nisNs = 0;  // the configuration's routed clock (0: none recorded) and both NIs' part at it
   bool ok = true;
 };
 
@@ -71,7 +75,11 @@ Row measure(unsigned width, const std::string& config) {
   r.fabric = in1 - out0;
   r.ni1 = out1 - in1;
   r.toMem = done - out1;
-  r.ok &= r.ni0 + r.ni1 <= kNiBudget && !sys.rtlError();
+  r.ok &= r.ni0 <= kNiBudgetCycles && r.ni1 <= kNiBudgetCycles && !sys.rtlError();
+  if (const auto clk = routedFmax(config)) {
+    r.fmax = clk->mhz;
+    r.nisNs = clk->ns(double(r.ni0 + r.ni1));  // reported against its budget, not checked: the
+  }                                            // record may be of older RTL than the cycles
   return r;
 }
 
@@ -84,16 +92,16 @@ int main(int argc, char** argv) {
   bool ok = true;
   for (unsigned w : {64u, 128u, 256u, 512u, 0u}) {
     Row r = w ? measure(w, "default") : measure(64, "small");
-    if (!w) {  // registers on four stages of encapsulation and three of decapsulation
-      const Row& d = rows.front();
-      r.ok &= r.ni0 == d.ni0 + 4 && r.ni1 == d.ni1 + 3;
-    }
-    std::printf("%s W%u: CPU->NI %llu, NI 0 %llu, fabric %llu, NI 1 %llu, NI->memory %llu; NIs %llu of %u; "
-                "ping-pong half round trip %.1f%s\n",
+    char atClock[96] = "no routed record: cycles only";
+    if (r.fmax > 0)
+      std::snprintf(atClock, sizeof atClock, "%.0f ns at %.1f MHz (budget %.0f%s)", r.nisNs, r.fmax, kNisBudgetNs,
+                    r.nisNs > kNisBudgetNs ? ": over" : "");
+    std::printf("%s W%u: CPU->NI %llu, NI 0 %llu, fabric %llu, NI 1 %llu, NI->memory %llu; NIs %llu (each at most %llu), "
+                "%s; ping-pong half round trip %.1f%s\n",
                 r.config.c_str(), r.width, (unsigned long long)r.toNi, (unsigned long long)r.ni0,
-                (unsigned long long)r.fabric,
-                (unsigned long long)r.ni1, (unsigned long long)r.toMem, (unsigned long long)(r.ni0 + r.ni1),
-                kNiBudget, r.halfRtt, r.ok ? "" : " FAILED");
+                (unsigned long long)r.fabric, (unsigned long long)r.ni1, (unsigned long long)r.toMem,
+                (unsigned long long)(r.ni0 + r.ni1), (unsigned long long)kNiBudgetCycles, atClock, r.halfRtt,
+                r.ok ? "" : " FAILED");
     ok &= r.ok;
     rows.push_back(r);
   }
@@ -103,15 +111,21 @@ int main(int argc, char** argv) {
     const Row& r = rows[i];
     js << "  {\"width\": " << r.width << ", \"config\": \"" << r.config << "\", \"cpu_to_ni\": " << r.toNi << ", \"ni0\": " << r.ni0
        << ", \"fabric\": " << r.fabric << ", \"ni1\": " << r.ni1 << ", \"ni_to_memory\": " << r.toMem
-       << ", \"half_rtt\": " << r.halfRtt << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+       << ", \"half_rtt\": " << r.halfRtt << ", \"fmax_mhz\": " << r.fmax << ", \"nis_ns\": " << r.nisNs << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   js << "]\n";
-  md << "| data width | NI configuration | CPU -> NI 0 | NI 0 | fabric | NI 1 | NI 1 -> memory | both NIs | ping-pong half round trip |\n"
-        "|---|---|---|---|---|---|---|---|---|\n";
+  md << "| data width | NI configuration | CPU -> NI 0 | NI 0 | fabric | NI 1 | NI 1 -> memory | both NIs | "
+        "both NIs (ns at the routed clock) | ping-pong half round trip |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
+    char atClock[64] = "- (no routed record)";
+    if (r.fmax > 0)
+      std::snprintf(atClock, sizeof atClock, "%.0f (%.1f MHz)%s", r.nisNs, r.fmax, r.nisNs > kNisBudgetNs ? ", over budget" : "");
     md << "| " << r.width << " | " << r.config << " | " << r.toNi << " | " << r.ni0 << " | " << r.fabric << " | " << r.ni1 << " | "
-       << r.toMem << " | " << (r.ni0 + r.ni1) << " | " << r.halfRtt << " |\n";
+       << r.toMem << " | " << (r.ni0 + r.ni1) << " | " << atClock << " | " << r.halfRtt << " |\n";
   }
+  md << "\nBudget: each NI at most " << kNiBudgetCycles << " cycles, both together at most " << kNisBudgetNs
+     << " ns at the configuration's routed clock (docs/figures/synth-runs; the RTL it measured is in its record).\n";
   md << "\nCycles; one 8-byte PIO store through a window, two nodes on the crossbar (10-cycle links), "
         "first beat to first beat at each port; the half round trip of the ping-pong over pio "
         "includes the receiving CPU seeing the bytes and storing back. The small configuration "

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_fuzz.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 
@@ -78,9 +81,12 @@ class Generator {
     while (b.size() < size) b.push_back(static_cast<uint8_t>(r(256)));
     b.resize(size);
     // A register write that could be well formed is made one that is not: the streams
-    // must never change a register (the liveness round checks they did not).
-    if (data && !cpl && b.size() >= 16 && fourDw && (getBe(&b[8], 8) >> 12) == (kCsrBase >> 12)) b.resize(b.size() + 4);
-    if (data && !cpl && b.size() >= 12 && !fourDw && (getBe(&b[8], 4) >> 12) == (kCsrBase >> 12)) b.resize(b.size() + 4);
+    // must never change a register (the liveness round checks they did not). Well
+    // formed: as long as its Length says, and its digest if TD.
+    const size_t whole = want + ((b[2] & 0x80) ? 4 : 0);
+    const bool toCsr = b.size() >= hdr && (fourDw ? (getBe(&b[8], 8) >> 12) == (kCsrBase >> 12)
+                                                  : (getBe(&b[8], 4) >> 12) == (kCsrBase >> 12));
+    if (data && !cpl && toCsr && b.size() == whole) b.resize(b.size() + 4);
     shape->holeBeat = chance(8) ? static_cast<int>(r(4)) : -1;
     shape->holeKeep = r(256) | 1;
     shape->withdraw = chance(10);
@@ -138,10 +144,19 @@ HostOutcome runHostCampaign(const HostCampaign& c) {
 
   Generator gen(c.seed);
   uint64_t counters[2] = {0, 0};
+  // NI_HOST_FUZZ_DUMP=<stream>: print that stream's TLPs (to find the one a violation needs).
+  const char* dumpEnv = std::getenv("NI_HOST_FUZZ_DUMP");
+  const long dumpStream = dumpEnv && *dumpEnv ? std::atol(dumpEnv) : -1;
   for (unsigned s = 0; s < c.streams && out.ok(); ++s) {
     for (unsigned k = 0; k < c.tlpsPerStream; ++k) {
       TlpShape shape;
       const Bytes t = gen.next(&shape);
+      if (long(s) == dumpStream) {
+        std::fprintf(stderr, "TLP %u.%u: %zu bytes, hole beat %d keep 0x%llx%s:", s, k, t.size(), shape.holeBeat,
+                     static_cast<unsigned long long>(shape.holeKeep), shape.withdraw ? ", withdrawn" : "");
+        for (size_t i = 0; i < std::min<size_t>(t.size(), 64); ++i) std::fprintf(stderr, " %02x", t[i]);
+        std::fprintf(stderr, "\n");
+      }
       sys.node(0).sendRawTlp(t, {}, shape);
       ++out.tlps;
     }

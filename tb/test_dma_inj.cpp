@@ -20,6 +20,7 @@
 #include "Vni_dma_inj128.h"
 #include "Vni_dma_inj256.h"
 #include "Vni_dma_inj512.h"
+#include "Vni_dma_inj_mtu4096.h"
 #include "axis_bfm.hpp"
 #include "dma.hpp"
 #include "pkg_structs.hpp"
@@ -51,9 +52,12 @@ struct Expected {
   std::deque<Out> pkts;
 };
 
-template <class M, unsigned kBpb>
+// kMp: the engine's MaxPayload (its reads, and the completions that answer them, up
+// to that many bytes: 4096 gives completions of 512 beats at 64 bits).
+template <class M, unsigned kBpb, unsigned kMp = kMaxPayload>
 class Bench {
  public:
+  static constexpr unsigned kMaxPayload = kMp;
   Bench(tb::VerilatedTest* t, VerilatedContext* ctx, std::mt19937_64* rng)
       : t_(t), rng_(rng), dut_(ctx, "dma_inj"), cpl_(kBpb, rng, 0.2) {}
   tb::VlClocked<M>& dut() { return dut_; }
@@ -397,9 +401,9 @@ class Bench {
 
 class DmaInjTest : public tb::VerilatedTest {
  protected:
-  template <class M, unsigned kBpb>
-  std::unique_ptr<Bench<M, kBpb>> makeBench() {
-    auto b = std::make_unique<Bench<M, kBpb>>(this, ctx(), &rng());
+  template <class M, unsigned kBpb, unsigned kMp = kMaxPayload>
+  std::unique_ptr<Bench<M, kBpb, kMp>> makeBench() {
+    auto b = std::make_unique<Bench<M, kBpb, kMp>>(this, ctx(), &rng());
     b->t_cycles = [this] { return cycles(); };
     b->setRndv(RndvSelect{});
     b->dut().m.node_id_i = kLid;
@@ -429,14 +433,16 @@ class DmaInjTest : public tb::VerilatedTest {
   }
 
   // A random message for FIFO f: op, inline or not, length, addresses.
-  DmaDescriptor randomDesc(unsigned f, unsigned seq, unsigned maxSlots, Bytes* data) {
+  // maxPayload: the engine's; past 256 a message from memory may be 4 KiB long.
+  DmaDescriptor randomDesc(unsigned f, unsigned seq, unsigned maxSlots, Bytes* data,
+                           unsigned maxPayload = kMaxPayload) {
     auto r = [this](uint64_t n) { return rng()() % n; };
     DmaDescriptor d;
     static const DmaOp kOps[] = {DmaOp::Put, DmaOp::Send, DmaOp::Copy, DmaOp::Raw, DmaOp::Rget};
     d.op = static_cast<uint8_t>(kOps[r(5)]);
     const bool inl = maxSlots > 1 && r(3) != 0;
-    unsigned maxLen = inl ? (maxSlots - 1) * kSlot : 1200;
-    if (d.isRaw()) maxLen = std::min(maxLen, rawMaxBytes(kMaxPayload));
+    unsigned maxLen = inl ? (maxSlots - 1) * kSlot : maxPayload > kMaxPayload ? 4096 : 1200;
+    if (d.isRaw()) maxLen = std::min(maxLen, rawMaxBytes(maxPayload));
     unsigned len = r(4) == 0 ? 8 : 4 * (1 + r(maxLen / 4));
     if (d.isRget()) len = kSlot * (1 + r(std::min(maxLen / kSlot, 8u)));  // whole descriptor slots
     d.len = len;
@@ -454,7 +460,8 @@ class DmaInjTest : public tb::VerilatedTest {
     // Source buffers: one 8 KiB area per message (512 per FIFO), 64-byte aligned, may cross pages.
     d.src = 0x1000'0000 + (uint64_t{f} << 22) + (uint64_t{seq % 512} << 13) + 64 * r(64);
     d.dst = 64 * r(1024);
-    if (d.isRaw() && (d.src & 0xFFF) + len > 4096) d.src -= 256;  // a raw datagram's source stays in its page
+    if (d.isRaw() && (d.src & 0xFFF) + len > 4096)  // a raw datagram's source stays in its page
+      d.src -= std::max<uint64_t>(256, ((d.src & 0xFFF) + len - 4096 + 63) & ~uint64_t{63});
     if (!inl && r(3) == 0) {
       // The source named by memory ID: the same offsets, into ID kSrcId's region.
       d.flags |= kDescSrcMid;
@@ -467,9 +474,9 @@ class DmaInjTest : public tb::VerilatedTest {
     return d;
   }
 
-  template <class M, unsigned kBpb>
+  template <class M, unsigned kBpb, unsigned kMp = kMaxPayload>
   void randomTraffic(unsigned messagesPerFifo, double strays = 0) {
-    auto b = makeBench<M, kBpb>();
+    auto b = makeBench<M, kBpb, kMp>();
     b->strayRate = strays;
     const uint16_t sizes[kFifos] = {16, 7, 32, 5, 64, 9, 12, 128};
     for (unsigned f = 0; f < kFifos; ++f) b->setRing(f, 0x2000'0000 + (uint64_t{f} << 16), sizes[f]);
@@ -486,7 +493,7 @@ class DmaInjTest : public tb::VerilatedTest {
         if (free == 0) continue;
         Bytes data;
         // FIFO 7 also sends messages longer than a turn's BatchSlots (32) slots.
-        const DmaDescriptor d = randomDesc(f, made[f], std::min(free, f == 7 ? 80u : 8u), &data);
+        const DmaDescriptor d = randomDesc(f, made[f], std::min(free, f == 7 ? 80u : 8u), &data, kMp);
         b->produce(f, d, data);
         ++made[f];
         if (rng()() % 3 == 0 || made[f] == messagesPerFifo) b->doorbell(f);
@@ -1127,6 +1134,10 @@ TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W512) { randomTraffic<Vni_dma_inj5
 
 // Issue 79: completions with the engine's tags that no read waits for, or longer than
 // what is missing, are dropped and counted; every message still leaves intact.
+// MaxPayload 4096: reads and their completions of up to 4 KiB (512 beats), raw
+// datagrams of up to 4 KiB, inline messages of up to 79 slots.
+TEST_F(DmaInjTest, RandomMessagesFromAllFifos_W64_MTU4096) { randomTraffic<Vni_dma_inj_mtu4096, 8, 4096>(60); }
+
 TEST_F(DmaInjTest, StrayCompletionsAreDroppedAndCounted_W64) { randomTraffic<Vni_dma_inj, 8>(60, 0.1); }
 TEST_F(DmaInjTest, StrayCompletionsAreDroppedAndCounted_W128) { randomTraffic<Vni_dma_inj128, 16>(60, 0.1); }
 TEST_F(DmaInjTest, StrayCompletionsAreDroppedAndCounted_W256) { randomTraffic<Vni_dma_inj256, 32>(60, 0.1); }
