@@ -135,7 +135,7 @@ TEST_P(SystemTest, ConcurrentFetchAddIsAtomic) {
   for (unsigned k = 0; k < perNode; ++k)
     for (unsigned s = 0; s < n; ++s)
       sys->node(s).atomic(TlpKind::FetchAdd, w.base + 0x40, Bytes{1, 0, 0, 0, 0, 0, 0, 0}, [&](const LoadResult& r) {
-        ASSERT_TRUE(r.ok);
+        ASSERT_TRUE(r.ok) << "status " << int(r.status) << " timed out " << r.timedOut << " data " << r.data.size();
         seen.push_back(getLe(r.data.data(), 8));
       });
   ASSERT_TRUE(drain());
