@@ -58,6 +58,14 @@ class RgetSystemTest : public tb::SystemFixture<Param> {
     };
   }
   uint32_t csr(unsigned n, uint32_t off) { return sys->readCsr(n, off); }
+  // The packets an eager send of `data` leaves as (the descriptor the runtime posts).
+  size_t eagerPackets(const Bytes& data) {
+    DmaDescriptor d;
+    d.op = static_cast<uint8_t>(DmaOp::Send);
+    d.flags = kDescInline;
+    d.len = static_cast<uint32_t>(data.size());
+    return dmaPackets(d, data, 0, 0, sys->config().maxPayload).size();
+  }
 
   struct Message {
     unsigned origin, target;
@@ -383,11 +391,7 @@ TEST_P(RgetSystemTest, EagerMessagesCarryTheKeyOfTheirBuffers) {
       const uint32_t tag = static_cast<uint32_t>(n << 8 | k);
       if (n == 1 && k == 2) {  // a stale key: refused
         rt[n].eagerSend(0, tag, data, static_cast<uint16_t>(kKey ^ 0x0100));
-        DmaDescriptor d;
-        d.op = static_cast<uint8_t>(DmaOp::Send);
-        d.flags = kDescInline;
-        d.len = static_cast<uint32_t>(data.size());
-        refused = static_cast<uint32_t>(dmaPackets(d, data, 0, 0, sys->config().maxPayload).size());
+        refused = static_cast<uint32_t>(eagerPackets(data));
         continue;
       }
       rt[n].eagerSend(0, tag, data);
@@ -633,11 +637,7 @@ TEST_P(RgetSystemTest, ProtocolsAndTheirErrorsHoldUnderAFaultyFabric) {
   ASSERT_TRUE(progressUntil([&] { return rt[a].eagerPeers().count(b) > 0; }));
   const unsigned keyed = rt[b].irecv(a, 0x53, 7, 4096, kRecvCnt);
   rt[a].eagerSend(b, 0x53, Bytes(1000, 0x5A), 0x3C3D);
-  DmaDescriptor keyedMsg;  // as the runtime posts an eager send
-  keyedMsg.op = static_cast<uint8_t>(DmaOp::Send);
-  keyedMsg.flags = kDescInline;
-  keyedMsg.len = 1000;
-  const size_t keyedPkts = dmaPackets(keyedMsg, Bytes(1000, 0x5A), 0, 0, sys->config().maxPayload).size();
+  const size_t keyedPkts = eagerPackets(Bytes(1000, 0x5A));
   // A remote get whose put would read b's memory outside its readable memory IDs.
   DmaDescriptor put = DmaDescriptor::fromMid(DmaOp::Put, lidOf(a), layout.recvMid, layout.recvMid, 0, 64);
   put.tag = 0x54;
