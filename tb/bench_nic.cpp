@@ -399,11 +399,12 @@ int main(int argc, char** argv) {
     md << line;
     std::fputs(line, stdout);
   }
+  char clock[160] = "the default configuration's routed clock: none recorded yet (make synth), so cycles only";
+  if (clk)
+    std::snprintf(clock, sizeof clock, "%.1f MHz, the routed clock of the default configuration (RTL %s)", clk->mhz,
+                  clk->rtl.c_str());
   md << "\nLatency budget of each direction: " << kLatencyBudgetCycles << " cycles and " << kLatencyBudgetNs
-     << " ns (a 64-byte write at 64 bits; the figures above for every width). ns at "
-     << (clk ? std::to_string(clk->mhz).substr(0, 5) + " MHz, the routed clock of the default configuration (RTL " + clk->rtl + ")"
-             : std::string("the default configuration's routed clock: none recorded yet (make synth), so cycles only"))
-     << ".\n";
+     << " ns (a 64-byte write at 64 bits; the figures above for every width). ns at " << clock << ".\n";
   if (!ok) std::fprintf(stderr, "the benchmark failed (messages above), or an RTL assertion fired\n");
   return ok ? 0 : 1;
 }
