@@ -50,7 +50,7 @@ setup:
 
 # verilate() runs Verilator at configure time: when the RTL changes, drop the old
 # Verilator output (its file names change) and configure again.
-RTL_FILES := $(wildcard rtl/*.sv rtl/*.svh rtl/*.vlt rtl/board/*.sv)
+RTL_FILES := $(wildcard rtl/*.sv rtl/*/*.sv rtl/*.svh rtl/*.vlt)
 $(BUILD)/.configured: CMakeLists.txt $(RTL_FILES) | setup
 	rm -rf $(BUILD)/CMakeFiles/nic_models.dir/V*.dir $(BUILD)/CMakeFiles/block_models.dir/V*.dir $(BUILD)/CMakeFiles/board_model.dir/V*.dir
 	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
@@ -72,19 +72,19 @@ lint: setup
 	@for w in $(WIDTHS); do \
 	  echo "lint nic_top DataW=$$w"; \
 	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GDataW=$$w \
-	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) --top-module nic_top || exit 1; \
+	    rtl/ni_pkg.sv $$(ls rtl/*.sv rtl/*/*.sv | grep -v -e ni_pkg.sv -e rtl/board/) --top-module nic_top || exit 1; \
 	done
 	@for p in 2 4; do \
 	  echo "lint nic_top DataW=64 HostPorts=$$p"; \
 	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GHostPorts=$$p \
-	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) --top-module nic_top || exit 1; \
+	    rtl/ni_pkg.sv $$(ls rtl/*.sv rtl/*/*.sv | grep -v -e ni_pkg.sv -e rtl/board/) --top-module nic_top || exit 1; \
 	done
 	@for n in 1 2; do \
 	  echo "lint ni_board_top Nodes=$$n"; \
 	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GNodes=$$n \
-	    rtl/ni_pkg.sv $$(ls rtl/*.sv | grep -v ni_pkg.sv) rtl/board/*.sv --top-module ni_board_top || exit 1; \
+	    rtl/ni_pkg.sv $$(ls rtl/*.sv rtl/*/*.sv | grep -v -e ni_pkg.sv -e rtl/board/) rtl/board/*.sv --top-module ni_board_top || exit 1; \
 	done
-	@echo "lint ni_art"; verilator --lint-only -Wall -Irtl rtl/lint_waivers.vlt rtl/ni_art.sv --top-module ni_art
+	@echo "lint ni_art"; verilator --lint-only -Wall -Irtl rtl/lint_waivers.vlt rtl/tunnel/ni_art.sv --top-module ni_art
 	@echo "lint ram_cases (test of the ECP5 block RAM model)"; verilator --lint-only -Wall rtl/lint_waivers.vlt tb/ecp5_ram/ram_cases.sv --top-module ram_cases
 	@python3 scripts/regs_gen.py --check
 	@for w in $(WIDTHS); do \

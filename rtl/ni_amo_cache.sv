@@ -57,21 +57,32 @@ module ni_amo_cache #(
   // The kept completions are read with a register (a block RAM: 64 sources of RecW
   // bits, which as LUT RAM cost more logic cells than the rest of the block): the one
   // a replay names is read in the replay's cycle, before that cycle's write, and enters
-  // the queue a cycle later, which offers it at once (it falls through). rq_used counts
-  // the queue's records and the one on its way, against its depth.
+  // the queue two cycles later (through the RAM's output register) with its last beat's
+  // index and lanes worked out; the queue offers it the cycle after (a replay is rare:
+  // its cycles buy registers after the RAM and after the queue). rq_used counts the queue's records and the one on its
+  // way, against its depth.
   localparam int unsigned RqDepth = 2;
-  logic [RecW+4:0] rq_head;
-  logic rq_wready, rq_rvalid, rq_pop, rq_pend_q;
-  logic [RecW-1:0] rd_tlp_q;
-  logic [4:0] rd_len_q;
+  localparam int unsigned RqW = RbW + KeepW + RecW;
+  logic [RqW-1:0] rq_head;
+  logic rq_wready, rq_rvalid, rq_pop, rd_pend_q, rq_pend_q;
+  logic [RecW-1:0] rd_tlp_q, rq_tlp_q;
+  logic [4:0] rd_len_q, rq_len_q;
+  logic [RbW-1:0] rd_last_beat;
+  logic [KeepW-1:0] rd_last_keep;
   logic [1:0] rq_used_q, rq_used_d;
   always_ff @(posedge clk_i) begin
     rd_tlp_q <= tlp_mem_q[q_peer];
     rd_len_q <= len_mem_q[q_peer];
+    rq_tlp_q <= rd_tlp_q;  // the block RAM's output register (its clock-to-out is long)
+    rq_len_q <= rd_len_q;
   end
-  ni_fifo #(.Width(RecW + 5), .Depth(RqDepth), .FallThrough(1)) u_replay_q (
+  always_comb begin
+    rd_last_beat = RbW'((32'(rq_len_q) - 1) / Bpb);
+    for (int j = 0; j < Bpb; j++) rd_last_keep[j] = 32'(rd_last_beat) * Bpb + j < 32'(rq_len_q);
+  end
+  ni_fifo #(.Width(RqW), .Depth(RqDepth)) u_replay_q (
     .clk_i, .rst_ni,
-    .wdata_i({rd_len_q, rd_tlp_q}), .wvalid_i(rq_pend_q), .wready_o(rq_wready),
+    .wdata_i({rd_last_beat, rd_last_keep, rq_tlp_q}), .wvalid_i(rq_pend_q), .wready_o(rq_wready),
     .rdata_o(rq_head), .rvalid_o(rq_rvalid), .rready_i(rq_pop)
   );
   assign rq_used_d = rq_used_q + 2'(replay_i) - 2'(rq_pop);
@@ -80,21 +91,24 @@ module ni_amo_cache #(
                    32'(rq_used_q) < RqDepth;
   assign q_len_o = len_mem_q[q_peer];
 
-  // Beats of the record at the head of the queue.
-  logic [RbW-1:0] bi_q, bi_d;
-  logic [4:0] head_len;
+  // Beats of the record at the head of the queue; lanes past its length are zero.
+  logic [RbW-1:0] bi_q, bi_d, head_last_beat;
+  logic [KeepW-1:0] head_last_keep, keep;
   logic [RecW-1:0] head_tlp;
   logic beat_last;
-  assign {head_len, head_tlp} = rq_head;
+  assign {head_last_beat, head_last_keep, head_tlp} = rq_head;
+  assign beat_last = bi_q == head_last_beat;
+  assign keep = beat_last ? head_last_keep : '1;
+  logic [RecBeats*DataW-1:0] head_beats;  // the record padded to whole beats
+  assign head_beats = (RecBeats * DataW)'(head_tlp);
   always_comb begin
     beat_o = '0;
     for (int j = 0; j < Bpb; j++) begin
-      if (32'(bi_q) * Bpb + j < 32'(head_len)) begin
-        beat_o[j*8 +: 8] = head_tlp[(32'(bi_q) * Bpb + j)*8 +: 8];
-        beat_o[DataW + j] = 1'b1;
+      for (int b = 0; b < RecBeats; b++) begin
+        if (32'(bi_q) == b && keep[j]) beat_o[j*8 +: 8] = head_beats[(b * Bpb + j)*8 +: 8];
       end
     end
-    beat_last = (32'(bi_q) + 1) * Bpb >= 32'(head_len);
+    beat_o[DataW +: KeepW] = keep;
     beat_o[DataW + KeepW] = beat_last;
   end
   assign beat_valid_o = rq_rvalid;
@@ -111,12 +125,14 @@ module ni_amo_cache #(
     if (!rst_ni) begin
       valid_q <= '0;
       bi_q <= '0;
+      rd_pend_q <= 1'b0;
       rq_pend_q <= 1'b0;
       rq_used_q <= '0;
     end else begin
       valid_q <= valid_d;
       bi_q <= bi_d;
-      rq_pend_q <= replay_i;
+      rd_pend_q <= replay_i;
+      rq_pend_q <= rd_pend_q;
       rq_used_q <= rq_used_d;
     end
   end

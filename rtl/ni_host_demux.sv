@@ -6,8 +6,11 @@
 // the port s_axis_tdest names: an interrupt to the port it is for, the NI's memory
 // reads and writes to port 0, the port of the node's memory.
 //
-// Every beat passes a one-beat stage (hold) in which the header is read: at 64 bits
-// the Requester ID is in the second beat. Each port has a one-beat output register,
+// Beats enter through a queue of two (the registered block boundary: s_axis_tready is
+// a register), then pass a one-beat stage (hold) in which the route is decided: at 64
+// bits the Requester ID is in the second beat, read at the queue's head. Whether the
+// held beat is a completion, and at 128 bits and up its port, are decoded as it enters
+// the hold stage, so the decision is a register and a compare, not the header decode. Each port has a one-beat output register,
 // so a port that stalls blocks the shared stream only when a beat for it arrives.
 // A port that holds a beat back for stall_cycles_i cycles (0: never) is declared
 // down: the NI drops the TLPs for it (ev_drop_o, one per TLP) and the other ports go
@@ -46,33 +49,62 @@ module ni_host_demux #(
 );
   localparam int unsigned BeatW = DataW + KeepW + 2;  // {user, last, keep, data}
 
+  // ------------------------------------------------------------ input queue
+  // Each beat is stored with its header decoded as if it were a TLP's first beat
+  // (completion or not; the port and validity of the bus number in header byte 8, which
+  // at 64 bits is the next beat's byte 0; those of tdest), so that the route is decided
+  // from registers and a multiplexer.
+  localparam int unsigned DecW = 1 + 2 * (1 + PortW);
+  logic [7:0] s_bus;
+  if (DataW == 64) begin : gen_bus_next_beat
+    assign s_bus = s_axis_tdata[7:0];
+  end else begin : gen_bus_this_beat
+    assign s_bus = s_axis_tdata[71:64];
+  end
+  logic [DecW-1:0] s_dec;
+  assign s_dec = {s_axis_tdata[7:0] == ni_pkg::TLP_CPL || s_axis_tdata[7:0] == ni_pkg::TLP_CPLD,
+                  32'(s_bus) >= HostPorts, PortW'(s_bus), 32'(s_axis_tdest) >= HostPorts, PortW'(s_axis_tdest)};
+  logic [DataW-1:0] i_tdata;
+  logic [KeepW-1:0] i_tkeep;
+  logic i_tlast, i_tuser, i_tvalid, i_tready;
+  logic i_cpl, i_bus_bad, i_req_bad;
+  logic [PortW-1:0] i_bus_port, i_req_port;
+  ni_fifo #(.Width(BeatW + DecW), .Depth(2)) u_in_q (
+    .clk_i, .rst_ni, .wdata_i({s_dec, s_axis_tuser, s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
+    .wvalid_i(s_axis_tvalid), .wready_o(s_axis_tready),
+    .rdata_o({i_cpl, i_bus_bad, i_bus_port, i_req_bad, i_req_port, i_tuser, i_tlast, i_tkeep, i_tdata}),
+    .rvalid_o(i_tvalid), .rready_i(i_tready));
+
   // ------------------------------------------------------------ hold stage
   logic hold_valid_q, hold_first_q, in_first_q;
   logic [BeatW-1:0] hold_q;
-  logic [7:0] hold_dest_q;
   logic hold_last;
   assign hold_last = hold_q[BeatW-2];
 
-  // Header bytes 0 (format and type) and 8 (the Requester ID's bus number): at 64
-  // bits byte 8 is in the beat after the held first beat.
-  logic [7:0] fmt_type, bus;
-  logic hdr_ready;
-  assign fmt_type = hold_q[7:0];
+  // The held first beat's port: for a completion the bus number of its Requester ID,
+  // for a request its tdest. At 64 bits the bus number is in the next beat, at the
+  // queue's head; from 128 bits on the port is chosen as the beat enters.
+  logic bad_new, hdr_ready;
+  logic [PortW-1:0] port_new;
   if (DataW == 64) begin : gen_hdr_two_beats
-    assign bus = s_axis_tdata[7:0];
-    assign hdr_ready = s_axis_tvalid || hold_last;
+    logic hold_cpl_q, hold_bad_q;
+    logic [PortW-1:0] hold_port_q;
+    always_ff @(posedge clk_i) begin
+      if (i_tvalid && i_tready) {hold_cpl_q, hold_bad_q, hold_port_q} <= {i_cpl, i_req_bad, i_req_port};
+    end
+    assign bad_new = hold_cpl_q ? i_bus_bad : hold_bad_q;
+    assign port_new = hold_cpl_q ? i_bus_port : hold_port_q;
+    assign hdr_ready = i_tvalid || hold_last;
   end else begin : gen_hdr_one_beat
-    assign bus = hold_q[71:64];
+    logic hold_bad_q;
+    logic [PortW-1:0] hold_port_q;
+    always_ff @(posedge clk_i) begin
+      if (i_tvalid && i_tready) {hold_bad_q, hold_port_q} <= i_cpl ? {i_bus_bad, i_bus_port} : {i_req_bad, i_req_port};
+    end
+    assign bad_new = hold_bad_q;
+    assign port_new = hold_port_q;
     assign hdr_ready = 1'b1;
   end
-
-  logic is_cpl, bad_new;
-  logic [7:0] dest;
-  logic [PortW-1:0] port_new;
-  assign is_cpl = fmt_type == ni_pkg::TLP_CPL || fmt_type == ni_pkg::TLP_CPLD;
-  assign dest = is_cpl ? bus : hold_dest_q;
-  assign bad_new = 32'(dest) >= HostPorts;
-  assign port_new = PortW'(dest);
 
   // Route of the TLP passing: decided once its header is readable.
   logic routed_q, routed_d, bad_q, bad_d, dropping_q, dropping_d, decide;
@@ -92,7 +124,7 @@ module ni_host_demux #(
   assign fwd_valid = hold_valid_q && (routed_q || decide);
   assign drop = dropping_q || bad || down_q[route];
   assign fwd_go = fwd_valid && (drop || (take[route] && !close_q[route]));
-  assign s_axis_tready = !hold_valid_q || fwd_go;
+  assign i_tready = !hold_valid_q || fwd_go;
 
   always_comb begin
     routed_d = routed_q;
@@ -168,10 +200,10 @@ module ni_host_demux #(
       up_pend_q <= '0;
       stall_q <= '0;
     end else begin
-      if (s_axis_tvalid && s_axis_tready) begin
+      if (i_tvalid && i_tready) begin
         hold_valid_q <= 1'b1;
         hold_first_q <= in_first_q;
-        in_first_q <= s_axis_tlast;
+        in_first_q <= i_tlast;
       end else if (fwd_go) begin
         hold_valid_q <= 1'b0;
       end
@@ -189,9 +221,8 @@ module ni_host_demux #(
   end
   // The payload of a register: no reset needed.
   always_ff @(posedge clk_i) begin
-    if (s_axis_tvalid && s_axis_tready) begin
-      hold_q <= {s_axis_tuser, s_axis_tlast, s_axis_tkeep, s_axis_tdata};
-      hold_dest_q <= s_axis_tdest;
+    if (i_tvalid && i_tready) begin
+      hold_q <= {i_tuser, i_tlast, i_tkeep, i_tdata};
     end
     out_q <= out_d;
   end

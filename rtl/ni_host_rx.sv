@@ -2,9 +2,11 @@
 // Host receive: classifies each TLP from the host port and routes it: CSR access,
 // request through a window (to the fabric, VC0), completion of a read this NI
 // serves (back to the fabric, VC1), or refusal (counter, status, UR completion).
-// One beat of delay (register H) lets the class be known before a TLP's first
-// beat moves on; addresses and tags are rewritten on the way in. With ArtReg a
-// request's header beat waits a cycle at the input for a registered ART answer.
+// The host's beats enter a queue (the registered block boundary) whose depth hides
+// the ART's latency: a TLP's address is looked up in the pipelined ART as its header
+// beat enters, and the answer waits in a result queue for the beat to leave the queue
+// and be decided on. One beat of delay after that (register H) lets the class be known
+// before a TLP's first beat moves on; addresses and tags are rewritten on the way.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -13,9 +15,7 @@ module ni_host_rx #(
   parameter int unsigned MaxPayload = 256,
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
-  // 1: the ART's answer to a request is registered before it is decided (ART lookup
-  // below); nic_top's BoundaryRegs sets it.
-  parameter int unsigned ArtReg = 0,
+  parameter int unsigned NumArt = 16,  // windows: a write to ART_CTRL[i < NumArt] fences the lookups
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned AmoBytes = ni_pkg::AmoCplBytes
@@ -23,14 +23,23 @@ module ni_host_rx #(
   input  logic clk_i,
   input  logic rst_ni,
   input  logic [15:0] node_id_i,
+  // Hold the decisions (nic_top: a register write waits in its boundary register).
+  input  logic dec_hold_i,
   // Host port, TLPs from the root complex.
   input  logic [DataW-1:0] s_axis_tdata,
   input  logic [KeepW-1:0] s_axis_tkeep,
   input  logic s_axis_tlast,
   input  logic s_axis_tvalid,
   output logic s_axis_tready,
-  // ART lookup (ni_art result for art_addr_o).
+  // ART lookup (ni_art): an address out, its answer some cycles later, in order. The
+  // attributes kept in the register block (wc, conf_*, mcast_empty) are those of the
+  // window art_win_o, the answer the decision is taking.
+  output logic art_look_valid_o,
   output logic [63:0] art_addr_o,
+  input  logic art_busy_i,      // the ART's table is being updated: no lookup now
+  input  logic art_upd_done_i,  // an ART_CTRL write reached the ART's table
+  input  logic art_res_valid_i,
+  output logic [7:0] art_win_o,
   input  logic art_hit_i,
   input  logic art_rx_xlate_i,
   input  logic art_perm_r_i,
@@ -120,6 +129,85 @@ module ni_host_rx #(
     ErrNone, ErrWinMiss, ErrPerm, ErrMalformed, ErrUnsup, ErrCplUnexp
   } err_e;
 
+
+  // ------------------------------------------------------------ input queue and lookups
+  // f_*: the beats as the decision takes them, out of the input queue.
+  localparam int unsigned InDepth = 8;
+  localparam int unsigned ResDepth = 8;  // answers of the ART waiting for their TLP's decision
+  localparam int unsigned RcW = $clog2(ResDepth + 1);
+  logic [DataW-1:0] f_tdata;
+  logic [KeepW-1:0] f_tkeep;
+  logic f_tlast, f_tvalid, f_tready, f_viol, f_qvalid, in_wready;
+  // lk_*: the lookup of the last header beat that entered, until the ART takes it.
+  logic lk_valid_q, lk_fence_q, lk_go, lk_room;
+  logic [63:0] lk_addr_q;
+  logic p_viol_q, p_stall_q, withdrawn, p_acc;
+  assign lk_room = !lk_valid_q || lk_go;
+  assign s_axis_tready = in_wready && lk_room;
+  assign p_acc = s_axis_tvalid && s_axis_tready;
+  ni_fifo #(.Width(DataW + KeepW + 2), .Depth(InDepth)) u_in_q (
+    .clk_i, .rst_ni, .wdata_i({p_viol_q, s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
+    .wvalid_i(s_axis_tvalid && lk_room), .wready_o(in_wready),
+    .rdata_o({f_viol, f_tlast, f_tkeep, f_tdata}), .rvalid_o(f_qvalid), .rready_i(f_tready));
+  assign f_tvalid = f_qvalid && !dec_hold_i;
+  // The host withdrew tvalid before its beat was taken (a protocol violation): marked on
+  // the beats that follow, up to the end of that TLP.
+  assign withdrawn = p_stall_q && !s_axis_tvalid;
+
+  // The port's beat position; a TLP's header beat is the first that holds byte 15 (the
+  // address's last), or its last beat if it ends before. ART_CTRL writes fence (below).
+  logic [BeatCntW-1:0] p_beat_q;
+  logic [12:0] p_bs;
+  logic p_hdr_done_q, p_hdr, p_fence;
+  logic p_data_q, p_data;  // the TLP carries data (Fmt bit 1)
+  logic p_cpl_q, p_cpl;    // the TLP is a completion: it takes no lookup
+  logic [63:0] p_addr;
+  assign p_bs = 13'(p_beat_q) * 13'(Bpb);
+  assign p_hdr = !p_hdr_done_q && ((p_bs + 13'(Bpb) > 13'd15) || s_axis_tlast);
+  assign p_data = (p_beat_q == '0) ? s_axis_tdata[6] : p_data_q;
+  assign p_cpl = (p_beat_q == '0) ? (s_axis_tdata[7:0] == ni_pkg::TLP_CPL || s_axis_tdata[7:0] == ni_pkg::TLP_CPLD)
+                                  : p_cpl_q;
+  always_comb begin
+    p_addr = '0;
+    for (int p = 8; p < 16; p++) begin
+      if (32'(p) >= 32'(p_bs) && 32'(p) < 32'(p_bs) + Bpb) p_addr[(15 - p)*8 +: 8] = s_axis_tdata[(p % Bpb)*8 +: 8];
+    end
+    p_addr[1:0] = 2'b00;
+    // A write of a window's ART_CTRL: the TLPs after it are looked up once it took effect.
+    p_fence = 1'b0;
+    for (int i = 0; i < NumArt; i++) begin
+      if (p_data && p_addr[63:12] == CsrBase[63:12] && p_addr[11:0] == 12'h11c + 12'(i * 32)) p_fence = 1'b1;
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      p_beat_q <= '0;
+      p_hdr_done_q <= 1'b0;
+      p_viol_q <= 1'b0;
+      p_stall_q <= 1'b0;
+      lk_valid_q <= 1'b0;
+    end else begin
+      if (p_acc) begin
+        p_beat_q <= s_axis_tlast ? '0 : (p_beat_q == '1 ? p_beat_q : p_beat_q + BeatCntW'(1));
+        p_hdr_done_q <= !s_axis_tlast && (p_hdr_done_q || p_hdr);
+      end
+      p_viol_q <= !(p_acc && s_axis_tlast) && (p_viol_q || withdrawn);
+      p_stall_q <= s_axis_tvalid && !s_axis_tready;
+      if (p_acc && p_hdr && !p_cpl) lk_valid_q <= 1'b1;
+      else if (lk_go) lk_valid_q <= 1'b0;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (p_acc && p_beat_q == '0) begin
+      p_data_q <= s_axis_tdata[6];
+      p_cpl_q <= p_cpl;
+    end
+    if (p_acc && p_hdr) begin
+      lk_addr_q <= p_addr;
+      lk_fence_q <= p_fence;
+    end
+  end
+
   // ------------------------------------------------------------ header view
   logic [BeatCntW-1:0] beat_q, beat_d;
   logic [CapBytes*8-1:0] cap_q, cap_d, view;
@@ -139,10 +227,10 @@ module ni_host_rx #(
     view = cap_q;
     for (int p = 0; p < CapBytes; p++) begin
       if (32'(p) >= 32'(bs) && 32'(p) < 32'(bs) + Bpb) begin
-        view[p*8 +: 8] = s_axis_tdata[(p % Bpb)*8 +: 8];
+        view[p*8 +: 8] = f_tdata[(p % Bpb)*8 +: 8];
       end
     end
-    kcnt = KcntW'(ni_pkg::keep_count(64'(s_axis_tkeep)));
+    kcnt = KcntW'(ni_pkg::keep_count(64'(f_tkeep)));
   end
 
   // Fields of the TLP header (docs/formats.md).
@@ -197,44 +285,44 @@ module ni_host_rx #(
   assign is_p_unsup = ft == ni_pkg::TLP_MWR32;
 
   // ------------------------------------------------------------ ART lookup
-  // The ART answers for art_addr_o in the same cycle. With ArtReg its answer for a
-  // request is registered while the header beat waits a cycle at the input
-  // (look_wait), and the decision reads the register the cycle after (look_q). That
-  // takes the ART's window compares off the paths from the host link through the
-  // decisions to the readies and the queues behind them, at the price of a cycle per
-  // request. The window registers cannot change meanwhile: their writes come through
-  // this block, one TLP after another.
-  assign art_addr_o = addr;
+  // The answers, in the order of the TLPs; the decision takes the head's when it
+  // decides the TLP at the head of the beat queue. Every TLP but a completion has one
+  // lookup, launched from its header beat (or its last, if it is shorter), as the
+  // decision's hdr_beat below. A completion (Cpl, CplD in its first byte, read the same
+  // way on both sides) has none and does not wait for one: the answers to the host's
+  // and the DMA engine's reads cross without the ART's latency.
+  localparam int unsigned ArtW = 5 + 8 + 16 + 16 + 64;
+  logic [ArtW-1:0] art_res;
+  logic r_valid, r_pop;
+  logic [ArtW-1:0] r_head;
+  assign art_res = {art_hit_i, art_rx_xlate_i, art_perm_r_i, art_perm_w_i, art_perm_a_i, art_index_i,
+                    art_node_i, art_memid_i, art_out_addr_i};
+  logic r_room;
+  ni_fifo #(.Width(ArtW), .Depth(ResDepth), .FallThrough(1)) u_res_q (
+    .clk_i, .rst_ni, .wdata_i(art_res), .wvalid_i(art_res_valid_i), .wready_o(r_room),
+    .rdata_o(r_head), .rvalid_o(r_valid), .rready_i(r_pop));
   logic art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_wc, art_conf_all, art_mcast_empty;
   logic [1:0] art_conf_at;
   logic [7:0] art_index;
   logic [15:0] art_node, art_memid;
   logic [63:0] art_out_addr;
-  localparam int unsigned ArtW = 8 + 2 + 8 + 16 + 16 + 64;
-  logic [ArtW-1:0] art_now, art_used;
-  assign art_now = {art_hit_i, art_rx_xlate_i, art_perm_r_i, art_perm_w_i, art_perm_a_i, art_wc_i,
-                    art_conf_all_i, art_mcast_empty_i, art_conf_at_i, art_index_i, art_node_i, art_memid_i,
-                    art_out_addr_i};
-  assign {art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_wc, art_conf_all, art_mcast_empty,
-          art_conf_at, art_index, art_node, art_memid, art_out_addr} = art_used;
-  logic hdr_now, look_wait, look_q;
-  assign hdr_now = s_axis_tvalid && !decided_q && hdr_beat;
-  if (ArtReg != 0) begin : gen_art_reg
-    logic [ArtW-1:0] art_q;
-    assign look_wait = hdr_now && !is_cpl && !look_q;
-    always_ff @(posedge clk_i) begin
-      if (look_wait) art_q <= art_now;
-    end
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) look_q <= 1'b0;
-      else look_q <= look_q ? !accept && s_axis_tvalid : look_wait;
-    end
-    assign art_used = art_q;
-  end else begin : gen_art_now
-    assign look_wait = 1'b0;
-    assign look_q = 1'b0;
-    assign art_used = art_now;
-  end
+  assign {art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_index, art_node, art_memid,
+          art_out_addr} = r_head;
+  // Kept in the register block, read by the window's index as the TLP is decided.
+  assign art_wc = art_wc_i;
+  assign art_conf_all = art_conf_all_i;
+  assign art_conf_at = art_conf_at_i;
+  assign art_mcast_empty = art_mcast_empty_i;
+  assign art_win_o = art_index;
+  logic hdr_now;
+  // Not while the TLP before is padded to its Length (pad_q): the header beat waits, and
+  // nothing of its TLP (header record, register access, UR) is offered meanwhile.
+  assign hdr_now = f_tvalid && !decided_q && hdr_beat && !pad_q;
+  // The header beat waits for its ART answer: nothing of its TLP is issued meanwhile
+  // (at 128 bits and up a whole TLP can be that beat, and its register access or UR
+  // would otherwise be offered every cycle it waits).
+  logic dec_wait, f_issue;
+  assign dec_wait = hdr_now && !r_valid && !is_cpl;
   // A window whose destination is a multicast LID (0xC000 and up, as in IB) takes writes only.
   logic art_mcast;
   assign art_mcast = art_node[15:14] == 2'b11;
@@ -246,9 +334,10 @@ module ni_host_rx #(
 
   assign tlp_hdr_bytes = ft[5] ? 13'd16 : 13'd12;  // Fmt bit 0: a 4DW header (completions are 3DW)
   assign end_bytes = bs + 13'(kcnt);
-  assign runt = s_axis_tlast && (end_bytes < tlp_hdr_bytes);
-  assign hdr_beat = (bs + 13'(Bpb) > 13'd15) || s_axis_tlast;
-  assign decide_now = hdr_now && !look_wait;
+  assign runt = f_tlast && (end_bytes < tlp_hdr_bytes);
+  assign hdr_beat = (bs + 13'(Bpb) > 13'd15) || f_tlast;
+  assign decide_now = hdr_now && (r_valid || is_cpl);
+  assign r_pop = decide_now && accept && !is_cpl;
   assign cross4k = ({1'b0, addr[11:0]} + len_bytes) > 13'd4096;
   assign csr_hit = addr[63:12] == CsrBase[63:12];
 
@@ -362,7 +451,7 @@ module ni_host_rx #(
   assign conf_page_d = decide_now ? trk_page_i : conf_page_q;
   assign conf_addr = view[12*8 +: 64];
   assign conf_back = conf_addr - {conf_page_d, 12'h0};
-  assign conf_d = (accept && s_axis_tlast) ? 1'b0 : (accept ? conf_cur : conf_q);
+  assign conf_d = (accept && f_tlast) ? 1'b0 : (accept ? conf_cur : conf_q);
   logic consume_now;
   assign consume_now = decide_now && accept && is_cpl && cls_new == ClsDrop && err_new == ErrNone;
   assign mem_conf_valid_o = consume_now;
@@ -373,7 +462,7 @@ module ni_host_rx #(
   // Input beat with this TLP's rewrites applied (only the header beat changes).
   logic [DataW-1:0] in_data;
   always_comb begin
-    in_data = s_axis_tdata;
+    in_data = f_tdata;
     if (bs == 13'd0) in_data[2*8 + 7] = 1'b0;  // TD: the digest does not go on
     if (decide_now && cls_new == ClsReq) begin
       if (bs == 13'd0) in_data[7:0] = ft_out_new;
@@ -442,23 +531,21 @@ module ni_host_rx #(
   // counted by keep, a hole there let the end pass unseen and the TLP leave longer
   // than its Length.
   logic past_q, past_d, reach, fwd_cls;
-  assign reach = s_axis_tlast ? end_bytes >= cur_exp : bs + 13'(Bpb) >= cur_exp;
+  assign reach = f_tlast ? end_bytes >= cur_exp : bs + 13'(Bpb) >= cur_exp;
   // The same for the end of what is passed on (cur_fwd, before the digest); lanes_reach:
   // this beat's lanes reach it. cut_q: a beat before this one was the last passed on.
   logic lanes_reach, reach_fwd, cut_q, cut_d;
   assign lanes_reach = bs + 13'(Bpb) >= cur_fwd;
-  assign reach_fwd = s_axis_tlast ? end_bytes >= cur_fwd : lanes_reach;
-  assign len_bad = s_axis_tlast && (past_q || (end_bytes != cur_exp && !runt));
+  assign reach_fwd = f_tlast ? end_bytes >= cur_fwd : lanes_reach;
+  assign len_bad = f_tlast && (past_q || (end_bytes != cur_exp && !runt));
   // Every beat but the last has all its bytes, the last a run of lanes from lane 0
   // (keep_hole); hole_q: an earlier beat of this TLP had a hole. Such a TLP is as
   // malformed as one of the wrong length.
   logic hole_q, hole_d, keep_hole;
-  assign keep_hole = s_axis_tlast ? (s_axis_tkeep & (s_axis_tkeep + KeepW'(1))) != '0 : s_axis_tkeep != '1;
-  // viol_q: the host withdrew tvalid before its beat was taken (an AXI4-Stream
-  // violation) since the last TLP ended; the TLP then ending is as malformed.
-  logic stall_q, viol_q, withdrawn;
-  assign withdrawn = stall_q && !s_axis_tvalid;
-  assign tlp_bad = len_bad || (s_axis_tlast && (hole_q || keep_hole || viol_q));
+  assign keep_hole = f_tlast ? (f_tkeep & (f_tkeep + KeepW'(1))) != '0 : f_tkeep != '1;
+  // f_viol: the host withdrew tvalid before a beat was taken (an AXI4-Stream violation)
+  // since the last TLP ended (port side, below); the TLP then ending is as malformed.
+  assign tlp_bad = len_bad || (f_tlast && (hole_q || keep_hole || f_viol));
   // Tunneled requests and responses leave exactly as long as their Length says, so a
   // malformed one is stomped in a packet of the right PktLen (the receiver refuses it
   // with NAK 0x61 and the sender does not resend it): cut at that length (the beats
@@ -489,10 +576,17 @@ module ni_host_rx #(
   // fails the read) and counted; it never writes a register.
   logic csr_poison;
   assign csr_poison = cur_cls == ClsCsr && has_data && ep;
-  assign last_ok = !s_axis_tlast ||
+  assign last_ok = !f_tlast ||
                    ((cur_cls == ClsCsr && !tlp_bad && !csr_poison) ? csr_ready_i : own_now ? ur_ready_i : 1'b1);
-  assign s_axis_tready = h_free && (!need_hdr_push || hdr_ready) && last_ok && !look_wait && !pad_q;
-  assign accept = s_axis_tvalid && s_axis_tready;
+  assign f_tready = h_free && (!need_hdr_push || hdr_ready) && last_ok && !dec_wait && !pad_q &&
+                    !dec_hold_i;
+  assign accept = f_tvalid && f_tready;
+  // A beat that may issue its TLP's register access or UR: one that goes with it, so
+  // each is issued once.
+  assign f_issue = f_tvalid && !dec_wait && !pad_q && (!need_hdr_push || hdr_ready);
+  `NI_ASSERT(HdrPushedWithBeat_A, ((req_hdr_valid_o && req_hdr_ready_i) || (rsp_hdr_valid_o && rsp_hdr_ready_i)) |-> accept)
+  `NI_ASSERT(CsrIssuedWithBeat_A, (csr_valid_o && csr_ready_i) |-> accept)
+  `NI_ASSERT(UrIssuedWithBeat_A, (ur_valid_o && ur_ready_i) |-> accept)
 
   assign req_hdr_valid_o = need_hdr_push && cls_new == ClsReq && h_free && last_ok;
   assign rsp_hdr_valid_o = need_hdr_push && cls_new == ClsRsp && h_free && last_ok;
@@ -509,7 +603,7 @@ module ni_host_rx #(
   assign dma_cpl_tvalid = h_known && h_cls == ClsDma;
 
   // CSR request and UR completion, issued with the last beat.
-  assign csr_valid_o = s_axis_tvalid && s_axis_tlast && cur_cls == ClsCsr && !tlp_bad && !csr_poison && h_free;
+  assign csr_valid_o = f_issue && f_tlast && cur_cls == ClsCsr && !tlp_bad && !csr_poison && h_free;
   assign csr_write_o = ft[6];
   assign csr_addr_o = {addr[11:2], 2'b00};
   assign csr_wdata_o = wdata;
@@ -520,10 +614,10 @@ module ni_host_rx #(
   // write the sending NI confirms (UR instead if its length turned out wrong).
   logic own_now, conf_snd_q, conf_snd_d, conf_snd_cur;
   assign conf_snd_cur = decided_q ? conf_snd_q : (cls_new == ClsReq && conf_sender);
-  assign conf_snd_d = accept ? (conf_snd_cur && !s_axis_tlast) : conf_snd_q;
+  assign conf_snd_d = accept ? (conf_snd_cur && !f_tlast) : conf_snd_q;
   assign own_now = (cur_ur && (cur_cls == ClsDrop || (cur_cls == ClsCsr && tlp_bad))) ||
                    (cur_cls == ClsReq && conf_snd_cur);
-  assign ur_valid_o = s_axis_tvalid && s_axis_tlast && own_now && h_free;
+  assign ur_valid_o = f_issue && f_tlast && own_now && h_free;
   always_comb begin
     ur_o = '0;
     ur_o.kind = ni_pkg::OWN_CPL;
@@ -557,9 +651,9 @@ module ni_host_rx #(
       amo_psn_d = trk_psn_i;
     end
     amo_d = amo_q;
-    if (accept) amo_d = amo_cur && !s_axis_tlast;
+    if (accept) amo_d = amo_cur && !f_tlast;
   end
-  assign amo_wr_valid_o = accept && s_axis_tlast && amo_cur && !tlp_bad && cur_fwd <= 13'(AmoBytes);
+  assign amo_wr_valid_o = accept && f_tlast && amo_cur && !tlp_bad && cur_fwd <= 13'(AmoBytes);
   assign amo_wr_lid_o = amo_lid_d;
   assign amo_wr_psn_o = amo_psn_d;
   assign amo_wr_tlp_o = amo_tlp_d;
@@ -572,7 +666,7 @@ module ni_host_rx #(
     if (tlp_bad && cur_err == ErrNone) fin_err = ErrMalformed;
   end
   logic fin;
-  assign fin = accept && s_axis_tlast;
+  assign fin = accept && f_tlast;
   assign ev_win_miss_o = fin && fin_err == ErrWinMiss;
   assign ev_perm_o = fin && fin_err == ErrPerm;
   assign ev_malformed_o = fin && fin_err == ErrMalformed;
@@ -624,27 +718,27 @@ module ni_host_rx #(
       end
       h_valid_d = !(cut_q && cut_cls);
       h_data_d = in_data;
-      h_keep_d = s_axis_tlast ? s_axis_tkeep : '1;  // a hole before the last beat leaves as a byte (stomped)
-      h_last_d = s_axis_tlast;
+      h_keep_d = f_tlast ? f_tkeep : '1;  // a hole before the last beat leaves as a byte (stomped)
+      h_last_d = f_tlast;
       h_bad_d = tlp_bad;
-      hole_d = !s_axis_tlast && (hole_q || keep_hole);
+      hole_d = !f_tlast && (hole_q || keep_hole);
       h_dec_d = decided_q || decide_now;
       h_cls_d = cur_cls;
-      past_d = !s_axis_tlast && (past_q || reach);
-      cut_d = !s_axis_tlast && (cut_q || reach_fwd);
+      past_d = !f_tlast && (past_q || reach);
+      cut_d = !f_tlast && (cut_q || reach_fwd);
       if (cut_cls && !cut_q && reach_fwd) begin
         h_keep_d = keep_upto;  // the Length ends in this beat
         h_last_d = 1'b1;
         // More beats: the digest's (held for it), or a TLP longer than its Length.
-        h_bad_d = s_axis_tlast ? tlp_bad : !cur_td;
-        hold_d = !s_axis_tlast && cur_td;
+        h_bad_d = f_tlast ? tlp_bad : !cur_td;
+        hold_d = !f_tlast && cur_td;
       end else if (hold_q) begin
         h_valid_d = 1'b1;  // the held beat stays, and learns whether the TLP was whole
         h_data_d = h_data_q;
         h_keep_d = h_keep_q;
         h_last_d = 1'b1;
         h_bad_d = h_bad_q || tlp_bad;
-        hold_d = !s_axis_tlast;
+        hold_d = !f_tlast;
       end else if (fwd_cls && !cut_q && len_bad) begin
         // Ended early: this beat leaves whole, and zero beats follow up to the Length
         // unless this beat's lanes reach it.
@@ -653,7 +747,7 @@ module ni_host_rx #(
         pad_d = !lanes_reach;
         pad_at_d = bs + 13'(Bpb);
       end
-      if (s_axis_tlast) begin
+      if (f_tlast) begin
         beat_d = '0;
         decided_d = 1'b0;
       end
@@ -681,8 +775,6 @@ module ni_host_rx #(
       h_bad_q <= 1'b0;
       past_q <= 1'b0;
       hole_q <= 1'b0;
-      stall_q <= 1'b0;
-      viol_q <= 1'b0;
       pad_q <= 1'b0;
       pad_at_q <= '0;
     end else begin
@@ -705,8 +797,6 @@ module ni_host_rx #(
       h_bad_q <= h_bad_d;
       past_q <= past_d;
       hole_q <= hole_d;
-      stall_q <= s_axis_tvalid && !s_axis_tready;
-      viol_q <= !fin && (viol_q || withdrawn);
       pad_q <= pad_d;
       pad_at_q <= pad_at_d;
     end
@@ -724,6 +814,44 @@ module ni_host_rx #(
     end
   end
 
+  // ------------------------------------------------------------ lookup flow and fence
+  // Lookups go when no fence is up and the result queue has room for their answers
+  // (r_cnt_q: lookups launched whose answers the decision has not taken). A fence goes
+  // up when an ART_CTRL write's lookup goes; no lookup goes after it until that write
+  // took effect in the ART (art_upd_done_i), or turned out not to be made (malformed,
+  // poisoned). Being the last lookup launched, its TLP is the one decided when the
+  // answer count falls to zero (dec_fenced).
+  logic fence_q, fence_wait_q, dec_fenced_q, dec_fenced, csr_issued;
+  logic [RcW-1:0] r_cnt_q;
+  assign lk_go = lk_valid_q && !fence_q && !art_busy_i && r_cnt_q != RcW'(ResDepth);
+  assign art_look_valid_o = lk_go;
+  assign art_addr_o = lk_addr_q;
+  assign dec_fenced = dec_fenced_q || (r_pop && fence_q && r_cnt_q == RcW'(1));
+  assign csr_issued = csr_valid_o && csr_ready_i;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      r_cnt_q <= '0;
+      fence_q <= 1'b0;
+      fence_wait_q <= 1'b0;
+      dec_fenced_q <= 1'b0;
+    end else begin
+      r_cnt_q <= r_cnt_q + RcW'(lk_go) - RcW'(r_pop);
+      dec_fenced_q <= dec_fenced && !(accept && f_tlast);
+      if (lk_go && lk_fence_q) fence_q <= 1'b1;
+      if (accept && f_tlast && dec_fenced) begin
+        if (csr_issued) fence_wait_q <= 1'b1;
+        else fence_q <= 1'b0;
+      end
+      if (fence_wait_q && art_upd_done_i) begin
+        fence_wait_q <= 1'b0;
+        fence_q <= 1'b0;
+      end
+    end
+  end
+  // The result queue never overflows (r_cnt_q counts its words and the lookups in the ART).
+  `NI_ASSERT(ResQueueRoom_A, !art_res_valid_i || r_room)
+  `NI_ASSERT(ResForLookup_A, !r_pop || r_cnt_q != '0)
+
   // A first beat is offered only with its header beat and the readies that beat needs
   // (h_go_new): it goes back if the host withdraws that beat, or if one of those readies
   // falls (never in nic_top, where each is a queue that only this block fills).
@@ -732,14 +860,11 @@ module ni_host_rx #(
     if (!rst_ni) h_cond_q <= 1'b0;
     else h_cond_q <= h_valid_q && !h_dec_q;
   end
-  assign h_back = withdrawn || (h_cond_q && !h_go_new);
+  assign h_back = h_cond_q && !h_go_new;
   `NI_ASSERT_AXIS_STABLE_UNLESS(ReqBeatStable_A, req_beat_valid_o, req_beat_ready_i, req_beat_o, h_back)
   `NI_ASSERT_AXIS_STABLE_UNLESS(RspBeatStable_A, rsp_beat_valid_o, rsp_beat_ready_i, rsp_beat_o, h_back)
   // A beat of a TLP whose class is still open is only ever the first one.
   `NI_ASSERT(UndecidedFirst_A, (h_valid_q && !h_dec_q) |-> (beat_q == BeatCntW'(1)))
-  // A header beat that waits for its registered ART answer stays until it is taken
-  // (or is withdrawn, and the answer with it).
-  `NI_ASSERT(LookedUpBeatStays_A, (look_q && s_axis_tvalid) |-> (hdr_beat && !decided_q))
   // The host's side of the handshake (a detector: the NI survives the violation).
   `NI_PROTOCOL(HostValidHeld_A, !withdrawn)
 endmodule

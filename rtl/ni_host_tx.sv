@@ -2,10 +2,11 @@
 // Host transmit: merges decapsulated TLPs and the NI's own TLPs (CSR read data;
 // UR and CA completions, write confirmations, interrupts; the DMA engine's memory
 // reads and its local-copy writes) onto the host port, round robin at TLP boundaries.
-// No register on the way: every source holds its beat until taken, and the choice
-// of source is held from the cycle it is first offered, so the output obeys AXI4-
-// Stream; decapsulated TLPs reach the host port in the cycle they arrive here (with
-// BoundaryRegs they come through nic_top's u_kept_q).
+// Every source holds its beat until taken, and the choice of source is held from the
+// cycle it is first offered; the beats chosen enter an output queue of two (the
+// registered block boundary: the host port's ready and this block's outputs are
+// registers), so a decapsulated TLP's beat reaches the host port a cycle after it
+// arrives here.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -56,18 +57,27 @@ module ni_host_tx #(
 );
   typedef enum logic [2:0] {SrcFab, SrcUr, SrcRd, SrcDma, SrcCopy, SrcNone} src_e;
   localparam int unsigned NumSrc = 5;
-  src_e cur_q, cur_d, pick, sel;
+  src_e cur_q, cur_d, nxt_q, pick, sel;
   logic [1:0] lbeat;
   logic [2:0] rr_q, rr_d;
   logic [1:0] lbeat_q, lbeat_d;
 
-  // Round robin among waiting sources, starting after the last one served.
+  // Round robin among waiting sources, starting after the last one served. The pick is
+  // registered (nxt_q) and taken when no TLP is going out: a source holds its valid
+  // until its TLP is taken, so a registered pick is still waiting, or was the source
+  // just served (then the next pick follows a cycle later).
   logic [NumSrc-1:0] want;
   assign want = {copy_valid_i, dma_rd_valid_i, rd_valid_i, ur_valid_i, s_axis_tvalid};
+  // (One fixed priority order per value of rr_q: the source numbers are constants, no
+  // modulo is built.)
   always_comb begin
     pick = SrcNone;
-    for (int k = NumSrc - 1; k >= 0; k--) begin
-      if (want[(32'(rr_q) + k) % NumSrc]) pick = src_e'(3'((32'(rr_q) + k) % NumSrc));
+    for (int r = 0; r < NumSrc; r++) begin
+      if (32'(rr_q) == r) begin
+        for (int k = NumSrc - 1; k >= 0; k--) begin
+          if (want[(r + k) % NumSrc]) pick = src_e'(3'((r + k) % NumSrc));
+        end
+      end
     end
   end
 
@@ -81,7 +91,10 @@ module ni_host_tx #(
   logic [6:0] c_laddr;
   logic is_rd, is_conf, is_irq;
   // A new TLP starts in the cycle its source is picked: no bubble between TLPs.
-  assign sel = (cur_q == SrcNone) ? pick : cur_q;
+  // sel is (cur_q == SrcNone) ? nxt_q : cur_q, kept as a register of its own (sel_q, made
+  // from the same next values) because it steers every lane of the output.
+  src_e sel_q;
+  assign sel = sel_q;
   assign lbeat = (cur_q == SrcNone) ? 2'd0 : lbeat_q;
   assign is_rd = sel == SrcRd;
   assign is_conf = !is_rd && ur_i.kind == ni_pkg::OWN_CONF;
@@ -118,50 +131,60 @@ module ni_host_tx #(
     end
   end
 
+  // The beat chosen (o_*), into the output queue.
+  logic [DataW-1:0] o_tdata;
+  logic [KeepW-1:0] o_tkeep;
+  logic o_tlast, o_tuser, o_tvalid, o_tready;
+  logic [7:0] o_tdest;
   logic load;
   always_comb begin
-    m_axis_tdata = '0;
-    m_axis_tkeep = '0;
+    o_tdata = '0;
+    o_tkeep = '0;
     for (int j = 0; j < Bpb; j++) begin
       if (32'(lbeat) * Bpb + j < 32'(loc_len)) begin
-        m_axis_tdata[j*8 +: 8] = loc[(32'(lbeat) * Bpb + j) * 8 +: 8];
-        m_axis_tkeep[j] = 1'b1;
+        o_tdata[j*8 +: 8] = loc[(32'(lbeat) * Bpb + j) * 8 +: 8];
+        o_tkeep[j] = 1'b1;
       end
     end
-    m_axis_tlast = 32'(lbeat) * Bpb + Bpb >= 32'(loc_len);
-    m_axis_tuser = 1'b0;
-    m_axis_tvalid = sel == SrcUr || sel == SrcRd || sel == SrcDma;
+    o_tlast = 32'(lbeat) * Bpb + Bpb >= 32'(loc_len);
+    o_tuser = 1'b0;
+    o_tvalid = (sel == SrcUr && ur_valid_i) || (sel == SrcRd && rd_valid_i) || (sel == SrcDma && dma_rd_valid_i);
     if (sel == SrcFab) begin
-      m_axis_tdata = s_axis_tdata;
-      m_axis_tkeep = s_axis_tkeep;
-      m_axis_tlast = s_axis_tlast;
-      m_axis_tuser = s_axis_tuser;
-      m_axis_tvalid = s_axis_tvalid;
+      o_tdata = s_axis_tdata;
+      o_tkeep = s_axis_tkeep;
+      o_tlast = s_axis_tlast;
+      o_tuser = s_axis_tuser;
+      o_tvalid = s_axis_tvalid;
     end else if (sel == SrcCopy) begin
-      {m_axis_tuser, m_axis_tlast, m_axis_tkeep, m_axis_tdata} = copy_beat_i;
-      m_axis_tvalid = copy_valid_i;
+      {o_tuser, o_tlast, o_tkeep, o_tdata} = copy_beat_i;
+      o_tvalid = copy_valid_i;
     end
   end
 
-  assign m_axis_tdest = (sel == SrcUr && is_irq) ? ur_i.reqid[15:8] : 8'd0;
-  assign load = m_axis_tvalid && m_axis_tready;
-  assign s_axis_tready = sel == SrcFab && m_axis_tready;
-  assign ur_ready_o = sel == SrcUr && load && m_axis_tlast;
-  assign rd_ready_o = sel == SrcRd && load && m_axis_tlast;
-  assign dma_rd_ready_o = sel == SrcDma && load && m_axis_tlast;
-  assign copy_ready_o = sel == SrcCopy && m_axis_tready;
+  assign o_tdest = (sel == SrcUr && is_irq) ? ur_i.reqid[15:8] : 8'd0;
+  assign load = o_tvalid && o_tready;
+  assign s_axis_tready = sel == SrcFab && o_tready;
+  assign ur_ready_o = sel == SrcUr && load && o_tlast;
+  assign rd_ready_o = sel == SrcRd && load && o_tlast;
+  assign dma_rd_ready_o = sel == SrcDma && load && o_tlast;
+  assign copy_ready_o = sel == SrcCopy && o_tready;
+  ni_fifo #(.Width(8 + DataW + KeepW + 2), .Depth(2)) u_out_q (
+    .clk_i, .rst_ni, .wdata_i({o_tdest, o_tuser, o_tlast, o_tkeep, o_tdata}), .wvalid_i(o_tvalid),
+    .wready_o(o_tready), .rdata_o({m_axis_tdest, m_axis_tuser, m_axis_tlast, m_axis_tkeep, m_axis_tdata}),
+    .rvalid_o(m_axis_tvalid), .rready_i(m_axis_tready));
 
   always_comb begin
     cur_d = cur_q;
     rr_d = rr_q;
     lbeat_d = lbeat_q;
-    if (cur_q == SrcNone && pick != SrcNone) begin
-      cur_d = pick;
-      rr_d = (pick == SrcCopy) ? 3'd0 : 3'(pick) + 3'd1;
+    // The choice is held from the cycle its first beat is offered.
+    if (cur_q == SrcNone && o_tvalid) begin
+      cur_d = sel;
+      rr_d = (sel == SrcCopy) ? 3'd0 : 3'(sel) + 3'd1;
     end
     if (load) begin
       lbeat_d = lbeat + 2'd1;
-      if (m_axis_tlast) begin
+      if (o_tlast) begin
         cur_d = SrcNone;
         lbeat_d = '0;
       end
@@ -171,17 +194,21 @@ module ni_host_tx #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cur_q <= SrcNone;
+      nxt_q <= SrcNone;
+      sel_q <= SrcNone;
       rr_q <= '0;
       lbeat_q <= '0;
     end else begin
       cur_q <= cur_d;
+      nxt_q <= pick;
+      sel_q <= (cur_d == SrcNone) ? pick : cur_d;
       rr_q <= rr_d;
       lbeat_q <= lbeat_d;
     end
   end
 
-  `NI_ASSERT_AXIS_STABLE(HostOutStable_A, m_axis_tvalid, m_axis_tready,
-                         {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})
+  `NI_ASSERT(SelReg_A, sel_q == ((cur_q == SrcNone) ? nxt_q : cur_q))
+  `NI_ASSERT_AXIS_STABLE(HostOutStable_A, o_tvalid, o_tready, {o_tdata, o_tkeep, o_tlast, o_tuser})
 endmodule
 
 `default_nettype wire

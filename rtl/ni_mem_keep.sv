@@ -57,15 +57,20 @@ module ni_mem_keep #(
   logic [NumSlots-1:0][IdxW-1:0] beats_q;
   logic [NumSlots-1:0][7:0] tries_q;
   logic [NumSlots-1:0][31:0] timer_q;
-  logic [DataW+KeepW-1:0] mem_q [NumSlots * SlotBeats];
+  // The slot memory: each slot's beats at {slot, beat} (a power-of-two stride, so the
+  // address is a concatenation), each with its tlast.
+  localparam int unsigned MemW = DataW + KeepW + 1;
+  logic [MemW-1:0] mem_q [NumSlots * (2 ** IdxW)];
 
   // Slot states. A slot's timer is compared with MEM_TIMEOUT into a register (timed_q),
   // so a copy goes out a cycle after the timer passes it: the compares stay off the
   // paths from the slot states through the output's valid and the host port's ready.
-  // A timer restarted this cycle (a new write kept, a copy started) clears its bit.
+  // A timer restarted this cycle (a new write kept, a copy started) clears its bit; the
+  // timer itself restarts a cycle later (rst_pend_q: the restart's decision stays off
+  // the timers' 32 bits per slot).
   // Its tries are compared with MEM_LIMIT into a register too (spent_q): they change
   // only with a restart, and a slot expires two cycles after one at the earliest.
-  logic [NumSlots-1:0] expired, spent_q, timed_q, timer_rst;
+  logic [NumSlots-1:0] expired, spent_q, timed_q, timer_rst, rst_pend_q;
   logic free_avail, exp_avail, exp_spent;
   logic [SlotW-1:0] free_slot, exp_slot;
   always_comb begin
@@ -97,27 +102,34 @@ module ni_mem_keep #(
   assign first = mode_q == Idle;
   assign stall = first && s_axis_tcni && !free_avail;
   // A copy goes out between TLPs, before the next passing one; a slot out of tries
-  // is given up instead. The copies are read through a registered read port (block
-  // RAM): between TLPs the port reads the first beat of the expired slot (pre_slot_q
-  // says which), and a copy starts once that is the slot expired now; until then
-  // nothing moves (sel Idle).
-  logic [SlotW-1:0] pre_slot_q;
-  logic pre_ok_q, copy_due;
+  // is given up instead. Its beats are read from the slot memory (block RAM, then the
+  // RAM's output register) into a copy queue, as far ahead as the queue has room, and
+  // the output offers the queue's head, so nothing after the RAM's clock-to-out
+  // decides. The reading starts between TLPs when a slot has expired (pf_q: the
+  // queue fills with that slot's copy); the copy is issued (offered, its timer
+  // restarted, a try counted) once its first beat is at the queue's head and the
+  // slot is still the one expired. Meanwhile nothing moves (sel Idle); a slot that
+  // stopped being the expired one (memory confirmed it) has its reading abandoned.
+  logic copy_due, pf_q, pf_match, pf_drop;
+  logic [SlotW-1:0] pf_slot_q;
+  localparam int unsigned CqDepth = 4;  // the read's two cycles and a beat each cycle
+  localparam int unsigned CqW = $clog2(CqDepth);
+  localparam int unsigned CrW = $clog2(CqDepth + 1);
+  logic [MemW-1:0] cq_head;
+  logic cq_valid, cq_pop;
   assign copy_due = exp_avail && !exp_spent;
-  assign sel = (mode_q != Idle) ? mode_q : !copy_due ? Pass : (pre_ok_q && pre_slot_q == exp_slot) ? Copy : Idle;
-
-  logic [DataW+KeepW-1:0] rd_word;
+  assign pf_match = copy_due && pf_slot_q == exp_slot;
+  assign pf_drop = mode_q == Idle && pf_q && !pf_match;
+  assign sel = (mode_q != Idle) ? mode_q : !copy_due ? Pass : (pf_match && cq_valid) ? Copy : Idle;
   always_comb begin
     if (sel == Idle) begin
-      {m_axis_tdata, m_axis_tkeep} = rd_word;
-      m_axis_tlast = 1'b0;
+      {m_axis_tlast, m_axis_tdata, m_axis_tkeep} = cq_head;
       m_axis_tuser = 1'b0;
       m_axis_tvalid = 1'b0;
     end else if (sel == Copy) begin
-      {m_axis_tdata, m_axis_tkeep} = rd_word;
-      m_axis_tlast = idx_q + IdxW'(1) >= beats_q[rd_slot_d];
+      {m_axis_tlast, m_axis_tdata, m_axis_tkeep} = cq_head;
       m_axis_tuser = 1'b0;
-      m_axis_tvalid = 1'b1;
+      m_axis_tvalid = cq_valid;
     end else begin
       m_axis_tdata = s_axis_tdata;
       m_axis_tkeep = s_axis_tkeep;
@@ -130,8 +142,9 @@ module ni_mem_keep #(
 
   logic pass_beat, copy_beat, copy_start, give_up, keep_done;
   assign pass_beat = sel == Pass && s_axis_tvalid && s_axis_tready;
-  assign copy_beat = sel == Copy && m_axis_tready;
-  assign copy_start = mode_q == Idle && sel == Copy;
+  assign copy_beat = sel == Copy && m_axis_tvalid && m_axis_tready;
+  assign cq_pop = copy_beat;
+  assign copy_start = mode_q == Idle && sel == Copy;  // the copy is offered: issued
   // Give up an expired slot out of tries: not while a memory completion comes (it may
   // be this slot's; one event per cycle for MEM_FAIL_CNT), nor the slot whose copy is
   // going out.
@@ -147,7 +160,7 @@ module ni_mem_keep #(
     wtag_d = wtag_q;
     if (first) begin
       wr_slot_d = free_slot;
-      rd_slot_d = exp_slot;
+      rd_slot_d = pf_slot_q;
       keep_d = s_axis_tcni;
       wtag_d = s_axis_tdata[6*8 +: 8];  // TLP byte 6: the tag toward memory
       idx_d = '0;
@@ -157,12 +170,46 @@ module ni_mem_keep #(
     // A TLP longer than a slot is passed on but not kept (its sender sees no difference:
     // ni_fab_rx never forwards one; this guards the memory).
     if (pass_beat && idx_d == IdxW'(SlotBeats)) keep_d = 1'b0;
-    if (pass_beat || copy_beat) begin
-      idx_d = idx_d + IdxW'(1);
-      if (m_axis_tlast) begin
-        mode_d = Idle;
-        idx_d = '0;
-      end
+    if (pass_beat) idx_d = idx_d + IdxW'(1);
+    if ((pass_beat || copy_beat) && m_axis_tlast) begin
+      mode_d = Idle;
+      idx_d = '0;
+    end
+  end
+
+  // The copy's reader: from the expired slot's first beat, one beat a cycle while the
+  // queue has a place for it (cq_cred_q: places not yet promised to a read), up to the
+  // slot's last beat. Abandoned (pf_drop), it stops and the queue and the reads on
+  // their way are emptied.
+  logic rdr_on_q, rdr_go, pf_start, p1_q, p2_q;
+  logic [IdxW-1:0] rdr_idx_q, rdr_end_q;
+  logic [CrW-1:0] cq_cred_q;
+  assign rdr_go = rdr_on_q && cq_cred_q != '0 && !pf_drop;
+  assign pf_start = mode_q == Idle && !pf_q && copy_due;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pf_q <= 1'b0;
+      rdr_on_q <= 1'b0;
+      p1_q <= 1'b0;
+      p2_q <= 1'b0;
+      cq_cred_q <= CrW'(CqDepth);
+    end else begin
+      if (pf_start) pf_q <= 1'b1;
+      else if (pf_drop || ((pass_beat || copy_beat) && m_axis_tlast)) pf_q <= 1'b0;
+      if (pf_start) rdr_on_q <= 1'b1;
+      else if (pf_drop || (rdr_go && rdr_idx_q == rdr_end_q)) rdr_on_q <= 1'b0;
+      p1_q <= rdr_go;
+      p2_q <= p1_q && !pf_drop;
+      cq_cred_q <= pf_drop ? CrW'(CqDepth) : cq_cred_q - CrW'(rdr_go) + CrW'(cq_pop);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (pf_start) begin
+      pf_slot_q <= exp_slot;
+      rdr_idx_q <= '0;
+      rdr_end_q <= beats_q[exp_slot] - IdxW'(1);
+    end else if (rdr_go) begin
+      rdr_idx_q <= rdr_idx_q + IdxW'(1);
     end
   end
 
@@ -182,7 +229,7 @@ module ni_mem_keep #(
     tries_d = tries_q;
     // A loop over the slots, not `x[slot] =`: see ni_retx on indexed writes.
     for (int i = 0; i < NumSlots; i++) begin
-      timer_d[i] = timer_q[i] + 32'd1;
+      timer_d[i] = rst_pend_q[i] ? 32'd0 : timer_q[i] + 32'd1;
       timer_rst[i] = 1'b0;
       if (give_up && exp_slot == SlotW'(i)) valid_d[i] = 1'b0;
       if (keep_done && wr_slot_d == SlotW'(i)) begin
@@ -190,19 +237,17 @@ module ni_mem_keep #(
         tag_d[i] = wtag_d;
         beats_d[i] = idx_q + IdxW'(1);
         tries_d[i] = '0;
-        timer_d[i] = '0;
         timer_rst[i] = 1'b1;
       end
-      if (copy_start && m_axis_tvalid && rd_slot_d == SlotW'(i)) begin
+      if (copy_start && rd_slot_d == SlotW'(i)) begin
         tries_d[i] = tries_q[i] + 8'd1;
-        timer_d[i] = '0;
         timer_rst[i] = 1'b1;
       end
     end
   end
   assign drop_valid_o = give_up;
   assign drop_tag_o = tag_q[exp_slot];
-  assign ev_reissue_o = copy_start && m_axis_tvalid;
+  assign ev_reissue_o = copy_start;
   assign ev_fail_o = give_up || |(conf_hit & {NumSlots{!conf_ok_i}});
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -211,11 +256,13 @@ module ni_mem_keep #(
       valid_q <= '0;
       timed_q <= '0;
       spent_q <= '0;
+      rst_pend_q <= '0;
     end else begin
+      rst_pend_q <= timer_rst;
       mode_q <= mode_d;
       valid_q <= valid_d;
       for (int i = 0; i < NumSlots; i++) begin
-        timed_q[i] <= timeout_i != 32'h0 && timer_q[i] >= timeout_i && !timer_rst[i];
+        timed_q[i] <= timeout_i != 32'h0 && timer_q[i] >= timeout_i && !timer_rst[i] && !rst_pend_q[i];
         spent_q[i] <= tries_q[i] >= limit_i;
       end
     end
@@ -234,26 +281,45 @@ module ni_mem_keep #(
     timer_q <= timer_d;
   end
 
-  // The slot memory: written as a kept write passes, read one cycle ahead: the copy's
-  // next beat, or between TLPs the expired slot's first beat.
-  logic mem_we, wr_rd_q;
-  logic [31:0] mem_waddr, mem_raddr_d;
+  // The slot memory: written as a kept write passes, read by the copy's reader; the
+  // word read passes the RAM's output register into the copy queue.
+  logic mem_we;
+  logic [SlotW+IdxW-1:0] mem_waddr;
+  logic [MemW-1:0] rd_word_q, rd_out_q;
   assign mem_we = pass_beat && keep_d && idx_q < IdxW'(SlotBeats);
-  assign mem_waddr = 32'(wr_slot_d) * SlotBeats + 32'(idx_q);
-  assign mem_raddr_d = (mode_d == Copy) ? 32'(rd_slot_d) * SlotBeats + 32'(idx_d) : 32'(exp_slot) * SlotBeats;
+  assign mem_waddr = {wr_slot_d, idx_q};
   always_ff @(posedge clk_i) begin
-    if (mem_we) mem_q[mem_waddr] <= {s_axis_tdata, s_axis_tkeep};
-    rd_word <= mem_q[mem_raddr_d];
-    pre_slot_q <= exp_slot;
-    wr_rd_q <= mem_we && mem_waddr == mem_raddr_d;  // the port shows the word before this write
+    if (mem_we) mem_q[mem_waddr] <= {s_axis_tlast, s_axis_tdata, s_axis_tkeep};
+    if (rdr_go) rd_word_q <= mem_q[{pf_slot_q, rdr_idx_q}];
+    rd_out_q <= rd_word_q;
   end
+  // The copy queue (emptied when a reading is abandoned).
+  logic [MemW-1:0] cq_mem_q [CqDepth];
+  logic [CqW-1:0] cq_wp_q, cq_rp_q;
+  logic [CrW-1:0] cq_cnt_q;
+  assign cq_valid = cq_cnt_q != '0;
+  assign cq_head = cq_mem_q[cq_rp_q];
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) pre_ok_q <= 1'b0;
-    else pre_ok_q <= mode_d != Copy;
+    if (!rst_ni) begin
+      cq_wp_q <= '0;
+      cq_rp_q <= '0;
+      cq_cnt_q <= '0;
+    end else if (pf_drop) begin
+      cq_wp_q <= '0;
+      cq_rp_q <= '0;
+      cq_cnt_q <= '0;
+    end else begin
+      cq_wp_q <= cq_wp_q + CqW'(p2_q);
+      cq_rp_q <= cq_rp_q + CqW'(cq_pop);
+      cq_cnt_q <= cq_cnt_q + CrW'(p2_q) - CrW'(cq_pop);
+    end
   end
-  // A copy's beats are never written in the cycle before they are read (a slot is
-  // written only while it is free, and expires at least a cycle after its last beat).
-  `NI_ASSERT(CopyReadNotStale_A, sel == Copy |-> !wr_rd_q)
+  always_ff @(posedge clk_i) begin
+    if (p2_q) cq_mem_q[cq_wp_q] <= rd_out_q;
+  end
+  // A copy is read only while it is not being written (writes come with passing TLPs).
+  `NI_ASSERT(CopyNotWritten_A, rdr_go |-> !mem_we)
+  `NI_ASSERT(CopyQueueRoom_A, p2_q |-> cq_cnt_q != CrW'(CqDepth))
   // The registered compare is the present one whenever a slot has expired (MEM_LIMIT
   // written a cycle ago aside).
   `NI_ASSERT(SpentCurrent_A, exp_avail && $stable(limit_i) |-> exp_spent == (tries_q[exp_slot] >= limit_i))

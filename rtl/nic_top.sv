@@ -82,10 +82,15 @@ module nic_top #(
   // open combined packet and a TLP), and the margin of beats and headers that may
   // still enter after room was sampled.
   localparam int unsigned MaxTlpBeats = (ni_pkg::TlpHdrBytes + MaxPayload + Bpb - 1) / Bpb;
-  // With several host ports, each may start a TLP on the same room signal.
-  localparam int unsigned RoomMargin = 2;
+  // With several host ports, each may start a TLP on the same room signal. The margin
+  // also covers what ni_host_rx holds on its way in (its input queue, 8 beats, and its
+  // output register): requests admitted under room_o but not yet in the combiner's
+  // queue, as many beats and as many TLPs. Without it a request could wait there for
+  // room with a completion behind it that the room depends on.
+  localparam int unsigned HrxBeats = 8 + 2;
+  localparam int unsigned RoomMargin = 2 + HrxBeats;
   localparam int unsigned ReqBeats = (HostPorts + 1) * MaxTlpBeats + RoomMargin;
-  localparam int unsigned ReqHdrs = HostPorts + 3;
+  localparam int unsigned ReqHdrs = HostPorts + 1 + RoomMargin;
   if (HostPorts != 1 && HostPorts != 2 && HostPorts != 4) begin : gen_bad_host_ports
     $error("nic_top: HostPorts must be 1, 2 or 4");
   end
@@ -248,11 +253,10 @@ module nic_top #(
   // With BoundaryRegs, ni_host_rx's register requests reach the register block through
   // a register (a one-entry queue), so that no path runs from the host link's header
   // through the ART and ni_host_rx's decisions into the registers and what their writes
-  // start (ni_wc's flush, the DMA engine). While a request waits there the host link
-  // holds: a register write takes effect before the next TLP is decided (at 128 bits
-  // and up a TLP is decided with its first beat), and the host link's order stays as
-  // it was. A register access then costs a cycle and an idle cycle of the host link.
-  logic csr_hold;  // the host link holds for a register request
+  // start (ni_wc's flush, the DMA engine). While a request waits there ni_host_rx decides
+  // nothing (its input queue goes on filling): a register write takes effect before the
+  // next TLP is decided, and the host link's order stays as it was.
+  logic csr_hold;  // ni_host_rx's decisions hold for a register request
   ni_boundary #(.Width(1 + 12 + 32 + 4 + 16 + 8), .Depth(1), .Enable(BoundaryRegs)) u_csr_q (
     .clk_i, .rst_ni,
     .wdata_i({hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag}),
@@ -261,7 +265,7 @@ module nic_top #(
     .rvalid_o(csr_valid), .rready_i(csr_ready));
   assign csr_hold = BoundaryRegs != 0 && csr_valid;
   assign csr_ready = csr_write || rdc_ready;
-  assign hin_tready = hrx_tready && !csr_hold;
+  assign hin_tready = hrx_tready;
   // The events of ni_host_rx and ni_fab_rx count a cycle later: both take them at the
   // end of their deepest decisions, and the status, counters and interrupts they set
   // would otherwise lie on those paths. ni_host_rx's go with the bus of the TLP that
@@ -384,16 +388,24 @@ module nic_top #(
   );
 
   // ------------------------------------------------------------ ART lookup
+  // A pipeline: ni_host_rx looks a TLP's address up as its header beat enters and takes
+  // the answer a few cycles later, when it decides the TLP (rtl/tunnel/ni_art.sv).
   logic [63:0] art_addr, art_out_addr;
+  logic art_look_valid, art_res_valid, art_busy, art_upd_done;
   logic art_hit, art_hit_rx_xlate, art_hit_perm_r, art_hit_perm_w, art_hit_perm_a;
   logic [15:0] art_hit_node, art_hit_memid;
   logic [$clog2(NumArt)-1:0] art_index;
+  logic [7:0] hrx_art_win;  // the window of the TLP ni_host_rx decides now
+  logic [$clog2(NumArt)-1:0] art_win;
+  assign art_win = hrx_art_win[$clog2(NumArt)-1:0];
 
   ni_art #(.NumEntries(NumArt)) u_art (
-    .addr_i(art_addr),
+    .clk_i, .rst_ni,
     .valid_i(art_valid), .rx_xlate_i(art_rx_xlate), .perm_r_i(art_perm_r), .perm_w_i(art_perm_w),
     .perm_a_i(art_perm_a), .base_i(art_base), .limit_i(art_limit), .xlate_i(art_xlate),
-    .node_i(art_node), .memid_i(art_memid),
+    .node_i(art_node), .memid_i(art_memid), .wr_i(art_ctrl_written), .busy_o(art_busy),
+    .upd_done_o(art_upd_done),
+    .look_valid_i(art_look_valid), .addr_i(art_addr), .res_valid_o(art_res_valid),
     .hit_o(art_hit), .index_o(art_index), .rx_xlate_o(art_hit_rx_xlate), .perm_r_o(art_hit_perm_r),
     .perm_w_o(art_hit_perm_w), .perm_a_o(art_hit_perm_a), .node_o(art_hit_node),
     .memid_o(art_hit_memid), .out_addr_o(art_out_addr)
@@ -458,16 +470,18 @@ module nic_top #(
   logic dma_cpl_tlast, dma_cpl_tvalid, dma_cpl_tready;
 
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
-               .NiReqId(NiReqId), .ArtReg(BoundaryRegs)) u_host_rx (
-    .clk_i, .rst_ni, .node_id_i(node_id),
+               .NiReqId(NiReqId), .NumArt(NumArt)) u_host_rx (
+    .clk_i, .rst_ni, .node_id_i(node_id), .dec_hold_i(csr_hold),
     .s_axis_tdata(hin_tdata), .s_axis_tkeep(hin_tkeep),
-    .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid && !csr_hold),
+    .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid),
     .s_axis_tready(hrx_tready),
-    .art_addr_o(art_addr), .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
+    .art_look_valid_o(art_look_valid), .art_addr_o(art_addr), .art_busy_i(art_busy),
+    .art_upd_done_i(art_upd_done), .art_res_valid_i(art_res_valid), .art_win_o(hrx_art_win),
+    .art_hit_i(art_hit), .art_rx_xlate_i(art_hit_rx_xlate),
     .art_perm_r_i(art_hit_perm_r), .art_perm_w_i(art_hit_perm_w), .art_perm_a_i(art_hit_perm_a),
-    .art_wc_i(art_wc[art_index]), .art_index_i(8'(art_index)), .art_node_i(art_hit_node),
-    .art_conf_all_i(art_conf_all[art_index]), .art_conf_at_i(art_conf_at[art_index]),
-    .art_mcast_empty_i(win_mcast_empty[art_index]),
+    .art_wc_i(art_wc[art_win]), .art_index_i(8'(art_index)), .art_node_i(art_hit_node),
+    .art_conf_all_i(art_conf_all[art_win]), .art_conf_at_i(art_conf_at[art_win]),
+    .art_mcast_empty_i(win_mcast_empty[art_win]),
     .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
     .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
     .trk_otag_i(trk_otag), .trk_psn_i(trk_psn), .trk_kind_i(trk_kind), .trk_page_i(trk_page),
@@ -778,7 +792,7 @@ module nic_top #(
 
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
   logic unused;
-  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf};
+  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf, hrx_art_win};
 
   // Writes this NI confirmed (receiving-NI point): kept until memory confirms them,
   // issued to memory again on MEM_TIMEOUT.

@@ -115,9 +115,11 @@ def main():
     # The arguments are checked before anything is run or written.
     params = CONFIGS[a.config]
     if a.top != "nic_top":  # a block alone: the data width, if it has one
-        src = ROOT / "rtl" / f"{a.top}.sv"
-        if not src.exists():
-            sys.exit(f"synth: no block '{a.top}' (rtl/{a.top}.sv)")
+        # rtl/ and its subsystem folders (rtl/tunnel/ ...), not the board tops.
+        found = [p for p in (ROOT / "rtl").rglob(f"{a.top}.sv") if "board" not in p.parts]
+        if not found:
+            sys.exit(f"synth: no block '{a.top}' (rtl/**/{a.top}.sv)")
+        src = found[0]
         text = src.read_text()
         declared = re.findall(r"parameter\s+int\s+unsigned\s+(\w+)", text)
         params = {k: v for k, v in params.items() if k == "DataW" and k in declared}

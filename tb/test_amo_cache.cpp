@@ -43,7 +43,11 @@ void AmoCacheTest::run() {
   reset();
   auto& m = dut.m;
   std::map<unsigned, Record> kept;
-  std::deque<Bytes> replays;  // queued, in order; the front one is being sent
+  // Replays queued, in order, with the cycle each was asked for; the front one is being
+  // sent. A replay's first beat is offered kReplayCycles after it was asked for: the
+  // record's block-RAM read, its output register, the replay queue.
+  constexpr int kReplayCycles = 3;
+  std::deque<std::pair<Bytes, int>> replays;
   size_t sentOff = 0;         // bytes of the front replay already taken
   unsigned hits = 0, fullMisses = 0, replayed = 0;
   // A LID without a PSN sequence: 0 or past the peers (LIDs 1..kPeers have one).
@@ -81,15 +85,15 @@ void AmoCacheTest::run() {
       EXPECT_EQ(m.q_len_o, k->second.len);
       if (rng()() % 2) {
         m.replay_i = 1;
-        replays.push_back(Bytes(k->second.tlp.begin(), k->second.tlp.begin() + k->second.len));
+        replays.push_back({Bytes(k->second.tlp.begin(), k->second.tlp.begin() + k->second.len), c});
       }
     }
     dut.eval();
-    // The beat offered: the next bytes of the oldest replay queued before this cycle.
-    const size_t queuedBefore = replays.size() - m.replay_i;
-    ASSERT_EQ(bool(m.beat_valid_o), queuedBefore > 0) << "cycle " << c;
+    // The beat offered: the next bytes of the oldest replay, once it has had its cycles.
+    const bool due = !replays.empty() && replays.front().second + kReplayCycles <= c;
+    ASSERT_EQ(bool(m.beat_valid_o), due) << "cycle " << c;
     if (m.beat_valid_o) {
-      const Bytes& r = replays.front();
+      const Bytes& r = replays.front().first;
       for (unsigned j = 0; j < kBpb; ++j) {
         const bool in = sentOff + j < r.size();
         ASSERT_EQ(getField(m.beat_o, kBpb * 8 + j, 1), in ? 1u : 0u) << "keep lane " << j << " cycle " << c;

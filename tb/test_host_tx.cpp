@@ -127,13 +127,6 @@ class HostTxTest : public tb::VerilatedTest {
       dut->eval();
       const Beat ob = tb::offeredBeat(m, kBpb);
       const bool ov = m.m_axis_tvalid;
-      if (fv && m.s_axis_tready) {
-        // Pass-through: the offered beat is the beat on the host port.
-        EXPECT_TRUE(ov && m.m_axis_tready && ob.data == fb.data && ob.keep == fb.keep) << "cycle " << c;
-      }
-      if (cv && m.copy_ready_o) {
-        EXPECT_TRUE(ov && m.m_axis_tready && ob.data == cb.data && ob.keep == cb.keep) << "cycle " << c;
-      }
       const bool copyTaken = cv && m.copy_ready_o;
       const bool fabTaken = fv && m.s_axis_tready, urTaken = urHeld && m.ur_ready_o, rdTaken = rdHeld && m.rd_ready_o;
       if (ov && m.m_axis_tready) tdests.push_back(m.m_axis_tdest);
