@@ -82,6 +82,15 @@ class Bench {
   void run(unsigned n) {
     for (unsigned i = 0; i < n; ++i) h_.step([this] { clock_.cycle(); });
   }
+  // Beats per cycle of the side that drives a stream, from the cycles its items (TLPs or
+  // packets, `beats` each) started: over the second half of the stream, once the input
+  // queues have filled (the first items enter faster than the far side takes them;
+  // counting from the start would measure the queues, counting to the last item out the
+  // latency).
+  static double steadyRate(const std::vector<uint64_t>& starts, double beats) {
+    const size_t half = starts.size() / 2;
+    return beats * double(starts.size() - 1 - half) / double(starts.back() - starts[half]);
+  }
   // Until the fabric port has been idle for 32 cycles: what an earlier stage sent (a
   // resend, its last packet) must not open the next stream's measurement window.
   void quiet() {
@@ -133,14 +142,7 @@ class Bench {
     });
     const double cycles = double(h_.now - first + 1);
     *outBpc = double(h_.fabOutBeats - beats0) / cycles;
-    // The host side's steady rate: TLP starts (hostInStarts) over the second half of the
-    // stream, once the input queues have filled (the first TLPs enter faster than the
-    // fabric takes them; counting from the start would measure the queues, counting to
-    // the last packet out the latency).
-    const unsigned perTlp = (16 + payload + h_.bpb - 1) / h_.bpb;
-    const size_t half = h_.hostInStarts.size() / 2;
-    *inBpc = double(perTlp) * double(h_.hostInStarts.size() - 1 - half) /
-             double(h_.hostInStarts.back() - h_.hostInStarts[half]);
+    *inBpc = steadyRate(h_.hostInStarts, (16 + payload + h_.bpb - 1) / h_.bpb);
   }
 
   // Fabric packets in, host TLPs out: writes, or (responses) read completions on VC1.
@@ -198,11 +200,7 @@ class Bench {
     const size_t tlpBytes = (responses ? 12 : 16) + payload;
     for (const auto& t : q) expect(t.bytes.size() == tlpBytes && !t.user, "a TLP left the host port altered");
     *outBpc = double(outBeats) / double(q.back().lastCycle - first + 1);
-    // The fabric side's steady rate, as the host side's of encapStream: packet starts
-    // over the second half (every packet has the same beats).
-    const size_t half = h_.fabInStarts.size() / 2;
-    *inBpc = double(inBeats) / count * double(h_.fabInStarts.size() - 1 - half) /
-             double(h_.fabInStarts.back() - h_.fabInStarts[half]);
+    *inBpc = steadyRate(h_.fabInStarts, double(inBeats) / count);  // every packet has the same beats
   }
 
   // Remote reads served: the NI's 16 tags are filled by reads from the fabric, then
