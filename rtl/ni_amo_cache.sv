@@ -59,8 +59,8 @@ module ni_amo_cache #(
   // a replay names is read in the replay's cycle, before that cycle's write, and enters
   // the queue two cycles later (through the RAM's output register) with its last beat's
   // index and lanes worked out; the queue offers it the cycle after (a replay is rare:
-  // its cycles buy registers after the RAM and after the queue). rq_used counts the queue's records and the one on its
-  // way, against its depth.
+  // its cycles buy registers after the RAM and after the queue). rq_used counts the
+  // queue's records and the one on its way, against its depth.
   localparam int unsigned RqDepth = 2;
   localparam int unsigned RqW = RbW + KeepW + RecW;
   logic [RqW-1:0] rq_head;

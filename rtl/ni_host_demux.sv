@@ -8,10 +8,11 @@
 //
 // Beats enter through a queue of two (the registered block boundary: s_axis_tready is
 // a register), then pass a one-beat stage (hold) in which the route is decided: at 64
-// bits the Requester ID is in the second beat, read at the queue's head. Whether the
-// held beat is a completion, and at 128 bits and up its port, are decoded as it enters
-// the hold stage, so the decision is a register and a compare, not the header decode. Each port has a one-beat output register,
-// so a port that stalls blocks the shared stream only when a beat for it arrives.
+// bits the Requester ID is in the second beat, read at the queue's head. Whether a
+// beat is a completion, and at 128 bits and up its port, are decoded as it enters the
+// input queue and stored beside it, so the decision is a register and a compare, not
+// the header decode. Each port has a one-beat output register, so a port that stalls
+// blocks the shared stream only when a beat for it arrives.
 // A port that holds a beat back for stall_cycles_i cycles (0: never) is declared
 // down: the NI drops the TLPs for it (ev_drop_o, one per TLP) and the other ports go
 // on. If the port was in the middle of a TLP, a nullified last beat (tuser) closes it
@@ -62,7 +63,7 @@ module ni_host_demux #(
     assign s_bus = s_axis_tdata[71:64];
   end
   logic [DecW-1:0] s_dec;
-  assign s_dec = {s_axis_tdata[7:0] == ni_pkg::TLP_CPL || s_axis_tdata[7:0] == ni_pkg::TLP_CPLD,
+  assign s_dec = {ni_pkg::is_cpl(s_axis_tdata[7:0]),
                   32'(s_bus) >= HostPorts, PortW'(s_bus), 32'(s_axis_tdest) >= HostPorts, PortW'(s_axis_tdest)};
   logic [DataW-1:0] i_tdata;
   logic [KeepW-1:0] i_tkeep;

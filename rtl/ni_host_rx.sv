@@ -165,8 +165,7 @@ module ni_host_rx #(
   assign p_bs = 13'(p_beat_q) * 13'(Bpb);
   assign p_hdr = !p_hdr_done_q && ((p_bs + 13'(Bpb) > 13'd15) || s_axis_tlast);
   assign p_data = (p_beat_q == '0) ? s_axis_tdata[6] : p_data_q;
-  assign p_cpl = (p_beat_q == '0) ? (s_axis_tdata[7:0] == ni_pkg::TLP_CPL || s_axis_tdata[7:0] == ni_pkg::TLP_CPLD)
-                                  : p_cpl_q;
+  assign p_cpl = (p_beat_q == '0) ? ni_pkg::is_cpl(s_axis_tdata[7:0]) : p_cpl_q;
   always_comb begin
     p_addr = '0;
     for (int p = 8; p < 16; p++) begin
@@ -259,7 +258,7 @@ module ni_host_rx #(
   assign cpl_tag = view[10*8 +: 8];
   assign wdata = view[16*8 +: 32];  // byte 16 is the lowest-addressed byte
   assign has_data = ft[6];
-  assign is_cpl = (ft == ni_pkg::TLP_CPL) || (ft == ni_pkg::TLP_CPLD);
+  assign is_cpl = ni_pkg::is_cpl(ft);
   assign is_mrd = ft == ni_pkg::TLP_MRD64;
   assign is_mwr = ft == ni_pkg::TLP_MWR64;
   assign is_dmwr = ni_pkg::is_dmwr(ft);
@@ -301,18 +300,14 @@ module ni_host_rx #(
   ni_fifo #(.Width(ArtW), .Depth(ResDepth), .FallThrough(1)) u_res_q (
     .clk_i, .rst_ni, .wdata_i(art_res), .wvalid_i(art_res_valid_i), .wready_o(r_room),
     .rdata_o(r_head), .rvalid_o(r_valid), .rready_i(r_pop));
-  logic art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_wc, art_conf_all, art_mcast_empty;
-  logic [1:0] art_conf_at;
+  logic art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a;
   logic [7:0] art_index;
   logic [15:0] art_node, art_memid;
   logic [63:0] art_out_addr;
   assign {art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_index, art_node, art_memid,
           art_out_addr} = r_head;
-  // Kept in the register block, read by the window's index as the TLP is decided.
-  assign art_wc = art_wc_i;
-  assign art_conf_all = art_conf_all_i;
-  assign art_conf_at = art_conf_at_i;
-  assign art_mcast_empty = art_mcast_empty_i;
+  // The window's write combining, confirmation and group state (art_wc_i, art_conf_*_i,
+  // art_mcast_empty_i) are kept in the register block, read by art_win_o as it is decided.
   assign art_win_o = art_index;
   logic hdr_now;
   // Not while the TLP before is padded to its Length (pad_q): the header beat waits, and
@@ -382,7 +377,7 @@ module ni_host_rx #(
         err_new = ErrWinMiss;
       end else if (is_mrd ? !art_perm_r : is_write ? !art_perm_w : !art_perm_a) begin
         err_new = ErrPerm;
-      end else if (art_mcast && (!is_mwr || art_mcast_empty)) begin
+      end else if (art_mcast && (!is_mwr || art_mcast_empty_i)) begin
         err_new = ErrUnsup;  // a multicast group takes posted writes only, and needs members
       end else begin
         cls_new = ClsReq;
@@ -403,14 +398,14 @@ module ni_host_rx #(
   // the receiver's points travel as a DMWr with the point in the TEH flags.
   logic confirmed, conf_sender, conf_rx_ni;
   logic [7:0] ft_out_new;
-  assign confirmed = is_dmwr || (is_mwr && art_conf_all && !art_mcast);
-  assign conf_sender = confirmed && art_conf_at == ni_pkg::CONF_AT_SENDER;
-  assign conf_rx_ni = confirmed && art_conf_at == ni_pkg::CONF_AT_RX_NI;
+  assign confirmed = is_dmwr || (is_mwr && art_conf_all_i && !art_mcast);
+  assign conf_sender = confirmed && art_conf_at_i == ni_pkg::CONF_AT_SENDER;
+  assign conf_rx_ni = confirmed && art_conf_at_i == ni_pkg::CONF_AT_RX_NI;
   assign ft_out_new = !confirmed ? ft : conf_sender ? ni_pkg::TLP_MWR64 : ni_pkg::TLP_DMWR64;
 
   // A write the combiner may merge: posted, through a combining window, every byte
   // enabled (First BE all ones; Last BE all ones, or none for a single DW).
-  assign req_meta_o.wc = is_mwr && !confirmed && art_wc && be[3:0] == 4'hF &&
+  assign req_meta_o.wc = is_mwr && !confirmed && art_wc_i && be[3:0] == 4'hF &&
                          ((len_dw == 10'd1) ? be[7:4] == 4'h0 : be[7:4] == 4'hF);
   assign req_meta_o.win = art_index;
   assign req_meta_o.addr = art_out_addr;

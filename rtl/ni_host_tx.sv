@@ -57,15 +57,15 @@ module ni_host_tx #(
 );
   typedef enum logic [2:0] {SrcFab, SrcUr, SrcRd, SrcDma, SrcCopy, SrcNone} src_e;
   localparam int unsigned NumSrc = 5;
-  src_e cur_q, cur_d, nxt_q, pick, sel;
+  src_e cur_q, cur_d, pick, sel;
   logic [1:0] lbeat;
   logic [2:0] rr_q, rr_d;
   logic [1:0] lbeat_q, lbeat_d;
 
   // Round robin among waiting sources, starting after the last one served. The pick is
-  // registered (nxt_q) and taken when no TLP is going out: a source holds its valid
-  // until its TLP is taken, so a registered pick is still waiting, or was the source
-  // just served (then the next pick follows a cycle later).
+  // made a cycle ahead (into sel_q) and taken when no TLP is going out: a source holds
+  // its valid until its TLP is taken, so a registered pick is still waiting, or was the
+  // source just served (then the next pick follows a cycle later).
   logic [NumSrc-1:0] want;
   assign want = {copy_valid_i, dma_rd_valid_i, rd_valid_i, ur_valid_i, s_axis_tvalid};
   // (One fixed priority order per value of rr_q: the source numbers are constants, no
@@ -90,9 +90,8 @@ module ni_host_tx #(
   logic [7:0] c_tag;
   logic [6:0] c_laddr;
   logic is_rd, is_conf, is_irq;
-  // A new TLP starts in the cycle its source is picked: no bubble between TLPs.
-  // sel is (cur_q == SrcNone) ? nxt_q : cur_q, kept as a register of its own (sel_q, made
-  // from the same next values) because it steers every lane of the output.
+  // sel is the TLP going out, or else the pick made a cycle ahead; a register of its own
+  // (sel_q) because it steers every lane of the output.
   src_e sel_q;
   assign sel = sel_q;
   assign lbeat = (cur_q == SrcNone) ? 2'd0 : lbeat_q;
@@ -194,20 +193,17 @@ module ni_host_tx #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cur_q <= SrcNone;
-      nxt_q <= SrcNone;
       sel_q <= SrcNone;
       rr_q <= '0;
       lbeat_q <= '0;
     end else begin
       cur_q <= cur_d;
-      nxt_q <= pick;
       sel_q <= (cur_d == SrcNone) ? pick : cur_d;
       rr_q <= rr_d;
       lbeat_q <= lbeat_d;
     end
   end
 
-  `NI_ASSERT(SelReg_A, sel_q == ((cur_q == SrcNone) ? nxt_q : cur_q))
   `NI_ASSERT_AXIS_STABLE(HostOutStable_A, o_tvalid, o_tready, {o_tdata, o_tkeep, o_tlast, o_tuser})
 endmodule
 

@@ -178,13 +178,15 @@ module ni_mem_keep #(
   end
 
   // The copy's reader: from the expired slot's first beat, one beat a cycle while the
-  // queue has a place for it (cq_cred_q: places not yet promised to a read), up to the
+  // queue has a place for it (a place not yet promised to a read on its way), up to the
   // slot's last beat. Abandoned (pf_drop), it stops and the queue and the reads on
   // their way are emptied.
   logic rdr_on_q, rdr_go, pf_start, p1_q, p2_q;
   logic [IdxW-1:0] rdr_idx_q, rdr_end_q;
-  logic [CrW-1:0] cq_cred_q;
-  assign rdr_go = rdr_on_q && cq_cred_q != '0 && !pf_drop;
+  logic [CrW-1:0] cq_cnt_q;
+  logic cq_room;
+  assign cq_room = cq_cnt_q + CrW'(p1_q) + CrW'(p2_q) < CrW'(CqDepth);
+  assign rdr_go = rdr_on_q && cq_room && !pf_drop;
   assign pf_start = mode_q == Idle && !pf_q && copy_due;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -192,7 +194,6 @@ module ni_mem_keep #(
       rdr_on_q <= 1'b0;
       p1_q <= 1'b0;
       p2_q <= 1'b0;
-      cq_cred_q <= CrW'(CqDepth);
     end else begin
       if (pf_start) pf_q <= 1'b1;
       else if (pf_drop || ((pass_beat || copy_beat) && m_axis_tlast)) pf_q <= 1'b0;
@@ -200,7 +201,6 @@ module ni_mem_keep #(
       else if (pf_drop || (rdr_go && rdr_idx_q == rdr_end_q)) rdr_on_q <= 1'b0;
       p1_q <= rdr_go;
       p2_q <= p1_q && !pf_drop;
-      cq_cred_q <= pf_drop ? CrW'(CqDepth) : cq_cred_q - CrW'(rdr_go) + CrW'(cq_pop);
     end
   end
   always_ff @(posedge clk_i) begin
@@ -296,7 +296,6 @@ module ni_mem_keep #(
   // The copy queue (emptied when a reading is abandoned).
   logic [MemW-1:0] cq_mem_q [CqDepth];
   logic [CqW-1:0] cq_wp_q, cq_rp_q;
-  logic [CrW-1:0] cq_cnt_q;
   assign cq_valid = cq_cnt_q != '0;
   assign cq_head = cq_mem_q[cq_rp_q];
   always_ff @(posedge clk_i or negedge rst_ni) begin

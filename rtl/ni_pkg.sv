@@ -48,6 +48,11 @@ package ni_pkg;
     mem_req_header = h;
   endfunction
 
+  // TLP type byte of a completion, with or without data.
+  function automatic logic is_cpl(input logic [7:0] ft);
+    is_cpl = ft == TLP_CPL || ft == TLP_CPLD;
+  endfunction
+
   // A deferrable memory write: the write that asks for confirmation.
   function automatic logic is_dmwr(input logic [7:0] ft);
     is_dmwr = ft == TLP_DMWR64;
