@@ -13,7 +13,7 @@ BOARD      ?= ulx3s
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim sweep-unaligned lint plots-docs regs bench plots simspeed soak fuzz fuzz-fabric fuzz-host coverage wave synth synth-blocks postsynth postsynth-board formal bitstream prog clean
+.PHONY: all help setup build test sim sweep-unaligned lint plots-docs regs bench plots simspeed soak fuzz fuzz-fabric fuzz-host fuzz-fabric-campaign coverage wave synth synth-blocks postsynth postsynth-board formal bitstream prog clean
 
 all: build
 
@@ -27,9 +27,10 @@ help:
 	@echo "make simspeed   simulated cycles per second for 2, 8, 32 and 64 nodes -> docs/figures/simspeed.md"
 	@echo "make sweep-unaligned  stores and loads of every length 1-4096 at every byte offset, every width"
 	@echo "make soak       1,000,000 scoreboarded operations, 8 nodes, faulty fabric -> $(BUILD)/soak"
-	@echo "make fuzz       both fuzzers: fuzz-fabric and fuzz-host"
+	@echo "make fuzz       the fuzzers: fuzz-fabric, fuzz-host and fuzz-fabric-campaign"
 	@echo "make fuzz-fabric libFuzzer on the fabric receive port for FUZZ_SECONDS; grows tb/fuzz_corpus"
 	@echo "make fuzz-host  HOST_FUZZ_TLPS hostile host TLPs into a 2-node system, liveness after each stream"
+	@echo "make fuzz-fabric-campaign  FABRIC_FUZZ_PACKETS mutated fabric packets, a few hundred per reset"
 	@echo "make coverage   coverage build, tests, HTML report in build-cov/html"
 	@echo "make wave       FST of a short simulation; opens GTKWave if a display is there"
 	@echo "make synth      Yosys resources per configuration and family, nextpnr Fmax (ECP5, iCE40) -> docs/figures/synth.md"
@@ -180,7 +181,7 @@ soak: build
 # new code are merged into tb/fuzz_corpus, which make test replays at every width.
 # A violated check stops the run and leaves the input in build-fuzz/crash-*.
 FUZZ_SECONDS ?= 600
-fuzz: fuzz-fabric fuzz-host
+fuzz: fuzz-fabric fuzz-host fuzz-fabric-campaign
 fuzz-fabric: setup
 	bash scripts/setup.sh --fuzz
 	rm -rf build-fuzz/CMakeFiles/nic_models.dir/V*.dir
@@ -207,6 +208,20 @@ fuzz-host: setup $(BUILD)/.configured
 	$(BUILD)/host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS) --md $(BUILD)/fuzz_host.md
 	{ echo '# Host-port fuzz run (written by make fuzz-host)'; echo; \
 	  echo '`host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS)`'; echo; cat $(BUILD)/fuzz_host.md; } > docs/figures/fuzz_host.md
+
+# The fabric-port campaign (issue 79): mutated packets from the fuzz seeds, a few hundred
+# per reset of one NI, the harness's checks after each input (tb/fabric_fuzz_main.cpp);
+# a failing input is written to $(BUILD)/fuzz-fails. Figures in docs/figures/fuzz_fabric.md.
+FABRIC_FUZZ_PACKETS ?= 1000000
+FABRIC_FUZZ_SEED ?= 1
+fuzz-fabric-campaign: setup $(BUILD)/.configured
+	cmake --build $(BUILD) -j $(JOBS) --target fabric_fuzz -- --no-print-directory
+	mkdir -p docs/figures $(BUILD)/fuzz-fails
+	$(BUILD)/fabric_fuzz --seed $(FABRIC_FUZZ_SEED) --packets $(FABRIC_FUZZ_PACKETS) --dump $(BUILD)/fuzz-fails \
+	  --md $(BUILD)/fuzz_fabric.md
+	{ echo '# Fabric-port fuzz campaign (written by make fuzz-fabric-campaign)'; echo; \
+	  echo '`fabric_fuzz --seed $(FABRIC_FUZZ_SEED) --packets $(FABRIC_FUZZ_PACKETS)`'; echo; \
+	  cat $(BUILD)/fuzz_fabric.md; } > docs/figures/fuzz_fabric.md
 
 coverage: setup
 	rm -rf build-cov/CMakeFiles/nic_models.dir/V*.dir build-cov/CMakeFiles/block_models.dir/V*.dir

@@ -64,6 +64,7 @@ module ni_dma_inj #(
   input  logic [DataW-1:0] s_cpl_tdata,
   input  logic [KeepW-1:0] s_cpl_tkeep,  // not needed: the Length field says where data ends
   input  logic s_cpl_tlast,
+  input  logic s_cpl_tuser,  // with tlast: the completion was malformed (ni_host_rx)
   input  logic s_cpl_tvalid,
   output logic s_cpl_tready,
   // Packets toward the request path (ni_retx): header record, then the TLP's beats.
@@ -740,8 +741,19 @@ module ni_dma_inj #(
   end
   // A local copy's beats go to the host port, a raw packet's to the framer, the others
   // toward the request path.
-  logic beat_valid, beat_take;
-  assign beat_valid = ps_q == PBeats && (stomp_q || !need_src || src_avail);
+  logic beat_valid, beat_take, src_done, src_stop, offered_q;
+  // The source's read failed (its region is done with an error): the packet goes on as
+  // filler (stomp). Its data may be there (a completion marked bad still writes its
+  // beats), so a beat offered before the failure was known is still taken as it was
+  // offered (offered_q: AXI4-Stream), and the stomp starts at the next; the last beat of
+  // a packet of data from memory waits until its read is done, so that no such packet
+  // ends unstomped on data of a read that failed (its region holds that packet's data
+  // only; inline data shares a slot read with the slots after it).
+  assign src_done = d_inline ? rdone[s_reg] : rdone[d_reg];
+  assign src_stop = need_src && src_bad && src_done && !offered_q;
+  assign beat_valid = ps_q == PBeats &&
+                      (stomp_q || !need_src ||
+                       (src_avail && !src_stop && (!last_beat || d_inline || src_done || offered_q)));
   assign beat_take = beat_valid && (is_copy ? loc_beat_ready_i : is_raw ? raw_beat_ready_i : out_beat_ready_i);
   assign out_beat_o = {stomp_q && last_beat, last_beat, okeep, obeat};
   assign out_beat_valid_o = beat_valid && !is_copy && !is_raw;
@@ -910,7 +922,8 @@ module ni_dma_inj #(
       if (32'(c_beat_q) > CplHdrBeats) wbeats_d[c_reg] = wbeats_q[c_reg] + RbW'(1);
       if (s_cpl_tlast) begin
         got_bytes_d[c_reg] = got_bytes_q[c_reg] + c_len;
-        if (c_status != ni_pkg::CPL_SC) rerr_d[c_reg] = 1'b1;
+        // A malformed completion (marked bad) fails its read as an error status does.
+        if (c_status != ni_pkg::CPL_SC || s_cpl_tuser) rerr_d[c_reg] = 1'b1;
       end
     end
 
@@ -984,7 +997,7 @@ module ni_dma_inj #(
         // The header and the first beats are offered together (ni_retx takes a packet's
         // header with its first beat); a beat never passes before its header.
         if ((out_hdr_valid_o && out_hdr_ready_i) || (raw_hdr_valid_o && raw_hdr_ready_i)) hdr_pend_d = 1'b0;
-        if (!stomp_q && need_src && src_bad && (d_inline ? rdone[s_reg] : rdone[d_reg])) begin
+        if (!stomp_q && src_stop) begin
           stomp_d = 1'b1;  // the rest of the packet goes out as filler, its ICRC stomped
         end else if (beat_take) begin
           ob_d = ob_q + 10'd1;
@@ -1246,6 +1259,7 @@ module ni_dma_inj #(
       ob_q <= '0;
       perr_q <= '0;
       stomp_q <= 1'b0;
+      offered_q <= 1'b0;
       hdr_pend_q <= 1'b0;
       dmsg_q <= 1'b0;
       la_q <= LaRead;
@@ -1303,6 +1317,7 @@ module ni_dma_inj #(
       ob_q <= ob_d;
       perr_q <= perr_d;
       stomp_q <= stomp_d;
+      offered_q <= beat_valid && !beat_take;
       hdr_pend_q <= hdr_pend_d;
       dmsg_q <= dmsg_d;
       la_q <= la_reset ? LaRead : la_d;

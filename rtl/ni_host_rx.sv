@@ -90,6 +90,7 @@ module ni_host_rx #(
   output logic [DataW-1:0] dma_cpl_tdata,
   output logic [KeepW-1:0] dma_cpl_tkeep,
   output logic dma_cpl_tlast,
+  output logic dma_cpl_tuser,  // with tlast: the completion was malformed (stomped)
   output logic dma_cpl_tvalid,
   input  logic dma_cpl_tready,
   // CSR access (single DW).
@@ -369,9 +370,8 @@ module ni_host_rx #(
         if (is_atomic || is_dmwr) begin
           err_new = ErrUnsup;  // the registers take single-DW reads and writes only
         end else if (len_dw == 10'd1) begin
-          cls_new = ClsCsr;
+          cls_new = ClsCsr;  // a read keeps its UR for the case its length turns out wrong
           err_new = ErrNone;
-          ur_new = 1'b0;
         end
       end else if (!art_hit) begin
         err_new = ErrWinMiss;
@@ -541,16 +541,14 @@ module ni_host_rx #(
   // f_viol: the host withdrew tvalid before a beat was taken (an AXI4-Stream violation)
   // since the last TLP ended (port side, below); the TLP then ending is as malformed.
   assign tlp_bad = len_bad || (f_tlast && (hole_q || keep_hole || f_viol));
-  // Tunneled requests and responses leave exactly as long as their Length says, so a
-  // malformed one is stomped in a packet of the right PktLen (the receiver refuses it
-  // with NAK 0x61 and the sender does not resend it): cut at that length (the beats
-  // after it are taken and dropped), or padded to it with zero beats (pad_q; the
-  // input waits meanwhile).
-  assign fwd_cls = cur_cls == ClsReq || cur_cls == ClsRsp;
-  // Cut where the passed-on TLP ends: tunneled ones always, a DMA read's completion at
-  // its digest (the engine finds a completion's end by its Length).
-  logic cut_cls;
-  assign cut_cls = fwd_cls || (cur_cls == ClsDma && cur_td);
+  // What is passed on leaves exactly as long as its Length says, so a malformed TLP is
+  // stomped in a TLP of its own length: a tunneled one in a packet of the right PktLen
+  // (the receiver refuses it with NAK 0x61 and the sender does not resend it), a DMA
+  // read's completion with its last beat marked bad (the engine finds a completion's
+  // end by its Length, and fails the read). Cut at that length (the beats after it,
+  // a digest's or a TLP longer than its Length, are taken and dropped), or padded to
+  // it with zero beats (pad_q; the input waits meanwhile).
+  assign fwd_cls = cur_cls == ClsReq || cur_cls == ClsRsp || cur_cls == ClsDma;
   // hold_q: H holds the last beat passed on while the digest's last beat is still to
   // come; it leaves with that beat, stomped if the TLP turned out malformed.
   logic hold_q, hold_d, h_free;
@@ -595,6 +593,7 @@ module ni_host_rx #(
   assign dma_cpl_tdata = h_data_q;
   assign dma_cpl_tkeep = h_keep_q;
   assign dma_cpl_tlast = h_last_q;
+  assign dma_cpl_tuser = h_bad_q;
   assign dma_cpl_tvalid = h_known && h_cls == ClsDma;
 
   // CSR request and UR completion, issued with the last beat.
@@ -711,7 +710,7 @@ module ni_host_rx #(
         exp_bytes_d = exp_bytes_new;
         fwd_bytes_d = fwd_bytes_new;
       end
-      h_valid_d = !(cut_q && cut_cls);
+      h_valid_d = !(cut_q && fwd_cls);
       h_data_d = in_data;
       h_keep_d = f_tlast ? f_tkeep : '1;  // a hole before the last beat leaves as a byte (stomped)
       h_last_d = f_tlast;
@@ -721,7 +720,7 @@ module ni_host_rx #(
       h_cls_d = cur_cls;
       past_d = !f_tlast && (past_q || reach);
       cut_d = !f_tlast && (cut_q || reach_fwd);
-      if (cut_cls && !cut_q && reach_fwd) begin
+      if (fwd_cls && !cut_q && reach_fwd) begin
         h_keep_d = keep_upto;  // the Length ends in this beat
         h_last_d = 1'b1;
         // More beats: the digest's (held for it), or a TLP longer than its Length.

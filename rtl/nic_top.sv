@@ -466,8 +466,8 @@ module nic_top #(
   // engine takes them.
   logic [DataW-1:0] hrx_cpl_tdata, dma_cpl_tdata;
   logic [KeepW-1:0] hrx_cpl_tkeep, dma_cpl_tkeep;
-  logic hrx_cpl_tlast, hrx_cpl_tvalid, hrx_cpl_tready;
-  logic dma_cpl_tlast, dma_cpl_tvalid, dma_cpl_tready;
+  logic hrx_cpl_tlast, hrx_cpl_tuser, hrx_cpl_tvalid, hrx_cpl_tready;
+  logic dma_cpl_tlast, dma_cpl_tuser, dma_cpl_tvalid, dma_cpl_tready;
 
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
                .NiReqId(NiReqId), .NumArt(NumArt)) u_host_rx (
@@ -494,6 +494,7 @@ module nic_top #(
     .rsp_hdr_o(rsp_hdr), .rsp_hdr_valid_o(rsp_hdr_valid), .rsp_hdr_ready_i(rsp_hdr_ready),
     .rsp_beat_o(rsp_beat), .rsp_beat_valid_o(rsp_beat_valid), .rsp_beat_ready_i(rsp_beat_ready),
     .dma_cpl_tdata(hrx_cpl_tdata), .dma_cpl_tkeep(hrx_cpl_tkeep), .dma_cpl_tlast(hrx_cpl_tlast),
+    .dma_cpl_tuser(hrx_cpl_tuser),
     .dma_cpl_tvalid(hrx_cpl_tvalid), .dma_cpl_tready(hrx_cpl_tready),
     .csr_valid_o(hrx_csr_valid), .csr_ready_i(hrx_csr_ready), .csr_write_o(hrx_csr_write),
     .csr_addr_o(hrx_csr_addr), .csr_wdata_o(hrx_csr_wdata), .csr_be_o(hrx_csr_be),
@@ -507,10 +508,10 @@ module nic_top #(
   // fall-through: ni_host_rx knows a beat's class at the end of its header's path through
   // the ART, and the engine's completion handling (its staging RAMs' addresses) would
   // otherwise follow in the same cycle. They reach the engine a cycle later.
-  ni_boundary #(.Width(DataW + KeepW + 1), .Depth(2), .Enable(BoundaryRegs)) u_hrx_cpl_q (
-    .clk_i, .rst_ni, .wdata_i({hrx_cpl_tdata, hrx_cpl_tkeep, hrx_cpl_tlast}),
+  ni_boundary #(.Width(DataW + KeepW + 2), .Depth(2), .Enable(BoundaryRegs)) u_hrx_cpl_q (
+    .clk_i, .rst_ni, .wdata_i({hrx_cpl_tdata, hrx_cpl_tkeep, hrx_cpl_tlast, hrx_cpl_tuser}),
     .wvalid_i(hrx_cpl_tvalid), .wready_o(hrx_cpl_tready),
-    .rdata_o({dma_cpl_tdata, dma_cpl_tkeep, dma_cpl_tlast}), .rvalid_o(dma_cpl_tvalid),
+    .rdata_o({dma_cpl_tdata, dma_cpl_tkeep, dma_cpl_tlast, dma_cpl_tuser}), .rvalid_o(dma_cpl_tvalid),
     .rready_i(dma_cpl_tready));
 
   // ------------------------------------------------------------ queues toward the framer
@@ -593,7 +594,7 @@ module nic_top #(
     .rndv_thresh_i(rndv_thresh), .ev_rts_o(ev_rts),
     .rd_valid_o(eng_rd_valid), .rd_ready_i(eng_rd_ready), .rd_addr_o(eng_rd_addr),
     .rd_bytes_o(eng_rd_bytes), .rd_tag_o(eng_rd_tag),
-    .s_cpl_tdata(dma_cpl_tdata), .s_cpl_tkeep(dma_cpl_tkeep), .s_cpl_tlast(dma_cpl_tlast),
+    .s_cpl_tdata(dma_cpl_tdata), .s_cpl_tkeep(dma_cpl_tkeep), .s_cpl_tlast(dma_cpl_tlast), .s_cpl_tuser(dma_cpl_tuser),
     .s_cpl_tvalid(dma_cpl_tvalid), .s_cpl_tready(dma_cpl_tready),
     .out_hdr_o(dma_hdr), .out_hdr_valid_o(dma_hdr_valid), .out_hdr_ready_i(dma_hdr_ready),
     .out_beat_o(dma_beat), .out_beat_valid_o(dma_beat_valid), .out_beat_ready_i(dma_beat_ready),

@@ -265,7 +265,11 @@ void Node::memoryAccept(const Tlp& t, Port& port, unsigned cpu) {
     // byte and its Byte Count the enabled bytes; the data starts at the aligned DW.
     Tlp c = makeCplD(kMemCplId, t.requester, t.tag, t.addr | firstEnabledByte(t.firstBe), mem_.read(t.addr, n));
     c.byteCount = static_cast<uint16_t>(enabledSpan(t) & 0xFFF);
-    port.memToNi.push_back({now_ + memLatency_, encodeTlp(c)});
+    Bytes bytes = encodeTlp(c);
+    const int fault = readCplFault_ ? readCplFault_(t) : 0;
+    if (fault < 0) bytes.resize(bytes.size() - std::min(bytes.size(), static_cast<size_t>(-fault)));
+    for (int i = 0; i < fault; ++i) bytes.push_back(static_cast<uint8_t>(0xA5 ^ i));
+    port.memToNi.push_back({now_ + memLatency_, bytes});
     ++st_.memReads;
   } else if (isAtomic(t.kind)) {
     // The memory system executes the AtomicOp in one step and returns the old value.

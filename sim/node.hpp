@@ -148,6 +148,11 @@ class Node {
   // Fault model of the memory system: it loses this share of the DMWrs it gets from
   // the NI (neither applied nor confirmed), as the NI's memory timer must survive.
   void setMemoryLosesConfirmedWrites(double p) { loseDmwr_ = p; }
+  // Fault model of a broken root complex: for each read the memory system answers, f
+  // gets the request and returns how many bytes the completion's TLP loses from its end
+  // (negative) or gains as garbage after it (positive); 0 leaves it whole. Its Length
+  // is not changed, so such a completion is malformed.
+  void setReadCompletionFault(std::function<int(const Tlp& read)> f) { readCplFault_ = std::move(f); }
   // Largest write and read request the CPU issues (the NI's MaxPayload).
   void setMaxPayload(size_t bytes) { maxPayload_ = bytes; }
   uint64_t now() const { return now_; }
@@ -206,6 +211,7 @@ class Node {
   std::vector<bool> reqRoom_;  // each NI's request room as last seen
   std::function<void(const Tlp&, unsigned)> memWriteObserver_;
   std::function<void(const Tlp&)> memRequestObserver_;
+  std::function<int(const Tlp&)> readCplFault_;
   std::mt19937_64 rng_;
 };
 

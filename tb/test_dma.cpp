@@ -236,6 +236,71 @@ TEST_P(DmaSystemTest, BadDescriptorStopsOnlyItsFifoUntilReset) {
   EXPECT_EQ(sys->node(after.target).memory().read(kRegion + after.dst, after.data.size()), after.data);
 }
 
+// A broken root complex answers DMA reads with completions whose bytes disagree with
+// their Length (4 and 12 bytes short, 8 long). Each is counted MALFORMED and reaches
+// the DMA engine as long as its Length says, marked bad: its read fails as a refused
+// one does (the FIFO stops with code Mem, the error counted), and nothing of it is
+// written at the target (a packet already started leaves stomped, and the receiver
+// drops it). Another FIFO of the same node streams on meanwhile; after a reset each
+// stopped FIFO sends again.
+TEST_P(DmaSystemTest, MalformedReadCompletionFailsOnlyItsMessage) {
+  const unsigned n = sys->size();
+  const int faults[] = {-4, -12, 8};
+  const unsigned badFifos[] = {0, 2, 4};
+  std::map<uint64_t, int> faultAt;  // source address of each bad put's data read -> fault
+  std::vector<Put> bad;
+  for (unsigned i = 0; i < 3; ++i) {
+    const uint64_t src = kSrcBase + 0x10'0000 + uint64_t{i} * 0x1000;
+    Put p{1 + i % (n - 1), 0x40'0000 + uint64_t{i} * 0x1000, randomBytes(64)};  // inside memory ID 1's 8 MiB
+    ASSERT_TRUE(post(0, badFifos[i], p, false, src));
+    driver::ringDoorbell(sys->csrWriter(0), badFifos[i], rings[0][badFifos[i]].tail());
+    faultAt[src] = faults[i];
+    bad.push_back(p);
+  }
+  unsigned faulted = 0;
+  sys->node(0).setReadCompletionFault([&](const Tlp& rd) {
+    auto it = faultAt.find(rd.addr);
+    if (it == faultAt.end()) return 0;
+    const int f = it->second;
+    faultAt.erase(it);
+    ++faulted;
+    return f;
+  });
+  std::vector<Put> others;
+  for (unsigned k = 0; k < 12; ++k) {
+    Put p{1 + k % (n - 1), 0x10000 + k * 0x1000, randomBytes(4 * (1 + rng() % 200))};
+    ASSERT_TRUE(post(0, 1, p, false, kSrcBase + k * 0x1000));
+    others.push_back(p);
+  }
+  driver::ringDoorbell(sys->csrWriter(0), 1, rings[0][1].tail());
+  sys->runUntil([this] { return head(0, 1) == rings[0][1].tail(); }, 200000);
+  ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(faulted, 3u) << "every bad put's read was answered by a broken completion";
+  for (unsigned i = 0; i < 3; ++i) {
+    const uint32_t st = sys->readCsr(0, regs::INJ_STATUS(badFifos[i]));
+    EXPECT_EQ(st & regs::INJ_STATUS_ERR_MASK, regs::INJ_STATUS_ERR_MASK) << "FIFO " << badFifos[i];
+    EXPECT_EQ((st & regs::INJ_STATUS_CODE_MASK) >> regs::INJ_STATUS_CODE_LSB, uint32_t(DmaErr::Mem));
+    EXPECT_EQ(sys->node(bad[i].target).memory().read(kRegion + bad[i].dst, 64), Bytes(64, 0))
+        << "nothing of the failed put lands (fault " << faults[i] << ")";
+  }
+  EXPECT_EQ(sys->readCsr(0, regs::MALFORMED_CNT), 3u);
+  EXPECT_EQ(sys->readCsr(0, regs::DMA_ERR_CNT), 3u);
+  for (const Put& p : others) EXPECT_EQ(sys->node(p.target).memory().read(kRegion + p.dst, p.data.size()), p.data);
+  // Reset: each stopped FIFO sends again.
+  std::vector<Put> after;
+  for (unsigned i = 0; i < 3; ++i) {
+    driver::resetInjFifo(sys->csrWriter(0), badFifos[i]);
+    ASSERT_TRUE(sys->drain());
+    EXPECT_EQ(sys->readCsr(0, regs::INJ_STATUS(badFifos[i])), 0u);
+    Put p{1 + i % (n - 1), 0x50'0000 + uint64_t{i} * 0x1000, randomBytes(256)};
+    ASSERT_TRUE(post(0, badFifos[i], p, false, kSrcBase + 0x20'0000 + uint64_t{i} * 0x1000));
+    driver::ringDoorbell(sys->csrWriter(0), badFifos[i], rings[0][badFifos[i]].tail());
+    after.push_back(p);
+  }
+  ASSERT_TRUE(runUntilFifosEmpty());
+  for (const Put& p : after) EXPECT_EQ(sys->node(p.target).memory().read(kRegion + p.dst, p.data.size()), p.data);
+}
+
 // Counters the NIs do not have (they have 32): a put naming reception counter 40 at its
 // target is refused there (NAK 0x62, MEMID_ERR_CNT), writes nothing and moves no
 // counter; a put naming injection counter 40 stops its FIFO with code 9 before any of
