@@ -766,13 +766,14 @@ module ni_fab_rx #(
   // fabric only where it was exported).
   logic [51:0] page_off;  // below the region: wraps past its size
   // The tunneled TLP fills the packet exactly: its header (3 DW for a completion,
-  // 4 DW for a request) and, if its Fmt says data, Length DWs of it. Anything else
-  // would reach the host as a TLP the root complex cannot decode.
+  // 4 DW for a request) and, if its Fmt says data, Length DWs of it; and it has no
+  // digest (TD clear: the sending NI takes a digest off). Anything else would reach the
+  // host as a TLP the root complex cannot decode.
   logic t_cpl, t_malformed;
   logic [12:0] t_bytes_want;
   assign t_cpl = t_ft == ni_pkg::TLP_CPL || t_ft == ni_pkg::TLP_CPLD;
   assign t_bytes_want = (t_cpl ? 13'd12 : 13'd16) + (t_ft[6] ? t_len_bytes : 13'd0);
-  assign t_malformed = !is_cont && t_pos - 13'd32 != t_bytes_want;
+  assign t_malformed = !is_cont && (t_pos - 13'd32 != t_bytes_want || view[34*8 + 7]);
   assign page_off = rx_xlate ? t_addr[63:12] : t_addr[63:12] - mi_base;
   // The protection key a request carries (TEH bytes 24-25; a continuation carries none),
   // checked against a keyed memory ID or reception FIFO before anything is written.
