@@ -53,14 +53,10 @@ struct Record {
 std::vector<Record> parse(const uint8_t* d, size_t n, uint8_t* profile) {
   std::vector<Record> v;
   *profile = n ? d[0] : 0;
-  size_t i = 1;
-  while (i + 3 <= n) {
-    const uint8_t ctrl = d[i];
-    const size_t len = std::min<size_t>((d[i + 1] | size_t{d[i + 2]} << 8) & kLenMask, n - i - 3);
-    i += 3;
+  for (InputRecord& in : inputRecords(d, n)) {
+    const uint8_t ctrl = in.ctrl;
     Record r;
-    r.bytes.assign(d + i, d + i + len);
-    i += len;
+    r.bytes = std::move(in.body);
     if (ctrl & 1) sealFabric(r.bytes);
     if (r.bytes.empty()) continue;
     r.vc = ctrl >> 1 & 1;
@@ -420,6 +416,28 @@ class Run {
 
 }  // namespace
 
+std::vector<InputRecord> inputRecords(const uint8_t* d, size_t n) {
+  std::vector<InputRecord> v;
+  size_t i = 1;  // after the profile byte
+  while (i + 3 <= n) {
+    InputRecord r;
+    r.ctrl = d[i];
+    const size_t len = std::min<size_t>((d[i + 1] | size_t{d[i + 2]} << 8) & kLenMask, n - i - 3);
+    i += 3;
+    r.body.assign(d + i, d + i + len);
+    i += len;
+    v.push_back(std::move(r));
+  }
+  return v;
+}
+
+void appendRecord(Bytes* in, uint8_t ctrl, const Bytes& body) {
+  in->push_back(ctrl);
+  in->push_back(static_cast<uint8_t>(body.size()));
+  in->push_back(static_cast<uint8_t>(body.size() >> 8));
+  in->insert(in->end(), body.begin(), body.end());
+}
+
 Outcome runFabricInput(const uint8_t* data, size_t size, unsigned dataBits) {
   uint8_t profile = 0;
   std::vector<Record> records = parse(data, size, &profile);
@@ -441,10 +459,7 @@ class InputBuilder {
     return raw(b, true, p.vl & 1, gap16, bubbles);
   }
   InputBuilder& raw(const Bytes& b, bool seal, uint8_t vc = 0, unsigned gap16 = 0, bool bubbles = false) {
-    in_.push_back(static_cast<uint8_t>((seal ? 1 : 0) | vc << 1 | (bubbles ? 4 : 0) | (gap16 & 31) << 3));
-    in_.push_back(static_cast<uint8_t>(b.size()));
-    in_.push_back(static_cast<uint8_t>(b.size() >> 8));
-    in_.insert(in_.end(), b.begin(), b.end());
+    appendRecord(&in_, static_cast<uint8_t>((seal ? 1 : 0) | vc << 1 | (bubbles ? 4 : 0) | (gap16 & 31) << 3), b);
     return *this;
   }
   Bytes done() const { return in_; }

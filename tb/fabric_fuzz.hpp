@@ -31,6 +31,16 @@ struct Outcome {
   bool ok() const { return violations.empty(); }
 };
 
+// One record of an input as written (before the harness seals it), and the input's
+// records in order; a record cut short by the end of the input carries what is left.
+struct InputRecord {
+  uint8_t ctrl = 0;
+  Bytes body;
+};
+std::vector<InputRecord> inputRecords(const uint8_t* data, size_t size);
+// Appends a record (ctrl, little-endian length, body) to an input.
+void appendRecord(Bytes* in, uint8_t ctrl, const Bytes& body);
+
 // Plays one input into a freshly reset NI of the given data width (a built one).
 Outcome runFabricInput(const uint8_t* data, size_t size, unsigned dataBits);
 inline Outcome runFabricInput(const Bytes& in, unsigned dataBits) { return runFabricInput(in.data(), in.size(), dataBits); }

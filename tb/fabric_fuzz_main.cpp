@@ -23,26 +23,9 @@
 
 namespace {
 
-struct Rec {
-  uint8_t ctrl;
-  ni::Bytes body;
-};
-
-// The records of a harness input (tb/fabric_fuzz.hpp: profile byte, then ctrl, len, body).
-std::vector<Rec> records(const ni::Bytes& in) {
-  std::vector<Rec> v;
-  size_t i = 1;
-  while (i + 3 <= in.size()) {
-    const size_t len = std::min<size_t>((in[i + 1] | size_t{in[i + 2]} << 8) & 0x3FF, in.size() - i - 3);
-    v.push_back({in[i], ni::Bytes(in.begin() + long(i) + 3, in.begin() + long(i + 3 + len))});
-    i += 3 + len;
-  }
-  return v;
-}
-
 // One mutated copy of a seed record.
-Rec mutate(const Rec& seed, std::mt19937_64& rng) {
-  Rec r = seed;
+ni::fuzz::InputRecord mutate(const ni::fuzz::InputRecord& seed, std::mt19937_64& rng) {
+  ni::fuzz::InputRecord r = seed;
   auto pick = [&rng](size_t n) { return static_cast<size_t>(rng() % n); };
   const unsigned how = static_cast<unsigned>(rng() % 10);
   ni::Bytes& b = r.body;
@@ -92,20 +75,17 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::vector<Rec> pool;
+  std::vector<ni::fuzz::InputRecord> pool;
   for (const auto& [name, in] : ni::fuzz::seedInputs())
-    for (const Rec& r : records(in)) pool.push_back(r);
+    for (auto& r : ni::fuzz::inputRecords(in.data(), in.size())) pool.push_back(std::move(r));
   std::mt19937_64 rng(seed);
   uint64_t played = 0, cycles = 0;
   unsigned inputs = 0, failed = 0;
   while (played < packets) {
     ni::Bytes in{static_cast<uint8_t>(rng())};  // profile: back-pressure on both sides
     for (unsigned k = 0; k < perInput; ++k) {
-      const Rec r = mutate(pool[rng() % pool.size()], rng);
-      in.push_back(r.ctrl);
-      in.push_back(static_cast<uint8_t>(r.body.size()));
-      in.push_back(static_cast<uint8_t>(r.body.size() >> 8));
-      in.insert(in.end(), r.body.begin(), r.body.end());
+      const ni::fuzz::InputRecord r = mutate(pool[rng() % pool.size()], rng);
+      ni::fuzz::appendRecord(&in, r.ctrl, r.body);
     }
     const auto o = ni::fuzz::runFabricInput(in, width);
     played += o.packets;

@@ -273,8 +273,9 @@ TEST_P(DmaSystemTest, MalformedReadCompletionFailsOnlyItsMessage) {
     others.push_back(p);
   }
   driver::ringDoorbell(sys->csrWriter(0), 1, rings[0][1].tail());
-  sys->runUntil([this] { return head(0, 1) == rings[0][1].tail(); }, 200000);
+  sys->runUntil([] { return false; }, 20000);
   ASSERT_TRUE(sys->drain());
+  EXPECT_EQ(head(0, 1), rings[0][1].tail()) << "the other FIFO served all its puts";
   EXPECT_EQ(faulted, 3u) << "every bad put's read was answered by a broken completion";
   for (unsigned i = 0; i < 3; ++i) {
     const uint32_t st = sys->readCsr(0, regs::INJ_STATUS(badFifos[i]));

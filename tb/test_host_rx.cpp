@@ -494,6 +494,25 @@ class HostRxFixture : public tb::VerilatedTest {
     return v;
   }
 
+  // The cycle's outputs, with the ART's answers and the window's attributes they bring
+  // (answerLookups evaluates in between).
+  void evalWithArt() {
+    dut->eval();
+    answerLookups();
+    dut->eval();
+  }
+  // The clock edge, after the cycle's outputs were read: the lookups out, the beat taken.
+  void clockEdge(bool taken) {
+    lookupsOut();
+    cycle();
+    if (taken) src.accepted();
+  }
+  void allOutputsReady() {
+    auto& m = dut->m;
+    m.req_hdr_ready_i = m.req_beat_ready_i = m.rsp_hdr_ready_i = m.rsp_beat_ready_i = 1;
+    m.csr_ready_i = m.ur_ready_i = m.dma_cpl_tready = 1;
+  }
+
   // Cycles the host link takes for n back-to-back writes of `bytes` each through
   // window 1 with every output ready, and the beats they are.
   std::pair<uint64_t, uint64_t> writeStreamCycles(unsigned n, size_t bytes) {
@@ -504,17 +523,11 @@ class HostRxFixture : public tb::VerilatedTest {
       beats += (b.size() + kBpb - 1) / kBpb;
       src.push(b);
     }
-    m.req_hdr_ready_i = m.req_beat_ready_i = m.rsp_hdr_ready_i = m.rsp_beat_ready_i = 1;
-    m.csr_ready_i = m.ur_ready_i = m.dma_cpl_tready = 1;
+    allOutputsReady();
     for (; !src.empty() && cycles < 100000; ++cycles) {
       const bool v = offerBeat();
-      dut->eval();
-      answerLookups();
-      dut->eval();
-      const bool taken = v && m.s_axis_tready;
-      lookupsOut();
-      cycle();
-      if (taken) src.accepted();
+      evalWithArt();
+      clockEdge(v && m.s_axis_tready);
     }
     return {cycles, beats};
   }
@@ -524,29 +537,19 @@ class HostRxFixture : public tb::VerilatedTest {
   uint64_t firstBeatLatency(size_t bytes) {
     auto& m = dut->m;
     src.push(encodeTlp(makeMWr(0, 1, addrIn(1, bytes), randomData(bytes))));
-    m.req_hdr_ready_i = m.req_beat_ready_i = m.rsp_hdr_ready_i = m.rsp_beat_ready_i = 1;
-    m.csr_ready_i = m.ur_ready_i = m.dma_cpl_tready = 1;
+    allOutputsReady();
     uint64_t first = 0;
     bool started = false;
     for (uint64_t c = 0; c < 1000; ++c) {
       const bool v = offerBeat();
-      dut->eval();
-      answerLookups();
-      dut->eval();
-      if (m.req_beat_valid_o) {
-        while (!src.empty()) {  // the rest of the TLP, for a clean end
-          src.accepted();
-        }
-        return c - first;
-      }
+      evalWithArt();
+      if (m.req_beat_valid_o) return c - first;
       const bool taken = v && m.s_axis_tready;
       if (taken && !started) {
         started = true;
         first = c;
       }
-      lookupsOut();
-      cycle();
-      if (taken) src.accepted();
+      clockEdge(taken);
     }
     return ~uint64_t{0};
   }
@@ -602,9 +605,7 @@ class HostRxFixture : public tb::VerilatedTest {
       m.csr_ready_i = coin();
       m.ur_ready_i = coin();
       m.dma_cpl_tready = coin();
-      dut->eval();
-      answerLookups();
-      dut->eval();
+      evalWithArt();
       if (m.req_hdr_valid_o && m.req_hdr_ready_i) {
         reqHdrs.push_back(Tunneled{hdrBytes(m.req_hdr_o), {}, false});
         EXPECT_EQ(getField(m.req_hdr_o, 0, 9), 0b100000'1'0'1u) << "len 32, payload, VC0, PSN stamped";
@@ -640,15 +641,12 @@ class HostRxFixture : public tb::VerilatedTest {
       if (m.ev_malformed_o) evGot.push_back(Ev::Malformed);
       if (m.ev_unsup_o) evGot.push_back(Ev::Unsup);
       if (m.ev_cpl_unexp_o) evGot.push_back(Ev::CplUnexp);
-      const bool taken = v && m.s_axis_tready;
       if (m.amo_wr_valid_o) {
         AmoRecord r{static_cast<uint16_t>(m.amo_wr_lid_o), m.amo_wr_psn_o, Bytes(m.amo_wr_len_o)};
         for (size_t i = 0; i < r.tlp.size(); ++i) r.tlp[i] = static_cast<uint8_t>(getField(m.amo_wr_tlp_o, 8 * i, 8));
         amoGot.push_back(r);
       }
-      lookupsOut();
-      cycle();
-      if (taken) src.accepted();
+      clockEdge(v && m.s_axis_tready);
     }
     ASSERT_TRUE(src.empty()) << "input stuck, seed " << seed();
     ASSERT_EQ(reqCh.got.size(), reqExpect.size()) << "seed " << seed();
