@@ -232,11 +232,16 @@ module ni_mem_keep #(
       timer_d[i] = rst_pend_q[i] ? 32'd0 : timer_q[i] + 32'd1;
       timer_rst[i] = 1'b0;
       if (give_up && exp_slot == SlotW'(i)) valid_d[i] = 1'b0;
-      if (keep_done && wr_slot_d == SlotW'(i)) begin
-        valid_d[i] = 1'b1;
+      // A slot not in use is written in every cycle the passing TLP's slot is it, not
+      // only as the TLP is kept: its contents count once it is valid, and the write
+      // enable stays off the path through the output's ready.
+      if (wr_slot_d == SlotW'(i) && !valid_q[i]) begin
         tag_d[i] = wtag_d;
         beats_d[i] = idx_q + IdxW'(1);
         tries_d[i] = '0;
+      end
+      if (keep_done && wr_slot_d == SlotW'(i)) begin
+        valid_d[i] = 1'b1;
         timer_rst[i] = 1'b1;
       end
       if (copy_start && rd_slot_d == SlotW'(i)) begin
