@@ -83,11 +83,12 @@ module nic_top #(
   // still enter after room was sampled.
   localparam int unsigned MaxTlpBeats = (ni_pkg::TlpHdrBytes + MaxPayload + Bpb - 1) / Bpb;
   // With several host ports, each may start a TLP on the same room signal. The margin
-  // also covers what ni_host_rx holds on its way in (its input queue, 8 beats, and its
-  // output register): requests admitted under room_o but not yet in the combiner's
-  // queue, as many beats and as many TLPs. Without it a request could wait there for
-  // room with a completion behind it that the room depends on.
-  localparam int unsigned HrxBeats = 8 + 2;
+  // also covers what ni_host_rx holds on its way in (its input queue, its held beat and
+  // its output queue of two): requests admitted under room_o but not yet in the
+  // combiner's queue, as many beats and as many TLPs. Without it a request could wait
+  // there for room with a completion behind it that the room depends on.
+  localparam int unsigned HrxInDepth = 8;
+  localparam int unsigned HrxBeats = HrxInDepth + 3;
   localparam int unsigned RoomMargin = 2 + HrxBeats;
   localparam int unsigned ReqBeats = (HostPorts + 1) * MaxTlpBeats + RoomMargin;
   localparam int unsigned ReqHdrs = HostPorts + 1 + RoomMargin;
@@ -470,7 +471,7 @@ module nic_top #(
   logic dma_cpl_tlast, dma_cpl_tuser, dma_cpl_tvalid, dma_cpl_tready;
 
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
-               .NiReqId(NiReqId), .NumArt(NumArt)) u_host_rx (
+               .NiReqId(NiReqId), .NumArt(NumArt), .InDepth(HrxInDepth)) u_host_rx (
     .clk_i, .rst_ni, .node_id_i(node_id), .dec_hold_i(csr_hold),
     .s_axis_tdata(hin_tdata), .s_axis_tkeep(hin_tkeep),
     .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid),

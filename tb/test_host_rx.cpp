@@ -188,6 +188,19 @@ class HostRxFixture : public tb::VerilatedTest {
       case 0: case 1: {  // write through a window, either translation mode
         const size_t len = 4 * (1 + rng()() % 64);
         const Tlp t = makeMWr(req, tag, addrIn(kind, len), randomData(len));
+        if (rng()() % 4 == 0) {
+          // With a TLP digest (TD): it leaves without it (TD cleared). Bytes that disagree
+          // with it (the digest missing, or 4 bytes past it) make the TLP malformed: it
+          // still leaves as long as its Length, stomped.
+          const unsigned how = rng()() % 4;
+          Bytes b = encodeTlp(t);
+          b[2] |= 0x80;
+          if (how != 2) b.insert(b.end(), 4, 0xD1);
+          if (how == 3) b.insert(b.end(), 4, 0xEE);
+          expectReq(t, encodeTlp(t), how >= 2);
+          send(b, how >= 2 ? Ev::Malformed : Ev::None);
+          break;
+        }
         expectReq(t, encodeTlp(t), false);
         send(encodeTlp(t), Ev::None);
         break;
@@ -411,6 +424,9 @@ class HostRxFixture : public tb::VerilatedTest {
   // the DUT decides on, and the tracker, in the cycle. An ART_CTRL write the DUT makes
   // takes effect in the ART kArtUpdate cycles later (busy meanwhile, then done).
   static constexpr uint64_t kArtLatency = 3;
+  // The window attributes of the register block changed by a register write: conf_all
+  // (at the receiving NI) is confAllSet, which the test sets as the DUT makes that write.
+  bool confAllByRegister = false, confAllSet = false;
   static constexpr uint64_t kArtUpdate = 4;
   struct ArtAnswer {
     uint64_t due;
@@ -443,6 +459,10 @@ class HostRxFixture : public tb::VerilatedTest {
     const Window& win = ref.windows[m.art_win_o % kNumArt];
     m.art_conf_all_i = ref.windowValid[m.art_win_o % kNumArt] && win.confirmAll;
     m.art_conf_at_i = ref.windowValid[m.art_win_o % kNumArt] ? static_cast<uint8_t>(win.confAt) : 0;
+    if (confAllByRegister) {  // the window's conf_all as a register write sets it
+      m.art_conf_all_i = confAllSet;
+      m.art_conf_at_i = static_cast<uint8_t>(ConfAt::ReceiverNi);
+    }
     auto it = trk.find(m.trk_tag_o);
     m.trk_hit_i = it != trk.end();
     m.trk_node_i = m.trk_hit_i ? it->second.node : 0;
@@ -515,11 +535,13 @@ class HostRxFixture : public tb::VerilatedTest {
 
   // Cycles the host link takes for n back-to-back writes of `bytes` each through
   // window 1 with every output ready, and the beats they are.
-  std::pair<uint64_t, uint64_t> writeStreamCycles(unsigned n, size_t bytes) {
+  // n writes of `bytes` through window 1, or to the NI's registers (not ART_CTRL).
+  std::pair<uint64_t, uint64_t> writeStreamCycles(unsigned n, size_t bytes, bool registers = false) {
     auto& m = dut->m;
     uint64_t beats = 0, cycles = 0;
     for (unsigned i = 0; i < n; ++i) {
-      const Bytes b = encodeTlp(makeMWr(0, static_cast<uint8_t>(i), addrIn(1, bytes), randomData(bytes)));
+      const uint64_t a = registers ? kCsrBase + 0x040 + 4 * (i % 8) : addrIn(1, bytes);
+      const Bytes b = encodeTlp(makeMWr(0, static_cast<uint8_t>(i), a, randomData(bytes)));
       beats += (b.size() + kBpb - 1) / kBpb;
       src.push(b);
     }
@@ -731,14 +753,37 @@ TEST_F(HostRx128Test, EveryKindOfTlpGetsItsOutcomeUnderStalls) { runRandomMix(0.
 
 TEST_F(HostRx128Test, EveryKindOfTlpGetsItsOutcomeBackToBack) { runRandomMix(0.0, 0.0); }
 
-// An idle block passes a write's first beat on after its lookup: the header beat a
-// cycle after the first (64 bits), the lookup register (1) and the ART (kArtLatency);
-// the first beat waits in H for its decision and leaves with it. Part of the
-// encapsulation budget (bench_nic).
-TEST_F(HostRxTest, IdleBlockPassesAFirstBeatAfterItsLookup) {
+// An idle block passes a write's first beat on after its pipeline's depth: the header
+// beat a cycle after the first (64 bits), the lookup register (1), the ART
+// (kArtLatency; the header is decoded meanwhile), the decisions' queue (1) and the
+// output queue (1). Part of the encapsulation budget (bench_nic).
+TEST_F(HostRxTest, IdleBlockPassesAFirstBeatAfterItsPipelineDepth) {
   const uint64_t lat = firstBeatLatency(64);
   std::printf("first beat latency %llu cycles\n", (unsigned long long)lat);
-  EXPECT_EQ(lat, 1 + 1 + kArtLatency);
+  EXPECT_EQ(lat, 1 + 1 + kArtLatency + 1 + 1);
+}
+
+// A register write may change what the decisions after it read (a window's
+// attributes are the register block's): a write right behind it through the window is
+// decided after the register write is made, and leaves confirmed as that write set.
+TEST_F(HostRxTest, ADecisionAfterARegisterWriteSeesItsEffect) {
+  auto& m = dut->m;
+  confAllByRegister = true;
+  src.push(encodeTlp(makeMWr(0, 2, kCsrBase + 0x040, randomData(4))));
+  src.push(encodeTlp(makeMWr(0, 3, addrIn(1, 8), randomData(8))));
+  allOutputsReady();
+  int typeByte = -1;
+  bool made = false;
+  for (uint64_t c = 0; c < 200 && typeByte < 0; ++c) {
+    const bool v = offerBeat();
+    evalWithArt();
+    if (m.req_beat_valid_o) typeByte = static_cast<int>(getField(m.req_beat_o, 0, 8));
+    made = made || (m.csr_valid_o && m.csr_ready_i && m.csr_write_o);
+    clockEdge(v && m.s_axis_tready);
+    confAllSet = made;  // the register block applies the write at this edge
+  }
+  EXPECT_TRUE(made) << "the register write was not made";
+  EXPECT_EQ(typeByte, 0x7B) << "the write was decided before the register write that confirms it (0x60: MWr)";
 }
 
 // Back-to-back writes, short and long: the host link takes a beat every cycle (the
@@ -748,6 +793,14 @@ TEST_F(HostRxTest, BackToBackWritesTakeABeatEveryCycle) {
     const auto [cycles, beats] = writeStreamCycles(40, bytes);
     EXPECT_EQ(cycles, beats) << bytes << "-byte writes";
   }
+}
+
+// Register writes back to back: each waits for none before it (only a request's
+// decision reads what a register write changes), so the host link takes a beat every
+// cycle.
+TEST_F(HostRxTest, BackToBackRegisterWritesTakeABeatEveryCycle) {
+  const auto [cycles, beats] = writeStreamCycles(40, 4, true);
+  EXPECT_EQ(cycles, beats);
 }
 
 

@@ -74,7 +74,15 @@ TEST_P(MultiCpuSoakTest, EveryCpuGetsItsOwnAnswersUnderTheSoak) {
     const NodeStats& st = sys->node(i).stats();
     EXPECT_EQ(st.wrongPort, 0u) << "node " << i;
     EXPECT_EQ(st.unexpectedCpl, 0u) << "node " << i;
-    for (unsigned p = 0; p < cpus; ++p) EXPECT_GT(st.cpuCompletions[p], 10u) << "node " << i << " CPU " << p;
+    // Each CPU picks its operations at random, and a node's share of the soak depends on
+    // its destinations' confirmation points and the faults it meets (tens to hundreds):
+    // every CPU gets answers, at least an eighth of its fair share of its node's.
+    uint64_t total = 0;
+    for (unsigned p = 0; p < cpus; ++p) total += st.cpuCompletions[p];
+    for (unsigned p = 0; p < cpus; ++p) {
+      EXPECT_GT(st.cpuCompletions[p], 0u) << "node " << i << " CPU " << p;
+      EXPECT_GE(st.cpuCompletions[p] * 8 * cpus, total) << "node " << i << " CPU " << p << " of " << total;
+    }
   }
 }
 
