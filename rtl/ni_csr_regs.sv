@@ -141,6 +141,7 @@ module ni_csr_regs #(
   input  logic pkey_err_cnt_inc_i,
   input  logic poison_host_cnt_inc_i,
   input  logic poison_fab_cnt_inc_i,
+  input  logic ack_unsent_cnt_inc_i,
   output logic [NumInj-1:0][31:0] inj_base_lo_addr_o,
   output logic [NumInj-1:0][31:0] inj_base_hi_addr_o,
   output logic [NumInj-1:0][15:0] inj_size_slots_o,
@@ -491,6 +492,7 @@ module ni_csr_regs #(
   logic [31:0] pkey_err_cnt_count_q, pkey_err_cnt_count_d;
   logic [31:0] poison_host_cnt_count_q, poison_host_cnt_count_d;
   logic [31:0] poison_fab_cnt_count_q, poison_fab_cnt_count_d;
+  logic [31:0] ack_unsent_cnt_count_q, ack_unsent_cnt_count_d;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
   assign inj_base_lo_addr_o = inj_base_lo_addr_q[NumInj-1:0];
   logic [7:0][31:0] inj_base_hi_addr_q, inj_base_hi_addr_d;
@@ -1072,6 +1074,11 @@ module ni_csr_regs #(
       if (poison_fab_cnt_inc_i) poison_fab_cnt_count_d = poison_fab_cnt_count_q + 32'd1;
       if (req_valid_i && req_write_i && (req_addr_i == 12'h36c)) poison_fab_cnt_count_d = '0;
     end
+    ack_unsent_cnt_count_d = ack_unsent_cnt_count_q;
+    begin
+      if (ack_unsent_cnt_inc_i) ack_unsent_cnt_count_d = ack_unsent_cnt_count_q + 32'd1;
+      if (req_valid_i && req_write_i && (req_addr_i == 12'h370)) ack_unsent_cnt_count_d = '0;
+    end
     inj_base_lo_addr_d = inj_base_lo_addr_q;
     for (int i = 0; i < NumInj; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
@@ -1188,7 +1195,7 @@ module ni_csr_regs #(
     cnt_value_value_all[NumCnt-1:0] = cnt_value_value_i;
   end
 
-  localparam logic [1023:0] Mapped = 1024'hffffffffffffffff000000007f7f7f7f7f7f7f7f7f7f7f7f000000000000ffffffffffffffffffff000000000fffffffffffffffffffffffffffffffffffffffffff0fffffffffdf;
+  localparam logic [1023:0] Mapped = 1024'hffffffffffffffff000000007f7f7f7f7f7f7f7f7f7f7f7f000000000000ffffffffffffffffffff000000001fffffffffffffffffffffffffffffffffffffffffff0fffffffffdf;
   assign req_hit_o = req_addr_i[1:0] == 2'b00 && Mapped[req_addr_i[11:2]];
   always_comb begin
     rdata_o = '0;
@@ -2052,6 +2059,12 @@ module ni_csr_regs #(
                           rdata_o[31:0] = poison_host_cnt_count_q;
                         end else begin
                           rdata_o[31:0] = poison_fab_cnt_count_q;
+                        end
+                      end
+                    end else begin
+                      if (!req_addr_i[3]) begin
+                        if (!req_addr_i[2]) begin
+                          rdata_o[31:0] = ack_unsent_cnt_count_q;
                         end
                       end
                     end
@@ -3067,6 +3080,7 @@ module ni_csr_regs #(
       pkey_err_cnt_count_q <= 32'h0;
       poison_host_cnt_count_q <= 32'h0;
       poison_fab_cnt_count_q <= 32'h0;
+      ack_unsent_cnt_count_q <= 32'h0;
     end else begin
       tx_pkts_count_q <= tx_pkts_count_d;
       rx_pkts_count_q <= rx_pkts_count_d;
@@ -3104,6 +3118,7 @@ module ni_csr_regs #(
       pkey_err_cnt_count_q <= pkey_err_cnt_count_d;
       poison_host_cnt_count_q <= poison_host_cnt_count_d;
       poison_fab_cnt_count_q <= poison_fab_cnt_count_d;
+      ack_unsent_cnt_count_q <= ack_unsent_cnt_count_d;
     end
   end
 

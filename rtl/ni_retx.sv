@@ -86,7 +86,8 @@ module ni_retx #(
   output logic [SlotW:0] used_o,  // slots in use
   output logic ev_retx_o,         // a resend started
   output logic ev_fail_o,         // a slot failed
-  output logic ev_conf_o          // a confirmation went to the CPU
+  output logic ev_conf_o,         // a confirmation went to the CPU
+  output logic ev_unsent_o        // an ACK or NAK named a PSN not sent to its source: ignored
 );
   typedef enum logic [2:0] {StIdle, StNew, StResend, StPass, StRefuse} state_e;
   state_e state_q, state_d;
@@ -130,6 +131,10 @@ module ni_retx #(
   logic [2:0] ev_kind_q;
   logic [PeerW-1:0] ev_peer_q;  // the answer's source (only sources with a PSN sequence count)
   logic [23:0] ev_psn_q;
+  // The answer names a PSN sent to its source (before the one it gets next). One that
+  // does not (a stale or forged ACK or NAK, ahead of the sequence) is ignored: as a
+  // cumulative ACK it would release writes that never arrived.
+  logic ev_sent, ev_unsent_q;
   logic [NumSlots-1:0] answered_q, live, q_match;
   // Kept as plain vectors: Yosys infers a memory from an array of vectors only. The
   // headers are read with a register: block RAM, which Yosys would not choose itself
@@ -460,11 +465,15 @@ module ni_retx #(
   assign q_back_o = q_held_o ? back_mem_q[q_slot] : '0;
   assign q_cpl_o = q_held_o ? cpl_mem_q[q_slot] : '0;
 
+  // A second read port of the PSNs' RAM, at the answer's source.
+  assign ev_sent = next_vld_q[ev_peer_q] && ni_pkg::psn_before(ev_psn_q, next_mem_q[ev_peer_q]);
+  assign ev_unsent_o = ev_unsent_q;
+
   // Slots an RNR NAK stops now: its PSN and later ones to its source.
   logic [NumSlots-1:0] rnr_set;
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
-      rnr_set[i] = ev_valid_q && ev_kind_q == ni_pkg::REL_RNR && live[i] &&
+      rnr_set[i] = ev_valid_q && ev_sent && ev_kind_q == ni_pkg::REL_RNR && live[i] &&
                    peer_q[i] == ev_peer_q && !ni_pkg::psn_before(psn_q[i], ev_psn_q);
     end
   end
@@ -543,7 +552,7 @@ module ni_retx #(
     // An answer: everything before its PSN arrived; an ACK (or refusal) covers its
     // own PSN too, a response only the request it answers. A slot already done waits
     // for its report to leave.
-    if (ev_valid_q) begin
+    if (ev_valid_q && ev_sent) begin
       for (int i = 0; i < NumSlots; i++) begin
         if (live[i] && peer_q[i] == ev_peer_q) begin
           // A write the receiving NI confirms counts only an answer of its own PSN: a
@@ -672,6 +681,7 @@ module ni_retx #(
       spent_q <= '0;
       scan_q <= '0;
       ev_valid_q <= 1'b0;
+      ev_unsent_q <= 1'b0;
       ev_kind_q <= '0;
       ev_peer_q <= '0;
       ev_psn_q <= '0;
@@ -704,6 +714,7 @@ module ni_retx #(
       spent_q <= spent_d;
       scan_q <= (32'(scan_q) == NumSlots - 1) ? '0 : scan_q + SlotW'(1);
       ev_valid_q <= ev_valid_i && ni_pkg::lid_has_peer(ev_lid_i, 16'(NumPeers));
+      ev_unsent_q <= ev_valid_q && !ev_sent;
       ev_kind_q <= ev_kind_i;
       ev_peer_q <= ev_lid_i[PeerW-1:0];
       ev_psn_q <= ev_psn_i;
@@ -725,7 +736,7 @@ module ni_retx #(
         psn_q[i] <= next_cur;
       end
     end
-    if (ev_valid_q && ev_kind_q == ni_pkg::REL_RNR) rnr_at_mem_q[ev_peer_q] <= now_q;
+    if (ev_valid_q && ev_sent && ev_kind_q == ni_pkg::REL_RNR) rnr_at_mem_q[ev_peer_q] <= now_q;
     // take_new and take_resend exclude each other: one write port each.
     if (take_resend) begin
       sent_mem_q[offer_slot] <= now_q;

@@ -187,7 +187,7 @@ module nic_top #(
         frx_raw_drop;
   logic [ni_pkg::NumVc-1:0][7:0] fab_credits;  // transmit credits held (FAB_CREDITS)
   logic ev_rx_pkt, ev_crc_err, ev_memid_err, ev_bounds_err, ev_nak_tx, ev_nak_rx, ev_bad_pkt, ev_rd_served;
-  logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail, ev_retx_conf;
+  logic ev_wc_merged, ev_dup, ev_oos, ev_retx, ev_retx_fail, ev_retx_conf, ev_ack_unsent;
   logic [31:0] retx_timeout;
   logic [7:0] retx_limit;
   logic [31:0] mem_timeout;
@@ -345,7 +345,7 @@ module nic_top #(
     .inj_status_err_i(inj_err), .inj_status_code_i(inj_code), .inj_status_busy_i(inj_busy),
     .mem_timeout_cycles_o(mem_timeout), .mem_limit_reissues_o(mem_limit),
     .mem_reissue_cnt_inc_i(ev_mem_reissue), .mem_fail_cnt_inc_i(ev_mem_fail),
-    .dup_cnt_inc_i(ev_dup), .retx_cnt_inc_i(ev_retx), .oos_cnt_inc_i(ev_oos),
+    .dup_cnt_inc_i(ev_dup), .retx_cnt_inc_i(ev_retx), .oos_cnt_inc_i(ev_oos), .ack_unsent_cnt_inc_i(ev_ack_unsent),
     .retx_fail_cnt_inc_i(ev_retx_fail),
     .conf_cnt_inc_i(ev_conf), .intr_cnt_inc_i(ev_irq),
     .intr_addr_lo_addr_o(intr_addr_lo), .intr_addr_hi_addr_o(intr_addr_hi),
@@ -682,7 +682,8 @@ module nic_top #(
     .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit), .q_held_o(q_held), .q_conf_o(q_conf), .q_back_o(q_back),
     .q_cpl_o(q_cpl),
     .fail_o(fail_word), .fail_valid_o(fail_valid), .fail_ready_i(fail_ready),
-    .used_o(retx_used), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail), .ev_conf_o(ev_retx_conf)
+    .used_o(retx_used), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail), .ev_conf_o(ev_retx_conf),
+    .ev_unsent_o(ev_ack_unsent)
   );
 
   // With BoundaryRegs ni_retx's packets reach the framer through two queues without

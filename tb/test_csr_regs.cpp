@@ -105,7 +105,8 @@ class CsrRegsTest : public tb::CsrRegsFixture<Vni_csr_regs> {
             &m.mem_reissue_cnt_inc_i, &m.mem_fail_cnt_inc_i, &m.dma_err_cnt_inc_i,
             &m.rnr_tx_cnt_inc_i, &m.rnr_rx_cnt_inc_i, &m.raw_rx_cnt_inc_i, &m.raw_drop_cnt_inc_i,
             &m.rget_rx_cnt_inc_i, &m.key_err_cnt_inc_i, &m.rts_tx_cnt_inc_i, &m.host_port_err_cnt_inc_i,
-            &m.host_drop_cnt_inc_i, &m.pkey_err_cnt_inc_i, &m.poison_host_cnt_inc_i, &m.poison_fab_cnt_inc_i};
+            &m.host_drop_cnt_inc_i, &m.pkey_err_cnt_inc_i, &m.poison_host_cnt_inc_i, &m.poison_fab_cnt_inc_i,
+            &m.ack_unsent_cnt_inc_i};
   }
   std::vector<uint32_t> offsetsOf(Access a) {
     std::vector<uint32_t> v;

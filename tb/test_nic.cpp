@@ -648,6 +648,43 @@ TEST_P(NicTest, ConfirmedWriteThatFailsEndsInAbortAndInterrupt) {
   EXPECT_TRUE(csrRead(regs::STATUS) & regs::STATUS_RETX_FAIL_MASK);
 }
 
+// An ACK or NAK naming a PSN this NI has not sent to its source (stale, or forged with a
+// good CRC) is ignored and counted (ACK_UNSENT_CNT): two writes to LID 9 (PSNs 0, 1),
+// then an ACK of PSN 2, an ACK of PSN 0x400 and a NAK of PSN 5 from LID 9: none releases
+// the writes, whose timer resends both; an ACK of PSN 1 then ends them (no failure).
+TEST_P(NicTest, AnAckForAPsnNotSentReleasesNothing) {
+  h->autoAnswer = false;
+  setWindow(0, windowTo(kApertureBase, 0x4000, true, 1));
+  h->csrWrite(regs::RETX_TIMEOUT, 1000);
+  settle(100);
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x80, randomBytes(8))));
+  h->hostIn.push(encodeTlp(makeMWr(kCpuReqId, 0, kApertureBase + 0x100, randomBytes(8))));
+  ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= 2; }, 3000));
+  auto sent = fabricOut();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[1].psn, 1u);
+  for (const auto& [psn, syndrome] : {std::pair<uint32_t, uint8_t>{2, kAethAck}, {0x400, kAethAck},
+                                       {5, kAethNakPsnSeq}}) {
+    FabricPacket a = answerPacket(NicHarness::kLid, kPeerLid, kOpRcAck, psn);
+    a.syndrome = syndrome;
+    h->sendFabric(a);
+  }
+  settle(200);
+  EXPECT_EQ(csrRead(regs::ACK_UNSENT_CNT), 3u);
+  ASSERT_TRUE(runUntil([&] { return h->fabOut.packets().size() >= 2; }, 3000)) << "the writes were not resent";
+  sent = fabricOut();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].psn, 0u);
+  EXPECT_EQ(sent[1].psn, 1u);
+  FabricPacket ack = answerPacket(NicHarness::kLid, kPeerLid, kOpRcAck, 1);
+  ack.syndrome = kAethAck;
+  h->sendFabric(ack);
+  settle(3000);
+  EXPECT_TRUE(fabricOut().empty()) << "resent after the ACK of PSN 1";
+  EXPECT_EQ(csrRead(regs::RETX_FAIL_CNT), 0u);
+  EXPECT_EQ(csrRead(regs::ACK_UNSENT_CNT), 3u);
+}
+
 // A window to a LID without a PSN sequence (9 + NumPeers, as CAPS3 gives it: past the
 // peers, with the index of LID 9): its read ends in CA at once and its write fails,
 // neither leaves the NI, and LID 9's sequence is untouched (its write gets PSN 0). An

@@ -746,6 +746,52 @@ TEST_F(RetxTest, ANakAfterTheLastResendResendsNothing) {
   }
 }
 
+// An answer naming a PSN not sent to its source (a stale or forged ACK or NAK) is
+// ignored and reported (ev_unsent_o): as a cumulative ACK it would release writes that
+// never arrived. One write to LID 1 (PSN 0), then an ACK of PSN 1 (the next one, not
+// sent), an ACK of PSN 0x800 000 (half the sequence ahead), a NAK of PSN 3 and an ACK
+// from LID 2 (never sent to): the write stays, its timer resends it, and only the ACK
+// of PSN 0 frees its slot.
+TEST_F(RetxTest, AnAnswerForAPsnNotSentReleasesNothing) {
+  auto dut = makeDut();
+  const Bytes tlp = oneDwWrite();
+  startRun(*dut, 300, 3, kRnrDelay);
+  struct Ans { uint64_t at; uint16_t lid; uint32_t psn; Rel kind; };
+  const Ans answers[] = {{40, 1, 1, kAck}, {41, 1, 0x800000, kAck}, {42, 1, 3, kNakSeq}, {43, 2, 0, kAck},
+                         {500, 1, 0, kAck}};
+  size_t inOff = 0;
+  bool sent = false;
+  unsigned unsent = 0, resends = 0;
+  unsigned usedAfterGhosts = 0;
+  for (uint64_t c = 0; c < 600; ++c) {
+    dut->m.in_hdr_valid_i = !sent && inOff == 0;
+    dut->m.in_beat_valid_i = !sent;
+    const bool last = setBeat(*dut, tlp, inOff);
+    dut->m.ev_valid_i = 0;
+    for (const Ans& a : answers) {
+      if (a.at != c) continue;
+      dut->m.ev_valid_i = 1;
+      dut->m.ev_kind_i = a.kind;
+      dut->m.ev_lid_i = a.lid;
+      dut->m.ev_psn_i = a.psn;
+    }
+    dut->eval();
+    unsent += dut->m.ev_unsent_o;
+    resends += dut->m.ev_retx_o;
+    if (c == 100) usedAfterGhosts = dut->m.used_o;
+    if (dut->m.in_beat_valid_i && dut->m.in_beat_ready_o) {
+      inOff = last ? 0 : inOff + kBpb;
+      sent = last;
+    }
+    cycle();
+  }
+  ASSERT_TRUE(sent);
+  EXPECT_EQ(unsent, 4u) << "each answer for a PSN not sent reported once";
+  EXPECT_EQ(usedAfterGhosts, 1u) << "an answer for a PSN not sent released the write";
+  EXPECT_GE(resends, 1u) << "the write's timer resends it";
+  EXPECT_EQ(dut->m.used_o, 0u) << "the ACK of PSN 0 frees it";
+}
+
 // An RNR NAK shows its destination alive: the resends after its wait start the count
 // of tries anew. Two writes to LID 1 (PSNs 0 and 1), RETX_LIMIT 2; PSN 0 is RNR-NAKed
 // at every other send and the send between is lost, so the writes are resent by their
