@@ -83,12 +83,12 @@ module nic_top #(
   // still enter after room was sampled.
   localparam int unsigned MaxTlpBeats = (ni_pkg::TlpHdrBytes + MaxPayload + Bpb - 1) / Bpb;
   // With several host ports, each may start a TLP on the same room signal. The margin
-  // also covers what ni_host_rx holds on its way in (its input queue, its held beat and
-  // its output queue of two): requests admitted under room_o but not yet in the
+  // also covers what ni_host_rx holds on its way in (its input queue and the skid
+  // register behind it, its held beat and its output queue of two): requests admitted under room_o but not yet in the
   // combiner's queue, as many beats and as many TLPs. Without it a request could wait
   // there for room with a completion behind it that the room depends on.
   localparam int unsigned HrxInDepth = 8;
-  localparam int unsigned HrxBeats = HrxInDepth + 3;
+  localparam int unsigned HrxBeats = HrxInDepth + 5;
   localparam int unsigned RoomMargin = 2 + HrxBeats;
   localparam int unsigned ReqBeats = (HostPorts + 1) * MaxTlpBeats + RoomMargin;
   localparam int unsigned ReqHdrs = HostPorts + 1 + RoomMargin;
@@ -392,6 +392,7 @@ module nic_top #(
   // A pipeline: ni_host_rx looks a TLP's address up as its header beat enters and takes
   // the answer a few cycles later, when it decides the TLP (rtl/tunnel/ni_art.sv).
   logic [63:0] art_addr, art_out_addr;
+  logic [51:0] art_back_page;
   logic art_look_valid, art_res_valid, art_busy, art_upd_done;
   logic art_hit, art_hit_rx_xlate, art_hit_perm_r, art_hit_perm_w, art_hit_perm_a;
   logic [15:0] art_hit_node, art_hit_memid;
@@ -409,7 +410,7 @@ module nic_top #(
     .look_valid_i(art_look_valid), .addr_i(art_addr), .res_valid_o(art_res_valid),
     .hit_o(art_hit), .index_o(art_index), .rx_xlate_o(art_hit_rx_xlate), .perm_r_o(art_hit_perm_r),
     .perm_w_o(art_hit_perm_w), .perm_a_o(art_hit_perm_a), .node_o(art_hit_node),
-    .memid_o(art_hit_memid), .out_addr_o(art_out_addr)
+    .memid_o(art_hit_memid), .out_addr_o(art_out_addr), .back_page_o(art_back_page)
   );
 
   // A window to an NI-replicated group with no members: its writes are refused. Known
@@ -483,7 +484,7 @@ module nic_top #(
     .art_wc_i(art_wc[art_win]), .art_index_i(8'(art_index)), .art_node_i(art_hit_node),
     .art_conf_all_i(art_conf_all[art_win]), .art_conf_at_i(art_conf_at[art_win]),
     .art_mcast_empty_i(win_mcast_empty[art_win]),
-    .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr),
+    .art_memid_i(art_hit_memid), .art_out_addr_i(art_out_addr), .art_back_page_i(art_back_page),
     .trk_tag_o(trk_tag), .trk_hit_i(trk_hit), .trk_node_i(trk_node), .trk_reqid_i(trk_reqid),
     .trk_otag_i(trk_otag), .trk_psn_i(trk_psn), .trk_kind_i(trk_kind), .trk_page_i(trk_page),
     .trk_release_o(trk_release),

@@ -9,13 +9,13 @@
 //   NI 1             that beat to the first beat of the MWr toward node 1's memory
 //   NI 1 -> memory   that beat to the bytes in node 1's memory (seen by its CPU)
 // and the ping-pong half round trip of the same message (the runner's pingpong over
-// pio). The budget (issue 80, set for the default configuration): each NI's part at
-// most 12 cycles (the budget of one direction), both NIs together at most 200 ns at the
-// clock the configuration reaches (its routed Fmax, where make synth recorded one:
-// sim/routed_fmax.hpp; else cycles only). A last row runs the small configuration
-// (rtl/ni_configs.json), its cycles reported against the same budget, not checked.
-// Writes JSON and a Markdown table; fails when an NI of the default configuration takes
-// more, or a message lands wrong.
+// pio). The budget (issue 80, set for the default configuration at 64 bits): each NI's
+// part at most 12 cycles (the budget of one direction), both NIs together at most 200 ns
+// at the clock the configuration reaches (its routed Fmax, where make synth recorded
+// one: sim/routed_fmax.hpp; else cycles only). The other widths and a last row, the
+// small configuration (rtl/ni_configs.json), are reported against the same budget, not
+// checked. Writes JSON and a Markdown table; fails when an NI of the default
+// configuration at 64 bits takes more, or a message lands wrong.
 //   usage: bench_latency [out.json] [out.md]
 #include <cstdio>
 #include <fstream>
@@ -80,7 +80,7 @@ Row measure(unsigned width, const std::string& config) {
   r.toMem = done - out1;
   r.ok &= !sys.rtlError();
   r.overBudget = r.ni0 > kNiBudgetCycles || r.ni1 > kNiBudgetCycles;
-  if (config == "default") r.ok &= !r.overBudget;
+  if (config == "default" && width == 64) r.ok &= !r.overBudget;
   if (const auto clk = routedFmax(config)) {
     r.fmax = clk->mhz;
     r.nisNs = clk->ns(double(r.ni0 + r.ni1));  // reported against its budget, not checked: the
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     md << "| " << r.width << " | " << r.config << " | " << r.toNi << " | " << r.ni0 << " | " << r.fabric << " | " << r.ni1 << " | "
        << r.toMem << " | " << (r.ni0 + r.ni1) << " | " << atClock << " | " << r.halfRtt << " |\n";
   }
-  md << "\nBudget (set for the default configuration, checked there): each NI at most " << kNiBudgetCycles
+  md << "\nBudget (set for the default configuration at 64 bits, checked there): each NI at most " << kNiBudgetCycles
      << " cycles, both together at most " << kNisBudgetNs
      << " ns at the configuration's routed clock (docs/figures/synth-runs; the RTL it measured is in its record).\n";
   md << "\nCycles; one 8-byte PIO store through a window, two nodes on the crossbar (10-cycle links), "

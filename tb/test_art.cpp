@@ -72,7 +72,7 @@ class ArtTest : public tb::VerilatedTest {
     bool hit;
     unsigned index, node, memid;
     bool rxXlate, r, w, a;
-    uint64_t out;
+    uint64_t out, back;
   };
   std::vector<Answer> lookUp(const std::vector<uint64_t>& addrs, double gaps = 0) {
     auto& m = dut->m;
@@ -91,7 +91,7 @@ class ArtTest : public tb::VerilatedTest {
           sentAt.pop_front();
         }
         got.push_back({bool(m.hit_o), m.index_o, m.node_o, m.memid_o, bool(m.rx_xlate_o), bool(m.perm_r_o),
-                       bool(m.perm_w_o), bool(m.perm_a_o), m.out_addr_o});
+                       bool(m.perm_w_o), bool(m.perm_a_o), m.out_addr_o, m.back_page_o});
       }
       if (go) {
         sentAt.push_back(c);
@@ -113,6 +113,7 @@ class ArtTest : public tb::VerilatedTest {
     EXPECT_EQ(a.memid, rw.memid);
     EXPECT_EQ(a.rxXlate, rw.rxXlate);
     EXPECT_EQ(a.out, rw.tlpAddr) << std::hex << addr;
+    EXPECT_EQ(a.back, ((addr >> 12) - (rw.tlpAddr >> 12)) & ((uint64_t{1} << 52) - 1)) << std::hex << addr;
     EXPECT_EQ(a.w, rw.err == RefNi::SendErr::Ok);
     EXPECT_EQ(a.r, rr.err == RefNi::SendErr::Ok);
   }

@@ -4,7 +4,8 @@
 // a block RAM) against std::deque, with random pushes and pops; both the plain FIFO
 // and the fall-through one (an empty FIFO shows the word being written), and one that
 // writes its free slot in every cycle it is not full (FreeWrite: the data input changes
-// every cycle, pushed or not).
+// every cycle, pushed or not). ni_skid, the skid register, behaves as a FIFO of two
+// without fall-through whose input's ready is a register.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -14,6 +15,7 @@
 #include "Vni_fifo_ft.h"
 #include "Vni_fifo_ram.h"
 #include "Vni_fifo_ram_ft.h"
+#include "Vni_skid.h"
 #include "verilated_fixture.hpp"
 
 using namespace ni;
@@ -23,7 +25,7 @@ namespace {
 class FifoTest : public tb::VerilatedTest {
  protected:
   template <class M>
-  void runAgainstDeque(bool fallThrough, size_t depth) {
+  void runAgainstDeque(bool fallThrough, size_t depth, bool readyRegistered = false) {
     tb::VlClocked<M> dut(ctx(), "fifo");
     attach(&dut);
     reset();
@@ -37,6 +39,14 @@ class FifoTest : public tb::VerilatedTest {
       dut.m.wvalid_i = push;
       dut.m.rready_i = pop;
       dut.eval();
+      if (readyRegistered) {  // the input's ready does not follow the output's
+        dut.m.rready_i = !pop;
+        dut.eval();
+        const bool other = dut.m.wready_o;
+        dut.m.rready_i = pop;
+        dut.eval();
+        ASSERT_EQ(other, bool(dut.m.wready_o)) << "wready_o follows rready_i, cycle " << i;
+      }
       const bool pass = fallThrough && model.empty() && push;  // the word shows at once
       ASSERT_EQ(bool(dut.m.rvalid_o), !model.empty() || pass) << "cycle " << i << " seed " << seed();
       ASSERT_EQ(bool(dut.m.wready_o), model.size() < depth) << "cycle " << i;
@@ -63,5 +73,6 @@ TEST_F(FifoTest, FreeSlotWrittenEveryCycleMatchesDequeUnderRandomTraffic) {
 TEST_F(FifoTest, FallThroughMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ft>(true, 5); }
 TEST_F(FifoTest, RamReadMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ram>(false, 17); }
 TEST_F(FifoTest, RamReadFallThroughMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_fifo_ram_ft>(true, 17); }
+TEST_F(FifoTest, SkidRegisterMatchesDequeUnderRandomTraffic) { runAgainstDeque<Vni_skid>(false, 2, true); }
 
 }  // namespace

@@ -4,8 +4,8 @@
 // serves (back to the fabric, VC1), completion of a DMA engine read, or refusal
 // (counter, status, UR completion).
 //
-// Three pipelines, each a few logic levels a cycle (docs/architecture.md, "the host
-// receive pipeline"):
+// Three pipelines, each a few logic levels a cycle from registers (docs/architecture.md,
+// "the host receive pipeline"):
 // - port side: the host's beats enter an 8-beat queue (the registered boundary), each
 //   stored with its end byte and keep check; a TLP's header bytes are collected and
 //   pushed, as its header beat enters, into a header queue, and its ART lookup starts;
@@ -15,8 +15,10 @@
 //   reads the register block's window attributes, so none is made behind a register
 //   write until that write took effect;
 // - beats: the head beat goes on once its TLP is decided, with the length and keep
-//   checks against the decision, through a holding register (H) into an output queue
-//   of two (the registered boundary toward the combiner, the merge and the DMA engine).
+//   checks against the decision, into an output queue of two (the registered boundary
+//   toward the combiner, the merge and the DMA engine).
+// Skid registers (ni_skid) hold the heads the stages start from: the beat queue's, the
+// ART answers', the decoded header, the decisions' control fields.
 // What is passed on leaves exactly as long as its Length says: a malformed TLP is cut
 // there or padded to it, and its last beat is marked bad (stomped).
 `default_nettype none
@@ -69,6 +71,7 @@ module ni_host_rx #(
   input  logic art_mcast_empty_i,  // art_node_i is an NI-replicated group without members
   input  logic [15:0] art_memid_i,
   input  logic [63:0] art_out_addr_i,
+  input  logic [51:0] art_back_page_i,  // the address's page minus art_out_addr_i's
   // Read tracker lookup for completions coming back from local memory, by the tag of
   // the completion being decided; released as it is decided.
   output logic [7:0] trk_tag_o,
@@ -203,7 +206,8 @@ module ni_host_rx #(
   logic [DataW-1:0] f_tdata;
   logic [KeepW-1:0] f_tkeep;
   logic [KcntW-1:0] f_kcnt;
-  logic f_tlast, f_hole, f_viol, f_qvalid, f_tready, in_wready;
+  logic f_tlast, f_hole, f_viol, f_qvalid, f_tready, in_wready, in_valid, in_take;
+  logic [QW-1:0] in_head;
   // The header queue: one entry per TLP, {completion (no lookup), fence, last, end
   // byte, header bytes}.
   localparam int unsigned HqW = 1 + 1 + 1 + PosW + 128;
@@ -221,6 +225,10 @@ module ni_host_rx #(
     .clk_i, .rst_ni,
     .wdata_i({p_viol_q, p_hole, p_kcnt, s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
     .wvalid_i(s_axis_tvalid && hdr_room), .wready_o(in_wready),
+    .rdata_o(in_head), .rvalid_o(in_valid), .rready_i(in_take));
+  // The head beat waits in a skid register: the beat stage starts from registers.
+  ni_skid #(.Width(QW)) u_in_skid (
+    .clk_i, .rst_ni, .wdata_i(in_head), .wvalid_i(in_valid), .wready_o(in_take),
     .rdata_o({f_viol, f_hole, f_kcnt, f_tlast, f_tkeep, f_tdata}), .rvalid_o(f_qvalid), .rready_i(f_tready));
   ni_fifo #(.Width(HqW), .Depth(InDepth), .FreeWrite(1)) u_hdr_q (
     .clk_i, .rst_ni, .wdata_i({p_cpl, p_fence, s_axis_tlast, p_end, p_hdr_bytes}),
@@ -264,16 +272,21 @@ module ni_host_rx #(
   // The ART's answers, in the order of the TLPs that take a lookup (every TLP but a
   // completion: the answers to the host's and the DMA engine's reads cross without
   // the ART's latency).
-  localparam int unsigned ArtW = 5 + 8 + 16 + 16 + 64;
-  logic [ArtW-1:0] r_head;
-  logic r_valid, r_pop, r_room;
+  localparam int unsigned ArtW = 5 + 8 + 16 + 16 + 64 + 52;
+  logic [ArtW-1:0] r_head, r_qhead;
+  logic r_valid, r_pop, r_room, r_qvalid, r_qtake;
   ni_fifo #(.Width(ArtW), .Depth(ResDepth), .FallThrough(1), .FreeWrite(1)) u_res_q (
     .clk_i, .rst_ni,
     .wdata_i({art_hit_i, art_rx_xlate_i, art_perm_r_i, art_perm_w_i, art_perm_a_i, art_index_i,
-              art_node_i, art_memid_i, art_out_addr_i}),
-    .wvalid_i(art_res_valid_i), .wready_o(r_room), .rdata_o(r_head), .rvalid_o(r_valid), .rready_i(r_pop));
+              art_node_i, art_memid_i, art_out_addr_i, art_back_page_i}),
+    .wvalid_i(art_res_valid_i), .wready_o(r_room), .rdata_o(r_qhead), .rvalid_o(r_qvalid), .rready_i(r_qtake));
+  // The answer the decision takes sits in a skid register: the decision starts from
+  // registers (and so does the window index the register block reads attributes by).
+  ni_skid #(.Width(ArtW)) u_res_skid (
+    .clk_i, .rst_ni, .wdata_i(r_qhead), .wvalid_i(r_qvalid), .wready_o(r_qtake),
+    .rdata_o(r_head), .rvalid_o(r_valid), .rready_i(r_pop));
   // The header at the head of the header queue is read into a register (k0_q), then
-  // decoded into a queue of two (k1), where it meets its ART answer (a request's).
+  // decoded into a skid register (k1), where it meets its ART answer (a request's).
   logic [HqW-1:0] k0_q;
   logic k0_valid_q, k0_move;
   logic [127:0] hb;
@@ -376,7 +389,7 @@ module ni_host_rx #(
     k1_d.reqid = {hb[4*8 +: 8], hb[5*8 +: 8]};
     k1_d.addr = addr;
   end
-  // The decoded headers wait in a queue of two, whose room is a register: no ready
+  // The decoded headers wait in a skid register, whose room is a register: no ready
   // runs from the decisions back through the stages before them.
   assign k0_move = k0_valid_q && k1_room;
   assign hq_pop = hq_valid && (!k0_valid_q || k0_move);
@@ -387,7 +400,7 @@ module ni_host_rx #(
   always_ff @(posedge clk_i) begin
     if (hq_pop) k0_q <= hq_head;
   end
-  ni_fifo #(.Width(DecW), .Depth(2), .FreeWrite(1)) u_k1_q (
+  ni_skid #(.Width(DecW)) u_k1_q (
     .clk_i, .rst_ni, .wdata_i(k1_d), .wvalid_i(k0_move), .wready_o(k1_room),
     .rdata_o(k1), .rvalid_o(k1_valid), .rready_i(k1_take));
 
@@ -396,8 +409,9 @@ module ni_host_rx #(
   logic [7:0] art_index;
   logic [15:0] art_node, art_memid;
   logic [63:0] art_out_addr;
+  logic [51:0] art_back_page;
   assign {art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_index, art_node, art_memid,
-          art_out_addr} = r_head;
+          art_out_addr, art_back_page} = r_head;
   // The window's write combining, confirmation and group state (art_wc_i, art_conf_*_i,
   // art_mcast_empty_i) are kept in the register block, read by art_win_o as it is decided.
   assign art_win_o = art_index;
@@ -468,19 +482,10 @@ module ni_host_rx #(
   assign conf_sender = confirmed && art_conf_at_i == ni_pkg::CONF_AT_SENDER;
   assign conf_rx_ni = confirmed && art_conf_at_i == ni_pkg::CONF_AT_RX_NI;
 
-  // The decision: what the beats of the TLP need.
+  // The decision: what the beats of the TLP need. The fields the beat stage decides on
+  // come last (Ctl*): they wait in a skid register, the data fields in LUT RAM.
   typedef struct packed {
-    logic [2:0] cls;       // cls_e
-    logic [2:0] err;       // err_e
-    logic ur;              // refused and answered UR at its last beat (if non-posted)
-    logic own;             // may make a completion of its own at its last beat (UR, confirmation)
-    logic conf_sender;     // a write the sending NI confirms
-    logic runt, has_data, ep;
-    logic csr_write;       // a register write (the decisions after it wait for it)
-    logic fence;           // the ART_CTRL write that fenced the lookups
-    logic conf_mem;        // a memory-confirmed write's confirmation: its address goes back
-    logic amo;             // an atomic's or memory-confirmed write's completion: recorded
-    logic [12:0] exp_bytes, fwd_bytes;
+    logic [12:0] fwd_bytes;  // where the TLP passed on ends (no digest)
     logic [7:0] ft_out;    // TLP type byte as passed on
     logic [7:0] be, tag;
     logic [15:0] reqid;
@@ -495,14 +500,27 @@ module ni_host_rx #(
     logic wc;              // combinable
     logic [7:0] win;
     logic [12:0] len_bytes;
+    // Control fields.
+    logic [2:0] cls;       // cls_e
+    logic [2:0] err;       // err_e
+    logic ur;              // refused and answered UR at its last beat (if non-posted)
+    logic own;             // may make a completion of its own at its last beat (UR, confirmation)
+    logic conf_sender;     // a write the sending NI confirms
+    logic runt, has_data, ep;
+    logic csr_write;       // a register write (the decisions after it wait for it)
+    logic fence;           // the ART_CTRL write that fenced the lookups
+    logic conf_mem;        // a memory-confirmed write's confirmation: its address goes back
+    logic amo;             // an atomic's or memory-confirmed write's completion: recorded
+    logic amo_fits;        // ... and short enough to be (AmoBytes)
+    logic td;              // a digest follows the TLP passed on
     logic [KeepW-1:0] end_keep;  // the lanes of the beat where the TLP passed on ends
     // Where the TLP's bytes end (digest included), and where what is passed on ends: the
     // beat (numbered from 0) and the bytes kept in it (1 to Bpb).
     logic [BnW-1:0] exp_beat, fwd_beat;
     logic [KcntW-1:0] exp_lane, fwd_lane;
   } dcs_t;
-  localparam int unsigned DcsW = 3 + 3 + 1 + 1 + 1 + 3 + 1 + 1 + 1 + 1 + 13 + 13 + 8 + 8 + 8 + 16 + 64 + 64 + 16 + 16 +
-                                 24 + 4 + 52 + 11 + 1 + 8 + 13 + KeepW + 2 * BnW + 2 * KcntW;
+  localparam int unsigned CtlW = 3 + 3 + 12 + KeepW + 2 * BnW + 2 * KcntW;
+  localparam int unsigned DcsW = 13 + 8 + 8 + 8 + 16 + 64 + 64 + 16 + 16 + 24 + 4 + 52 + 11 + 1 + 8 + 13 + CtlW;
 `ifdef VERILATOR
   if (DcsW != $bits(dcs_t)) begin : gen_bad_dcs_width
     $error("ni_host_rx: DcsW does not match dcs_t");
@@ -525,8 +543,9 @@ module ni_host_rx #(
     dn.fence = k1.fence && !k1.is_cpl;
     dn.conf_mem = cls == ClsRsp && trk_kind_i == ni_pkg::TRK_CONF_MEM;
     dn.amo = cls == ClsRsp && (trk_kind_i == ni_pkg::TRK_ATOMIC || trk_kind_i == ni_pkg::TRK_CONF_MEM);
-    dn.exp_bytes = k1.exp_bytes;
+    dn.td = k1.exp_bytes != k1.fwd_bytes;
     dn.fwd_bytes = k1.fwd_bytes;
+    dn.amo_fits = k1.fwd_bytes <= 13'(AmoBytes);
     dn.ft_out = (cls != ClsReq || !confirmed) ? k1.ft : conf_sender ? ni_pkg::TLP_MWR64 : ni_pkg::TLP_DMWR64;
     dn.be = k1.be;
     dn.tag = k1.tag;
@@ -551,7 +570,7 @@ module ni_host_rx #(
       dn.node = art_node;
       dn.memid = art_memid;
       dn.teh = {confirmed && !conf_sender && !conf_rx_ni, conf_rx_ni, 1'b0, art_rx_xlate};
-      dn.page = k1.addr[63:12] - art_out_addr[63:12];
+      dn.page = art_back_page;
       // A write the combiner may merge: posted, through a combining window, every byte
       // enabled (First BE all ones; Last BE all ones, or none for a single DW).
       dn.wc = k1.is_mwr && !confirmed && art_wc_i && k1.be_full;
@@ -568,22 +587,29 @@ module ni_host_rx #(
                     !dec_hold_i;
   assign r_pop = dec_take && !k1.is_cpl;
   assign k1_take = dec_take;
-  // The decisions, two deep (written from the count: FreeWrite), in DqParts queues side
-  // by side: one write enable would drive every LUT-RAM cell of a 400-bit record, the
-  // slowest net of the block when it was one queue. They are written and read together.
-  localparam int unsigned DqParts = 4;
-  localparam int unsigned DqPartW = (DcsW + DqParts - 1) / DqParts;
+  // The decisions, two deep: the control fields in a skid register (the beat stage
+  // starts from registers), the data fields in LUT RAM written from the count
+  // (FreeWrite), in DqParts queues side by side (one write enable would drive every cell
+  // of a 350-bit record). All are written and read together.
+  localparam int unsigned DatW = DcsW - CtlW;
+  localparam int unsigned DqParts = 3;
+  localparam int unsigned DqPartW = (DatW + DqParts - 1) / DqParts;
   logic [DqParts*DqPartW-1:0] dn_w, dh_w;
   logic [DqParts-1:0] dq_part_wready, dq_part_valid;
-  assign dn_w = (DqParts*DqPartW)'(dn);
-  assign dh = dh_w[DcsW-1:0];
+  logic [CtlW-1:0] dh_ctl;
+  logic dq_ctl_wready, dq_ctl_valid;
+  assign dn_w = (DqParts*DqPartW)'(dn[DcsW-1:CtlW]);
+  assign dh = {dh_w[DatW-1:0], dh_ctl};
+  ni_skid #(.Width(CtlW)) u_dec_ctl_q (
+    .clk_i, .rst_ni, .wdata_i(dn[CtlW-1:0]), .wvalid_i(dec_take), .wready_o(dq_ctl_wready),
+    .rdata_o(dh_ctl), .rvalid_o(dq_ctl_valid), .rready_i(dq_pop));
   for (genvar k = 0; k < DqParts; k++) begin : gen_dec_q
     ni_fifo #(.Width(DqPartW), .Depth(2), .FreeWrite(1)) u_dec_q (
       .clk_i, .rst_ni, .wdata_i(dn_w[k*DqPartW +: DqPartW]), .wvalid_i(dec_take), .wready_o(dq_part_wready[k]),
       .rdata_o(dh_w[k*DqPartW +: DqPartW]), .rvalid_o(dq_part_valid[k]), .rready_i(dq_pop));
   end
-  assign dq_wready = dq_part_wready[0];
-  assign dq_valid = dq_part_valid[0];
+  assign dq_wready = dq_ctl_wready;
+  assign dq_valid = dq_ctl_valid;
   `NI_ASSERT(DecPartsTogether_A, dq_part_valid == {DqParts{dq_valid}} && dq_part_wready == {DqParts{dq_wready}})
 
   // The tracker's entry is taken with the decision (its fields are in the decision):
@@ -653,8 +679,16 @@ module ni_host_rx #(
   logic cb_borrow;
   assign cb_borrow = ConfSplit ? cb_borrow_q : cb_lo[32];
   assign conf_back = {view[16*8 +: 32] - dh.page[51:20] - 32'(cb_borrow), cb_lo[31:0]};
+  // The subtraction has a cycle of its own: a beat holding any of the bytes 12-19 of a
+  // memory-confirmed write's confirmation waits at the head for a cycle (cb_ready_q),
+  // while the result goes into conf_back_q (written in every cycle from the head beat).
+  // Such confirmations are rare and short; no other beat waits.
+  logic [63:0] conf_back_q;
+  logic cb_need, cb_ready_q;
+  assign cb_need = dh.conf_mem && (32'(bidx_q) == 12 / Bpb || 32'(bidx_q) == 16 / Bpb);
   always_ff @(posedge clk_i) begin
     if (32'(bidx_q) == 12 / Bpb) cb_borrow_q <= cb_lo[32];
+    conf_back_q <= conf_back;
   end
   logic [DataW-1:0] in_data;
   always_comb begin
@@ -676,7 +710,7 @@ module ni_host_rx #(
     if (dh.conf_mem) begin
       for (int p = 12; p < 20; p++) begin
         if (p / Bpb == 32'(bidx_q))
-          in_data[(p % Bpb)*8 +: 8] = conf_back[(p - 12)*8 +: 8];
+          in_data[(p % Bpb)*8 +: 8] = conf_back_q[(p - 12)*8 +: 8];
       end
     end
   end
@@ -705,12 +739,14 @@ module ni_host_rx #(
   assign need_hdr = first_q && (cur_cls == ClsReq || cur_cls == ClsRsp);
   assign hdr_ready = (cur_cls == ClsReq) ? req_hdr_ready_i : rsp_hdr_ready_i;
   assign last_ok = !f_tlast || ((cur_cls != ClsCsr || csr_ready_i) && (!dh.own || ur_ready_i));
-  assign f_tready = dq_valid && out_wready && !pad_q && (!need_hdr || hdr_ready) && last_ok;
+  logic beat_go;  // the head beat may go, as far as its decision and the output queue go
+  assign beat_go = dq_valid && out_wready && !pad_q && (!cb_need || cb_ready_q);
+  assign f_tready = beat_go && (!need_hdr || hdr_ready) && last_ok;
   assign accept = f_qvalid && f_tready;
   assign dq_pop = accept && f_tlast;
 
-  assign req_hdr_valid_o = f_qvalid && dq_valid && out_wready && !pad_q && need_hdr && cur_cls == ClsReq && last_ok;
-  assign rsp_hdr_valid_o = f_qvalid && dq_valid && out_wready && !pad_q && need_hdr && cur_cls == ClsRsp && last_ok;
+  assign req_hdr_valid_o = f_qvalid && beat_go && need_hdr && cur_cls == ClsReq && last_ok;
+  assign rsp_hdr_valid_o = f_qvalid && beat_go && need_hdr && cur_cls == ClsRsp && last_ok;
   assign req_hdr_pending_o = dq_valid && first_q && cur_cls == ClsReq;
   always_comb begin
     req_hdr_o = '0;
@@ -740,7 +776,7 @@ module ni_host_rx #(
   // Each valid waits for the other's ready where a beat may need both (a register read
   // that turns out malformed is answered UR), never for its own.
   logic csr_poison, own_now, issue;
-  assign issue = f_qvalid && dq_valid && out_wready && !pad_q && f_tlast;
+  assign issue = f_qvalid && beat_go && f_tlast;
   assign csr_poison = dh.has_data && dh.ep;
   assign csr_valid_o = issue && cur_cls == ClsCsr && !tlp_bad && !csr_poison && (!dh.own || ur_ready_i);
   assign csr_write_o = dh.has_data;
@@ -779,7 +815,7 @@ module ni_host_rx #(
       if (p / Bpb == 32'(bidx_q)) amo_tlp_d[p*8 +: 8] = in_data[(p % Bpb)*8 +: 8];
     end
   end
-  assign amo_wr_valid_o = accept && f_tlast && dh.amo && !tlp_bad && dh.fwd_bytes <= 13'(AmoBytes);
+  assign amo_wr_valid_o = accept && f_tlast && dh.amo && dh.amo_fits && !tlp_bad;
   assign amo_wr_lid_o = dh.node;
   assign amo_wr_psn_o = dh.psn;
   assign amo_wr_tlp_o = amo_tlp_d;
@@ -805,7 +841,7 @@ module ni_host_rx #(
   cls_e o_wcls;
   logic hold_d, pad_d, pad_last, td;
   logic [PosW-1:0] pad_at_d;
-  assign td = dh.exp_bytes != dh.fwd_bytes;
+  assign td = dh.td;
   assign pad_last = pad_at_q + PosW'(Bpb) >= PosW'(pad_fwd_q);
   always_comb begin
     o_push = 1'b0;
@@ -874,7 +910,9 @@ module ni_host_rx #(
       hold_q <= 1'b0;
       pad_q <= 1'b0;
       pad_at_q <= '0;
+      cb_ready_q <= 1'b0;
     end else begin
+      cb_ready_q <= cb_need && f_qvalid && dq_valid && !accept;
       if (accept) begin
         first_q <= f_tlast;
         bs_q <= f_tlast ? '0 : (nbs_q[PosW-1] ? bs_q : nbs_q);

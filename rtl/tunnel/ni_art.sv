@@ -49,7 +49,10 @@ module ni_art #(
   output logic [15:0] memid_o,
   // Address to put in the tunneled TLP: remote address (sender-side translation)
   // or offset into the destination's memory ID (receiver-side translation).
-  output logic [63:0] out_addr_o
+  output logic [63:0] out_addr_o,
+  // The page of addr_i minus that of out_addr_o (-delta): how far a confirmation of the
+  // write moves its address back (ni_retx), so no one subtracts the two.
+  output logic [51:0] back_page_o
 );
   // ------------------------------------------------------------ table (LUT RAM)
   typedef struct packed {
@@ -171,6 +174,7 @@ module ni_art #(
     node_o <= hit2_q ? ent.node : 16'h0;
     memid_o <= hit2_q ? ent.memid : 16'h0;
     out_addr_o <= hit2_q ? {page2_q + ent.delta, off2_q} : 64'h0;
+    back_page_o <= hit2_q ? 52'h0 - ent.delta : 52'h0;
   end
   assign res_valid_o = s3_q;
 
