@@ -32,7 +32,8 @@ module ni_host_rx #(
   parameter int unsigned NumArt = 16,  // windows: a write to ART_CTRL[i < NumArt] fences the lookups
   // Beats of the input queue: enough to hide a request's lookup and decision behind
   // the beats before it (a TLP's first beat waits in it for its decision). nic_top's
-  // room toward the root complex counts them, and the 3 of H and the output queue.
+  // room toward the root complex counts them, and the 5 more the block holds: the skid
+  // register behind the queue (2), a beat held for a digest (1), the output queue (2).
   parameter int unsigned InDepth = 8,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
