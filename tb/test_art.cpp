@@ -113,7 +113,7 @@ class ArtTest : public tb::VerilatedTest {
     EXPECT_EQ(a.memid, rw.memid);
     EXPECT_EQ(a.rxXlate, rw.rxXlate);
     EXPECT_EQ(a.out, rw.tlpAddr) << std::hex << addr;
-    EXPECT_EQ(a.back, ((addr >> 12) - (rw.tlpAddr >> 12)) & ((uint64_t{1} << 52) - 1)) << std::hex << addr;
+    EXPECT_EQ(a.back, pagesBack(addr, rw.tlpAddr)) << std::hex << addr;
     EXPECT_EQ(a.w, rw.err == RefNi::SendErr::Ok);
     EXPECT_EQ(a.r, rr.err == RefNi::SendErr::Ok);
   }

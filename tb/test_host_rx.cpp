@@ -158,7 +158,7 @@ class HostRxFixture : public tb::VerilatedTest {
     std::copy(good.begin() + 8, good.begin() + 16, out.begin() + 8);
     out[0] = good[0];
     reqExpect.push_back(Tunneled{headerFor(t, 0, 0, &r), out, bad, encodeTlp(t).size()});
-    backExpect.push_back(((t.addr >> 12) - (r.tlpAddr >> 12)) & ((uint64_t{1} << 52) - 1));
+    backExpect.push_back(pagesBack(t.addr, r.tlpAddr));
   }
   static tb::OwnCpl urOf(uint16_t req, uint8_t tag, uint64_t addr) {
     tb::OwnCpl c;
@@ -453,7 +453,7 @@ class HostRxFixture : public tb::VerilatedTest {
     m.art_node_i = hit ? r.dlid : 0;
     m.art_memid_i = hit ? r.memid : 0;
     m.art_out_addr_i = hit ? r.tlpAddr : 0;
-    m.art_back_page_i = hit ? ((artPipe.front().addr >> 12) - (r.tlpAddr >> 12)) & ((uint64_t{1} << 52) - 1) : 0;
+    m.art_back_page_i = hit ? pagesBack(artPipe.front().addr, r.tlpAddr) : 0;
     m.art_busy_i = artUpdAt != 0 && artNow < artUpdAt;
     m.art_upd_done_i = artUpdAt != 0 && artNow == artUpdAt;
     dut->eval();  // the window the decision takes (an answer may pass straight to it)
