@@ -22,6 +22,9 @@ package ni_pkg;
   localparam logic [2:0] CPL_CA = 3'b100;  // completer abort: the NI gave the request up
 
   localparam int unsigned TlpHdrBytes = 16;  // 4DW request header; completions use 12
+  // Beats ni_host_rx holds besides its input queue: the skid register behind the queue
+  // (2), a beat held for a digest (1), its output queue (2). nic_top's request room counts them.
+  localparam int unsigned HostRxHeldBeats = 5;
   localparam int unsigned AmoCplBytes = 28;  // completion of an atomic: 12 + a result of up to 16 (CAS 128)
 
   // TLP type byte of an AtomicOp (FetchAdd, Swap, CAS).

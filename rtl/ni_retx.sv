@@ -134,7 +134,7 @@ module ni_retx #(
   // The answer names a PSN sent to its source (before the one it gets next). One that
   // does not (a stale or forged ACK or NAK, ahead of the sequence) is ignored: as a
   // cumulative ACK it would release writes that never arrived.
-  logic ev_sent, ev_unsent_q;
+  logic ev_sent, ev_act, ev_unsent_q;  // ev_act: an answer acted on (valid, for a PSN sent)
   logic [NumSlots-1:0] answered_q, live, q_match;
   // Kept as plain vectors: Yosys infers a memory from an array of vectors only. The
   // headers are read with a register: block RAM, which Yosys would not choose itself
@@ -467,13 +467,14 @@ module ni_retx #(
 
   // A second read port of the PSNs' RAM, at the answer's source.
   assign ev_sent = next_vld_q[ev_peer_q] && ni_pkg::psn_before(ev_psn_q, next_mem_q[ev_peer_q]);
+  assign ev_act = ev_valid_q && ev_sent;
   assign ev_unsent_o = ev_unsent_q;
 
   // Slots an RNR NAK stops now: its PSN and later ones to its source.
   logic [NumSlots-1:0] rnr_set;
   always_comb begin
     for (int i = 0; i < NumSlots; i++) begin
-      rnr_set[i] = ev_valid_q && ev_sent && ev_kind_q == ni_pkg::REL_RNR && live[i] &&
+      rnr_set[i] = ev_act && ev_kind_q == ni_pkg::REL_RNR && live[i] &&
                    peer_q[i] == ev_peer_q && !ni_pkg::psn_before(psn_q[i], ev_psn_q);
     end
   end
@@ -552,7 +553,7 @@ module ni_retx #(
     // An answer: everything before its PSN arrived; an ACK (or refusal) covers its
     // own PSN too, a response only the request it answers. A slot already done waits
     // for its report to leave.
-    if (ev_valid_q && ev_sent) begin
+    if (ev_act) begin
       for (int i = 0; i < NumSlots; i++) begin
         if (live[i] && peer_q[i] == ev_peer_q) begin
           // A write the receiving NI confirms counts only an answer of its own PSN: a
@@ -736,7 +737,7 @@ module ni_retx #(
         psn_q[i] <= next_cur;
       end
     end
-    if (ev_valid_q && ev_sent && ev_kind_q == ni_pkg::REL_RNR) rnr_at_mem_q[ev_peer_q] <= now_q;
+    if (ev_act && ev_kind_q == ni_pkg::REL_RNR) rnr_at_mem_q[ev_peer_q] <= now_q;
     // take_new and take_resend exclude each other: one write port each.
     if (take_resend) begin
       sent_mem_q[offer_slot] <= now_q;

@@ -83,12 +83,12 @@ module nic_top #(
   // still enter after room was sampled.
   localparam int unsigned MaxTlpBeats = (ni_pkg::TlpHdrBytes + MaxPayload + Bpb - 1) / Bpb;
   // With several host ports, each may start a TLP on the same room signal. The margin
-  // also covers what ni_host_rx holds on its way in (its input queue and the skid
-  // register behind it, its held beat and its output queue of two): requests admitted under room_o but not yet in the
+  // also covers what ni_host_rx holds on its way in (its input queue and
+  // ni_pkg::HostRxHeldBeats more): requests admitted under room_o but not yet in the
   // combiner's queue, as many beats and as many TLPs. Without it a request could wait
   // there for room with a completion behind it that the room depends on.
   localparam int unsigned HrxInDepth = 8;
-  localparam int unsigned HrxBeats = HrxInDepth + 5;
+  localparam int unsigned HrxBeats = HrxInDepth + ni_pkg::HostRxHeldBeats;
   localparam int unsigned RoomMargin = 2 + HrxBeats;
   localparam int unsigned ReqBeats = (HostPorts + 1) * MaxTlpBeats + RoomMargin;
   localparam int unsigned ReqHdrs = HostPorts + 1 + RoomMargin;
@@ -451,7 +451,7 @@ module nic_top #(
   // ------------------------------------------------------------ host receive
   ni_pkg::tx_hdr_t req_hdr, rsp_hdr, gen_hdr;
   ni_pkg::wc_meta_t req_meta;
-  logic req_hdr_valid, req_hdr_pending, req_hdr_ready, rsp_hdr_valid, rsp_hdr_ready;
+  logic req_hdr_valid, req_hdr_ready, rsp_hdr_valid, rsp_hdr_ready;
   logic [BeatW-1:0] req_beat, rsp_beat;
   logic req_beat_valid, req_beat_ready, rsp_beat_valid, rsp_beat_ready;
   ni_pkg::own_cpl_t hrx_ur, ur;  // ni_host_rx's own TLPs as it issues them, as the choice below takes them
@@ -491,7 +491,7 @@ module nic_top #(
     .amo_wr_valid_o(amo_wr_valid), .amo_wr_lid_o(amo_wr_lid), .amo_wr_psn_o(amo_wr_psn),
     .amo_wr_tlp_o(amo_wr_tlp), .amo_wr_len_o(amo_wr_len),
     .req_hdr_o(req_hdr), .req_meta_o(req_meta), .req_hdr_valid_o(req_hdr_valid),
-    .req_hdr_pending_o(req_hdr_pending), .req_hdr_ready_i(req_hdr_ready),
+    .req_hdr_ready_i(req_hdr_ready),
     .req_beat_o(req_beat), .req_beat_valid_o(req_beat_valid), .req_beat_ready_i(req_beat_ready),
     .rsp_hdr_o(rsp_hdr), .rsp_hdr_valid_o(rsp_hdr_valid), .rsp_hdr_ready_i(rsp_hdr_ready),
     .rsp_beat_o(rsp_beat), .rsp_beat_valid_o(rsp_beat_valid), .rsp_beat_ready_i(rsp_beat_ready),
@@ -554,12 +554,12 @@ module nic_top #(
   );
   // Requests (with the write combiner) and the room signal for the root complex.
   ni_wc #(.DataW(DataW), .MaxPayload(MaxPayload), .Beats(ReqBeats), .Hdrs(ReqHdrs),
-          .RoomMargin(RoomMargin), .RoomTlps(HostPorts), .InReg(BoundaryRegs)) u_wc (
+          .RoomMargin(RoomMargin), .RoomTlps(HostPorts)) u_wc (
     .clk_i, .rst_ni, .timeout_i(wc_timeout), .flush_i(wc_flush_written || |art_ctrl_written),
     .grp_valid_i(grp_valid), .grp_lid_i(grp_lid), .grp_members_i(grp_members),
     .mbr_dlid_i(mbr_dlid), .mbr_memid_i(mbr_memid),
     .in_hdr_i(req_hdr), .in_meta_i(req_meta), .in_hdr_valid_i(req_hdr_valid),
-    .in_hdr_ready_o(req_hdr_ready), .in_hdr_pending_i(req_hdr_pending),
+    .in_hdr_ready_o(req_hdr_ready),
     .in_beat_i(req_beat), .in_beat_valid_i(req_beat_valid), .in_beat_ready_o(req_beat_ready),
     .out_hdr_o(wc_hdr), .out_hdr_valid_o(wc_hdr_valid), .out_hdr_ready_i(wc_hdr_ready),
     .out_beat_o(wc_beat), .out_beat_valid_o(wc_beat_valid), .out_beat_ready_i(wc_beat_ready),

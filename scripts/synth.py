@@ -105,7 +105,7 @@ def main():
                     help="one block of nic_top alone, at its own default parameters (only DataW taken "
                          "from the configuration); for its Fmax out of context with scripts/pnr.py")
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                    help="with --top: a parameter of the block (e.g. InReg=1 for ni_wc as the FPGA "
+                    help="with --top: a parameter of the block (e.g. Hdrs=17 for ni_wc as the "
                          "configurations build it)")
     a = ap.parse_args()
     if a.config not in CONFIGS:

@@ -32,8 +32,8 @@ module ni_host_rx #(
   parameter int unsigned NumArt = 16,  // windows: a write to ART_CTRL[i < NumArt] fences the lookups
   // Beats of the input queue: enough to hide a request's lookup and decision behind
   // the beats before it (a TLP's first beat waits in it for its decision). nic_top's
-  // room toward the root complex counts them, and the 5 more the block holds: the skid
-  // register behind the queue (2), a beat held for a digest (1), the output queue (2).
+  // room toward the root complex counts them, and the ni_pkg::HostRxHeldBeats more the
+  // block holds.
   parameter int unsigned InDepth = 8,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
@@ -98,7 +98,6 @@ module ni_host_rx #(
   output ni_pkg::tx_hdr_t req_hdr_o,
   output ni_pkg::wc_meta_t req_meta_o,  // for the write combiner, with req_hdr_o
   output logic req_hdr_valid_o,
-  output logic req_hdr_pending_o,  // a request's header is decided and not yet handed over
   input  logic req_hdr_ready_i,
   output logic [DataW+KeepW+1:0] req_beat_o,  // {bad, last, keep, data}
   output logic req_beat_valid_o,
@@ -748,7 +747,6 @@ module ni_host_rx #(
 
   assign req_hdr_valid_o = f_qvalid && beat_go && need_hdr && cur_cls == ClsReq && last_ok;
   assign rsp_hdr_valid_o = f_qvalid && beat_go && need_hdr && cur_cls == ClsRsp && last_ok;
-  assign req_hdr_pending_o = dq_valid && first_q && cur_cls == ClsReq;
   always_comb begin
     req_hdr_o = '0;
     req_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, dh.node, node_id_i, dh.pkt_words, 24'h0,
