@@ -100,7 +100,6 @@ module ni_wc #(
   end
 `endif
 
-
   // ------------------------------------------------------------ input header queue
   // The header records in a queue of two (LUT RAM); beside them, the fields the
   // decisions compare in a skid register (flip-flops, near the compares). Both take a
@@ -311,7 +310,6 @@ module ni_wc #(
   // is flushed first), so the mode follows from registers (TakeModeIsMode_A).
   mode_e take_mode;
   assign take_mode = open_q ? ModeAppend : (h2_open_q ? ModeNew : ModePass);
-  // (With a packet open a write is taken only to continue it; else it is flushed first.)
   // take_now: the take as the registers say; the logic uses it registered a cycle
   // ahead (take = go_q, found from the next state: TakeIsAhead_A), so that the input
   // beat's enable reads registers. (A TLP sent as it is then asks for room for two
