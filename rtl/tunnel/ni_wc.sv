@@ -345,8 +345,8 @@ module ni_wc #(
   logic [KeepW-1:0] in_keep;
   logic in_last, in_bad, beat_in;
   logic [FillW-1:0] n, drop, cur_thr;
-  assign cur_thr = busy_q ? thr_q : (open_q ? h2_thr_app_q : h2_thr_new_q);
   logic [2*DataW-1:0] rot2;
+  assign cur_thr = busy_q ? thr_q : (open_q ? h2_thr_app_q : h2_thr_new_q);
   assign {in_bad, in_last, in_keep, in_data} = ib;
   assign ib_ready = en_q && space;
   assign beat_in = ib_valid && ib_ready;
@@ -388,7 +388,7 @@ module ni_wc #(
   logic [12:0] new_len;
   logic close_now;
   assign new_len = ((cur_mode == ModeNew) ? 13'd0 : open_len_q) + cur_bytes;
-  logic close_ok;  // close_now but for the beat's entering
+  logic close_ok;  // close_now, but for whether the beat enters
   assign close_ok = cur_mode != ModePass && in_last && !in_bad && cur_closes && !held_full &&
                     fill_q <= cur_thr && oq_ready;
   assign close_now = beat_in && close_ok;
