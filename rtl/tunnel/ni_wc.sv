@@ -440,7 +440,7 @@ module ni_wc #(
   // fields are set as it enters O). A push while a packet is open is its flush (a TLP
   // sent as it is is taken only while none is): the record's source follows open_q,
   // not the push's late cause; and a flush with a beat is the close of a TLP that
-  // continued the packet, the others come without one.
+  // continued the packet (its length new_len), the others come without one.
   always_comb begin
     oq_hdr = h2_hdr_q;
     oq_wlen_en = 1'b0;
@@ -454,7 +454,7 @@ module ni_wc #(
       oq_wgrp = open_grp_q;
       oq_wgidx = open_gidx_q;
     end
-    if (ib_valid && (busy_q || !want_flush)) oq_wlen = open_len_q + cur_bytes;
+    if (ib_valid && (busy_q || !want_flush)) oq_wlen = new_len;
   end
   assign oq_push = do_flush || close_now || (take && take_mode == ModePass && !by_pass);
 
