@@ -57,7 +57,7 @@ module ni_host_tx #(
 );
   typedef enum logic [2:0] {SrcFab, SrcUr, SrcRd, SrcDma, SrcCopy, SrcNone} src_e;
   localparam int unsigned NumSrc = 5;
-  src_e cur_q, cur_d, pick, sel;
+  src_e cur_q, cur_d, pick, sel, sel_d;
   logic [1:0] lbeat;
   logic [2:0] rr_q, rr_d;
   logic [1:0] lbeat_q, lbeat_d;
@@ -85,19 +85,25 @@ module ni_host_tx #(
   // CSR read data, or a write confirmation whose data is the address, least
   // significant byte first), or an interrupt (MWr of one DW).
   logic [159:0] loc;
-  logic [4:0] loc_len;
+  logic [4:0] loc_len_q;  // the own TLP's bytes, registered with its select
+  // The NI's own completions and interrupts (ur_i) differ in length: in the cycle after
+  // one is taken, the next one's length is being registered (it was not yet at the head
+  // when its select was), so it waits a cycle.
+  logic ur_taken_q;
   logic [15:0] c_reqid;
   logic [7:0] c_tag;
   logic [6:0] c_laddr;
   logic is_rd, is_conf, is_irq;
-  // sel is the TLP going out, or else the pick made a cycle ahead; a register of its own
-  // (sel_q) because it steers every lane of the output.
+  // sel is the TLP going out, or else the pick made a cycle ahead, kept one-hot in
+  // registers (s_*_q, each steering every lane of the output). A TLP's beat count
+  // lbeat_q is 0 between TLPs.
   src_e sel_q;
+  logic s_fab_q, s_ur_q, s_rd_q, s_dma_q, s_copy_q;
   assign sel = sel_q;
-  assign lbeat = (cur_q == SrcNone) ? 2'd0 : lbeat_q;
-  assign is_rd = sel == SrcRd;
-  assign is_conf = !is_rd && ur_i.kind == ni_pkg::OWN_CONF;
-  assign is_irq = !is_rd && ur_i.kind == ni_pkg::OWN_IRQ;
+  assign lbeat = lbeat_q;
+  assign is_rd = s_rd_q;
+  assign is_conf = s_ur_q && ur_i.kind == ni_pkg::OWN_CONF;
+  assign is_irq = s_ur_q && ur_i.kind == ni_pkg::OWN_IRQ;
   assign {c_reqid, c_tag, c_laddr} = is_rd ? rd_i[30:0] : {ur_i.reqid, ur_i.tag, ur_i.addr[6:0]};
   logic [9:0] dma_dw;
   assign dma_dw = dma_rd_bytes_i[11:2];  // 4096 bytes: Length 0 (1024 DW); DW multiples
@@ -105,15 +111,13 @@ module ni_host_tx #(
   assign unused = ^{dma_rd_bytes_i[12], dma_rd_bytes_i[1:0], dma_rd_addr_i[1:0]};
   always_comb begin
     loc = '0;
-    if (sel == SrcDma) begin
+    if (s_dma_q) begin
       loc[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MRD64, dma_dw, NiReqId, dma_rd_tag_i,
                                              {dma_rd_addr_i[63:2], 2'b00});
-      loc_len = 5'd16;
     end else if (is_irq) begin
       loc[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, 10'd1, NiReqId, 8'h00,
                                              {ur_i.addr[63:2], 2'b00});
       loc[16*8 +: 32] = ur_i.data;
-      loc_len = 5'd20;
     end else begin
       loc[0*8 +: 8] = (is_rd || is_conf) ? ni_pkg::TLP_CPLD : ni_pkg::TLP_CPL;
       loc[3*8 +: 8] = is_rd ? 8'd1 : is_conf ? 8'd2 : 8'd0;
@@ -126,7 +130,6 @@ module ni_host_tx #(
       loc[10*8 +: 8] = c_tag;
       loc[11*8 +: 8] = {1'b0, c_laddr};
       loc[12*8 +: 64] = is_conf ? ur_i.addr : {32'h0, rd_i[62:31]};
-      loc_len = is_rd ? 5'd16 : is_conf ? 5'd20 : 5'd12;
     end
   end
 
@@ -136,38 +139,36 @@ module ni_host_tx #(
   logic o_tlast, o_tuser, o_tvalid, o_tready;
   logic [7:0] o_tdest;
   logic load;
+  logic s_loc;  // one of the NI's own TLPs (built in loc)
+  logic [DataW-1:0] loc_data;
+  logic [KeepW-1:0] loc_keep;
+  logic [DataW+KeepW+1:0] fab_beat;
+  logic [4*DataW-1:0] loc_beats;  // loc in whole beats (lbeat counts up to 3)
+  assign loc_beats = (4*DataW)'(loc);
+  assign s_loc = s_ur_q || s_rd_q || s_dma_q;
+  assign fab_beat = {s_axis_tuser, s_axis_tlast, s_axis_tkeep, s_axis_tdata};
   always_comb begin
-    o_tdata = '0;
-    o_tkeep = '0;
     for (int j = 0; j < Bpb; j++) begin
-      if (32'(lbeat) * Bpb + j < 32'(loc_len)) begin
-        o_tdata[j*8 +: 8] = loc[(32'(lbeat) * Bpb + j) * 8 +: 8];
-        o_tkeep[j] = 1'b1;
-      end
+      loc_data[j*8 +: 8] = loc_beats[(32'(lbeat) * Bpb + j) * 8 +: 8];
+      loc_keep[j] = 32'(lbeat) * Bpb + j < 32'(loc_len_q);
+      if (!loc_keep[j]) loc_data[j*8 +: 8] = 8'h00;
     end
-    o_tlast = 32'(lbeat) * Bpb + Bpb >= 32'(loc_len);
-    o_tuser = 1'b0;
-    o_tvalid = (sel == SrcUr && ur_valid_i) || (sel == SrcRd && rd_valid_i) || (sel == SrcDma && dma_rd_valid_i);
-    if (sel == SrcFab) begin
-      o_tdata = s_axis_tdata;
-      o_tkeep = s_axis_tkeep;
-      o_tlast = s_axis_tlast;
-      o_tuser = s_axis_tuser;
-      o_tvalid = s_axis_tvalid;
-    end else if (sel == SrcCopy) begin
-      {o_tuser, o_tlast, o_tkeep, o_tdata} = copy_beat_i;
-      o_tvalid = copy_valid_i;
-    end
+    // AND-OR of the sources under their one-hot selects.
+    {o_tuser, o_tlast, o_tkeep, o_tdata} =
+        ({(DataW + KeepW + 2){s_fab_q}} & fab_beat) | ({(DataW + KeepW + 2){s_copy_q}} & copy_beat_i) |
+        ({(DataW + KeepW + 2){s_loc}} & {1'b0, 32'(lbeat) * Bpb + Bpb >= 32'(loc_len_q), loc_keep, loc_data});
+    o_tvalid = (s_ur_q && ur_valid_i && !ur_taken_q) || (s_rd_q && rd_valid_i) || (s_dma_q && dma_rd_valid_i) ||
+               (s_fab_q && s_axis_tvalid) || (s_copy_q && copy_valid_i);
   end
 
-  assign o_tdest = (sel == SrcUr && is_irq) ? ur_i.reqid[15:8] : 8'd0;
+  assign o_tdest = is_irq ? ur_i.reqid[15:8] : 8'd0;
   assign load = o_tvalid && o_tready;
-  assign s_axis_tready = sel == SrcFab && o_tready;
-  assign ur_ready_o = sel == SrcUr && load && o_tlast;
-  assign rd_ready_o = sel == SrcRd && load && o_tlast;
-  assign dma_rd_ready_o = sel == SrcDma && load && o_tlast;
-  assign copy_ready_o = sel == SrcCopy && o_tready;
-  ni_fifo #(.Width(8 + DataW + KeepW + 2), .Depth(2)) u_out_q (
+  assign s_axis_tready = s_fab_q && o_tready;
+  assign ur_ready_o = s_ur_q && load && o_tlast;
+  assign rd_ready_o = s_rd_q && load && o_tlast;
+  assign dma_rd_ready_o = s_dma_q && load && o_tlast;
+  assign copy_ready_o = s_copy_q && o_tready;
+  ni_fifo #(.Width(8 + DataW + KeepW + 2), .Depth(2), .FreeWrite(1)) u_out_q (
     .clk_i, .rst_ni, .wdata_i({o_tdest, o_tuser, o_tlast, o_tkeep, o_tdata}), .wvalid_i(o_tvalid),
     .wready_o(o_tready), .rdata_o({m_axis_tdest, m_axis_tuser, m_axis_tlast, m_axis_tkeep, m_axis_tdata}),
     .rvalid_o(m_axis_tvalid), .rready_i(m_axis_tready));
@@ -190,15 +191,24 @@ module ni_host_tx #(
     end
   end
 
+  assign sel_d = (cur_d == SrcNone) ? pick : cur_d;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cur_q <= SrcNone;
       sel_q <= SrcNone;
+      loc_len_q <= 5'd12;
+      ur_taken_q <= 1'b0;
+      {s_fab_q, s_ur_q, s_rd_q, s_dma_q, s_copy_q} <= '0;
       rr_q <= '0;
       lbeat_q <= '0;
     end else begin
       cur_q <= cur_d;
-      sel_q <= (cur_d == SrcNone) ? pick : cur_d;
+      sel_q <= sel_d;
+      ur_taken_q <= ur_ready_o;
+      loc_len_q <= (sel_d == SrcDma || sel_d == SrcRd) ? 5'd16 :
+                   (sel_d == SrcUr && ur_i.kind != ni_pkg::OWN_CPL) ? 5'd20 : 5'd12;
+      {s_fab_q, s_ur_q, s_rd_q, s_dma_q, s_copy_q} <=
+          {sel_d == SrcFab, sel_d == SrcUr, sel_d == SrcRd, sel_d == SrcDma, sel_d == SrcCopy};
       rr_q <= rr_d;
       lbeat_q <= lbeat_d;
     end
