@@ -46,7 +46,7 @@ module ni_fab_tx #(
   localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // payload lane shift: 0, or 32 at 512 bits
   localparam int unsigned OffW = (Off > 0) ? Off : 1;
   localparam logic [Bpb-1:0] LowLanes = Bpb'((65'(1) << Off) - 65'(1));  // lanes below Off
-  localparam logic signed [15:0] BpbS = 16'(Bpb);
+  localparam logic signed [7:0] BpbR = 8'(Bpb);  // rel's scale: lanes, 8 bits signed
   localparam int unsigned NzW = $clog2(Bpb + 1);  // a count of lanes, 0 to Bpb
   // Packet bytes 0 and 12 are masked for the ICRC (ni_pkg::icrc_mask): byte 12 is lane
   // Lane12 of the beat that starts at byte Beat12.
@@ -54,25 +54,33 @@ module ni_fab_tx #(
   localparam int unsigned Beat12 = 12 / Bpb * Bpb;
   localparam int unsigned BeatQDepth = 8;  // holds the beats framed while a trailer waits
 
-  // How a beat travels: pick (when the framer is idle) -> frame (the beat's lanes;
-  // where the trailer starts in it, rel) -> output register, directly if nothing
-  // waits, else through the beat queue (a packet's first beat always: that keeps the
-  // pick off the path to the output register). A beat with trailer lanes waits in
-  // the queue until its packet's ICRC and VCRC are in the trailer queue: the CRC
-  // pipeline beside the beats takes 4 cycles from a packet's last data beat. Back to
-  // back, later packets are framed meanwhile, so the port stays busy and only a
-  // packet after an idle port waits.
+  // How a packet travels: pick (its header into the pick queue) -> frame (from the
+  // queue's head when the framer is idle: each beat's lanes, and where the trailer
+  // starts in it, rel) -> output skid register, directly if nothing waits and the beat
+  // cannot hold trailer lanes, else through the beat queue and its head register. A
+  // beat with trailer lanes waits there until its packet's ICRC and VCRC are in the
+  // trailer queue: the CRC pipeline beside the beats takes 4 cycles from a packet's
+  // last data beat. Back to back, later packets are framed meanwhile, so the port stays
+  // busy and only a packet after an idle port waits.
 
   // ------------------------------------------------------------ pick
+  // The pick takes a source's header (round robin among sources whose VC has credit)
+  // into the pick queue, stamping SLID, P_Key and PSN and taking its credit; the framer
+  // starts the queue's head. So the wide multiplexer of the sources' headers ends in
+  // the queue, and the framer starts from a register's word: a credit is held for at
+  // most the two packets queued.
   logic pick_valid;
   logic [SrcW-1:0] pick;
   logic [NumSrc-1:0] eligible;
-  logic [SrcW-1:0] rr_q, rr_d;
+  logic [NumSrc-1:0] pick_oh, rr_oh_q, rr_oh_d;
   logic [ni_pkg::NumVc-1:0][7:0] credits_q, credits_d;
   logic [ni_pkg::NumVc-1:0] has_credit_q;  // credits_q != 0, registered with it
-  logic [ni_pkg::NumVc-1:0][23:0] psn_q, psn_d;
+  logic [ni_pkg::NumVc-1:0][23:0] psn_q, psn_d, psn_inc;
+  logic [ni_pkg::NumVc-1:0][7:0] cred_keep, cred_take;
+  logic [ni_pkg::NumVc-1:0] take_vc, has_credit_d;
   ni_pkg::tx_hdr_t hdr_new;
-  logic starting;  // the framer starts the picked packet
+  logic take;        // the picked header enters the pick queue
+  logic pq_wready;   // the pick queue has room (a register)
   // Each source's header as a struct of its own (Yosys reads no member of an indexed
   // array of structs).
   for (genvar s = 0; s < NumSrc; s++) begin : gen_src
@@ -82,17 +90,25 @@ module ni_fab_tx #(
     logic unused_h;  // only the VC is needed here
     assign unused_h = ^h;
   end
+  // Round robin: the first eligible source at or after the one rr_oh_q marks, one-hot
+  // (one fixed priority order per start, no modulo built); the header through an
+  // AND-OR of the sources under the one-hot pick.
   always_comb begin
-    pick_valid = 1'b0;
-    pick = '0;
-    // Round robin: the first eligible source at or after rr_q.
-    for (int k = NumSrc - 1; k >= 0; k--) begin
-      if (eligible[(32'(rr_q) + 32'(k)) % NumSrc]) begin
-        pick_valid = 1'b1;
-        pick = SrcW'((32'(rr_q) + 32'(k)) % NumSrc);
+    pick_oh = '0;
+    for (int r = 0; r < NumSrc; r++) begin
+      if (rr_oh_q[r]) begin
+        for (int k = NumSrc - 1; k >= 0; k--) begin
+          if (eligible[(r + k) % NumSrc]) pick_oh = NumSrc'(1) << ((r + k) % NumSrc);
+        end
       end
     end
-    hdr_new = src_hdr_i[32'(pick) * ni_pkg::TxHdrW +: ni_pkg::TxHdrW];
+    pick_valid = |pick_oh;
+    pick = '0;
+    hdr_new = '0;
+    for (int k = 0; k < NumSrc; k++) begin
+      if (pick_oh[k]) pick = pick | SrcW'(k);
+      hdr_new = hdr_new | (src_hdr_i[k * ni_pkg::TxHdrW +: ni_pkg::TxHdrW] & {ni_pkg::TxHdrW{pick_oh[k]}});
+    end
     hdr_new.bytes[6*8 +: 8] = node_id_i[15:8];
     hdr_new.bytes[7*8 +: 8] = node_id_i[7:0];
     if (!hdr_new.raw) begin
@@ -105,42 +121,67 @@ module ni_fab_tx #(
       hdr_new.bytes[19*8 +: 8] = psn_q[hdr_new.vc][7:0];
     end
   end
-  // A packet is picked when the framer is idle, and framed from that cycle on: a
-  // source that offers its next header only after its last beat (ni_retx) leaves no
-  // idle beat between its packets, and a credit is taken only as its packet starts
-  // (picked a packet ahead into a register, it would be held there for a packet).
+  assign take = pick_valid && pq_wready;
   assign credits_o = credits_q;
 
   always_comb begin
     src_hdr_ready_o = '0;
-    rr_d = rr_q;
-    credits_d = credits_q;
-    psn_d = psn_q;
+    rr_oh_d = rr_oh_q;
     ev_tx_pkt_o = 1'b0;
+    // Per VC, the next credits and PSN with and without a take of that VC, from
+    // registers and credit_i only: the pick then chooses between them (no adder after it).
     for (int v = 0; v < ni_pkg::NumVc; v++) begin
-      if (credit_i[v]) credits_d[v] = credits_d[v] + 8'd1;
+      cred_keep[v] = credits_q[v] + 8'(credit_i[v]);
+      cred_take[v] = cred_keep[v] - 8'd1;
+      psn_inc[v] = psn_q[v] + 24'd1;
+      take_vc[v] = take && 32'(hdr_new.vc) == v;
+      credits_d[v] = take_vc[v] ? cred_take[v] : cred_keep[v];
+      has_credit_d[v] = take_vc[v] ? cred_take[v] != 8'd0 : cred_keep[v] != 8'd0;
+      psn_d[v] = (take_vc[v] && hdr_new.stamp_psn) ? psn_inc[v] : psn_q[v];
     end
-    if (starting) begin
-      src_hdr_ready_o[pick] = 1'b1;
-      if (hdr_new.stamp_psn) psn_d[hdr_new.vc] = psn_q[hdr_new.vc] + 24'd1;
-      credits_d[hdr_new.vc] = credits_d[hdr_new.vc] - 8'd1;
-      rr_d = (pick == SrcW'(NumSrc - 1)) ? '0 : pick + SrcW'(1);
+    if (take) begin
+      src_hdr_ready_o = pick_oh;
+      rr_oh_d = {pick_oh[NumSrc-2:0], pick_oh[NumSrc-1]};  // the source after the pick
       ev_tx_pkt_o = 1'b1;
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      rr_q <= '0;
+      rr_oh_q <= NumSrc'(1);
       credits_q <= '0;
       has_credit_q <= '0;
       psn_q <= '0;
     end else begin
-      rr_q <= rr_d;
+      rr_oh_q <= rr_oh_d;
       credits_q <= credits_d;
-      for (int v = 0; v < ni_pkg::NumVc; v++) has_credit_q[v] <= credits_d[v] != 8'd0;
+      has_credit_q <= has_credit_d;
       psn_q <= psn_d;
     end
+  end
+
+  // The pick queue: {flags, source, header as sent}; back_page is ni_retx's, not the
+  // wire's. Its storage is written from its count (FreeWrite): the pick comes late in
+  // the cycle. The flags say whether a header-only packet's trailer starts in its first
+  // beat (the framer decides on flags, not on compares of lengths: see "frame").
+  localparam int unsigned PqW = 2 + SrcW + ni_pkg::TxHdrW - 52;
+  logic [PqW-1:0] pq_head;
+  logic pq_valid, pq_pop;
+  ni_pkg::tx_hdr_t pq_hdr;
+  logic [SrcW-1:0] pq_src;
+  logic pq_end6, pq_end0;
+  logic unused_back;
+  assign unused_back = ^hdr_new.back_page;
+  ni_fifo #(.Width(PqW), .Depth(2), .FreeWrite(1)) u_pick_q (
+    .clk_i, .rst_ni,
+    .wdata_i({32'(hdr_new.len) <= Bpb - 6, 32'(hdr_new.len) <= Bpb, pick, hdr_new.raw, hdr_new.cont,
+              hdr_new.bytes, hdr_new.len, hdr_new.has_payload, hdr_new.vc, hdr_new.stamp_psn}),
+    .wvalid_i(pick_valid), .wready_o(pq_wready),
+    .rdata_o(pq_head), .rvalid_o(pq_valid), .rready_i(pq_pop));
+  always_comb begin
+    pq_hdr = '0;
+    {pq_end6, pq_end0, pq_src, pq_hdr.raw, pq_hdr.cont, pq_hdr.bytes, pq_hdr.len, pq_hdr.has_payload,
+     pq_hdr.vc, pq_hdr.stamp_psn} = pq_head;
   end
 
   // ------------------------------------------------------------ frame
@@ -151,21 +192,35 @@ module ni_fab_tx #(
   logic [6:0] carry_n_q, carry_n_d;
   ni_pkg::tx_hdr_t hdr_q, hdr_d, hcur;
   logic [SrcW-1:0] src_q, src_d, src;
-  logic [12:0] bs_q, bs_d, bs;
+  // The packet's beats framed so far (saturating: only the first few are told apart)
+  // and the header bytes from this beat on: counters, so that no byte offset is added
+  // or compared in the cycle.
+  localparam int unsigned BiW = 3;
+  logic [BiW-1:0] bi_q, bi_d, bi;
+  logic [6:0] hrem_q, hrem_d, hrem;
+  // The header ends in this beat with room for the trailer (end6) or at all (end0):
+  // hrem <= Bpb - 6 and hrem <= Bpb, registered with hrem (from the length at a start).
+  logic hend6_q, hend0_q, hend6, hend0;
   logic signed [7:0] trl_rel_q, trl_rel_d;
   logic bad_q, bad_d, bad_in;
   state_e st;
-  // A packet starts when the framer is idle and a header is picked: its first beat is
-  // framed in that same cycle, so back-to-back packets leave no idle beat between them.
-  assign starting = (state_q == StIdle) && pick_valid;
-  assign hcur = starting ? hdr_new : hdr_q;
-  assign st = starting ? ((hdr_new.cont || hdr_new.raw) ? StPay : StHdr) : state_q;
-  assign bs = starting ? '0 : bs_q;
+  // A packet starts when the framer is idle and the pick queue has a header: its first
+  // beat is framed in that same cycle, so back-to-back packets leave no idle beat
+  // between them.
+  logic starting;
+  assign starting = (state_q == StIdle) && pq_valid;
+  assign pq_pop = starting;
+  assign hcur = starting ? pq_hdr : hdr_q;
+  assign st = starting ? ((pq_hdr.cont || pq_hdr.raw) ? StPay : StHdr) : state_q;
+  assign bi = starting ? '0 : bi_q;
+  assign hrem = starting ? 7'(pq_hdr.len) : hrem_q;
+  assign hend6 = starting ? pq_end6 : hend6_q;
+  assign hend0 = starting ? pq_end0 : hend0_q;
   assign bad_in = starting ? 1'b0 : bad_q;
-  assign src = starting ? pick : src_q;
+  assign src = starting ? pq_src : src_q;
   logic unused_stamp;
   // stamp_psn is applied at the pick already; back_page is for ni_retx, not the wire.
-  assign unused_stamp = ^{hcur.stamp_psn, hcur.back_page, hcur.bytes};  // bytes: hbeat reads them
+  assign unused_stamp = ^{hcur.stamp_psn, hcur.back_page, hcur.bytes, hcur.len};  // bytes: hbeat reads them
 
   logic [BeatW-1:0] sbeat;
   logic [DataW-1:0] pay_data;
@@ -182,46 +237,62 @@ module ni_fab_tx #(
   logic pay_take;        // this beat consumes the current payload beat
   logic beat_avail;      // the framer has a beat to give
   logic fr_beat;         // and gives it (to the output register or the beat queue)
-  logic signed [15:0] rel;  // trailer start relative to this beat (>= Bpb: not in this beat)
+  // Where the trailer starts relative to this beat (rel, 8 bits signed: a trailer begun
+  // in the beat before is negative), or none in this beat (rel_none).
+  logic signed [7:0] rel;
+  logic rel_none;
   logic [DataW-1:0] f_data;  // lanes below rel; the others are not cleared here
-  logic f_last, f_bad;
+  logic f_last, f_spill, f_bad;
+  // Lanes of a mixed last beat (Off != 0): at most MixEnd6 leave room for the trailer,
+  // at most MixEnd0 end the payload in this beat.
+  localparam int unsigned MixEnd6 = (Off != 0) ? Bpb - Off - 6 : 0;
+  localparam int unsigned MixEnd0 = (Off != 0) ? Bpb - Off : 0;
   logic signed [7:0] f_rel8;  // rel clipped to Bpb (no trailer lane in this beat)
-  // The header record in whole beats: bs is always a whole number of beats, so a lane
-  // of the header is a lane of one of these beats (a beat multiplexer, not a byte shifter).
+  // The header record in whole beats: a lane of the header is a lane of one of these
+  // beats (a beat multiplexer, not a byte shifter).
   localparam int unsigned HdrBeats = (ni_pkg::TxHdrBytes + Bpb - 1) / Bpb;
-  localparam int unsigned BsLow = $clog2(Bpb);
   logic [HdrBeats*DataW-1:0] hbytes;
   logic [DataW-1:0] hbeat;
-  // A starting packet's header beat is its first: the pick reaches it through no
-  // beat multiplexer.
   assign hbytes = (HdrBeats*DataW)'(hdr_q.bytes);
   always_comb begin
     hbeat = '0;
     for (int b = 0; b < HdrBeats; b++) begin
-      if (32'(bs_q[12:BsLow]) == b) hbeat = hbytes[b*DataW +: DataW];
+      if (32'(bi_q) == b) hbeat = hbytes[b*DataW +: DataW];
     end
-    if (starting) hbeat = DataW'(hdr_new.bytes);
+    if (starting) hbeat = DataW'(pq_hdr.bytes);
   end
-  `NI_ASSERT(BeatAlignedBs_A, bs[BsLow-1:0] == '0)
+  `NI_ASSERT(HeaderBeatCounted_A, !(st == StHdr && !starting) || 32'(bi_q) < HdrBeats)
   logic [NzW-1:0] kcnt;
 
   always_comb begin
     kcnt = NzW'(ni_pkg::keep_count(64'(pay_keep)));
     mix = (Off != 0) && !hcur.cont && !hcur.raw && ((st == StHdr && hcur.has_payload) || st == StPay);
     pay_take = (st == StPay) || mix;
+    rel = '0;
+    rel_none = 1'b1;
     case (st)
       StHdr: begin
-        if (!hcur.has_payload) rel = starting ? $signed(16'(hdr_new.len)) : $signed({3'b0, 13'(hdr_q.len) - bs_q});
-        else if (!mix) rel = 16'sd32767;
-        else rel = (pay_last && 32'(kcnt) <= Bpb - Off) ? 16'(Off + 32'(kcnt)) : 16'sd32767;
+        if (!hcur.has_payload) begin
+          rel = 8'(hrem);
+          rel_none = 1'b0;
+        end else if (mix) begin
+          rel = 8'(Off + 32'(kcnt));
+          rel_none = !(pay_last && 32'(kcnt) <= Bpb - Off);
+        end
       end
       StPay: begin
-        if (!mix) rel = pay_last ? $signed(16'(kcnt)) : 16'sd32767;
-        else rel = (pay_last && 32'(kcnt) <= Bpb - Off) ? 16'(Off + 32'(kcnt)) : 16'sd32767;
+        rel = mix ? 8'(Off + 32'(kcnt)) : 8'(kcnt);
+        rel_none = !pay_last || (mix && 32'(kcnt) > Bpb - Off);
       end
-      StTrl: rel = 16'(trl_rel_q);
-      StCarry: rel = 16'(carry_n_q);
-      default: rel = 16'sd32767;
+      StTrl: begin
+        rel = trl_rel_q;
+        rel_none = 1'b0;
+      end
+      StCarry: begin
+        rel = 8'(carry_n_q);
+        rel_none = 1'b0;
+      end
+      default: ;
     endcase
     beat_avail = (st == StHdr && (!mix || pay_valid)) || (st == StTrl) || (st == StCarry) ||
                  (st == StPay && pay_valid);
@@ -229,50 +300,87 @@ module ni_fab_tx #(
       if (st == StHdr && (!mix || LowLanes[j])) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
       else if ((mix || st == StCarry) && LowLanes[j]) f_data[j*8 +: 8] = carry_q[(j % OffW)*8 +: 8];
       else if (mix) f_data[j*8 +: 8] = pay_data[((j + Bpb - Off) % Bpb)*8 +: 8];  // j >= Off here
-      else if (hcur.cont && 32'(bs) + j < ni_pkg::ContHdrBytes) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
+      else if (hcur.cont && 32'(bi) * Bpb + j < ni_pkg::ContHdrBytes) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
       else f_data[j*8 +: 8] = pay_data[j*8 +: 8];
     end
     f_bad = bad_in || (pay_take && pay_bad);
-    f_rel8 = (rel > BpbS) ? 8'(Bpb) : 8'(rel);
-    // The trailer (ICRC, VCRC) ends in this beat. All signed 16-bit: Yosys sized a sum
-    // with a cast of a 32-bit value at 32 bits, where a trailer begun in the beat before
-    // (rel < 0) wrapped differently (docs/synthesis.md).
-    f_last = rel <= BpbS - (hcur.raw ? 16'sd2 : 16'sd6);
+    // rel exceeds Bpb only in a header-only packet's header before its last beat.
+    f_rel8 = (rel_none || (st == StHdr && !hcur.has_payload && !hend0)) ? BpbR : rel;
+    // The trailer (ICRC, VCRC) ends in this beat (f_last), or starts in it and spills
+    // into the next (f_spill): from flags and single keep bits, no compare of rel (a last
+    // beat's keep is its low lanes, so "at most n lanes" is !keep[n]). A trailer begun
+    // in the beat before, or carried bytes, always end in this one.
+    case (st)
+      StHdr: begin
+        if (!hcur.has_payload) begin
+          f_last = hend6;
+          f_spill = hend0 && !hend6;
+        end else begin
+          f_last = mix && pay_last && !pay_keep[MixEnd6];
+          f_spill = mix && pay_last && pay_keep[MixEnd6] && !pay_keep[MixEnd0];
+        end
+      end
+      StPay: begin
+        if (mix) begin
+          f_last = pay_last && !pay_keep[MixEnd6];
+          f_spill = pay_last && pay_keep[MixEnd6] && !pay_keep[MixEnd0];
+        end else begin
+          f_last = pay_last && !pay_keep[hcur.raw ? Bpb - 2 : Bpb - 6];
+          f_spill = pay_last && pay_keep[hcur.raw ? Bpb - 2 : Bpb - 6];
+        end
+      end
+      StTrl, StCarry: begin
+        f_last = 1'b1;
+        f_spill = 1'b0;
+      end
+      default: begin
+        f_last = 1'b0;
+        f_spill = 1'b0;
+      end
+    endcase
   end
+  // The flags are the compares of rel they stand for.
+  `NI_ASSERT(LastIsRel_A, !fr_beat || f_last == (!rel_none && rel <= BpbR - (hcur.raw ? 8'sd2 : 8'sd6)))
+  `NI_ASSERT(RelClipped_A, !fr_beat || f_rel8 == ((rel_none || rel > BpbR) ? BpbR : rel))
+  `NI_ASSERT(SpillIsRel_A, !fr_beat || f_last || f_spill == (!rel_none && rel <= BpbR))
+  `NI_ASSERT(LastKeepLow_A, !(fr_beat && pay_take && pay_last) || (pay_keep & (pay_keep + KeepW'(1))) == '0)
 
   always_comb begin
     src_beat_ready_o = '0;
     state_d = state_q;
     hdr_d = hdr_q;
     src_d = src_q;
-    bs_d = bs_q;
+    bi_d = bi_q;
+    hrem_d = hrem_q;
     trl_rel_d = trl_rel_q;
     bad_d = bad_q;
     carry_d = carry_q;
     carry_n_d = carry_n_q;
     if (starting) begin
-      hdr_d = hdr_new;
-      src_d = pick;
+      hdr_d = pq_hdr;
+      src_d = pq_src;
       state_d = st;  // StHdr, or StPay for a continuation or a raw packet
-      bs_d = '0;
+      bi_d = '0;
+      hrem_d = 7'(pq_hdr.len);
       bad_d = 1'b0;
     end
     if (fr_beat) begin
       src_beat_ready_o[src] = pay_take;
-      bs_d = bs + 13'(Bpb);
+      bi_d = (bi == '1) ? bi : bi + BiW'(1);
+      hrem_d = hrem - 7'(Bpb);
       bad_d = f_bad;
-      trl_rel_d = 8'(rel - 16'(Bpb));
+      trl_rel_d = rel - BpbR;
       if (mix) begin
         for (int j = 0; j < OffW; j++) carry_d[j*8 +: 8] = pay_data[((Bpb - Off + j) % Bpb) * 8 +: 8];
         carry_n_d = 7'(32'(kcnt) - (Bpb - Off));
       end
       if (f_last) begin
         state_d = StIdle;
-      end else if (rel <= 16'(Bpb)) begin
+      end else if (f_spill) begin
         state_d = StTrl;  // trailer (or its VCRC part) spills into the next beat
       end else if (mix && pay_last) begin
         state_d = StCarry;  // the last payload bytes did not fit: they go out next
-      end else if (st == StHdr && 32'(bs) + Bpb >= 32'(hcur.len)) begin
+      end else if (st == StHdr && hend0) begin
         state_d = StPay;
       end
     end
@@ -291,7 +399,10 @@ module ni_fab_tx #(
   end
   always_ff @(posedge clk_i) begin
     hdr_q <= hdr_d;
-    bs_q <= bs_d;
+    bi_q <= bi_d;
+    hrem_q <= hrem_d;
+    hend6_q <= 32'(hrem_d) <= Bpb - 6;
+    hend0_q <= 32'(hrem_d) <= Bpb;
     trl_rel_q <= trl_rel_d;
     carry_q <= carry_d;
     carry_n_q <= carry_n_d;
@@ -306,6 +417,7 @@ module ni_fab_tx #(
   // chain of per-lane CRC steps.
   logic [DataW-1:0] c1_data_q;
   logic signed [7:0] c1_rel_q, c2_rel_q;
+  logic [Bpb-1:0] c1_mask_q;  // the beat's data lanes (below rel), decoded as it is framed
   logic c1_valid_q, c1_first_q, c1_has12_q, c1_bad_q, c1_raw_q;
   logic c2_valid_q, c2_bad_q, c2_raw_q;
   logic c3_valid_q, c3_bad_q, c3_raw_q;
@@ -318,7 +430,7 @@ module ni_fab_tx #(
   logic [DataW-1:0] d16, d32;
   always_comb begin
     for (int j = 0; j < Bpb; j++) begin
-      d16[j*8 +: 8] = (32'(j) < 32'(c1_rel_q) && c1_rel_q >= 8'sd0) ? c1_data_q[j*8 +: 8] : 8'h00;
+      d16[j*8 +: 8] = c1_mask_q[j] ? c1_data_q[j*8 +: 8] : 8'h00;
       d32[j*8 +: 8] = d16[j*8 +: 8];
       if (c1_first_q && j == 0) d32[j*8 +: 8] = d32[j*8 +: 8] | 8'hF0;
       if (c1_has12_q && j == Lane12) d32[j*8 +: 8] = 8'hFF;
@@ -360,15 +472,16 @@ module ni_fab_tx #(
       {c1_valid_q, c2_valid_q, c3_valid_q} <= {fr_beat, c1_valid_q, c2_end};
     end
   end
+  // c1 takes the framer's beat in every cycle (c1_valid_q says whether it was one): no
+  // enable of the framer's decision on its registers.
   always_ff @(posedge clk_i) begin
-    if (fr_beat) begin
-      c1_data_q <= f_data;
-      c1_rel_q <= f_rel8;
-      c1_first_q <= bs == '0;
-      c1_has12_q <= bs == 13'(Beat12);
-      c1_bad_q <= f_bad;
-      c1_raw_q <= hcur.raw;
-    end
+    c1_data_q <= f_data;
+    c1_rel_q <= f_rel8;
+    for (int j = 0; j < Bpb; j++) c1_mask_q[j] <= f_rel8 > 8'(j);
+    c1_first_q <= bi == '0;
+    c1_has12_q <= 32'(bi) == Beat12 / Bpb;
+    c1_bad_q <= f_bad;
+    c1_raw_q <= hcur.raw;
     if (c1_valid_q) begin
       s32_q <= c32;
       s16_q <= c16;
@@ -383,11 +496,11 @@ module ni_fab_tx #(
   end
 
   // Trailers, one per packet in order: {VCRC, ICRC}.
-  // A packet's trailer waits for its last beat, which is queued: as many trailers as
-  // queued beats at most.
+  // A packet's trailer waits for its last beat, which is queued or in the head register:
+  // as many trailers as those beats at most.
   logic [47:0] trl;
   logic trl_valid, trl_pop, trl_wready;
-  ni_fifo #(.Width(48), .Depth(BeatQDepth)) u_trl_q (
+  ni_fifo #(.Width(48), .Depth(BeatQDepth + 1)) u_trl_q (
     .clk_i, .rst_ni, .wdata_i({vcrc, c3_icrc_q}), .wvalid_i(c3_valid_q), .wready_o(trl_wready),
     .rdata_o(trl), .rvalid_o(trl_valid), .rready_i(trl_pop)
   );
@@ -399,78 +512,82 @@ module ni_fab_tx #(
   logic q_valid, q_ready, q_wready, q_push, bypass;
   logic adv;
   logic [DataW-1:0] h_data, o_data;
-  logic signed [15:0] h_rel;
+  logic signed [7:0] h_rel;
   logic h_raw, h_last, h_vc, h_trl;
+  // The queue's head passes a register (hd_*) before its lanes are assembled with the
+  // trailer: the assembly compares a register's rel, not a LUT RAM's read.
+  logic hd_valid_q, hd_go;
+  logic [QW-1:0] hd_q;
   logic [KeepW-1:0] o_keep;
-  logic [DataW-1:0] o_data_q;
-  logic [KeepW-1:0] o_keep_q;
-  logic o_last_q, o_valid_q, o_vc_q;
-  assign adv = !o_valid_q || m_axis_tready;
-  // A beat without trailer lanes goes straight to an output register that can take it
-  // when nothing is queued; the others are queued (an empty queue has room).
-  assign bypass = !q_valid && adv && rel >= BpbS && !starting;  // (a starting beat is queued: a shorter path from the pick)
+  // The output is a skid register (the registered block boundary): adv, its room, is a
+  // register, so the fabric port's ready reaches no decision here.
+  logic o_wvalid;
+  logic [DataW+KeepW+1:0] o_word;
+  // A beat that cannot hold trailer lanes goes straight to the output when nothing is
+  // queued; the others (a last payload beat, a header-only packet's last header beat, a
+  // trailer or carry beat: a choice from flags, off the lane count) are queued, and an
+  // empty queue has room.
+  logic may_trl;
+  assign may_trl = st == StTrl || st == StCarry || (st == StHdr && !hcur.has_payload && hend0) ||
+                   (pay_take && pay_last);
+  assign bypass = !q_valid && !hd_valid_q && adv && !may_trl;
   assign fr_beat = beat_avail && q_wready;
   assign q_push = fr_beat && !bypass;
   assign q_in = {hcur.raw, f_last, hcur.vc, f_rel8, f_data};
-  ni_fifo #(.Width(QW), .Depth(BeatQDepth)) u_beat_q (
+  ni_fifo #(.Width(QW), .Depth(BeatQDepth), .FreeWrite(1)) u_beat_q (
     .clk_i, .rst_ni,
     .wdata_i(q_in),
     .wvalid_i(q_push), .wready_o(q_wready),
     .rdata_o(q_head), .rvalid_o(q_valid), .rready_i(q_ready)
   );
-  assign {h_raw, h_last, h_vc} = q_head[QW-1 -: 3];
-  assign h_rel = {{8{q_head[DataW + 7]}}, q_head[DataW +: 8]};  // sign-extended
-  assign h_data = q_head[DataW-1:0];
-  assign h_trl = h_rel < BpbS;  // a trailer lane: wait for the trailer
-  assign q_ready = adv && (!h_trl || trl_valid);
-  assign trl_pop = q_valid && q_ready && h_last;
+  assign {h_raw, h_last, h_vc} = hd_q[QW-1 -: 3];
+  assign h_rel = hd_q[DataW +: 8];
+  assign h_data = hd_q[DataW-1:0];
+  assign h_trl = h_rel < BpbR;  // a trailer lane: wait for the trailer
+  assign hd_go = hd_valid_q && adv && (!h_trl || trl_valid);
+  assign q_ready = !hd_valid_q || hd_go;
+  assign trl_pop = hd_go && h_last;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) hd_valid_q <= 1'b0;
+    else if (q_ready) hd_valid_q <= q_valid;
+  end
+  always_ff @(posedge clk_i) begin
+    if (q_ready) hd_q <= q_head;
+  end
 
   // The queued beat's lanes: data below rel, then ICRC (not in a raw packet), VCRC.
+  // Each lane compares rel with constants.
   always_comb begin
     for (int j = 0; j < Bpb; j++) begin
       o_data[j*8 +: 8] = 8'h00;
-      if ($signed(16'(j)) < h_rel) o_data[j*8 +: 8] = h_data[j*8 +: 8];
+      if (h_rel > 8'(j)) o_data[j*8 +: 8] = h_data[j*8 +: 8];
       for (int k = 0; k < 6; k++) begin
-        if (32'(j) - 32'(h_rel) == 32'(k)) begin
+        if (h_rel == 8'(j - k)) begin
           if (h_raw) o_data[j*8 +: 8] = (k < 2) ? trl[32 + (k % 2)*8 +: 8] : 8'h00;
           else o_data[j*8 +: 8] = trl[k*8 +: 8];
         end
       end
-      o_keep[j] = $signed(16'(j)) < h_rel + (h_raw ? 16'sd2 : 16'sd6);
+      o_keep[j] = h_raw ? h_rel > 8'(j - 2) : h_rel > 8'(j - 6);
     end
   end
 
-  assign m_axis_tdata = o_data_q;
-  assign m_axis_tkeep = o_keep_q;
-  assign m_axis_tlast = o_last_q;
-  assign m_axis_tdest = o_vc_q;
-  assign m_axis_tvalid = o_valid_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) o_valid_q <= 1'b0;
-    else if (adv) o_valid_q <= (fr_beat && bypass) || (q_valid && q_ready);
-  end
-  always_ff @(posedge clk_i) begin
-    if (adv && fr_beat && bypass) begin
-      o_data_q <= f_data;
-      o_keep_q <= '1;
-      o_last_q <= 1'b0;
-      o_vc_q <= hcur.vc;
-    end else if (q_valid && q_ready) begin
-      o_data_q <= o_data;
-      o_keep_q <= o_keep;
-      o_last_q <= h_last;
-      o_vc_q <= h_vc;
-    end
-  end
+  assign o_wvalid = (fr_beat && bypass) || hd_go;
+  assign o_word = hd_go ? {h_vc, h_last, o_keep, o_data} : {hcur.vc, 1'b0, {KeepW{1'b1}}, f_data};
+  ni_skid #(.Width(DataW + KeepW + 2)) u_out (
+    .clk_i, .rst_ni, .wdata_i(o_word), .wvalid_i(o_wvalid), .wready_o(adv),
+    .rdata_o({m_axis_tdest, m_axis_tlast, m_axis_tkeep, m_axis_tdata}), .rvalid_o(m_axis_tvalid),
+    .rready_i(m_axis_tready));
 
   `NI_ASSERT(TrailerRoom_A, !c3_valid_q || trl_wready)
+  `NI_ASSERT(BypassNoTrailer_A, !(fr_beat && bypass) || rel_none || rel >= BpbR)
   `NI_ASSERT_AXIS_STABLE(FabOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tdest})
   // A header followed by payload is exactly the fabric header: payload lanes start at Off.
   // What the sources and the fabric promise (assumptions of the formal proof).
-  `NI_ASSUME(PayloadHeaderLen_A, !(starting && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) ||
+  `NI_ASSUME(PayloadHeaderLen_A, !(take && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) ||
                                  (32'(hdr_new.len) == ni_pkg::FabHdrBytes))
-  `NI_ASSUME(ContHasPayload_A, !(starting && (hdr_new.cont || hdr_new.raw)) || hdr_new.has_payload)
+  `NI_ASSUME(HeaderFits_A, !take || 32'(hdr_new.len) <= ni_pkg::TxHdrBytes)
+  `NI_ASSUME(ContHasPayload_A, !(take && (hdr_new.cont || hdr_new.raw)) || hdr_new.has_payload)
   // Credits never wrap: the fabric returns no more than it was owed.
   `NI_ASSUME(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
 endmodule

@@ -687,20 +687,24 @@ module nic_top #(
     .ev_unsent_o(ev_ack_unsent)
   );
 
-  // With BoundaryRegs ni_retx's packets reach the framer through two queues without
-  // fall-through (their storage written from the count: ni_retx's valid comes late).
-  // The framer's choice among its sources and its beat ready would otherwise return
-  // into ni_retx in the cycle its offer is made. ni_retx may hand over a packet's first
-  // beat only with its header (BeatWithHeader_A), so its beats wait while the header
-  // queue is full too.
-  logic rt_beat_wready;
+  // ni_retx's beats reach the framer through a queue of two without fall-through (its
+  // storage written from the count: ni_retx's valid comes late). So ni_retx sends a
+  // packet's last beat two beats ahead of the framer and offers the next header while
+  // the framer still frames the packet before: back to back, the framer's pick queue
+  // holds the next header when its last beat leaves. With BoundaryRegs the headers pass
+  // such a queue too (the framer's choice among its sources would otherwise return into
+  // ni_retx in the cycle its offer is made). ni_retx hands over a packet's first beat
+  // only with its header (BeatWithHeader_A): while it offers a header, its beat waits
+  // for the header to be taken.
+  logic rt_beat_wready, rt_beat_may;
   ni_boundary #(.Width(ni_pkg::TxHdrW), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_retx_hdr_q (
     .clk_i, .rst_ni, .wdata_i(rt_hdr), .wvalid_i(rt_hdr_valid), .wready_o(rt_hdr_ready),
     .rdata_o(fw_retx_hdr), .rvalid_o(src_hdr_valid[2]), .rready_i(src_hdr_ready[2]));
-  ni_boundary #(.Width(BeatW), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_retx_beat_q (
-    .clk_i, .rst_ni, .wdata_i(rt_beat), .wvalid_i(rt_beat_valid), .wready_o(rt_beat_wready),
+  assign rt_beat_may = !rt_hdr_valid || rt_hdr_ready;
+  ni_boundary #(.Width(BeatW), .Depth(2), .Enable(1), .FreeWrite(1)) u_retx_beat_q (
+    .clk_i, .rst_ni, .wdata_i(rt_beat), .wvalid_i(rt_beat_valid && rt_beat_may), .wready_o(rt_beat_wready),
     .rdata_o(src_beat[2]), .rvalid_o(src_beat_valid[2]), .rready_i(src_beat_ready[2]));
-  assign rt_beat_ready = rt_beat_wready && (BoundaryRegs == 0 || rt_hdr_ready);
+  assign rt_beat_ready = rt_beat_wready && rt_beat_may;
 
   // ------------------------------------------------------------ fabric transmit
   ni_fab_tx #(.DataW(DataW), .NumSrc(4)) u_fab_tx (

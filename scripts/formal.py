@@ -35,7 +35,7 @@ JOBS = {
     "fifo_ram_ft": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 17, "FallThrough": 1}),
     "retx_slots": ("ni_retx", ["rtl/ni_pkg.sv", "rtl/ni_retx.sv"],
                    {"DataW": 64, "NumSlots": 4, "SlotBeats": 3, "NumPeers": 2, "QueryReg": 1}),
-    "fab_tx_credits": ("fab_tx_credits", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv"] + CRC + ["rtl/ni_fab_tx.sv",
+    "fab_tx_credits": ("fab_tx_credits", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv", "rtl/common/ni_skid.sv"] + CRC + ["rtl/ni_fab_tx.sv",
                                           "tb/formal/fab_tx_credits.sv"],
                        {"Slots": 4}),
     "dma_rings": ("dma_rings", ["rtl/ni_pkg.sv", "rtl/ni_dma_inj.sv", "tb/formal/dma_rings.sv"],
@@ -50,9 +50,9 @@ KEEP = {
     # steps at this size; the ring pointers do, with the invariant on the message served.
     "dma_rings": ["SizeInUse*", "HeadInRing*", "TailInRing*", "u_dut.DmaMsgInRing_A"],
     "fab_rx_rings": ["RfTailInRing*"],
-    # The framer's beat and trailer queues (TrailerRoom_A: a trailer per queued packet)
-    # are checked in simulation: as free state they keep the induction from closing.
-    "fab_tx_credits": ["OneStart_A", "CreditsVc*", "u_dut.BeatAlignedBs_A"],
+    # The framer's queues and counters (TrailerRoom_A: a trailer per queued packet;
+    # HeaderBeatCounted_A) are checked in simulation: the proof is of the credits.
+    "fab_tx_credits": ["OneStart_A", "CreditsVc*"],
 }
 # The broken copy per job (text in its source, replacement): a FIFO can be full, so
 # "fewer than Depth" does not hold; a credit counter that starts a packet from the
@@ -65,8 +65,8 @@ BROKEN = {
     "fifo_ram": ("rtl/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
     "fifo_lut": ("rtl/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
     "retx_slots": ("rtl/ni_retx.sv", "valid_d[i] = 1'b0;\n        done_d[i] = 1'b0;", "valid_d[i] = 1'b0;"),
-    "fab_tx_credits": ("rtl/ni_fab_tx.sv", "credits_d[hdr_new.vc] = credits_d[hdr_new.vc] - 8'd1",
-                       "credits_d[hdr_new.vc] = credits_q[hdr_new.vc] - 8'd1"),
+    "fab_tx_credits": ("rtl/ni_fab_tx.sv", "cred_take[v] = cred_keep[v] - 8'd1",
+                       "cred_take[v] = credits_q[v] - 8'd1"),
     "dma_rings": ("rtl/ni_dma_inj.sv", "(tail_i[i] >= size_d[i] || remote_i[i]);",
                   "(tail_i[i] > size_d[i] || remote_i[i]);"),
     "fab_rx_rings": ("rtl/ni_fab_rx.sv", "(rf_head_i[f] < rf_size_i[f]) ? rf_head_i[f] : 16'd0", "rf_head_i[f]"),
