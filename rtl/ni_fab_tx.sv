@@ -164,23 +164,27 @@ module ni_fab_tx #(
   // wire's. Its storage is written from its count (FreeWrite): the pick comes late in
   // the cycle. The flags say whether a header-only packet's trailer starts in its first
   // beat (the framer decides on flags, not on compares of lengths: see "frame").
-  localparam int unsigned PqW = 2 + SrcW + ni_pkg::TxHdrW - 52;
+  localparam int unsigned PqW = Bpb + 2 + SrcW + ni_pkg::TxHdrW - 52;
   logic [PqW-1:0] pq_head;
   logic pq_valid, pq_pop;
   ni_pkg::tx_hdr_t pq_hdr;
   logic [SrcW-1:0] pq_src;
   logic pq_end6, pq_end0;
+  logic [Bpb-1:0] pq_hmask, new_hmask;
+  always_comb begin
+    for (int j = 0; j < Bpb; j++) new_hmask[j] = 32'(hdr_new.len) > j;
+  end
   logic unused_back;
   assign unused_back = ^hdr_new.back_page;
   ni_fifo #(.Width(PqW), .Depth(2), .FreeWrite(1)) u_pick_q (
     .clk_i, .rst_ni,
-    .wdata_i({32'(hdr_new.len) <= Bpb - 6, 32'(hdr_new.len) <= Bpb, pick, hdr_new.raw, hdr_new.cont,
+    .wdata_i({new_hmask, 32'(hdr_new.len) <= Bpb - 6, 32'(hdr_new.len) <= Bpb, pick, hdr_new.raw, hdr_new.cont,
               hdr_new.bytes, hdr_new.len, hdr_new.has_payload, hdr_new.vc, hdr_new.stamp_psn}),
     .wvalid_i(pick_valid), .wready_o(pq_wready),
     .rdata_o(pq_head), .rvalid_o(pq_valid), .rready_i(pq_pop));
   always_comb begin
     pq_hdr = '0;
-    {pq_end6, pq_end0, pq_src, pq_hdr.raw, pq_hdr.cont, pq_hdr.bytes, pq_hdr.len, pq_hdr.has_payload,
+    {pq_hmask, pq_end6, pq_end0, pq_src, pq_hdr.raw, pq_hdr.cont, pq_hdr.bytes, pq_hdr.len, pq_hdr.has_payload,
      pq_hdr.vc, pq_hdr.stamp_psn} = pq_head;
   end
 
@@ -190,6 +194,7 @@ module ni_fab_tx #(
   state_e state_q, state_d;
   logic [OffW*8-1:0] carry_q, carry_d;
   logic [6:0] carry_n_q, carry_n_d;
+  logic [Bpb-1:0] carry_mask_q, carry_mask_d;  // carry_n_q lanes
   ni_pkg::tx_hdr_t hdr_q, hdr_d, hcur;
   logic [SrcW-1:0] src_q, src_d, src;
   // The packet's beats framed so far (saturating: only the first few are told apart)
@@ -201,6 +206,9 @@ module ni_fab_tx #(
   // The header ends in this beat with room for the trailer (end6) or at all (end0):
   // hrem <= Bpb - 6 and hrem <= Bpb, registered with hrem (from the length at a start).
   logic hend6_q, hend0_q, hend6, hend0;
+  // A header-only packet's lanes of header in this beat (hrem > lane), registered with
+  // hrem; the pick queue holds the first beat's.
+  logic [Bpb-1:0] hmask_q, hmask;
   logic signed [7:0] trl_rel_q, trl_rel_d;
   logic bad_q, bad_d, bad_in;
   state_e st;
@@ -216,6 +224,7 @@ module ni_fab_tx #(
   assign hrem = starting ? 7'(pq_hdr.len) : hrem_q;
   assign hend6 = starting ? pq_end6 : hend6_q;
   assign hend0 = starting ? pq_end0 : hend0_q;
+  assign hmask = starting ? pq_hmask : hmask_q;
   assign bad_in = starting ? 1'b0 : bad_q;
   assign src = starting ? pq_src : src_q;
   logic unused_stamp;
@@ -248,6 +257,9 @@ module ni_fab_tx #(
   localparam int unsigned MixEnd6 = (Off != 0) ? Bpb - Off - 6 : 0;
   localparam int unsigned MixEnd0 = (Off != 0) ? Bpb - Off : 0;
   logic signed [7:0] f_rel8;  // rel clipped to Bpb (no trailer lane in this beat)
+  // The lanes below f_rel8, for the CRCs: from keeps and registered masks, not from a
+  // compare of rel (MaskIsRel_A).
+  logic [Bpb-1:0] f_mask, pay_mask;
   // The header record in whole beats: a lane of the header is a lane of one of these
   // beats (a beat multiplexer, not a byte shifter).
   localparam int unsigned HdrBeats = (ni_pkg::TxHdrBytes + Bpb - 1) / Bpb;
@@ -339,7 +351,21 @@ module ni_fab_tx #(
       end
     endcase
   end
+  always_comb begin
+    // A payload beat's lanes: all but a last beat's are full (a last beat's keep is its
+    // low lanes); shifted up by Off below the header or carried bytes when mixed.
+    pay_mask = pay_last ? pay_keep : '1;
+    if (mix) pay_mask = LowLanes | Bpb'({pay_mask, Bpb'(0)} >> (Bpb - Off));
+    case (st)
+      StHdr: f_mask = !hcur.has_payload ? hmask : (mix ? pay_mask : '1);
+      StPay: f_mask = pay_mask;
+      StCarry: f_mask = carry_mask_q;
+      default: f_mask = '0;  // StTrl: the trailer began in the beat before
+    endcase
+  end
   // The flags are the compares of rel they stand for.
+  `NI_ASSERT(MaskIsRel_A, !fr_beat || f_mask == Bpb'((65'(1) << f_rel8[6:0]) - 65'(1)) ||
+                          (f_rel8 < 8'sd0 && f_mask == '0))
   `NI_ASSERT(LastIsRel_A, !fr_beat || f_last == (!rel_none && rel <= BpbR - (hcur.raw ? 8'sd2 : 8'sd6)))
   `NI_ASSERT(RelClipped_A, !fr_beat || f_rel8 == ((rel_none || rel > BpbR) ? BpbR : rel))
   `NI_ASSERT(SpillIsRel_A, !fr_beat || f_last || f_spill == (!rel_none && rel <= BpbR))
@@ -356,6 +382,7 @@ module ni_fab_tx #(
     bad_d = bad_q;
     carry_d = carry_q;
     carry_n_d = carry_n_q;
+    carry_mask_d = carry_mask_q;
     if (starting) begin
       hdr_d = pq_hdr;
       src_d = pq_src;
@@ -373,6 +400,7 @@ module ni_fab_tx #(
       if (mix) begin
         for (int j = 0; j < OffW; j++) carry_d[j*8 +: 8] = pay_data[((Bpb - Off + j) % Bpb) * 8 +: 8];
         carry_n_d = 7'(32'(kcnt) - (Bpb - Off));
+        carry_mask_d = Bpb'(pay_keep >> (Bpb - Off));
       end
       if (f_last) begin
         state_d = StIdle;
@@ -406,6 +434,8 @@ module ni_fab_tx #(
     trl_rel_q <= trl_rel_d;
     carry_q <= carry_d;
     carry_n_q <= carry_n_d;
+    carry_mask_q <= carry_mask_d;
+    for (int j = 0; j < Bpb; j++) hmask_q[j] <= 32'(hrem) > j + (fr_beat ? Bpb : 0);  // hrem_d > j
   end
 
   // ------------------------------------------------------------ trailer
@@ -477,7 +507,7 @@ module ni_fab_tx #(
   always_ff @(posedge clk_i) begin
     c1_data_q <= f_data;
     c1_rel_q <= f_rel8;
-    for (int j = 0; j < Bpb; j++) c1_mask_q[j] <= f_rel8 > 8'(j);
+    c1_mask_q <= f_mask;
     c1_first_q <= bi == '0;
     c1_has12_q <= 32'(bi) == Beat12 / Bpb;
     c1_bad_q <= f_bad;
