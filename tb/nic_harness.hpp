@@ -17,7 +17,11 @@ namespace ni::tb {
 class NicHarness {
  public:
   static constexpr uint16_t kLid = 5;        // the NI under test
-  static constexpr unsigned kFabCredits = 4; // slots our fabric end offers per VC
+  // Slots our fabric end offers per VC. They must cover the NI's credit loop (a credit
+  // taken at the framer's pick comes back once the packet has left whole: about 11
+  // cycles with the CRC wait, the beat queue's head and the output register), or a
+  // stream of 2-beat packets at 512 bits waits for credits (4 slots: 0.88 beats a cycle).
+  static constexpr unsigned kFabCredits = 8;
 
   NicHarness(unsigned dataBits, VerilatedContext* ctx, std::mt19937_64* rng)
       : nic(makeNic(dataBits, ctx, "nic")),
