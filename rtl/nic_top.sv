@@ -689,7 +689,7 @@ module nic_top #(
 
   // ni_retx's beats reach the framer through a queue of two without fall-through (its
   // storage written from the count: ni_retx's valid comes late). So ni_retx sends a
-  // packet's last beat two beats ahead of the framer and offers the next header while
+  // packet's last beat one or two beats ahead of the framer and offers the next header while
   // the framer still frames the packet before: back to back, the framer's pick queue
   // holds the next header when its last beat leaves. With BoundaryRegs the headers pass
   // such a queue too (the framer's choice among its sources would otherwise return into
