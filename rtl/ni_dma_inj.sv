@@ -68,7 +68,7 @@ module ni_dma_inj #(
   input  logic s_cpl_tvalid,
   output logic s_cpl_tready,
   // Packets toward the request path (ni_retx): header record, then the TLP's beats.
-  output ni_pkg::tx_hdr_t out_hdr_o,
+  output ni_pkg::tx_desc_t out_hdr_o,
   output logic out_hdr_valid_o,
   input  logic out_hdr_ready_i,
   output logic [BeatW-1:0] out_beat_o,
@@ -682,23 +682,18 @@ module ni_dma_inj #(
             (d_use_rcnt && !is_rget && !is_rts ? ni_pkg::TEH_RCNT : 8'h00);
     words = 11'((14'(ni_pkg::FabHdrBytes) + pkt_bytes + 14'd4) >> 2);
     out_hdr_o = '0;
-    out_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, d_dest, node_id_i, words,
-                                         24'h0, flags, d_qid, 8'h0);
-    out_hdr_o.bytes[21 * 8 +: 8] = d_use_rcnt && !is_rget && !is_rts ? d_rcnt : 8'h00;
-    if (is_put || is_send) begin  // TEH bytes 24-25: the key the target checks
-      out_hdr_o.bytes[24 * 8 +: 8] = d_key[15:8];
-      out_hdr_o.bytes[25 * 8 +: 8] = d_key[7:0];
-    end
-    out_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
-    out_hdr_o.has_payload = 1'b1;
-    out_hdr_o.vc = 1'b0;
+    out_hdr_o.kind = ni_pkg::TX_REQ;
+    out_hdr_o.dlid = d_dest;
+    out_hdr_o.pkt_words = words;
     out_hdr_o.stamp_psn = 1'b1;
-    if (is_raw) begin
-      out_hdr_o.bytes = '0;
-      out_hdr_o.bytes[0 +: 8 * ni_pkg::RawHdrBytes] = hb[0 +: 8 * ni_pkg::RawHdrBytes];
-      out_hdr_o.len = 6'(ni_pkg::RawHdrBytes);
-      out_hdr_o.raw = 1'b1;
+    out_hdr_o.flags = flags;
+    out_hdr_o.aux8 = d_use_rcnt && !is_rget && !is_rts ? d_rcnt : 8'h00;
+    out_hdr_o.memid = d_qid;
+    if (is_put || is_send) out_hdr_o.key = d_key;  // TEH bytes 24-25: the key the target checks
+    if (is_raw) begin  // LRH and RWH travel in the beats (hb); the framer sends them as they are
+      out_hdr_o.kind = ni_pkg::TX_RAW;
       out_hdr_o.stamp_psn = 1'b0;
+      out_hdr_o.pkt_words = raw_words;
     end
   end
   assign out_hdr_valid_o = ps_q == PBeats && hdr_pend_q && !is_copy && !is_raw;

@@ -147,7 +147,7 @@ module ni_fab_rx #(
   input  logic [4:0] amo_len_i,
   output logic amo_replay_o,
   // Generated responses (ACK/NAK, UR completion, replayed atomic result) to the framer.
-  output ni_pkg::tx_hdr_t gen_hdr_o,
+  output ni_pkg::tx_desc_t gen_hdr_o,
   output logic gen_valid_o,
   input  logic gen_ready_i,
   // Host port out: decapsulated TLPs; tuser on the last beat = nullified.
@@ -967,36 +967,28 @@ module ni_fab_rx #(
   assign gen_valid_o = in_valid && !cls_hold && !raw_gen && need_gen && tag_ok && (!out_beat || out_free) &&
                        (!flush_q || (flush_go && !out_beat));
 
+  // Descriptors of what the receiver answers with (the framer builds the bytes).
   always_comb begin
     gen_hdr_o = '0;
     gen_hdr_o.vc = 1'b1;
+    gen_hdr_o.dlid = slid;
+    gen_hdr_o.psn = psn;  // a response carries its request's PSN
     if (gen_ack) begin
-      gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_RC_ACK, 1'b1, slid, node_id_i,
-                                           11'((ni_pkg::NakHdrBytes + 4) / 4), gen_psn, 8'h0, 16'h0, gen_syn);
-      gen_hdr_o.len = 6'(ni_pkg::NakHdrBytes);
-      gen_hdr_o.stamp_psn = 1'b0;
+      gen_hdr_o.kind = ni_pkg::TX_ACK;
+      gen_hdr_o.pkt_words = 11'((ni_pkg::NakHdrBytes + 4) / 4);
+      gen_hdr_o.psn = gen_psn;
+      gen_hdr_o.flags = gen_syn;
     end else if (gen_replay) begin
       // The completion TLP follows as beats from ni_amo_cache.
-      gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_RSP, 1'b1, slid, node_id_i,
-                                           11'((ni_pkg::FabHdrBytes + 32'(amo_len_i) + 4) / 4), psn,
-                                           8'h0, 16'h0, 8'h0);
-      gen_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
-      gen_hdr_o.has_payload = 1'b1;
-      gen_hdr_o.stamp_psn = 1'b0;
+      gen_hdr_o.kind = ni_pkg::TX_RSP;
+      gen_hdr_o.pkt_words = 11'((ni_pkg::FabHdrBytes + 32'(amo_len_i) + 4) / 4);
     end else begin
-      gen_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_RSP, 1'b1, slid, node_id_i,
-                                           11'((ni_pkg::FabHdrBytes + 12 + 4) / 4), psn, 8'h0, 16'h0, 8'h0);
-      gen_hdr_o.bytes[32*8 +: 8] = ni_pkg::TLP_CPL;
-      gen_hdr_o.bytes[36*8 +: 8] = NiReqId[15:8];
-      gen_hdr_o.bytes[37*8 +: 8] = NiReqId[7:0];
-      gen_hdr_o.bytes[38*8 +: 8] = {ni_pkg::CPL_UR, 1'b0, 4'(t_target_bytes[12:8])};
-      gen_hdr_o.bytes[39*8 +: 8] = t_target_bytes[7:0];
-      gen_hdr_o.bytes[40*8 +: 8] = t_reqid[15:8];
-      gen_hdr_o.bytes[41*8 +: 8] = t_reqid[7:0];
-      gen_hdr_o.bytes[42*8 +: 8] = t_tag;
-      gen_hdr_o.bytes[43*8 +: 8] = {1'b0, t_addr[6:0]};
-      gen_hdr_o.len = 6'(ni_pkg::FabHdrBytes + 12);
-      gen_hdr_o.stamp_psn = 1'b0;  // a response carries its request's PSN
+      gen_hdr_o.kind = ni_pkg::TX_UR;
+      gen_hdr_o.pkt_words = 11'((ni_pkg::FabHdrBytes + 12 + 4) / 4);
+      gen_hdr_o.key = 16'(t_target_bytes);
+      gen_hdr_o.memid = t_reqid;
+      gen_hdr_o.aux8 = t_tag;
+      gen_hdr_o.flags = {1'b0, t_addr[6:0]};
     end
   end
 

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fabric transmit: picks a source packet (round robin among sources whose VC has
-// credit), sends its LRH/BTH/extension header, its payload beats, and the ICRC
+// credit), builds its LRH/BTH/extension header from the source's descriptor
+// (ni_pkg::tx_desc_t, ni_pkg::tx_header), sends it, then its payload beats, and the ICRC
 // and VCRC right after the last payload byte. Output is packed: no null bytes.
 // The CRCs are computed beside the beats, not on their way out (see "trailer").
 // When the 32-byte header is not a whole number of beats (512 bits: half a beat),
 // payload lanes are shifted up by the remainder and the bytes that do not fit are
-// carried into the next beat. A continuation (tx_hdr_t.cont) has no header beats:
+// carried into the next beat. A continuation (kind TX_CONT) has no header beats:
 // its 16 header bytes (LRH, CTH) replace the TLP header in the payload's own lanes.
-// A raw packet (tx_hdr_t.raw) is its beats, LRH included, followed by a VCRC alone
+// A raw packet (kind TX_RAW) is its beats, LRH included, followed by a VCRC alone
 // (IBA raw packets carry no ICRC); a stomped one gets its VCRC inverted.
 `default_nettype none
 `include "ni_assert.svh"
@@ -15,6 +16,7 @@
 module ni_fab_tx #(
   parameter int unsigned DataW = 64,
   parameter int unsigned NumSrc = 3,
+  parameter logic [15:0] CplId = 16'h0100,  // completer ID of a UR answer (the NI's requester ID)
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned BeatW = DataW + KeepW + 2  // {bad, last, keep, data}
@@ -24,7 +26,7 @@ module ni_fab_tx #(
   input  logic [15:0] node_id_i,
   input  logic [15:0] pkey_i,     // P_KEY: stamped into every BTH and CTH (not a raw packet)
   // Sources: a header record, then (if has_payload) a beat stream ending in last.
-  input  logic [NumSrc*ni_pkg::TxHdrW-1:0] src_hdr_i,  // tx_hdr_t per source, source 0 lowest
+  input  logic [NumSrc*ni_pkg::TxDescW-1:0] src_hdr_i,  // tx_desc_t per source, source 0 lowest
   input  logic [NumSrc-1:0] src_hdr_valid_i,
   output logic [NumSrc-1:0] src_hdr_ready_o,
   input  logic [NumSrc-1:0][BeatW-1:0] src_beat_i,
@@ -78,14 +80,15 @@ module ni_fab_tx #(
   logic [ni_pkg::NumVc-1:0][23:0] psn_q, psn_d, psn_inc;
   logic [ni_pkg::NumVc-1:0][7:0] cred_keep, cred_take;
   logic [ni_pkg::NumVc-1:0] take_vc, has_credit_d;
-  ni_pkg::tx_hdr_t hdr_new;
+  ni_pkg::tx_desc_t hdr_new;
+  logic [5:0] new_len;  // header bytes of the picked descriptor's kind
   logic take;        // the picked header enters the pick queue
   logic pq_wready;   // the pick queue has room (a register)
   // Each source's header as a struct of its own (Yosys reads no member of an indexed
   // array of structs).
   for (genvar s = 0; s < NumSrc; s++) begin : gen_src
-    ni_pkg::tx_hdr_t h;
-    assign h = src_hdr_i[s * ni_pkg::TxHdrW +: ni_pkg::TxHdrW];
+    ni_pkg::tx_desc_t h;
+    assign h = src_hdr_i[s * ni_pkg::TxDescW +: ni_pkg::TxDescW];
     assign eligible[s] = src_hdr_valid_i[s] && has_credit_q[h.vc];
     logic unused_h;  // only the VC is needed here
     assign unused_h = ^h;
@@ -107,19 +110,9 @@ module ni_fab_tx #(
     hdr_new = '0;
     for (int k = 0; k < NumSrc; k++) begin
       if (pick_oh[k]) pick = pick | SrcW'(k);
-      hdr_new = hdr_new | (src_hdr_i[k * ni_pkg::TxHdrW +: ni_pkg::TxHdrW] & {ni_pkg::TxHdrW{pick_oh[k]}});
+      hdr_new = hdr_new | (src_hdr_i[k * ni_pkg::TxDescW +: ni_pkg::TxDescW] & {ni_pkg::TxDescW{pick_oh[k]}});
     end
-    hdr_new.bytes[6*8 +: 8] = node_id_i[15:8];
-    hdr_new.bytes[7*8 +: 8] = node_id_i[7:0];
-    if (!hdr_new.raw) begin
-      hdr_new.bytes[10*8 +: 8] = pkey_i[15:8];
-      hdr_new.bytes[11*8 +: 8] = pkey_i[7:0];
-    end
-    if (hdr_new.stamp_psn) begin
-      hdr_new.bytes[17*8 +: 8] = psn_q[hdr_new.vc][23:16];
-      hdr_new.bytes[18*8 +: 8] = psn_q[hdr_new.vc][15:8];
-      hdr_new.bytes[19*8 +: 8] = psn_q[hdr_new.vc][7:0];
-    end
+    new_len = ni_pkg::tx_header_len(hdr_new.kind);
   end
   assign take = pick_valid && pq_wready;
   assign credits_o = credits_q;
@@ -160,32 +153,55 @@ module ni_fab_tx #(
     end
   end
 
-  // The pick queue: {flags, source, header as sent}; back_page is ni_retx's, not the
-  // wire's. Its storage is written from its count (FreeWrite): the pick comes late in
-  // the cycle. The flags say whether a header-only packet's trailer starts in its first
-  // beat (the framer decides on flags, not on compares of lengths: see "frame").
-  localparam int unsigned PqW = Bpb + 2 + SrcW + ni_pkg::TxHdrW - 52;
+  // The pick queue, a skid register: {first beat's header lanes, flags, source, the
+  // descriptor with its PSN as sent}, without back_page (ni_retx's, not the wire's)
+  // and stamp_psn (applied here). The flags say whether a header-only packet's trailer
+  // starts in its first beat (the framer decides on flags and masks, not on compares
+  // of lengths: see "frame").
+  localparam int unsigned PqW = Bpb + 2 + SrcW + ni_pkg::TxDescW - 52 - 1;
   logic [PqW-1:0] pq_head;
   logic pq_valid, pq_pop;
-  ni_pkg::tx_hdr_t pq_hdr;
+  // What the framer works from: the header bytes built from the descriptor and what
+  // the framing decides on.
+  typedef struct packed {
+    logic raw;          // a raw packet: its beats are the whole packet, then a VCRC
+    logic cont;         // a continuation: the header bytes replace its beats' first 16
+    logic has_payload;  // beats follow the header bytes
+    logic vc;
+    logic [5:0] len;    // header bytes before the beats (none for raw and cont)
+    logic [ni_pkg::TxHdrBytes*8-1:0] bytes;  // byte p at bits [8p +: 8]
+  } frame_hdr_t;
+  frame_hdr_t pq_hdr;
+  ni_pkg::tx_desc_t pq_desc;
+  logic [23:0] new_psn;
+  assign new_psn = hdr_new.stamp_psn ? psn_q[hdr_new.vc] : hdr_new.psn;
   logic [SrcW-1:0] pq_src;
   logic pq_end6, pq_end0;
   logic [Bpb-1:0] pq_hmask, new_hmask;
   always_comb begin
-    for (int j = 0; j < Bpb; j++) new_hmask[j] = 32'(hdr_new.len) > j;
+    for (int j = 0; j < Bpb; j++) new_hmask[j] = 32'(new_len) > j;
   end
   logic unused_back;
   assign unused_back = ^hdr_new.back_page;
-  ni_fifo #(.Width(PqW), .Depth(2), .FreeWrite(1)) u_pick_q (
+  ni_skid #(.Width(PqW)) u_pick_q (
     .clk_i, .rst_ni,
-    .wdata_i({new_hmask, 32'(hdr_new.len) <= Bpb - 6, 32'(hdr_new.len) <= Bpb, pick, hdr_new.raw, hdr_new.cont,
-              hdr_new.bytes, hdr_new.len, hdr_new.has_payload, hdr_new.vc, hdr_new.stamp_psn}),
+    .wdata_i({new_hmask, 32'(new_len) <= Bpb - 6, 32'(new_len) <= Bpb, pick, hdr_new.kind, hdr_new.vc,
+              hdr_new.dlid, hdr_new.pkt_words, new_psn, hdr_new.flags, hdr_new.aux8, hdr_new.memid,
+              hdr_new.key}),
     .wvalid_i(pick_valid), .wready_o(pq_wready),
     .rdata_o(pq_head), .rvalid_o(pq_valid), .rready_i(pq_pop));
   always_comb begin
+    pq_desc = '0;
+    {pq_hmask, pq_end6, pq_end0, pq_src, pq_desc.kind, pq_desc.vc, pq_desc.dlid, pq_desc.pkt_words, pq_desc.psn,
+     pq_desc.flags, pq_desc.aux8, pq_desc.memid, pq_desc.key} = pq_head;
+    // The header record the framer works from, built from the queued descriptor.
     pq_hdr = '0;
-    {pq_hmask, pq_end6, pq_end0, pq_src, pq_hdr.raw, pq_hdr.cont, pq_hdr.bytes, pq_hdr.len, pq_hdr.has_payload,
-     pq_hdr.vc, pq_hdr.stamp_psn} = pq_head;
+    pq_hdr.raw = pq_desc.kind == ni_pkg::TX_RAW;
+    pq_hdr.cont = pq_desc.kind == ni_pkg::TX_CONT;
+    pq_hdr.bytes = ni_pkg::tx_header(pq_desc, node_id_i, pkey_i, pq_desc.psn, CplId);
+    pq_hdr.len = ni_pkg::tx_header_len(pq_desc.kind);
+    pq_hdr.has_payload = pq_desc.kind != ni_pkg::TX_ACK && pq_desc.kind != ni_pkg::TX_UR;
+    pq_hdr.vc = pq_desc.vc;
   end
 
   // ------------------------------------------------------------ frame
@@ -195,7 +211,7 @@ module ni_fab_tx #(
   logic [OffW*8-1:0] carry_q, carry_d;
   logic [6:0] carry_n_q, carry_n_d;
   logic [Bpb-1:0] carry_mask_q, carry_mask_d;  // carry_n_q lanes
-  ni_pkg::tx_hdr_t hdr_q, hdr_d, hcur;
+  frame_hdr_t hdr_q, hdr_d, hcur;
   logic [SrcW-1:0] src_q, src_d, src;
   // The packet's beats framed so far (saturating: only the first few are told apart)
   // and the header bytes from this beat on: counters, so that no byte offset is added
@@ -227,9 +243,8 @@ module ni_fab_tx #(
   assign hmask = starting ? pq_hmask : hmask_q;
   assign bad_in = starting ? 1'b0 : bad_q;
   assign src = starting ? pq_src : src_q;
-  logic unused_stamp;
-  // stamp_psn is applied at the pick already; back_page is for ni_retx, not the wire.
-  assign unused_stamp = ^{hcur.stamp_psn, hcur.back_page, hcur.bytes, hcur.len};  // bytes: hbeat reads them
+  logic unused_hcur;
+  assign unused_hcur = ^{hcur.bytes, hcur.len};  // bytes: hbeat reads them
 
   logic [BeatW-1:0] sbeat;
   logic [DataW-1:0] pay_data;
@@ -614,10 +629,7 @@ module ni_fab_tx #(
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tdest})
   // A header followed by payload is exactly the fabric header: payload lanes start at Off.
   // What the sources and the fabric promise (assumptions of the formal proof).
-  `NI_ASSUME(PayloadHeaderLen_A, !(take && hdr_new.has_payload && !hdr_new.cont && !hdr_new.raw) ||
-                                 (32'(hdr_new.len) == ni_pkg::FabHdrBytes))
-  `NI_ASSUME(HeaderFits_A, !take || 32'(hdr_new.len) <= ni_pkg::TxHdrBytes)
-  `NI_ASSUME(ContHasPayload_A, !(take && (hdr_new.cont || hdr_new.raw)) || hdr_new.has_payload)
+  `NI_ASSUME(KnownKind_A, !take || hdr_new.kind <= ni_pkg::TX_RAW)
   // Credits never wrap: the fabric returns no more than it was owed.
   `NI_ASSUME(CreditNoWrap_A, !(credit_i[0] && credits_q[0] == 8'hFF) && !(credit_i[1] && credits_q[1] == 8'hFF))
 endmodule

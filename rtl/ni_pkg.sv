@@ -66,7 +66,7 @@ package ni_pkg;
   localparam int unsigned FabHdrBytes = 32;    // LRH 8 + BTH 12 + TEH 12
   localparam int unsigned NakHdrBytes = 24;    // LRH 8 + BTH 12 + AETH 4
   localparam int unsigned TrailerBytes = 6;    // ICRC 4 + VCRC 2
-  localparam int unsigned TxHdrBytes = 48;     // largest header a source hands the framer
+  localparam int unsigned TxHdrBytes = 48;     // room for the longest header tx_header builds (44)
 
   localparam logic [7:0] OP_TUNNEL_REQ = 8'hC0;  // manufacturer-specific: tunneled request TLP
   localparam logic [7:0] OP_TUNNEL_RSP = 8'hC1;  // manufacturer-specific: tunneled completion TLP
@@ -119,25 +119,102 @@ package ni_pkg;
   localparam int unsigned RawHdrBytes = 12;    // LRH 8 + RWH 4 (reserved 16 bits, EtherType)
   localparam int unsigned RawTrailerBytes = 2; // VCRC only: a raw packet has no ICRC
 
-  // Header handed to the fabric transmit framer by each source.
+  // The header descriptor a source hands toward the fabric transmit framer: the fields
+  // it decides on; the framer builds the header bytes from it (tx_header) after its
+  // pick, so that the sources, ni_wc, ni_req_merge and ni_retx carry no header bytes.
+  // Kinds: a tunneled request (LRH, BTH, TEH, then the TLP), its continuation (LRH,
+  // CTH, then data), a tunneled response (LRH, BTH, TEH, then the completion), a UR
+  // answer made by the receiver (LRH, BTH, TEH and the completion's 12 bytes, no
+  // payload), an ACK or NAK (LRH, BTH, AETH), a raw packet (LRH and RWH are in its
+  // beats).
+  localparam logic [2:0] TX_REQ = 3'd0;
+  localparam logic [2:0] TX_CONT = 3'd1;
+  localparam logic [2:0] TX_RSP = 3'd2;
+  localparam logic [2:0] TX_UR = 3'd3;
+  localparam logic [2:0] TX_ACK = 3'd4;
+  localparam logic [2:0] TX_RAW = 3'd5;
   typedef struct packed {
-    // A raw packet (LRH + RWH + datagram, from the DMA engine): its beats are the whole
-    // packet, sent as they are with a VCRC and no ICRC; never sequenced or kept.
-    logic raw;
-    // ni_wc: this combined write continues the previous packet to its destination
-    // (same memory ID and flags, next address). ni_retx keeps it only for a
-    // sequenced destination without resync, and then rewrites the header bytes
-    // into LRH + CTH; the framer sends them in place of the TLP header (no TEH).
-    logic cont;
+    logic [2:0] kind;
     // Not sent: original page minus page as tunneled (ni_retx translates a write
     // confirmation's address back to the requester's address space with it).
     logic [51:0] back_page;
-    logic [TxHdrBytes*8-1:0] bytes;  // byte p at bits [8p +: 8]
-    logic [5:0] len;                 // header bytes (24, 32 or 44)
-    logic has_payload;               // a beat stream follows (tunneled TLP)
     logic vc;
-    logic stamp_psn;                 // framer inserts its PSN (not for NAKs)
-  } tx_hdr_t;
+    logic [15:0] dlid;
+    logic [10:0] pkt_words;  // LRH PktLen
+    logic [23:0] psn;        // unless stamp_psn
+    logic stamp_psn;
+    // TX_REQ, TX_RSP: TEH flags; TX_ACK: the AETH syndrome; TX_UR: the lower address (6:0).
+    logic [7:0] flags;
+    logic [7:0] aux8;        // TX_REQ, TX_RSP: TEH byte 21 (reception counter); TX_UR: the tag
+    logic [15:0] memid;      // TX_REQ, TX_RSP: TEH bytes 22-23; TX_RAW: EtherType; TX_UR: the requester ID
+    logic [15:0] key;        // TX_REQ, TX_RSP: TEH bytes 24-25; TX_UR: the byte count (11:0)
+  } tx_desc_t;
+  localparam int unsigned TxDescW = 3 + 52 + 1 + 16 + 11 + 24 + 1 + 8 + 8 + 16 + 16;
+
+  // How many header bytes the framer sends for a descriptor of this kind before its
+  // beats (a continuation's CTH and a raw packet's headers come in its beats).
+  function automatic logic [5:0] tx_header_len(input logic [2:0] kind);
+    tx_header_len = (kind == TX_ACK) ? 6'(NakHdrBytes) : (kind == TX_UR) ? 6'(FabHdrBytes + 12) :
+                    (kind == TX_RAW) ? 6'(RawHdrBytes) : 6'(FabHdrBytes);
+  endfunction
+
+  // The header bytes of a descriptor (byte p at [8p +: 8]), SLID and P_Key stamped,
+  // the framer's PSN if the descriptor asks for it (stamp_psn), a UR answer's completer
+  // ID the NI's.
+  function automatic logic [TxHdrBytes*8-1:0] tx_header(input tx_desc_t d, input logic [15:0] slid,
+                                                         input logic [15:0] pkey, input logic [23:0] own_psn,
+                                                         input logic [15:0] cpl_id);
+    logic [TxHdrBytes*8-1:0] h;
+    logic [23:0] psn;
+    logic unused;
+    unused = ^d.back_page;  // ni_retx's, not sent
+    psn = d.stamp_psn ? own_psn : d.psn;
+    h = '0;
+    h[0 +: 64] = lrh(d.vc, d.kind == TX_RAW ? LnhRaw : LnhIbaLocal, d.dlid, d.pkt_words, slid);
+    if (d.kind == TX_RAW) begin
+      h[10*8 +: 8] = d.memid[15:8];  // RWH: EtherType
+      h[11*8 +: 8] = d.memid[7:0];
+    end else begin
+      h[8*8 +: 8] = (d.kind == TX_ACK) ? OP_RC_ACK : (d.kind == TX_CONT) ? OP_TUNNEL_CONT :
+                    (d.kind == TX_REQ) ? OP_TUNNEL_REQ : OP_TUNNEL_RSP;
+      h[10*8 +: 8] = pkey[15:8];
+      h[11*8 +: 8] = pkey[7:0];
+      if (d.kind == TX_CONT) begin
+        // CTH: P_Key, the PSN in the DestQP bytes (docs/formats.md)
+        h[13*8 +: 8] = psn[23:16];
+        h[14*8 +: 8] = psn[15:8];
+        h[15*8 +: 8] = psn[7:0];
+      end else begin
+        h[13*8 +: 8] = TunnelQp[23:16];
+        h[14*8 +: 8] = TunnelQp[15:8];
+        h[15*8 +: 8] = TunnelQp[7:0];
+        h[17*8 +: 8] = psn[23:16];
+        h[18*8 +: 8] = psn[15:8];
+        h[19*8 +: 8] = psn[7:0];
+      end
+      if (d.kind == TX_ACK) h[20*8 +: 8] = d.flags;  // AETH syndrome, MSN 0
+      if (d.kind == TX_REQ || d.kind == TX_RSP) begin  // TEH
+        h[20*8 +: 8] = d.flags;
+        h[21*8 +: 8] = d.aux8;
+        h[22*8 +: 8] = d.memid[15:8];
+        h[23*8 +: 8] = d.memid[7:0];
+        h[24*8 +: 8] = d.key[15:8];
+        h[25*8 +: 8] = d.key[7:0];
+      end
+      if (d.kind == TX_UR) begin  // the UR completion after the TEH
+        h[32*8 +: 8] = TLP_CPL;
+        h[36*8 +: 8] = cpl_id[15:8];
+        h[37*8 +: 8] = cpl_id[7:0];
+        h[38*8 +: 8] = {CPL_UR, 1'b0, 4'(d.key[12:8])};
+        h[39*8 +: 8] = d.key[7:0];
+        h[40*8 +: 8] = d.memid[15:8];
+        h[41*8 +: 8] = d.memid[7:0];
+        h[42*8 +: 8] = d.aux8;
+        h[43*8 +: 8] = {1'b0, d.flags[6:0]};
+      end
+    end
+    tx_header = h;
+  endfunction
 
   // A completion the NI makes itself toward the host (ni_host_tx): Cpl with a status
   // (UR, CA), a write confirmation (CplD whose data is the written address), or an
@@ -164,7 +241,6 @@ package ni_pkg;
 
   // The structs' widths, for FIFOs that carry them (Yosys takes no $bits of a type;
   // nic_top checks these against $bits under Verilator).
-  localparam int unsigned TxHdrW = 2 + 52 + TxHdrBytes * 8 + 6 + 3;
   localparam int unsigned OwnCplW = 2 + 3 + 16 + 8 + 64 + 32;
   localparam int unsigned WcMetaW = 1 + 8 + 64 + 13;
 
@@ -206,34 +282,6 @@ package ni_pkg;
                                                 input logic [31:0] msg_len, input logic [31:0] offset,
                                                 input logic [31:0] tag);
     entry_header = {tag, offset, msg_len, bytes, src_lid};
-  endfunction
-
-  // LRH + BTH + (TEH or AETH) as a 48-byte vector, network byte order.
-  function automatic logic [TxHdrBytes*8-1:0] fab_header(
-      input logic [7:0] opcode, input logic vc, input logic [15:0] dlid, input logic [15:0] slid,
-      input logic [10:0] pkt_words, input logic [23:0] psn, input logic [7:0] teh_flags,
-      input logic [15:0] memid, input logic [7:0] aeth_syndrome);
-    logic [TxHdrBytes*8-1:0] h;
-    h = '0;
-    h[0 +: 64] = lrh(vc, LnhIbaLocal, dlid, pkt_words, slid);
-    h[8*8 +: 8] = opcode;                         // BTH
-    h[9*8 +: 8] = 8'h00;                          // SE, M, PadCnt, TVer
-    h[10*8 +: 8] = DefaultPKey[15:8];
-    h[11*8 +: 8] = DefaultPKey[7:0];
-    h[13*8 +: 8] = TunnelQp[23:16];
-    h[14*8 +: 8] = TunnelQp[15:8];
-    h[15*8 +: 8] = TunnelQp[7:0];
-    h[17*8 +: 8] = psn[23:16];
-    h[18*8 +: 8] = psn[15:8];
-    h[19*8 +: 8] = psn[7:0];
-    if (opcode == OP_RC_ACK) begin
-      h[20*8 +: 8] = aeth_syndrome;               // AETH: syndrome, MSN 0
-    end else begin
-      h[20*8 +: 8] = teh_flags;                   // TEH
-      h[22*8 +: 8] = memid[15:8];
-      h[23*8 +: 8] = memid[7:0];
-    end
-    fab_header = h;
   endfunction
 
   // Lanes a beat's keep marks, for beats of up to 64 lanes (the caller zero-extends

@@ -8,7 +8,7 @@
 module ni_req_merge #(
   parameter int unsigned DataW = 64,
   localparam int unsigned BeatW = DataW + DataW / 8 + 2,  // {bad, last, keep, data}
-  localparam int unsigned HdrW = ni_pkg::TxHdrW
+  localparam int unsigned HdrW = ni_pkg::TxDescW
 ) (
   input  logic clk_i,
   input  logic rst_ni,

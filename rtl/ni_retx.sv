@@ -45,14 +45,14 @@ module ni_retx #(
   input  logic [7:0] limit_i,     // resends before a slot fails
   input  logic [31:0] rnr_delay_i, // cycles from an RNR NAK to the resend
   // Requests from the queue (ni_wc).
-  input  ni_pkg::tx_hdr_t in_hdr_i,
+  input  ni_pkg::tx_desc_t in_hdr_i,
   input  logic in_hdr_valid_i,
   output logic in_hdr_ready_o,
   input  logic [BeatW-1:0] in_beat_i,
   input  logic in_beat_valid_i,
   output logic in_beat_ready_o,
   // To the framer.
-  output ni_pkg::tx_hdr_t out_hdr_o,
+  output ni_pkg::tx_desc_t out_hdr_o,
   output logic out_hdr_valid_o,
   input  logic out_hdr_ready_i,
   output logic [BeatW-1:0] out_beat_o,
@@ -139,7 +139,7 @@ module ni_retx #(
   // Kept as plain vectors: Yosys infers a memory from an array of vectors only. The
   // headers are read with a register: block RAM, which Yosys would not choose itself
   // for 32 entries (as LUT RAM they were 1.3k logic cells of the ECP5 NI).
-  (* ram_style = "block" *) logic [ni_pkg::TxHdrW-1:0] hdr_mem_q [NumSlots];
+  (* ram_style = "block" *) logic [ni_pkg::TxDescW-1:0] hdr_mem_q [NumSlots];
   logic [BeatW-1:0] beat_mem_q [NumSlots << BiW];
   // What a slot's report and its response need, read at one slot at a time (the slot
   // draining, the slot a query matched): memories with asynchronous reads, LUT RAM on
@@ -260,8 +260,8 @@ module ni_retx #(
   logic [15:0] in_dlid;
   logic [PeerW-1:0] in_peer;
   logic in_reliable, in_has_peer, take_new, take_resend, take_pass, take_refuse, fail_now;
-  ni_pkg::tx_hdr_t new_hdr;
-  assign in_dlid = {in_hdr_i.bytes[2*8 +: 8], in_hdr_i.bytes[3*8 +: 8]};
+  ni_pkg::tx_desc_t new_hdr;
+  assign in_dlid = in_hdr_i.dlid;
   assign in_peer = in_dlid[PeerW-1:0];
   assign in_reliable = in_dlid[15:14] != 2'b11;  // multicast LIDs travel unsequenced
   // A unicast LID without a PSN sequence (0, above NumPeers) is refused: it takes a slot
@@ -271,7 +271,7 @@ module ni_retx #(
   // of each source for a resent duplicate (ni_amo_cache). Byte 0 (the TLP type) is
   // in the first beat at every width.
   logic in_amo, amo_busy, in_cni, in_cmem;
-  assign in_cni = ni_pkg::is_dmwr(in_beat_i[7:0]) && (in_hdr_i.bytes[20*8 +: 8] & ni_pkg::TEH_CONF_NI) != 8'h0;
+  assign in_cni = ni_pkg::is_dmwr(in_beat_i[7:0]) && (in_hdr_i.flags & ni_pkg::TEH_CONF_NI) != 8'h0;
   assign in_cmem = ni_pkg::is_dmwr(in_beat_i[7:0]) && !in_cni;
   // A memory-confirmed write counts as an atomic here: its answer is kept the same way.
   assign in_amo = ni_pkg::is_atomic(in_beat_i[7:0]) || in_cmem;
@@ -289,24 +289,18 @@ module ni_retx #(
   always_comb begin
     new_hdr = in_hdr_i;
     new_hdr.stamp_psn = 1'b0;
-    new_hdr.bytes[17*8 +: 8] = next_cur[23:16];
-    new_hdr.bytes[18*8 +: 8] = next_cur[15:8];
-    new_hdr.bytes[19*8 +: 8] = next_cur[7:0];
-    new_hdr.bytes[20*8 + 1] = resync_q[in_peer];
-    // A continuation (tx_hdr_t.cont) travels as LRH + CTH: the PSN moves into the
-    // DestQP bytes and the packet is 32 bytes (TEH, TLP header) shorter. After a
-    // failure the destination restarts its sequence: the packet goes out whole, with
-    // the resync flag.
-    new_hdr.cont = in_hdr_i.cont && !resync_q[in_peer];
-    if (new_hdr.cont) begin
-      {new_hdr.bytes[4*8 +: 3], new_hdr.bytes[5*8 +: 8]} =
-          {in_hdr_i.bytes[4*8 +: 3], in_hdr_i.bytes[5*8 +: 8]} - 11'((ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes -
-                                                                     ni_pkg::ContHdrBytes) / 4);
-      new_hdr.bytes[8*8 +: 8] = ni_pkg::OP_TUNNEL_CONT;
-      new_hdr.bytes[12*8 +: 8] = 8'h0;
-      new_hdr.bytes[13*8 +: 8] = next_cur[23:16];
-      new_hdr.bytes[14*8 +: 8] = next_cur[15:8];
-      new_hdr.bytes[15*8 +: 8] = next_cur[7:0];
+    new_hdr.psn = next_cur;
+    new_hdr.flags[1] = resync_q[in_peer];  // TEH_SYNC
+    // A continuation (kind TX_CONT) travels as LRH + CTH: the packet is 32 bytes (TEH,
+    // TLP header) shorter. After a failure the destination restarts its sequence: the
+    // packet goes out whole (a request), with the resync flag.
+    if (in_hdr_i.kind == ni_pkg::TX_CONT) begin
+      if (resync_q[in_peer]) begin
+        new_hdr.kind = ni_pkg::TX_REQ;
+      end else begin
+        new_hdr.pkt_words = in_hdr_i.pkt_words - 11'((ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes -
+                                                      ni_pkg::ContHdrBytes) / 4);
+      end
     end
   end
 
@@ -337,7 +331,7 @@ module ni_retx #(
   // The offer does not depend on ready (valid never waits for ready).
   logic offering;
   assign offering = state_q == StIdle && (held || !work_q) && (offer_rs || new_ok);
-  ni_pkg::tx_hdr_t stored_hdr;
+  ni_pkg::tx_desc_t stored_hdr;
   always_comb begin
     out_hdr_o = new_hdr;
     if (offer_rs) out_hdr_o = stored_hdr;
@@ -796,7 +790,7 @@ module ni_retx #(
                            (ev_lid_i == q_lid_i && ev_psn_i == q_psn_i && q_held_o &&
                             (QueryReg == 0 || q_last_q == {q_lid_i, q_psn_i})))
   // ni_wc marks continuations only toward unicast LIDs.
-  `NI_ASSUME(ContUnicast_A, !(in_hdr_valid_i && in_hdr_i.cont) || in_reliable)
+  `NI_ASSUME(ContUnicast_A, !(in_hdr_valid_i && in_hdr_i.kind == ni_pkg::TX_CONT) || in_reliable)
 endmodule
 
 `default_nettype wire

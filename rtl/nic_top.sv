@@ -67,11 +67,11 @@ module nic_top #(
   output logic [1:0] fab_rx_credit_o
 );
   localparam int unsigned BeatW = DataW + KeepW + 2;
-  localparam int unsigned HdrW = ni_pkg::TxHdrW;
+  localparam int unsigned HdrW = ni_pkg::TxDescW;
   localparam int unsigned TagW = $clog2(NumTags);
 `ifdef VERILATOR
   // The package's struct widths (written out for Yosys) match the structs.
-  if (ni_pkg::TxHdrW != $bits(ni_pkg::tx_hdr_t) || ni_pkg::OwnCplW != $bits(ni_pkg::own_cpl_t) ||
+  if (ni_pkg::TxDescW != $bits(ni_pkg::tx_desc_t) || ni_pkg::OwnCplW != $bits(ni_pkg::own_cpl_t) ||
       ni_pkg::WcMetaW != $bits(ni_pkg::wc_meta_t)) begin : gen_bad_struct_width
     $error("ni_pkg: a struct width constant does not match its struct");
   end
@@ -449,7 +449,7 @@ module nic_top #(
   );
 
   // ------------------------------------------------------------ host receive
-  ni_pkg::tx_hdr_t req_hdr, rsp_hdr, gen_hdr;
+  ni_pkg::tx_desc_t req_hdr, rsp_hdr, gen_hdr;
   ni_pkg::wc_meta_t req_meta;
   logic req_hdr_valid, req_hdr_ready, rsp_hdr_valid, rsp_hdr_ready;
   logic [BeatW-1:0] req_beat, rsp_beat;
@@ -473,7 +473,7 @@ module nic_top #(
 
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
                .NiReqId(NiReqId), .NumArt(NumArt), .InDepth(HrxInDepth)) u_host_rx (
-    .clk_i, .rst_ni, .node_id_i(node_id), .dec_hold_i(csr_hold),
+    .clk_i, .rst_ni, .dec_hold_i(csr_hold),
     .s_axis_tdata(hin_tdata), .s_axis_tkeep(hin_tkeep),
     .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid),
     .s_axis_tready(hrx_tready),
@@ -522,11 +522,11 @@ module nic_top #(
   // 3 = the DMA engine's raw packets (VC0, unsequenced: they bypass ni_retx).
   // Framer sources 0-3 (separate signals: Yosys misreads ports bound to elements of
   // an array of structs).
-  ni_pkg::tx_hdr_t fw_rsp_hdr, fw_gen_hdr, fw_retx_hdr;
+  ni_pkg::tx_desc_t fw_rsp_hdr, fw_gen_hdr, fw_retx_hdr;
   logic [3:0] src_hdr_valid, src_hdr_ready, src_beat_valid, src_beat_ready;
   logic [3:0][BeatW-1:0] src_beat;
   logic gen_valid, gen_ready;
-  ni_pkg::tx_hdr_t wc_hdr;
+  ni_pkg::tx_desc_t wc_hdr;
   logic wc_hdr_valid, wc_hdr_ready, wc_beat_valid, wc_beat_ready;
   logic [BeatW-1:0] wc_beat;
 
@@ -567,7 +567,7 @@ module nic_top #(
   );
 
   // DMA injection engine: its packets join the host's requests ahead of ni_retx.
-  ni_pkg::tx_hdr_t dma_hdr, mrg_hdr;
+  ni_pkg::tx_desc_t dma_hdr, mrg_hdr;
   logic dma_hdr_valid, dma_hdr_ready, dma_beat_valid, dma_beat_ready;
   logic [BeatW-1:0] dma_beat, mrg_beat;
   logic mrg_hdr_valid, mrg_hdr_ready, mrg_beat_valid, mrg_beat_ready;
@@ -584,7 +584,7 @@ module nic_top #(
   logic [BeatW-1:0] eng_copy_beat, copy_beat;
   logic eng_copy_valid, eng_copy_ready, copy_valid, copy_ready;
   // The engine's raw packets as it issues them, for the framer.
-  ni_pkg::tx_hdr_t raw_hdr;
+  ni_pkg::tx_desc_t raw_hdr;
   logic raw_hdr_valid, raw_hdr_ready, raw_beat_valid, raw_beat_ready;
   ni_dma_inj #(.DataW(DataW), .MaxPayload(MaxPayload), .NumFifos(NumInj), .SlotBytes(SlotBytes),
                .NumMemId(NumMemId), .NumCnt(NumCnt), .NiReqId(NiReqId)) u_dma_inj (
@@ -612,7 +612,7 @@ module nic_top #(
   // With BoundaryRegs the engine's raw packets reach the framer through queues of two
   // without fall-through: the framer's choice among its sources (ni_retx's valid among
   // them) would otherwise reach the engine's next beat, read and slot address.
-  ni_boundary #(.Width(ni_pkg::TxHdrW), .Depth(2), .Enable(BoundaryRegs)) u_raw_hdr_q (
+  ni_boundary #(.Width(ni_pkg::TxDescW), .Depth(2), .Enable(BoundaryRegs)) u_raw_hdr_q (
     .clk_i, .rst_ni, .wdata_i(dma_hdr), .wvalid_i(raw_hdr_valid), .wready_o(raw_hdr_ready),
     .rdata_o(raw_hdr), .rvalid_o(src_hdr_valid[3]), .rready_i(src_hdr_ready[3]));
   ni_boundary #(.Width(BeatW), .Depth(2), .Enable(BoundaryRegs)) u_raw_beat_q (
@@ -648,10 +648,10 @@ module nic_top #(
   // With BoundaryRegs the merged requests reach ni_retx through two queues without
   // fall-through. ni_retx takes a header with its packet's first beat, and only when
   // the packet before has passed whole: the beat queue's head is then that first beat.
-  ni_pkg::tx_hdr_t rq_hdr;
+  ni_pkg::tx_desc_t rq_hdr;
   logic [BeatW-1:0] rq_beat;
   logic rq_hdr_valid, rq_hdr_ready, rq_beat_valid, rq_beat_ready;
-  ni_boundary #(.Width(ni_pkg::TxHdrW), .Depth(2), .Enable(BoundaryRegs)) u_req_hdr_q (
+  ni_boundary #(.Width(ni_pkg::TxDescW), .Depth(2), .Enable(BoundaryRegs)) u_req_hdr_q (
     .clk_i, .rst_ni, .wdata_i(mrg_hdr), .wvalid_i(mrg_hdr_valid), .wready_o(mrg_hdr_ready),
     .rdata_o(rq_hdr), .rvalid_o(rq_hdr_valid), .rready_i(rq_hdr_ready));
   ni_boundary #(.Width(BeatW), .Depth(2), .Enable(BoundaryRegs)) u_req_beat_q (
@@ -659,7 +659,7 @@ module nic_top #(
     .rdata_o(rq_beat), .rvalid_o(rq_beat_valid), .rready_i(rq_beat_ready));
 
   // Sequencing, copies and resends of the requests (reliable delivery).
-  ni_pkg::tx_hdr_t rt_hdr;
+  ni_pkg::tx_desc_t rt_hdr;
   logic [BeatW-1:0] rt_beat;
   logic rt_hdr_valid, rt_hdr_ready, rt_beat_valid, rt_beat_ready;
   logic rel_valid, q_hit, q_held, q_conf, fail_valid, fail_ready;
@@ -697,7 +697,7 @@ module nic_top #(
   // only with its header (BeatWithHeader_A): while it offers a header, its beat waits
   // for the header to be taken.
   logic rt_beat_wready, rt_beat_may;
-  ni_boundary #(.Width(ni_pkg::TxHdrW), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_retx_hdr_q (
+  ni_boundary #(.Width(ni_pkg::TxDescW), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_retx_hdr_q (
     .clk_i, .rst_ni, .wdata_i(rt_hdr), .wvalid_i(rt_hdr_valid), .wready_o(rt_hdr_ready),
     .rdata_o(fw_retx_hdr), .rvalid_o(src_hdr_valid[2]), .rready_i(src_hdr_ready[2]));
   assign rt_beat_may = !rt_hdr_valid || rt_hdr_ready;
@@ -707,7 +707,7 @@ module nic_top #(
   assign rt_beat_ready = rt_beat_wready && rt_beat_may;
 
   // ------------------------------------------------------------ fabric transmit
-  ni_fab_tx #(.DataW(DataW), .NumSrc(4)) u_fab_tx (
+  ni_fab_tx #(.DataW(DataW), .NumSrc(4), .CplId(NiReqId)) u_fab_tx (
     .clk_i, .rst_ni, .node_id_i(node_id), .pkey_i(pkey),
     .src_hdr_i({raw_hdr, fw_retx_hdr, fw_gen_hdr, fw_rsp_hdr}), .src_hdr_valid_i(src_hdr_valid), .src_hdr_ready_o(src_hdr_ready),
     .src_beat_i(src_beat), .src_beat_valid_i(src_beat_valid), .src_beat_ready_o(src_beat_ready),

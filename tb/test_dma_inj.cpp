@@ -267,8 +267,9 @@ class Bench {
     }
     if (m.out_hdr_valid_o && m.out_hdr_ready_i) {
       EXPECT_TRUE(cur_.bytes.empty() && !hdrTaken_) << "header before the last packet's beats";
-      hdr_.assign(32, 0);
-      for (unsigned p = 0; p < 32; ++p) hdr_[p] = static_cast<uint8_t>(getField(m.out_hdr_o, tb::kTxHdrBytesLsb + 8 * p, 8));
+      const tb::TxDesc d = tb::unpackTxDesc(m.out_hdr_o);
+      EXPECT_TRUE(d.kind == tb::TxKind::Req && d.stamp) << "a request, the framer's PSN";
+      hdr_ = tb::txDescHeader(d, kLid);
       hdrTaken_ = true;
     }
     if (m.out_beat_valid_o && m.out_beat_ready_i) {
@@ -280,7 +281,7 @@ class Bench {
     }
     if (m.raw_hdr_valid_o && m.raw_hdr_ready_i) {
       EXPECT_TRUE(cur_.bytes.empty() && !hdrTaken_ && raw_.empty() && !rawTaken_) << "raw header inside a packet";
-      EXPECT_EQ(getField(m.out_hdr_o, tb::kTxHdrRawBit, 1), 1u) << "raw header without its mark";
+      EXPECT_TRUE(tb::unpackTxDesc(m.out_hdr_o).kind == tb::TxKind::Raw) << "raw header without its mark";
       rawTaken_ = true;
     }
     if (m.raw_beat_valid_o && m.raw_beat_ready_i) {

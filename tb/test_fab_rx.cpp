@@ -813,12 +813,12 @@ void FabRxTest::run() {
       inUse.push_back(m.trk_commit_tag_o);
     }
     if (m.gen_valid_o && m.gen_ready_i) {
-      Bytes g(getField(m.gen_hdr_o, 3, 6));
-      for (unsigned i = 0; i < g.size(); ++i) g[i] = static_cast<uint8_t>(getField(m.gen_hdr_o, 9 + 8 * i, 8));
-      EXPECT_EQ(getField(m.gen_hdr_o, 1, 1), 1u) << "NAK and UR travel on VC1";
-      EXPECT_EQ(getField(m.gen_hdr_o, 0, 1), 0u) << "answers carry their own PSN";
-      EXPECT_EQ(getField(m.gen_hdr_o, 2, 1), g.size() == 32 ? 1u : 0u) << "only a replayed result has beats";
-      EXPECT_EQ(bool(m.amo_replay_o), g.size() == 32) << "ni_amo_cache queues the beats of each replay";
+      const tb::TxDesc d = tb::unpackTxDesc(m.gen_hdr_o);
+      const Bytes g = tb::txDescHeader(d, kLid, 0, kNiReqId);
+      EXPECT_TRUE(d.vc) << "NAK and UR travel on VC1";
+      EXPECT_FALSE(d.stamp) << "answers carry their own PSN";
+      // Only a replayed result (a response) has beats: ni_amo_cache queues them.
+      EXPECT_EQ(bool(m.amo_replay_o), d.kind == tb::TxKind::Rsp) << "ni_amo_cache queues the beats of each replay";
       replays += m.amo_replay_o;
       gens.push_back(g);
     }

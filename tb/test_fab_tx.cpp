@@ -16,6 +16,7 @@
 #include "axis_bfm.hpp"
 #include "fabric_pkt.hpp"
 #include "pkg_structs.hpp"
+#include "tlp.hpp"
 #include "verilated_ports.hpp"
 #include "verilated_fixture.hpp"
 #include "verilated_ports.hpp"
@@ -25,7 +26,8 @@ using ni::setField;
 
 namespace {
 
-constexpr unsigned kHdrBits = tb::kTxHdrBits;
+constexpr unsigned kHdrBits = tb::kTxDescBits;
+constexpr uint16_t kCplId = 0x0100;  // ni_fab_tx's CplId
 constexpr uint16_t kNode = 0x0123;
 
 struct SrcPkt {
@@ -36,6 +38,7 @@ struct SrcPkt {
   bool cont = false;   // a continuation: header bytes replace the beats' first 16 bytes
   bool raw = false;    // a raw packet: the beats are the whole packet, a VCRC follows
   Bytes payloadBytes;
+  tb::TxDesc desc;     // what the source hands the framer
 };
 
 class FabTxTest : public tb::VerilatedTest {
@@ -54,8 +57,13 @@ class FabTxTest : public tb::VerilatedTest {
         p.psn = rng()() & 0xFFFFFF;
       } else {
         p.opcode = kOpTunnelRsp;
-        p.payload = Bytes(12);  // an inline UR completion: always 12 bytes
-        for (auto& x : p.payload) x = static_cast<uint8_t>(rng()());
+        // An inline UR completion (always 12 bytes), built by the framer from its fields.
+        s.desc.kind = tb::TxKind::Ur;
+        s.desc.memid = static_cast<uint16_t>(rng()());  // requester ID
+        s.desc.aux8 = static_cast<uint8_t>(rng()());    // tag
+        s.desc.key = static_cast<uint16_t>(rng()() % 4096);  // byte count
+        s.desc.flags = static_cast<uint8_t>(rng()() & 0x7F);  // lower address
+        p.payload = encodeTlp(makeCpl(kCplId, s.desc.memid, s.desc.aux8, CplStatus::UR, s.desc.key, s.desc.flags));
       }
     } else if (src == 2 && rng()() % 4 == 0) {
       // A raw packet as the DMA engine hands it over: LRH, RWH and datagram in the beats.
@@ -68,6 +76,9 @@ class FabTxTest : public tb::VerilatedTest {
       s.payloadBytes.assign(full.begin(), full.end() - kRawTrailerBytes);
       s.hdrLen = kRawHdrBytes;
       s.header.assign(full.begin(), full.begin() + kRawHdrBytes);
+      s.desc.kind = tb::TxKind::Raw;
+      s.desc.memid = p.etherType;
+      finishDesc(s, full);
       return s;
     } else if (src == 2 && rng()() % 3 == 0) {
       // A continuation as ni_retx hands it over: LRH + CTH with its PSN, and the beats
@@ -84,12 +95,18 @@ class FabTxTest : public tb::VerilatedTest {
       s.hdrLen = 0;
       s.header.assign(full.begin(), full.begin() + kContHdrBytes);
       s.header[6] = s.header[7] = 0;  // the framer stamps SLID
+      s.desc.kind = tb::TxKind::Cont;
+      s.desc.psn = p.psn;
+      finishDesc(s, full);
       return s;
     } else {
       p.vl = p.sl = (src == 0) ? 1 : 0;
       p.opcode = (src == 0) ? kOpTunnelRsp : kOpTunnelReq;
-      p.tehFlags = rng()() & 1;
-      p.memid = static_cast<uint16_t>(rng()());
+      s.desc.kind = (src == 0) ? tb::TxKind::Rsp : tb::TxKind::Req;
+      p.tehFlags = s.desc.flags = rng()() & 1;
+      p.memid = s.desc.memid = static_cast<uint16_t>(rng()());
+      p.counter = s.desc.aux8 = static_cast<uint8_t>(rng()());
+      p.key = s.desc.key = static_cast<uint16_t>(rng()());
       p.payload = Bytes(4 * (4 + rng()() % 70));  // at least 16 bytes: never taken for a UR completion
       for (auto& x : p.payload) x = static_cast<uint8_t>(rng()());
       s.payload = true;
@@ -100,19 +117,25 @@ class FabTxTest : public tb::VerilatedTest {
     s.header.assign(full.begin(), full.begin() + s.hdrLen);
     s.header[6] = s.header[7] = 0;  // the framer stamps SLID
     if (p.opcode != kOpRcAck) s.header[17] = s.header[18] = s.header[19] = 0;  // and PSN
+    if (p.opcode == kOpRcAck) {
+      s.desc.kind = tb::TxKind::Ack;
+      s.desc.flags = p.syndrome;
+      s.desc.psn = p.psn;
+    } else {
+      s.desc.stamp = true;
+    }
+    finishDesc(s, full);
     return s;
+  }
+  static void finishDesc(SrcPkt& s, const Bytes& full) {
+    s.desc.vc = s.pkt.vl;
+    s.desc.dlid = s.pkt.dlid;
+    s.desc.words = static_cast<uint16_t>((full[4] << 8 | full[5]) & 0x7FF);
   }
 
   template <class Dut>
   void setHeader(Dut* dut, unsigned src, const SrcPkt& s) {
-    const unsigned base = src * kHdrBits;
-    for (unsigned i = 0; i < 48; ++i) setField(dut->m.src_hdr_i, base + 9 + 8 * i, 8, i < s.header.size() ? s.header[i] : 0);
-    setField(dut->m.src_hdr_i, base + 3, 6, s.hdrLen);
-    setField(dut->m.src_hdr_i, base + 2, 1, s.payload);
-    setField(dut->m.src_hdr_i, base + 1, 1, s.pkt.vl);
-    setField(dut->m.src_hdr_i, base + 0, 1, s.pkt.opcode != kOpRcAck && !s.cont && !s.raw);  // stamp_psn
-    setField(dut->m.src_hdr_i, base + tb::kTxHdrContBit, 1, s.cont);
-    setField(dut->m.src_hdr_i, base + tb::kTxHdrRawBit, 1, s.raw);
+    tb::packTxDesc(dut->m.src_hdr_i, src * kHdrBits, s.desc);
   }
 
   template <class M, unsigned kBpb>

@@ -73,7 +73,6 @@ class HostRxFixture : public tb::VerilatedTest {
     VerilatedTest::SetUp();
     dut = std::make_unique<tb::VlClocked<M>>(ctx(), "host_rx");
     attach(dut.get());
-    dut->m.node_id_i = kNode;
     reset();
     Window w;
     w.base = kApertureBase;
@@ -577,11 +576,6 @@ class HostRxFixture : public tb::VerilatedTest {
     return ~uint64_t{0};
   }
 
-  static Bytes hdrBytes(const VlWide<14>& h) {
-    Bytes b(kFabHdrBytes);
-    for (unsigned i = 0; i < kFabHdrBytes; ++i) b[i] = static_cast<uint8_t>(getField(h, 9 + 8 * i, 8));
-    return b;
-  }
   // Collects one tunnel channel (header + beats).
   struct Channel {
     std::deque<Tunneled> got;
@@ -630,13 +624,15 @@ class HostRxFixture : public tb::VerilatedTest {
       m.dma_cpl_tready = coin();
       evalWithArt();
       if (m.req_hdr_valid_o && m.req_hdr_ready_i) {
-        reqHdrs.push_back(Tunneled{hdrBytes(m.req_hdr_o), {}, false});
-        EXPECT_EQ(getField(m.req_hdr_o, 0, 9), 0b100000'1'0'1u) << "len 32, payload, VC0, PSN stamped";
-        backGot.push_back(getField(m.req_hdr_o, tb::kTxHdrBackPageLsb, 52));
+        const tb::TxDesc d = tb::unpackTxDesc(m.req_hdr_o);
+        reqHdrs.push_back(Tunneled{tb::txDescHeader(d, kNode), {}, false});
+        EXPECT_TRUE(d.kind == tb::TxKind::Req && !d.vc && d.stamp) << "a request on VC0, the framer's PSN";
+        backGot.push_back(d.backPage);
       }
       if (m.rsp_hdr_valid_o && m.rsp_hdr_ready_i) {
-        rspHdrs.push_back(Tunneled{hdrBytes(m.rsp_hdr_o), {}, false});
-        EXPECT_EQ(getField(m.rsp_hdr_o, 0, 9), 0b100000'1'1'0u) << "len 32, payload, VC1, its request's PSN";
+        const tb::TxDesc d = tb::unpackTxDesc(m.rsp_hdr_o);
+        rspHdrs.push_back(Tunneled{tb::txDescHeader(d, kNode), {}, false});
+        EXPECT_TRUE(d.kind == tb::TxKind::Rsp && d.vc && !d.stamp) << "a response on VC1, its request's PSN";
       }
       // A completion's tracker entry is taken as it is decided (a response served, or
       // memory's confirmation of a write the NI confirmed).

@@ -45,7 +45,6 @@ namespace {
 
 constexpr unsigned kBpb = 8;
 constexpr unsigned kSlots = 4;
-constexpr unsigned kHdrBytes = 48;
 constexpr uint16_t kSilent = 3;
 constexpr uint16_t kGroup = 0xC001;
 // LIDs without a PSN sequence (ni_retx has 8 peers, LIDs 1..8): 9 has the index of 1.
@@ -59,17 +58,17 @@ enum Rel : unsigned { kAck = 0, kNakSeq = 1, kRsp = 2, kRefused = 3, kRnr = 4 };
 struct Req {
   uint16_t dlid = 0;
   bool np = false;
-  Bytes hdr;  // header record bytes
+  tb::TxDesc hdr;  // its descriptor
   Bytes tlp;
   uint64_t back = 0;  // back_page of the header record
 };
 
 struct Pkt {
-  Bytes hdr;
+  tb::TxDesc hdr;
   Bytes tlp;
   bool stamp = false;
   uint64_t offered = 0;  // cycle its header was first offered (an offer stands until taken)
-  bool cni() const { return tlp[0] == 0x7B && (hdr[20] & 0x04); }  // confirmed by the receiving NI's ACK
+  bool cni() const { return tlp[0] == 0x7B && (hdr.flags & 0x04); }  // confirmed by the receiving NI's ACK
   bool cmem() const { return tlp[0] == 0x7B && !cni(); }            // confirmed by the receiving memory
   // Answered by a response: a read, an atomic, a memory-confirmed write.
   bool np() const { return tlp[0] == 0x20 || tlp[0] == 0x6C || cmem(); }
@@ -79,9 +78,9 @@ struct Pkt {
     for (int i = 8; i < 16; ++i) a = a << 8 | tlp[i];
     return a & ~uint64_t{3};
   }
-  uint32_t psn() const { return (uint32_t{hdr[17]} << 16) | (uint32_t{hdr[18]} << 8) | hdr[19]; }
-  uint16_t dlid() const { return static_cast<uint16_t>((hdr[2] << 8) | hdr[3]); }
-  bool sync() const { return hdr[20] & 2; }
+  uint32_t psn() const { return hdr.psn; }
+  uint16_t dlid() const { return hdr.dlid; }
+  bool sync() const { return hdr.flags & 2; }
 };
 
 struct Answer {
@@ -93,15 +92,12 @@ struct Answer {
 
 class RetxTest : public tb::VerilatedTest {
  protected:
-  // A request's header record to dlid with the LRH and BTH bytes ni_wc gives it; the
-  // rest 0 (PSN, flags).
-  static Bytes reqHdr(uint16_t dlid) {
-    Bytes hdr(kHdrBytes, 0);
-    hdr[1] = 0x02;
-    hdr[2] = static_cast<uint8_t>(dlid >> 8);
-    hdr[3] = static_cast<uint8_t>(dlid);
-    hdr[8] = 0xC0;
-    return hdr;
+  // A request's descriptor to dlid as ni_wc hands it over (the framer's PSN; flags 0).
+  static tb::TxDesc reqHdr(uint16_t dlid) {
+    tb::TxDesc d;
+    d.dlid = dlid;
+    d.stamp = true;
+    return d;
   }
   using Dut = tb::VlClocked<Vni_retx>;
   // The block, attached to the fixture (its assertions fail the test).
@@ -117,14 +113,8 @@ class RetxTest : public tb::VerilatedTest {
     tlp[3] = 1;
     return tlp;
   }
-  // The header record of a request (its LRH/BTH/TEH bytes; header kind fields as ni_wc sets them).
-  static void setHdr(Dut& dut, const Bytes& hdr) {
-    for (unsigned p = 0; p < kHdrBytes; ++p) setField(dut.m.in_hdr_i, 9 + 8 * p, 8, hdr[p]);
-    setField(dut.m.in_hdr_i, 3, 6, 32);
-    setField(dut.m.in_hdr_i, 2, 1, 1);
-    setField(dut.m.in_hdr_i, 1, 1, 0);
-    setField(dut.m.in_hdr_i, 0, 1, 1);
-  }
+  // A request's descriptor on the header input.
+  static void setHdr(Dut& dut, const tb::TxDesc& hdr) { tb::packTxDesc(dut.m.in_hdr_i, 0, hdr); }
   // The timer tests' run: these delays, a reset, the header record of a request to LID 1,
   // and a framer and CPU that are always ready.
   void startRun(Dut& dut, uint32_t timeout, unsigned limit, uint32_t rnrDelay) {
@@ -171,9 +161,10 @@ class RetxTest : public tb::VerilatedTest {
     if (q.tlp[0] != 0x20)
       for (unsigned i = 0; i < 4 * dw; ++i) q.tlp.push_back(static_cast<uint8_t>(r()));
     q.hdr = reqHdr(dlid);
-    q.hdr[20] = static_cast<uint8_t>((r() & 1) | (cni ? 0x04 : 0) | (cmem ? 0x08 : 0));  // receiver translates, or not
-    q.hdr[23] = static_cast<uint8_t>(r());
+    q.hdr.flags = static_cast<uint8_t>((r() & 1) | (cni ? 0x04 : 0) | (cmem ? 0x08 : 0));  // receiver translates, or not
+    q.hdr.memid = static_cast<uint8_t>(r());
     q.back = r() & ((uint64_t{1} << 52) - 1);
+    q.hdr.backPage = q.back;
     return q;
   }
 };
@@ -240,7 +231,6 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     dut->m.in_hdr_valid_i = 0;
     if (inHdr) {
       setHdr(*dut, inHdr->hdr);
-      setField(dut->m.in_hdr_i, tb::kTxHdrBackPageLsb, 52, inHdr->back);
       dut->m.in_hdr_valid_i = 1;
     }
     dut->m.in_beat_valid_i = 0;
@@ -305,9 +295,8 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
     confs += dut->m.ev_conf_o;
     Pkt h;
     if (hdrOut) {
-      h.hdr.resize(kHdrBytes);
-      for (unsigned p = 0; p < kHdrBytes; ++p) h.hdr[p] = static_cast<uint8_t>(getField(dut->m.out_hdr_o, 9 + 8 * p, 8));
-      h.stamp = getField(dut->m.out_hdr_o, 0, 1);
+      h.hdr = tb::unpackTxDesc(dut->m.out_hdr_o);
+      h.stamp = h.hdr.stamp;
     }
     Bytes ob;
     bool obLast = false;
@@ -571,7 +560,7 @@ TEST_F(RetxTest, ResendsToADestinationGoInPsnOrder) {
   dut->m.limit_i = kLimit;
   dut->m.rnr_delay_i = kRnrDelay;
   reset();
-  const Bytes hdr = reqHdr(1);
+  const tb::TxDesc hdr = reqHdr(1);
   Bytes tlp(24, 0);
   tlp[0] = 0x60;  // MWr, two DW
   tlp[3] = 2;
@@ -604,9 +593,7 @@ TEST_F(RetxTest, ResendsToADestinationGoInPsnOrder) {
       if (dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i) {
         outCur = true;
         outAt = c;
-        outPsn = static_cast<uint32_t>(getField(dut->m.out_hdr_o, 9 + 8 * 17, 8) << 16 |
-                                       getField(dut->m.out_hdr_o, 9 + 8 * 18, 8) << 8 |
-                                       getField(dut->m.out_hdr_o, 9 + 8 * 19, 8));
+        outPsn = tb::unpackTxDesc(dut->m.out_hdr_o).psn;
       }
       if (dut->m.out_beat_valid_o && dut->m.out_beat_ready_i && getField(dut->m.out_beat_o, 9 * kBpb, 1)) {
         ASSERT_TRUE(outCur);
@@ -818,7 +805,7 @@ TEST_F(RetxTest, ResendsAfterAnRnrWaitCountTriesAnew) {
       answers.pop_front();
     }
     dut->eval();
-    if (dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i && getField(dut->m.out_hdr_o, 9 + 8 * 19, 8) == 0) {
+    if (dut->m.out_hdr_valid_o && dut->m.out_hdr_ready_i && tb::unpackTxDesc(dut->m.out_hdr_o).psn == 0) {
       // Sends of PSN 0: even ones (the original, the timer's resends) are RNR-NAKed, odd
       // ones (the resends after the wait) lost; after the last round the ACK.
       if (sendsOfFirst == 2 * kRounds) answers.push_back({c + 30, kAck});

@@ -41,7 +41,6 @@ module ni_host_rx #(
 ) (
   input  logic clk_i,
   input  logic rst_ni,
-  input  logic [15:0] node_id_i,
   // Hold the decisions (nic_top: a register write waits in its boundary register).
   input  logic dec_hold_i,
   // Host port, TLPs from the root complex.
@@ -95,14 +94,14 @@ module ni_host_rx #(
   // Tunnel requests (VC0) and responses (VC1) toward the fabric framer. A header
   // record is handed over with its TLP's first beat, which reaches the beat output
   // two cycles later.
-  output ni_pkg::tx_hdr_t req_hdr_o,
+  output ni_pkg::tx_desc_t req_hdr_o,
   output ni_pkg::wc_meta_t req_meta_o,  // for the write combiner, with req_hdr_o
   output logic req_hdr_valid_o,
   input  logic req_hdr_ready_i,
   output logic [DataW+KeepW+1:0] req_beat_o,  // {bad, last, keep, data}
   output logic req_beat_valid_o,
   input  logic req_beat_ready_i,
-  output ni_pkg::tx_hdr_t rsp_hdr_o,
+  output ni_pkg::tx_desc_t rsp_hdr_o,
   output logic rsp_hdr_valid_o,
   input  logic rsp_hdr_ready_i,
   output logic [DataW+KeepW+1:0] rsp_beat_o,
@@ -590,7 +589,7 @@ module ni_host_rx #(
   // The decisions, two deep: the control fields in a skid register (the beat stage
   // starts from registers), the data fields in LUT RAM written from the count
   // (FreeWrite), in DqParts queues side by side (one write enable would drive every cell
-  // of a 350-bit record). All are written and read together.
+  // of the record). All are written and read together.
   localparam int unsigned DatW = DcsW - CtlW;
   localparam int unsigned DqParts = 3;
   localparam int unsigned DqPartW = (DatW + DqParts - 1) / DqParts;
@@ -749,20 +748,19 @@ module ni_host_rx #(
   assign rsp_hdr_valid_o = f_qvalid && beat_go && need_hdr && cur_cls == ClsRsp && last_ok;
   always_comb begin
     req_hdr_o = '0;
-    req_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_REQ, 1'b0, dh.node, node_id_i, dh.pkt_words, 24'h0,
-                                         {4'h0, dh.teh}, dh.memid, 8'h0);
+    req_hdr_o.kind = ni_pkg::TX_REQ;
     req_hdr_o.back_page = dh.page;
-    req_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
-    req_hdr_o.has_payload = 1'b1;
-    req_hdr_o.vc = 1'b0;
+    req_hdr_o.dlid = dh.node;
+    req_hdr_o.pkt_words = dh.pkt_words;
     req_hdr_o.stamp_psn = 1'b1;
+    req_hdr_o.flags = {4'h0, dh.teh};
+    req_hdr_o.memid = dh.memid;
     rsp_hdr_o = '0;
-    rsp_hdr_o.bytes = ni_pkg::fab_header(ni_pkg::OP_TUNNEL_RSP, 1'b1, dh.node, node_id_i, dh.pkt_words, dh.psn,
-                                         8'h0, 16'h0, 8'h0);
-    rsp_hdr_o.len = 6'(ni_pkg::FabHdrBytes);
-    rsp_hdr_o.has_payload = 1'b1;
+    rsp_hdr_o.kind = ni_pkg::TX_RSP;
     rsp_hdr_o.vc = 1'b1;
-    rsp_hdr_o.stamp_psn = 1'b0;  // a response carries its request's PSN (ni_retx matches it)
+    rsp_hdr_o.dlid = dh.node;
+    rsp_hdr_o.pkt_words = dh.pkt_words;
+    rsp_hdr_o.psn = dh.psn;  // a response carries its request's PSN (ni_retx matches it)
   end
   assign req_meta_o.wc = dh.wc;
   assign req_meta_o.win = dh.win;

@@ -27,7 +27,7 @@
 // and memory ID; its beats are read again for every copy and freed after the last.
 // A combined packet that starts where the previous packet pushed toward the framer
 // ended, with the same header (destination, memory ID, flags) and a unicast
-// destination, is marked as a continuation (tx_hdr_t.cont): it may travel without
+// destination, is marked as a continuation (tx_desc_t kind TX_CONT): it may travel without
 // TEH and TLP header, the receiver taking memory ID and address from the packet
 // before it in the source's sequence. Anything else pushed in between breaks the run.
 // Rules and outcomes: docs/architecture.md.
@@ -59,7 +59,7 @@ module ni_wc #(
   input  logic [Groups*GroupMembers-1:0][15:0] mbr_memid_i,
   // Requests from ni_host_rx: a header record, then the TLP's beats (the first may
   // come in the same cycle as its header).
-  input  ni_pkg::tx_hdr_t in_hdr_i,
+  input  ni_pkg::tx_desc_t in_hdr_i,
   input  ni_pkg::wc_meta_t in_meta_i,
   input  logic in_hdr_valid_i,
   output logic in_hdr_ready_o,
@@ -67,7 +67,7 @@ module ni_wc #(
   input  logic in_beat_valid_i,
   output logic in_beat_ready_o,
   // Toward ni_fab_tx.
-  output ni_pkg::tx_hdr_t out_hdr_o,
+  output ni_pkg::tx_desc_t out_hdr_o,
   output logic out_hdr_valid_o,
   input  logic out_hdr_ready_i,
   output logic [BeatW-1:0] out_beat_o,
@@ -77,7 +77,7 @@ module ni_wc #(
   output logic room_o,
   output logic ev_merged_o  // a write was appended to an open packet
 );
-  localparam int unsigned HdrW = ni_pkg::TxHdrW;
+  localparam int unsigned HdrW = ni_pkg::TxDescW;
   localparam int unsigned MetaW = ni_pkg::WcMetaW;
   localparam int unsigned LaneW = $clog2(Bpb);
   localparam int unsigned FillW = $clog2(Bpb + 1);
@@ -104,9 +104,9 @@ module ni_wc #(
   // The header records in a queue of two (LUT RAM); beside them, the fields the
   // decisions compare in a skid register (flip-flops, near the compares). Both take a
   // header in the same cycles and give it up together, so both are always as full.
-  ni_pkg::tx_hdr_t ih;
+  ni_pkg::tx_desc_t ih;
   ni_pkg::wc_meta_t im;
-  logic [39:0] ikey;  // LRH DLID, TEH flags, memory ID: the fields a combined packet shares
+  logic [39:0] ikey;  // DLID, TEH flags, memory ID: the fields a combined packet shares
   logic ih_valid, ik_valid, h2_load, hq_wready, hk_wready;
   // Written from its count (FreeWrite): the valid comes late from ni_host_rx.
   ni_fifo #(.Width(HdrW), .Depth(InHdrs), .FreeWrite(1)) u_in_q (
@@ -114,7 +114,7 @@ module ni_wc #(
     .wready_o(hq_wready), .rdata_o(ih), .rvalid_o(ih_valid), .rready_i(h2_load));
   ni_skid #(.Width(MetaW + 40)) u_in_key (
     .clk_i, .rst_ni,
-    .wdata_i({in_meta_i, in_hdr_i.bytes[2*8 +: 16], in_hdr_i.bytes[20*8 +: 8], in_hdr_i.bytes[22*8 +: 16]}),
+    .wdata_i({in_meta_i, in_hdr_i.dlid, in_hdr_i.flags, in_hdr_i.memid}),
     .wvalid_i(in_hdr_valid_i && hq_wready), .wready_o(hk_wready), .rdata_o({im, ikey}), .rvalid_o(ik_valid),
     .rready_i(h2_load));
   assign in_hdr_ready_o = hq_wready && hk_wready;
@@ -130,7 +130,7 @@ module ni_wc #(
   // With each record: the NI-replicated group its DLID names, if any (found as its
   // header entered H2).
   localparam int unsigned GidxW = (Groups > 1) ? $clog2(Groups) : 1;
-  ni_pkg::tx_hdr_t oq_hdr, oq_head;
+  ni_pkg::tx_desc_t oq_hdr, oq_head;
   logic oq_wlen_en, oq_len_en;  // a combined packet, with its payload bytes:
   logic [12:0] oq_wlen, oq_len;  // its LRH length and TLP Length are set from them in O
   logic oq_push, oq_ready, oq_pop, oq_wgrp, oq_grp;
@@ -154,7 +154,7 @@ module ni_wc #(
   logic open_cont_q;                // ... and it continues the packet pushed before it
   logic open_uni_q;                 // ... and goes to a unicast LID that is no group
   logic chain_q;                    // the last packet pushed was combined, to a unicast LID
-  ni_pkg::tx_hdr_t open_hdr_q;
+  ni_pkg::tx_desc_t open_hdr_q;
   logic open_grp_q;
   logic [GidxW-1:0] open_gidx_q;
   logic [12:0] open_len_q;          // payload bytes in the open packet (0 while none is)
@@ -198,7 +198,7 @@ module ni_wc #(
   // header before it (pred: the last one in H2, whose fields H2 still holds) and
   // against the room the open packet has once pred is in it. Each finding exists
   // twice: for pred in the packet (main) and for pred taken back out of it (rb).
-  ni_pkg::tx_hdr_t h2_hdr_q;
+  ni_pkg::tx_desc_t h2_hdr_q;
   logic [39:0] h2_key_q;
   ni_pkg::wc_meta_t h2_meta_q;
   logic h2_valid_q;
@@ -243,7 +243,7 @@ module ni_wc #(
     in_gidx = '0;
     for (int g = 0; g < Groups; g++) begin
       if (grp_valid_i[g] && grp_members_i[g] != 3'd0 &&
-          grp_lid_i[g] == {ikey[31:24], ikey[39:32]}) begin  // DLID: bytes 2 (high), 3
+          grp_lid_i[g] == ikey[39:24]) begin  // DLID
         in_grp = 1'b1;
         in_gidx = GidxW'(g);
       end
@@ -449,7 +449,7 @@ module ni_wc #(
     oq_wgidx = h2_gidx_q;
     if (open_q) begin
       oq_hdr = open_hdr_q;
-      oq_hdr.cont = open_cont_q;
+      oq_hdr.kind = open_cont_q ? ni_pkg::TX_CONT : ni_pkg::TX_REQ;
       oq_wlen_en = 1'b1;
       oq_wgrp = open_grp_q;
       oq_wgidx = open_gidx_q;
@@ -468,7 +468,7 @@ module ni_wc #(
   localparam int unsigned CopyW = $clog2(GroupMembers);
   logic oq_valid, head_last, o_free, hdr_take, rd_replay_q, cur_replay, h2_single, by_pass;
   logic o_valid_q, o_last_q;
-  ni_pkg::tx_hdr_t o_hdr_q;
+  ni_pkg::tx_desc_t o_hdr_q;
   patch_t o_patch_q;
   logic [MbrW-1:0] mbr;
   logic [CopyW-1:0] copy_q;
@@ -498,14 +498,11 @@ module ni_wc #(
       end else begin
         o_hdr_q <= oq_head;
         if (oq_len_en) begin
-          o_hdr_q.bytes[4*8 +: 8] <= {5'b0, oq_words[10:8]};
-          o_hdr_q.bytes[5*8 +: 8] <= oq_words[7:0];
+          o_hdr_q.pkt_words <= oq_words;
         end
         if (oq_grp) begin
-          o_hdr_q.bytes[2*8 +: 8] <= mbr_dlid_i[mbr][15:8];
-          o_hdr_q.bytes[3*8 +: 8] <= mbr_dlid_i[mbr][7:0];
-          o_hdr_q.bytes[22*8 +: 8] <= mbr_memid_i[mbr][15:8];
-          o_hdr_q.bytes[23*8 +: 8] <= mbr_memid_i[mbr][7:0];
+          o_hdr_q.dlid <= mbr_dlid_i[mbr];
+          o_hdr_q.memid <= mbr_memid_i[mbr];
         end
         o_patch_q.en <= oq_len_en;
         o_patch_q.len_dw <= oq_len[11:2];  // 4096 bytes: 0, as PCIe encodes it
@@ -837,8 +834,10 @@ module ni_wc #(
                                    (h2_meta_q.addr == next_addr_q && h2_meta_q.win == open_win_q &&
                                     32'(open_len_q) + 32'(h2_meta_q.bytes) <= MaxPayload))
   `NI_ASSERT(SameRecordInPacket_A, (take && new_mode == ModeAppend) |->
-                                   ({h2_hdr_q.bytes[ni_pkg::TxHdrBytes*8-1:6*8], h2_hdr_q.bytes[4*8-1:0]} ==
-                                    {open_hdr_q.bytes[ni_pkg::TxHdrBytes*8-1:6*8], open_hdr_q.bytes[4*8-1:0]}))
+                                   ({h2_hdr_q.vc, h2_hdr_q.dlid, h2_hdr_q.flags, h2_hdr_q.aux8, h2_hdr_q.memid,
+                                     h2_hdr_q.key} ==
+                                    {open_hdr_q.vc, open_hdr_q.dlid, open_hdr_q.flags, open_hdr_q.aux8,
+                                     open_hdr_q.memid, open_hdr_q.key}))
   `NI_ASSERT(KeepFromLength_A, (beat_in && cur_mode != ModePass && !in_bad) |->
                                (in_keep == (in_last ? KeepW'((65'(1) << cur_lanes) - 65'(1)) : '1)))
   `NI_ASSERT(FlushDueIsCurrent_A, fl_due_q == flush_mark_q[done_cnt_q])

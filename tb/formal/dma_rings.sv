@@ -46,7 +46,7 @@ module dma_rings #(
   logic [NumFifos-1:0][15:0] size, size_used, head, tail;
   assign size[0] = 16'(Size0);
   assign size[1] = 16'(Size1);
-  ni_pkg::tx_hdr_t out_hdr;
+  ni_pkg::tx_desc_t out_hdr;
   logic [BeatW-1:0] out_beat, loc_beat;
   logic [NumFifos-1:0] err, busy, ev_err;
   logic [NumFifos-1:0][3:0] code;

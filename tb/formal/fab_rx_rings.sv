@@ -86,7 +86,7 @@ module fab_rx_rings #(
   logic [15:0] q_lid;
   logic [23:0] q_psn;
   logic amo_replay;
-  ni_pkg::tx_hdr_t gen_hdr;
+  ni_pkg::tx_desc_t gen_hdr;
   logic gen_valid;
   logic [63:0] m_axis_tdata;
   logic [7:0] m_axis_tkeep;

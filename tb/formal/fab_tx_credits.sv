@@ -18,7 +18,7 @@ module fab_tx_credits #(
 ) (
   input  logic clk_i,
   input  logic rst_ni,
-  input  logic [NumSrc*ni_pkg::TxHdrW-1:0] src_hdr_i,
+  input  logic [NumSrc*ni_pkg::TxDescW-1:0] src_hdr_i,
   input  logic [NumSrc-1:0] src_hdr_valid_i,
   input  logic [NumSrc-1:0][BeatW-1:0] src_beat_i,
   input  logic [NumSrc-1:0] src_beat_valid_i,
@@ -34,7 +34,7 @@ module fab_tx_credits #(
   logic tlast, tdest, tvalid, ev_tx;
 
   ni_fab_tx #(.DataW(64), .NumSrc(NumSrc)) u_dut (
-    .clk_i, .rst_ni, .node_id_i(16'h0001),
+    .clk_i, .rst_ni, .node_id_i(16'h0001), .pkey_i(16'hFFFF),
     .src_hdr_i, .src_hdr_valid_i, .src_hdr_ready_o(src_hdr_ready),
     .src_beat_i, .src_beat_valid_i, .src_beat_ready_o(src_beat_ready),
     .m_axis_tdata(tdata), .m_axis_tkeep(tkeep), .m_axis_tlast(tlast), .m_axis_tdest(tdest),
@@ -42,9 +42,9 @@ module fab_tx_credits #(
   );
 
   // A packet starts when a source's header is taken; it fills a slot of its VC.
-  ni_pkg::tx_hdr_t hdr0, hdr1;
-  assign hdr0 = src_hdr_i[0 +: ni_pkg::TxHdrW];
-  assign hdr1 = src_hdr_i[ni_pkg::TxHdrW +: ni_pkg::TxHdrW];
+  ni_pkg::tx_desc_t hdr0, hdr1;
+  assign hdr0 = src_hdr_i[0 +: ni_pkg::TxDescW];
+  assign hdr1 = src_hdr_i[ni_pkg::TxDescW +: ni_pkg::TxDescW];
   always_comb begin
     for (int v = 0; v < ni_pkg::NumVc; v++) begin
       start[v] = (src_hdr_valid_i[0] && src_hdr_ready[0] && 32'(hdr0.vc) == v) ||
