@@ -6,7 +6,9 @@
 // cycle it is first offered; the beats chosen enter an output queue of two (the
 // registered block boundary: the host port's ready and this block's outputs are
 // registers), so a decapsulated TLP's beat reaches the host port a cycle after it
-// arrives here.
+// arrives here. The NI's own TLPs are built into a staging register per source first
+// (their readies are registers), and leave a cycle after they are handed over at the
+// earliest.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -57,17 +59,120 @@ module ni_host_tx #(
 );
   typedef enum logic [2:0] {SrcFab, SrcUr, SrcRd, SrcDma, SrcCopy, SrcNone} src_e;
   localparam int unsigned NumSrc = 5;
-  src_e cur_q, cur_d, pick, sel, sel_d;
-  logic [1:0] lbeat;
-  logic [2:0] rr_q, rr_d;
-  logic [1:0] lbeat_q, lbeat_d;
 
+  // ------------------------------------------------------------ the NI's own TLPs
+  // Each own source (ur_i, rd_i, the DMA engine's read) has a staging register: its TLP
+  // is built into it as bytes and lanes (docs/formats.md) when the source hands it over,
+  // and leaves from there a beat at a time (a beat counter picks the lanes), so every
+  // lane of the output comes from a register. A stage takes its next TLP once it is
+  // empty (its ready a register): a source's own TLPs leave at most one every
+  // (beats + 2) cycles, which none of them needs more often.
+  localparam int unsigned OwnBytes = 20;  // the longest: a write confirmation, an interrupt
+  localparam int unsigned OwnBeats = (OwnBytes + Bpb - 1) / Bpb;
+  localparam int unsigned OwnBeatW = OwnBeats > 1 ? $clog2(OwnBeats) : 1;
+  localparam int unsigned OwnW = OwnBeats * DataW;
+  localparam int unsigned OwnKeepW = OwnBeats * Bpb;
+  localparam int unsigned OwnTlpW = 8 + OwnBeatW + OwnKeepW + OwnW;
+  // A TLP of `len` bytes as a stage holds it: {the host port (an interrupt's; else 0),
+  // its last beat, the lanes kept, the bytes (byte p at [8p +: 8])}.
+  function automatic logic [OwnTlpW-1:0] own_tlp(input logic [OwnBytes*8-1:0] bytes, input logic [4:0] len,
+                                                 input logic [7:0] dest);
+    logic [OwnKeepW-1:0] keep;
+    for (int p = 0; p < OwnKeepW; p++) keep[p] = p < 32'(len);
+    own_tlp = {dest, OwnBeatW'((32'(len) - 1) / Bpb), keep, OwnW'(bytes)};
+  endfunction
+
+  // A completion (Cpl with a status; CplD of CSR read data; CplD of a write confirmation
+  // whose data is the address, least significant byte first).
+  function automatic logic [OwnBytes*8-1:0] cpl_bytes(input logic [7:0] ft, input logic [7:0] len_dw,
+                                                      input logic [2:0] status, input logic [7:0] byte_count,
+                                                      input logic [15:0] reqid, input logic [7:0] tag,
+                                                      input logic [6:0] laddr, input logic [63:0] data);
+    logic [OwnBytes*8-1:0] b;
+    b = '0;
+    b[0*8 +: 8] = ft;
+    b[3*8 +: 8] = len_dw;
+    b[4*8 +: 8] = NiReqId[15:8];
+    b[5*8 +: 8] = NiReqId[7:0];
+    b[6*8 +: 8] = {status, 5'd0};
+    b[7*8 +: 8] = byte_count;
+    b[8*8 +: 8] = reqid[15:8];
+    b[9*8 +: 8] = reqid[7:0];
+    b[10*8 +: 8] = tag;
+    b[11*8 +: 8] = {1'b0, laddr};
+    b[12*8 +: 64] = data;
+    cpl_bytes = b;
+  endfunction
+
+  logic [OwnTlpW-1:0] ur_tlp, rd_tlp, dma_tlp;
+  always_comb begin
+    unique case (ur_i.kind)
+      ni_pkg::OWN_CONF:
+        ur_tlp = own_tlp(cpl_bytes(ni_pkg::TLP_CPLD, 8'd2, ni_pkg::CPL_SC, 8'd8, ur_i.reqid, ur_i.tag,
+                                   ur_i.addr[6:0], ur_i.addr), 5'd20, 8'd0);
+      ni_pkg::OWN_IRQ:
+        ur_tlp = own_tlp({ur_i.data, ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, 10'd1, NiReqId, 8'h00,
+                                                            {ur_i.addr[63:2], 2'b00})}, 5'd20, ur_i.reqid[15:8]);
+      default:
+        ur_tlp = own_tlp(cpl_bytes(ni_pkg::TLP_CPL, 8'd0, ur_i.status, 8'd4, ur_i.reqid, ur_i.tag,
+                                   ur_i.addr[6:0], 64'd0), 5'd12, 8'd0);
+    endcase
+  end
+  // rd_i: {data, reqid, tag, lower address}.
+  assign rd_tlp = own_tlp(cpl_bytes(ni_pkg::TLP_CPLD, 8'd1, ni_pkg::CPL_SC, 8'd4, rd_i[30:15], rd_i[14:7],
+                                    rd_i[6:0], {32'h0, rd_i[62:31]}), 5'd16, 8'd0);
+  logic [9:0] dma_dw;
+  assign dma_dw = dma_rd_bytes_i[11:2];  // 4096 bytes: Length 0 (1024 DW); DW multiples
+  assign dma_tlp = own_tlp(OwnBytes*8'(ni_pkg::mem_req_header(ni_pkg::TLP_MRD64, dma_dw, NiReqId, dma_rd_tag_i,
+                                                               {dma_rd_addr_i[63:2], 2'b00})), 5'd16, 8'd0);
+  logic unused;
+  assign unused = ^{dma_rd_bytes_i[12], dma_rd_bytes_i[1:0], dma_rd_addr_i[1:0]};
+
+  // The stages, in the order of src_e from SrcUr (separate arrays: Yosys reads no member
+  // of an indexed array of structs).
+  localparam int unsigned NumOwn = 3;
+  logic [NumOwn-1:0][7:0] st_dest_q;
+  logic [NumOwn-1:0][OwnBeatW-1:0] st_end_q, st_beat_q;  // its last beat, the beat at the head
+  logic [NumOwn-1:0][OwnKeepW-1:0] st_keep_q;
+  logic [NumOwn-1:0][OwnW-1:0] st_data_q;
+  logic [NumOwn-1:0] stage_v_q, own_in_valid, own_in_ready, own_last, own_shift, own_done;
+  logic [NumOwn-1:0][OwnTlpW-1:0] own_in;
+  assign own_in = {dma_tlp, rd_tlp, ur_tlp};
+  assign own_in_valid = {dma_rd_valid_i, rd_valid_i, ur_valid_i};
+  assign own_in_ready = ~stage_v_q;
+  assign {dma_rd_ready_o, rd_ready_o, ur_ready_o} = own_in_ready;
+  logic [NumOwn-1:0][DataW-1:0] own_data;
+  logic [NumOwn-1:0][KeepW-1:0] own_keep;
+  for (genvar k = 0; k < NumOwn; k++) begin : gen_stage
+    assign own_last[k] = st_beat_q[k] == st_end_q[k];
+    assign own_data[k] = st_data_q[k][32'(st_beat_q[k]) * DataW +: DataW];
+    assign own_keep[k] = st_keep_q[k][32'(st_beat_q[k]) * Bpb +: Bpb];
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        {st_dest_q[k], st_end_q[k], st_keep_q[k], st_data_q[k]} <= '0;
+        st_beat_q[k] <= '0;
+        stage_v_q[k] <= 1'b0;
+      end else if (own_in_valid[k] && own_in_ready[k]) begin
+        {st_dest_q[k], st_end_q[k], st_keep_q[k], st_data_q[k]} <= own_in[k];
+        st_beat_q[k] <= '0;
+        stage_v_q[k] <= 1'b1;
+      end else if (own_done[k]) begin
+        stage_v_q[k] <= 1'b0;
+      end else if (own_shift[k]) begin
+        st_beat_q[k] <= st_beat_q[k] + 1'b1;
+      end
+    end
+  end
+
+  // ------------------------------------------------------------ arbiter
   // Round robin among waiting sources, starting after the last one served. The pick is
-  // made a cycle ahead (into sel_q) and taken when no TLP is going out: a source holds
-  // its valid until its TLP is taken, so a registered pick is still waiting, or was the
-  // source just served (then the next pick follows a cycle later).
+  // made a cycle ahead (into the one-hot s_*_q) and taken when no TLP is going out: a
+  // source holds its valid until its TLP is taken, so a registered pick is still
+  // waiting, or was the source just served (then the next pick follows a cycle later).
+  src_e cur_q, cur_d, pick, sel_q, sel_d;
+  logic [2:0] rr_q, rr_d;
   logic [NumSrc-1:0] want;
-  assign want = {copy_valid_i, dma_rd_valid_i, rd_valid_i, ur_valid_i, s_axis_tvalid};
+  assign want = {copy_valid_i, stage_v_q, s_axis_tvalid};
   // (One fixed priority order per value of rr_q: the source numbers are constants, no
   // modulo is built.)
   always_comb begin
@@ -81,114 +186,44 @@ module ni_host_tx #(
     end
   end
 
-  // The NI's own TLP as bytes (docs/formats.md): a completion (Cpl UR/CA; CplD of
-  // CSR read data, or a write confirmation whose data is the address, least
-  // significant byte first), or an interrupt (MWr of one DW).
-  logic [159:0] loc;
-  logic [4:0] loc_len_q;  // the own TLP's bytes, registered with its select
-  // The NI's own completions and interrupts (ur_i) differ in length: in the cycle after
-  // one is taken, the next one's length is being registered (it was not yet at the head
-  // when its select was), so it waits a cycle.
-  logic ur_taken_q;
-  logic [15:0] c_reqid;
-  logic [7:0] c_tag;
-  logic [6:0] c_laddr;
-  logic is_rd, is_conf, is_irq;
-  // sel is the TLP going out, or else the pick made a cycle ahead, kept one-hot in
-  // registers (s_*_q, each steering every lane of the output). A TLP's beat count
-  // lbeat_q is 0 between TLPs.
-  src_e sel_q;
-  logic s_fab_q, s_ur_q, s_rd_q, s_dma_q, s_copy_q;
-  assign sel = sel_q;
-  assign lbeat = lbeat_q;
-  assign is_rd = s_rd_q;
-  assign is_conf = s_ur_q && ur_i.kind == ni_pkg::OWN_CONF;
-  assign is_irq = s_ur_q && ur_i.kind == ni_pkg::OWN_IRQ;
-  assign {c_reqid, c_tag, c_laddr} = is_rd ? rd_i[30:0] : {ur_i.reqid, ur_i.tag, ur_i.addr[6:0]};
-  logic [9:0] dma_dw;
-  assign dma_dw = dma_rd_bytes_i[11:2];  // 4096 bytes: Length 0 (1024 DW); DW multiples
-  logic unused;
-  assign unused = ^{dma_rd_bytes_i[12], dma_rd_bytes_i[1:0], dma_rd_addr_i[1:0]};
-  always_comb begin
-    loc = '0;
-    if (s_dma_q) begin
-      loc[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MRD64, dma_dw, NiReqId, dma_rd_tag_i,
-                                             {dma_rd_addr_i[63:2], 2'b00});
-    end else if (is_irq) begin
-      loc[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, 10'd1, NiReqId, 8'h00,
-                                             {ur_i.addr[63:2], 2'b00});
-      loc[16*8 +: 32] = ur_i.data;
-    end else begin
-      loc[0*8 +: 8] = (is_rd || is_conf) ? ni_pkg::TLP_CPLD : ni_pkg::TLP_CPL;
-      loc[3*8 +: 8] = is_rd ? 8'd1 : is_conf ? 8'd2 : 8'd0;
-      loc[4*8 +: 8] = NiReqId[15:8];
-      loc[5*8 +: 8] = NiReqId[7:0];
-      loc[6*8 +: 8] = {is_rd ? ni_pkg::CPL_SC : ur_i.status, 5'd0};
-      loc[7*8 +: 8] = is_conf ? 8'd8 : 8'd4;
-      loc[8*8 +: 8] = c_reqid[15:8];
-      loc[9*8 +: 8] = c_reqid[7:0];
-      loc[10*8 +: 8] = c_tag;
-      loc[11*8 +: 8] = {1'b0, c_laddr};
-      loc[12*8 +: 64] = is_conf ? ur_i.addr : {32'h0, rd_i[62:31]};
-    end
-  end
-
-  // The beat chosen (o_*), into the output queue.
-  logic [DataW-1:0] o_tdata;
-  logic [KeepW-1:0] o_tkeep;
-  logic o_tlast, o_tuser, o_tvalid, o_tready;
-  logic [7:0] o_tdest;
+  // The beat chosen (o_*), into the output queue: an AND-OR of the sources under their
+  // one-hot selects (each steering every lane).
+  logic s_fab_q, s_copy_q;
+  logic [NumOwn-1:0] s_own_q;
+  logic o_tlast, o_tvalid, o_tready;
   logic load;
-  logic s_loc;  // one of the NI's own TLPs (built in loc)
-  logic [DataW-1:0] loc_data;
-  logic [KeepW-1:0] loc_keep;
-  logic [DataW+KeepW+1:0] fab_beat;
-  logic [4*DataW-1:0] loc_beats;  // loc in whole beats (lbeat counts up to 3)
-  assign loc_beats = (4*DataW)'(loc);
-  assign s_loc = s_ur_q || s_rd_q || s_dma_q;
-  assign fab_beat = {s_axis_tuser, s_axis_tlast, s_axis_tkeep, s_axis_tdata};
+  localparam int unsigned OW = 8 + 2 + KeepW + DataW;  // {dest, user, last, keep, data}
+  logic [OW-1:0] o_word;
   always_comb begin
-    for (int j = 0; j < Bpb; j++) begin
-      loc_data[j*8 +: 8] = loc_beats[(32'(lbeat) * Bpb + j) * 8 +: 8];
-      loc_keep[j] = 32'(lbeat) * Bpb + j < 32'(loc_len_q);
-      if (!loc_keep[j]) loc_data[j*8 +: 8] = 8'h00;
+    o_word = ({OW{s_fab_q}} & {8'd0, s_axis_tuser, s_axis_tlast, s_axis_tkeep, s_axis_tdata}) |
+             ({OW{s_copy_q}} & {8'd0, copy_beat_i});
+    for (int k = 0; k < NumOwn; k++) begin
+      o_word = o_word | ({OW{s_own_q[k]}} & {st_dest_q[k], 1'b0, own_last[k], own_keep[k], own_data[k]});
     end
-    // AND-OR of the sources under their one-hot selects.
-    {o_tuser, o_tlast, o_tkeep, o_tdata} =
-        ({(DataW + KeepW + 2){s_fab_q}} & fab_beat) | ({(DataW + KeepW + 2){s_copy_q}} & copy_beat_i) |
-        ({(DataW + KeepW + 2){s_loc}} & {1'b0, 32'(lbeat) * Bpb + Bpb >= 32'(loc_len_q), loc_keep, loc_data});
-    o_tvalid = (s_ur_q && ur_valid_i && !ur_taken_q) || (s_rd_q && rd_valid_i) || (s_dma_q && dma_rd_valid_i) ||
-               (s_fab_q && s_axis_tvalid) || (s_copy_q && copy_valid_i);
+    o_tlast = o_word[DataW + KeepW];
+    o_tvalid = (s_fab_q && s_axis_tvalid) || (s_copy_q && copy_valid_i) || |(s_own_q & stage_v_q);
   end
-
-  assign o_tdest = is_irq ? ur_i.reqid[15:8] : 8'd0;
   assign load = o_tvalid && o_tready;
   assign s_axis_tready = s_fab_q && o_tready;
-  assign ur_ready_o = s_ur_q && load && o_tlast;
-  assign rd_ready_o = s_rd_q && load && o_tlast;
-  assign dma_rd_ready_o = s_dma_q && load && o_tlast;
   assign copy_ready_o = s_copy_q && o_tready;
-  ni_fifo #(.Width(8 + DataW + KeepW + 2), .Depth(2), .FreeWrite(1)) u_out_q (
-    .clk_i, .rst_ni, .wdata_i({o_tdest, o_tuser, o_tlast, o_tkeep, o_tdata}), .wvalid_i(o_tvalid),
-    .wready_o(o_tready), .rdata_o({m_axis_tdest, m_axis_tuser, m_axis_tlast, m_axis_tkeep, m_axis_tdata}),
+  // A stage's beat is taken when it is selected and the output queue has room (its
+  // valid is the stage's own: no wider term on the way to the stage's enables).
+  assign own_shift = s_own_q & stage_v_q & {NumOwn{o_tready}};
+  assign own_done = own_shift & own_last;
+  ni_fifo #(.Width(OW), .Depth(2), .FreeWrite(1)) u_out_q (
+    .clk_i, .rst_ni, .wdata_i(o_word), .wvalid_i(o_tvalid), .wready_o(o_tready),
+    .rdata_o({m_axis_tdest, m_axis_tuser, m_axis_tlast, m_axis_tkeep, m_axis_tdata}),
     .rvalid_o(m_axis_tvalid), .rready_i(m_axis_tready));
 
   always_comb begin
     cur_d = cur_q;
     rr_d = rr_q;
-    lbeat_d = lbeat_q;
     // The choice is held from the cycle its first beat is offered.
     if (cur_q == SrcNone && o_tvalid) begin
-      cur_d = sel;
-      rr_d = (sel == SrcCopy) ? 3'd0 : 3'(sel) + 3'd1;
+      cur_d = sel_q;
+      rr_d = (sel_q == SrcCopy) ? 3'd0 : 3'(sel_q) + 3'd1;
     end
-    if (load) begin
-      lbeat_d = lbeat + 2'd1;
-      if (o_tlast) begin
-        cur_d = SrcNone;
-        lbeat_d = '0;
-      end
-    end
+    if (load && o_tlast) cur_d = SrcNone;
   end
 
   assign sel_d = (cur_d == SrcNone) ? pick : cur_d;
@@ -196,25 +231,18 @@ module ni_host_tx #(
     if (!rst_ni) begin
       cur_q <= SrcNone;
       sel_q <= SrcNone;
-      loc_len_q <= 5'd12;
-      ur_taken_q <= 1'b0;
-      {s_fab_q, s_ur_q, s_rd_q, s_dma_q, s_copy_q} <= '0;
+      {s_copy_q, s_own_q, s_fab_q} <= '0;
       rr_q <= '0;
-      lbeat_q <= '0;
     end else begin
       cur_q <= cur_d;
       sel_q <= sel_d;
-      ur_taken_q <= ur_ready_o;
-      loc_len_q <= (sel_d == SrcDma || sel_d == SrcRd) ? 5'd16 :
-                   (sel_d == SrcUr && ur_i.kind != ni_pkg::OWN_CPL) ? 5'd20 : 5'd12;
-      {s_fab_q, s_ur_q, s_rd_q, s_dma_q, s_copy_q} <=
-          {sel_d == SrcFab, sel_d == SrcUr, sel_d == SrcRd, sel_d == SrcDma, sel_d == SrcCopy};
+      {s_copy_q, s_own_q, s_fab_q} <= {sel_d == SrcCopy, sel_d == SrcDma, sel_d == SrcRd, sel_d == SrcUr,
+                                       sel_d == SrcFab};
       rr_q <= rr_d;
-      lbeat_q <= lbeat_d;
     end
   end
 
-  `NI_ASSERT_AXIS_STABLE(HostOutStable_A, o_tvalid, o_tready, {o_tdata, o_tkeep, o_tlast, o_tuser})
+  `NI_ASSERT_AXIS_STABLE(HostOutStable_A, o_tvalid, o_tready, o_word)
 endmodule
 
 `default_nettype wire
