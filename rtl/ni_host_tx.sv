@@ -123,7 +123,7 @@ module ni_host_tx #(
                                     rd_i[6:0], {32'h0, rd_i[62:31]}), 5'd16, 8'd0);
   logic [9:0] dma_dw;
   assign dma_dw = dma_rd_bytes_i[11:2];  // 4096 bytes: Length 0 (1024 DW); DW multiples
-  assign dma_tlp = own_tlp(OwnBytes*8'(ni_pkg::mem_req_header(ni_pkg::TLP_MRD64, dma_dw, NiReqId, dma_rd_tag_i,
+  assign dma_tlp = own_tlp((OwnBytes*8)'(ni_pkg::mem_req_header(ni_pkg::TLP_MRD64, dma_dw, NiReqId, dma_rd_tag_i,
                                                                {dma_rd_addr_i[63:2], 2'b00})), 5'd16, 8'd0);
   logic unused;
   assign unused = ^{dma_rd_bytes_i[12], dma_rd_bytes_i[1:0], dma_rd_addr_i[1:0]};

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit test of ni_host_tx alone at 64 bits: decapsulated TLPs (with nullify
 // flags), the NI's own TLPs (UR/CA completions, write confirmations, interrupts),
-// CSR read completions and the DMA engine's local-copy writes (with nullify flags)
-// merged onto
+// CSR read completions, the DMA engine's memory reads and its local-copy writes (with
+// nullify flags) merged onto
 // the host port under random idles and back-pressure. Every TLP must come out
 // whole, in its source's order, byte-equal to the golden codec; the sources take
 // turns when all of them wait; a decapsulated beat passes in the cycle it is
@@ -27,8 +27,10 @@ constexpr unsigned kBpb = 8;
 constexpr uint16_t kNiReqId = 0x0100;
 
 struct RdCpl { uint32_t data; uint16_t reqid; uint8_t tag, laddr; };
+struct DmaRd { uint64_t addr; uint16_t bytes; uint8_t tag; };
 
-enum Src { kFab = 0, kUr = 1, kRd = 2, kCopy = 3 };
+// In the block's round-robin order.
+enum Src { kFab = 0, kUr = 1, kRd = 2, kDma = 3, kCopy = 4 };
 constexpr uint8_t kCopyTag = 0xC0;  // marks the test's local-copy TLPs
 
 class HostTxTest : public tb::VerilatedTest {
@@ -87,12 +89,18 @@ class HostTxTest : public tb::VerilatedTest {
                        static_cast<uint8_t>(rng()() & 0x7C)});
     rdExpect.push_back(rd.back());
   }
+  // A memory read of the DMA engine: 4 to 4096 bytes, whole DWs.
+  void addDma() {
+    dma.push_back(DmaRd{rng()() & ~uint64_t{3}, static_cast<uint16_t>(4 * (1 + rng()() % 1024)),
+                        static_cast<uint8_t>(rng()())});
+    dmaExpect.push_back(dma.back());
+  }
 
   // Runs until every queued TLP came out; `order` gets the sources in output order.
   void run(double localOfferProb) {
-    bool urHeld = false, rdHeld = false;
-    const size_t total = fabExpect.size() + urExpect.size() + rdExpect.size() + copyExpect.size();
-    size_t fabIdx = 0, urIdx = 0, rdIdx = 0, copyIdx = 0;
+    bool urHeld = false, rdHeld = false, dmaHeld = false;
+    const size_t total = fabExpect.size() + urExpect.size() + rdExpect.size() + dmaExpect.size() + copyExpect.size();
+    size_t fabIdx = 0, urIdx = 0, rdIdx = 0, dmaIdx = 0, copyIdx = 0;
     std::vector<unsigned> tdests;  // of the beats of the TLP being received
     for (uint64_t c = 0; order.size() < total; ++c) {
       if (c > 200000) { ADD_FAILURE() << "stuck, seed " << seed(); break; }
@@ -123,12 +131,20 @@ class HostTxTest : public tb::VerilatedTest {
       if (rdHeld)
         m.rd_i = uint64_t{rd.front().data} << 31 | uint64_t{rd.front().reqid} << 15 | uint64_t{rd.front().tag} << 7 |
                  rd.front().laddr;
+      dmaHeld = dmaHeld || (!dma.empty() && std::uniform_real_distribution<>(0, 1)(rng()) < localOfferProb);
+      m.dma_rd_valid_i = dmaHeld;
+      if (dmaHeld) {
+        m.dma_rd_addr_i = dma.front().addr;
+        m.dma_rd_bytes_i = dma.front().bytes;
+        m.dma_rd_tag_i = dma.front().tag;
+      }
       m.m_axis_tready = sink.ready();
       dut->eval();
       const Beat ob = tb::offeredBeat(m, kBpb);
       const bool ov = m.m_axis_tvalid;
       const bool copyTaken = cv && m.copy_ready_o;
-      const bool fabTaken = fv && m.s_axis_tready, urTaken = urHeld && m.ur_ready_o, rdTaken = rdHeld && m.rd_ready_o;
+      const bool fabTaken = fv && m.s_axis_tready, urTaken = urHeld && m.ur_ready_o, rdTaken = rdHeld && m.rd_ready_o,
+                 dmaTaken = dmaHeld && m.dma_rd_ready_o;
       if (ov && m.m_axis_tready) tdests.push_back(m.m_axis_tdest);
       cycle();
       if (fabTaken) {
@@ -141,6 +157,7 @@ class HostTxTest : public tb::VerilatedTest {
       }
       if (urTaken) { ur.pop_front(); urHeld = false; }
       if (rdTaken) { rd.pop_front(); rdHeld = false; }
+      if (dmaTaken) { dma.pop_front(); dmaHeld = false; }
       if (!sink.observe(ov, ob, c)) continue;
       const tb::Packet& p = sink.packets().back();
       // tdest, on every beat: the port an interrupt names (reqid bits 15:8), else 0.
@@ -161,6 +178,12 @@ class HostTxTest : public tb::VerilatedTest {
         EXPECT_EQ(p.bytes, encodeTlp(makeCplD(kNiReqId, r.reqid, r.tag, r.laddr, le32(r.data)))) << "CSR cpl " << rdIdx - 1;
         EXPECT_FALSE(p.user);
         order.push_back(kRd);
+      } else if (p.bytes.size() == 16 && p.bytes[0] == 0x20) {
+        ASSERT_LT(dmaIdx, dmaExpect.size());
+        const DmaRd& r = dmaExpect[dmaIdx++];
+        EXPECT_EQ(p.bytes, encodeTlp(makeMRd(kNiReqId, r.tag, r.addr, r.bytes))) << "DMA read " << dmaIdx - 1;
+        EXPECT_FALSE(p.user);
+        order.push_back(kDma);
       } else if (p.bytes.size() > 20 && p.bytes[0] == 0x60 && getBe(&p.bytes[4], 2) == kNiReqId &&
                  p.bytes[6] == kCopyTag) {
         ASSERT_LT(copyIdx, copyExpect.size());
@@ -188,6 +211,7 @@ class HostTxTest : public tb::VerilatedTest {
   std::deque<bool> fabUser, fabUserExpect;
   std::deque<tb::OwnCpl> ur, urExpect;
   std::deque<RdCpl> rd, rdExpect;
+  std::deque<DmaRd> dma, dmaExpect;
   std::vector<Src> order;
 };
 
@@ -202,9 +226,10 @@ TEST_F(HostTxTest, MergesAllSourcesWholeAndInOrderUnderStalls) {
     if (i % 2) addUr();
     if (i % 3) addRd();
     if (i % 4 == 0) addCopy(rng()() % 6 == 0);
+    if (i % 5 == 0) addDma();
   }
   run(0.2);
-  EXPECT_EQ(order.size(), 300u + 150u + 200u + 75u);
+  EXPECT_EQ(order.size(), 300u + 150u + 200u + 75u + 60u);
 }
 
 TEST_F(HostTxTest, SourcesTakeTurnsWhenAllWait) {
@@ -213,11 +238,12 @@ TEST_F(HostTxTest, SourcesTakeTurnsWhenAllWait) {
     fabUserExpect.push_back(false);
     addUr();
     addRd();
+    addDma();
     addCopy(false);
   }
   run(1.0);
-  ASSERT_EQ(order.size(), 240u);
-  for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], Src(i % 4)) << "position " << i;
+  ASSERT_EQ(order.size(), 300u);
+  for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], Src(i % 5)) << "position " << i;
 }
 
 }  // namespace
