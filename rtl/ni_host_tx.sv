@@ -6,9 +6,8 @@
 // cycle it is first offered; the beats chosen enter an output queue of two (the
 // registered block boundary: the host port's ready and this block's outputs are
 // registers), so a decapsulated TLP's beat reaches the host port a cycle after it
-// arrives here. The NI's own TLPs are built into a staging register per source first
-// (their readies are registers), and leave a cycle after they are handed over at the
-// earliest.
+// arrives here. The NI's own TLPs are built into a staging register per source first,
+// and leave a cycle after they are handed over at the earliest.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -64,9 +63,9 @@ module ni_host_tx #(
   // Each own source (ur_i, rd_i, the DMA engine's read) has a staging register: its TLP
   // is built into it as bytes and lanes (docs/formats.md) when the source hands it over,
   // and leaves from there a beat at a time (a beat counter picks the lanes), so every
-  // lane of the output comes from a register. A stage takes its next TLP once it is
-  // empty (its ready a register): a source's own TLPs leave at most one every
-  // (beats + 2) cycles, which none of them needs more often.
+  // lane of the output comes from a register. A stage takes its next TLP when it is
+  // empty or its last beat is being taken, so one source's own TLPs (the DMA engine's
+  // reads, which its throughput needs) go back to back.
   localparam int unsigned OwnBytes = 20;  // the longest: a write confirmation, an interrupt
   localparam int unsigned OwnBeats = (OwnBytes + Bpb - 1) / Bpb;
   localparam int unsigned OwnBeatW = OwnBeats > 1 ? $clog2(OwnBeats) : 1;
@@ -139,7 +138,7 @@ module ni_host_tx #(
   logic [NumOwn-1:0][OwnTlpW-1:0] own_in;
   assign own_in = {dma_tlp, rd_tlp, ur_tlp};
   assign own_in_valid = {dma_rd_valid_i, rd_valid_i, ur_valid_i};
-  assign own_in_ready = ~stage_v_q;
+  assign own_in_ready = ~stage_v_q | own_done;
   assign {dma_rd_ready_o, rd_ready_o, ur_ready_o} = own_in_ready;
   logic [NumOwn-1:0][DataW-1:0] own_data;
   logic [NumOwn-1:0][KeepW-1:0] own_keep;
