@@ -25,7 +25,8 @@ module ni_fab_tx #(
   input  logic rst_ni,
   input  logic [15:0] node_id_i,
   input  logic [15:0] pkey_i,     // P_KEY: stamped into every BTH and CTH (not a raw packet)
-  // Sources: a header record, then (if has_payload) a beat stream ending in last.
+  // Sources: a header descriptor, then (unless an ACK, NAK or UR answer) a beat stream
+  // ending in last.
   input  logic [NumSrc*ni_pkg::TxDescW-1:0] src_hdr_i,  // tx_desc_t per source, source 0 lowest
   input  logic [NumSrc-1:0] src_hdr_valid_i,
   output logic [NumSrc-1:0] src_hdr_ready_o,
@@ -168,7 +169,7 @@ module ni_fab_tx #(
     logic cont;         // a continuation: the header bytes replace its beats' first 16
     logic has_payload;  // beats follow the header bytes
     logic vc;
-    logic [5:0] len;    // header bytes before the beats (none for raw and cont)
+    logic [5:0] len;    // header bytes before the beats (not used for raw and cont)
     logic [ni_pkg::TxHdrBytes*8-1:0] bytes;  // byte p at bits [8p +: 8]
   } frame_hdr_t;
   frame_hdr_t pq_hdr;
@@ -194,7 +195,7 @@ module ni_fab_tx #(
     pq_desc = '0;
     {pq_hmask, pq_end6, pq_end0, pq_src, pq_desc.kind, pq_desc.vc, pq_desc.dlid, pq_desc.pkt_words, pq_desc.psn,
      pq_desc.flags, pq_desc.aux8, pq_desc.memid, pq_desc.key} = pq_head;
-    // The header record the framer works from, built from the queued descriptor.
+    // The framer's record of the packet, built from the queued descriptor.
     pq_hdr = '0;
     pq_hdr.raw = pq_desc.kind == ni_pkg::TX_RAW;
     pq_hdr.cont = pq_desc.kind == ni_pkg::TX_CONT;

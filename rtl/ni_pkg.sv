@@ -152,7 +152,8 @@ package ni_pkg;
   localparam int unsigned TxDescW = 3 + 52 + 1 + 16 + 11 + 24 + 1 + 8 + 8 + 16 + 16;
 
   // How many header bytes the framer sends for a descriptor of this kind before its
-  // beats (a continuation's CTH and a raw packet's headers come in its beats).
+  // beats (the framer does not use it for a continuation or a raw packet: their
+  // headers replace or are the first bytes of their beats).
   function automatic logic [5:0] tx_header_len(input logic [2:0] kind);
     tx_header_len = (kind == TX_ACK) ? 6'(NakHdrBytes) : (kind == TX_UR) ? 6'(FabHdrBytes + 12) :
                     (kind == TX_RAW) ? 6'(RawHdrBytes) : 6'(FabHdrBytes);
