@@ -171,7 +171,9 @@ module ni_host_tx #(
   src_e cur_q, cur_d, pick, sel_q, sel_d;
   logic [2:0] rr_q, rr_d;
   logic [NumSrc-1:0] want;
-  assign want = {copy_valid_i, stage_v_q, s_axis_tvalid};
+  // An own source counts as waiting once its TLP is offered: an empty stage takes it in
+  // this cycle, so it is there when the pick takes effect.
+  assign want = {copy_valid_i, stage_v_q | own_in_valid, s_axis_tvalid};
   // (One fixed priority order per value of rr_q: the source numbers are constants, no
   // modulo is built.)
   always_comb begin
