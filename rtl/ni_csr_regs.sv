@@ -142,6 +142,7 @@ module ni_csr_regs #(
   input  logic poison_host_cnt_inc_i,
   input  logic poison_fab_cnt_inc_i,
   input  logic ack_unsent_cnt_inc_i,
+  input  logic retx_busy_pending_i,
   output logic [NumInj-1:0][31:0] inj_base_lo_addr_o,
   output logic [NumInj-1:0][31:0] inj_base_hi_addr_o,
   output logic [NumInj-1:0][15:0] inj_size_slots_o,
@@ -1195,7 +1196,7 @@ module ni_csr_regs #(
     cnt_value_value_all[NumCnt-1:0] = cnt_value_value_i;
   end
 
-  localparam logic [1023:0] Mapped = 1024'hffffffffffffffff000000007f7f7f7f7f7f7f7f7f7f7f7f000000000000ffffffffffffffffffff000000001fffffffffffffffffffffffffffffffffffffffffff0fffffffffdf;
+  localparam logic [1023:0] Mapped = 1024'hffffffffffffffff000000007f7f7f7f7f7f7f7f7f7f7f7f000000000000ffffffffffffffffffff000000003fffffffffffffffffffffffffffffffffffffffffff0fffffffffdf;
   assign req_hit_o = req_addr_i[1:0] == 2'b00 && Mapped[req_addr_i[11:2]];
   always_comb begin
     rdata_o = '0;
@@ -2065,6 +2066,8 @@ module ni_csr_regs #(
                       if (!req_addr_i[3]) begin
                         if (!req_addr_i[2]) begin
                           rdata_o[31:0] = ack_unsent_cnt_count_q;
+                        end else begin
+                          rdata_o[0:0] = retx_busy_pending_i;
                         end
                       end
                     end

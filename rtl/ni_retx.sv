@@ -84,6 +84,7 @@ module ni_retx #(
   output logic fail_valid_o,
   input  logic fail_ready_i,
   output logic [SlotW:0] used_o,  // slots in use
+  output logic pending_o,         // a slot is in use (an OR, where used_o is a count)
   output logic ev_retx_o,         // a resend started
   output logic ev_fail_o,         // a slot failed
   output logic ev_conf_o,         // a confirmation went to the CPU
@@ -255,6 +256,7 @@ module ni_retx #(
     used_o = '0;
     for (int i = 0; i < NumSlots; i++) used_o = used_o + (SlotW + 1)'(valid_q[i]);
   end
+  assign pending_o = |valid_q;
 
   // ------------------------------------------------------------ new packets
   logic [15:0] in_dlid;

@@ -332,6 +332,7 @@ module nic_top #(
     .host_stall_cycles_o(host_stall), .host_port_up_written_o(host_up_written),
     .host_port_up_ports_o(host_up_ports), .host_port_down_ports_i(4'(host_down)),
     .fab_credits_vc0_i(fab_credits[0]), .fab_credits_vc1_i(fab_credits[1]), .status_cnt_zero_set_i(ev_cnt_zero),
+    .retx_busy_pending_i(retx_pending_q),
     .rnr_tx_cnt_inc_i(ev_rnr_tx), .rnr_rx_cnt_inc_i(ev_rnr_rx), .rnr_delay_cycles_o(rnr_delay),
     .raw_ctrl_enable_o(raw_enable), .raw_ctrl_fifo_o(raw_fifo),
     .raw_rx_cnt_inc_i(ev_raw_rx), .raw_drop_cnt_inc_i(ev_raw_drop),
@@ -670,6 +671,11 @@ module nic_top #(
   logic [23:0] rel_psn;
   ni_pkg::own_cpl_t fail_word;
   logic [$clog2(RetxSlots):0] retx_used;
+  logic retx_pending, retx_pending_q;  // RETX_BUSY, a cycle late: off ni_retx's paths
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) retx_pending_q <= 1'b0;
+    else retx_pending_q <= retx_pending;
+  end
   // At 64 bits ni_fab_rx holds its query a cycle before it reads the answer a response's
   // outcome depends on: the match is registered (QueryReg), off the receiver's loop.
   ni_retx #(.DataW(DataW), .NumSlots(RetxSlots), .SlotBeats(MaxTlpBeats), .NumPeers(NumPeers),
@@ -683,7 +689,7 @@ module nic_top #(
     .q_lid_i(q_lid), .q_psn_i(q_psn), .q_hit_o(q_hit), .q_held_o(q_held), .q_conf_o(q_conf), .q_back_o(q_back),
     .q_cpl_o(q_cpl),
     .fail_o(fail_word), .fail_valid_o(fail_valid), .fail_ready_i(fail_ready),
-    .used_o(retx_used), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail), .ev_conf_o(ev_retx_conf),
+    .used_o(retx_used), .pending_o(retx_pending), .ev_retx_o(ev_retx), .ev_fail_o(ev_retx_fail), .ev_conf_o(ev_retx_conf),
     .ev_unsent_o(ev_ack_unsent)
   );
 

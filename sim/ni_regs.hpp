@@ -265,6 +265,9 @@ constexpr uint32_t PKEY_ERR_CNT = 0x364;
 constexpr uint32_t POISON_HOST_CNT = 0x368;
 constexpr uint32_t POISON_FAB_CNT = 0x36c;
 constexpr uint32_t ACK_UNSENT_CNT = 0x370;
+constexpr uint32_t RETX_BUSY = 0x374;
+constexpr unsigned RETX_BUSY_PENDING_LSB = 0;
+constexpr uint32_t RETX_BUSY_PENDING_MASK = 0x00000001u;
 constexpr uint32_t INJ_BASE_LO(unsigned i) { return 0x600 + i * 0x20; }
 constexpr unsigned INJ_BASE_LO_COUNT = 8;
 constexpr unsigned INJ_BASE_LO_ADDR_LSB = 0;
@@ -433,6 +436,7 @@ constexpr RegInfo kRegisters[] = {
     {"POISON_HOST_CNT", 0x368, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1, false, nullptr},
     {"POISON_FAB_CNT", 0x36c, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1, false, nullptr},
     {"ACK_UNSENT_CNT", 0x370, 0x0, 1, Access::Cnt, 0x00000000u, 0xffffffffu, -1, false, nullptr},
+    {"RETX_BUSY", 0x374, 0x0, 1, Access::Hw, 0x00000000u, 0x00000001u, -1, false, nullptr},
     {"INJ_BASE_LO", 0x600, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1, false, "NumInj"},
     {"INJ_BASE_HI", 0x604, 0x20, 8, Access::Rw, 0x00000000u, 0xffffffffu, -1, false, "NumInj"},
     {"INJ_SIZE", 0x608, 0x20, 8, Access::Rw, 0x00000000u, 0x0000ffffu, -1, false, "NumInj"},

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -507,20 +508,42 @@ bool drainWatched(System& sys, const Options& o, const char* phase) {
   // still for exactly o.watchdog cycles.
   uint64_t before = mark(), lastProgress = sys.cycle();
   unsigned quiet = 0;
+  // Done when quiet and no NI awaits an answer: once the models are quiet, RETX_BUSY is
+  // read on every NI (a dropped last packet comes back only when its resend timer runs
+  // out). The reads are not progress, so a run that waits on a timer that never runs
+  // out still stops at the watchdog's count.
+  struct Poll {
+    bool polling = false, settled = false, answered = false;
+  };
+  auto poll = std::make_shared<Poll>();  // the reads may be answered after a watchdog ends the wait
   sys.runUntil([&] {
     printCycle(sys.cycle());
     const uint64_t now = mark();
     if (now != before) {
       before = now;
-      lastProgress = sys.cycle();
+      if (!poll->polling) lastProgress = sys.cycle();
     }
+    if (poll->answered) {
+      poll->answered = poll->polling = false;
+      quiet = 0;
+    }
+    if (poll->settled || sys.rtlError() || sys.cycle() - lastProgress >= o.watchdog) return true;
+    if (poll->polling) return false;
     quiet = sys.idle() ? quiet + 1 : 0;
-    return quiet > System::kQuietCycles || sys.rtlError() || sys.cycle() - lastProgress >= o.watchdog;
+    if (quiet > System::kQuietCycles) {
+      poll->polling = true;
+      sys.pollResends([poll](bool pending) {
+        poll->answered = true;
+        poll->settled = !pending;
+      });
+    }
+    return false;
   }, ~uint64_t{0});
-  if (quiet > System::kQuietCycles && !sys.rtlError()) return true;
+  if (poll->settled && !sys.rtlError()) return true;
   std::fprintf(stderr, "watchdog: %s did not finish: no progress for %llu cycles (cycle %llu)%s\n", phase,
                static_cast<unsigned long long>(sys.cycle() - lastProgress), static_cast<unsigned long long>(sys.cycle()),
                sys.rtlError() ? "; an RTL assertion failed" : "");
+  if (sys.idle()) std::fprintf(stderr, "  every node is idle; an NI awaits answers to requests it sent (RETX_BUSY)\n");
   for (unsigned i = 0; i < sys.size(); ++i) {
     Node& n = sys.node(i);
     if (n.idle()) continue;

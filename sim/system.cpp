@@ -4,6 +4,7 @@
 #include <verilated.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include "driver.hpp"
@@ -125,13 +126,17 @@ bool System::runUntil(const std::function<bool()>& done, uint64_t maxCycles) {
 }
 
 bool System::drain(uint64_t maxCycles, const std::function<void(uint64_t)>& progress) {
-  // Idle for a few cycles in a row: the NI pipelines hold nothing the models cannot see.
-  unsigned quiet = 0;
-  return runUntil([&] {
-    if (progress && cycle() % 1'000'000 == 0) progress(cycle());
-    quiet = idle() ? quiet + 1 : 0;
-    return quiet > kQuietCycles;
-  }, maxCycles);
+  const uint64_t end = cycle() + maxCycles;
+  for (;;) {
+    unsigned quiet = 0;
+    const bool settled = runUntil([&] {
+      if (progress && cycle() % 1'000'000 == 0) progress(cycle());
+      quiet = idle() ? quiet + 1 : 0;
+      return quiet > kQuietCycles;
+    }, end > cycle() ? end - cycle() : 0);
+    if (!settled) return false;
+    if (!resendsPending()) return true;
+  }
 }
 
 bool System::idle() const {
@@ -140,6 +145,33 @@ bool System::idle() const {
   for (auto& n : nodes_)
     if (!n->idle()) return false;
   return true;
+}
+
+void System::pollResends(const std::function<void(bool pending)>& done) {
+  // Every NI is asked at once, as a driver would read RETX_BUSY on each.
+  struct Poll {
+    unsigned left;
+    bool pending;
+    std::function<void(bool)> done;
+  };
+  auto poll = std::make_shared<Poll>(Poll{size() * rails(), false, done});
+  for (unsigned i = 0; i < size(); ++i)
+    for (unsigned r = 0; r < rails(); ++r)
+      node(i).csrRead(regs::RETX_BUSY, [poll](uint32_t v, bool ok) {
+        poll->pending |= (v & regs::RETX_BUSY_PENDING_MASK) != 0;
+        if (!ok) throw std::runtime_error("RETX_BUSY read failed");
+        if (--poll->left == 0) poll->done(poll->pending);
+      }, Via{0, r});
+}
+
+bool System::resendsPending() {
+  bool answered = false, pending = false;
+  pollResends([&](bool p) {
+    answered = true;
+    pending = p;
+  });
+  if (!runUntil([&] { return answered; }, 100000)) throw std::runtime_error("RETX_BUSY reads unanswered");
+  return pending;
 }
 
 void System::setWindow(unsigned n, unsigned i, const Window& w, unsigned rail) {

@@ -72,7 +72,15 @@ class System {
   bool idle() const;
   // Idle for this many cycles in a row: the NI pipelines hold nothing the models cannot see.
   static constexpr unsigned kQuietCycles = 64;
-  // Run until every node and the fabric are idle; progress is called every 1M cycles.
+  // Reads RETX_BUSY on every NI: requests still await an answer. A dropped packet is
+  // resent only when its timer runs out, long after the models have gone quiet.
+  bool resendsPending();
+  // The same without running the system: reads RETX_BUSY on every NI, then done(pending)
+  // once all have answered, from within a later tick().
+  void pollResends(const std::function<void(bool pending)>& done);
+  // Run until every node and the fabric are idle and no NI awaits an answer (a write
+  // confirmed at the sending NI has then reached its receiver); progress is called
+  // every 1M cycles.
   bool drain(uint64_t maxCycles = 2'000'000, const std::function<void(uint64_t)>& progress = {});
   bool rtlError() const;
 

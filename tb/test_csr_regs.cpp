@@ -51,6 +51,7 @@ class CsrRegsTest : public tb::CsrRegsFixture<Vni_csr_regs> {
     dut->m.cnt_zero_hit_i = 0xA5C3'0F01u;
     dut->m.fab_credits_vc0_i = 0x5A;
     dut->m.fab_credits_vc1_i = 0x0C;
+    dut->m.retx_busy_pending_i = 1;
     for (unsigned i = 0; i < 32; ++i) ni::setField(dut->m.cnt_value_value_i, 32 * i, 32, 0x1000'0000u * (i % 16) + i);
     reset();
     for (const auto& r : regs::kRegisters)
@@ -71,6 +72,7 @@ class CsrRegsTest : public tb::CsrRegsFixture<Vni_csr_regs> {
     if (off == regs::HOST_PORT_DOWN) return 0x9u;
     if (off == regs::CNT_ZERO) return 0xA5C3'0F01u;
     if (off == regs::FAB_CREDITS) return 0x0C5Au;
+    if (off == regs::RETX_BUSY) return 1u;
     if (off == regs::CNT_VALUE(0)) return 0x1000'0000u * (i % 16) + i;
     if (off == regs::INJ_HEAD(0)) return 0x10 + i;
     if (off == regs::INJ_STATUS(0)) return (0x05u >> i & 1) | i << 1 | (0x12u >> i & 1) << 8;
