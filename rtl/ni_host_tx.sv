@@ -87,20 +87,8 @@ module ni_host_tx #(
                                                       input logic [2:0] status, input logic [7:0] byte_count,
                                                       input logic [15:0] reqid, input logic [7:0] tag,
                                                       input logic [6:0] laddr, input logic [63:0] data);
-    logic [OwnBytes*8-1:0] b;
-    b = '0;
-    b[0*8 +: 8] = ft;
-    b[3*8 +: 8] = len_dw;
-    b[4*8 +: 8] = NiReqId[15:8];
-    b[5*8 +: 8] = NiReqId[7:0];
-    b[6*8 +: 8] = {status, 5'd0};
-    b[7*8 +: 8] = byte_count;
-    b[8*8 +: 8] = reqid[15:8];
-    b[9*8 +: 8] = reqid[7:0];
-    b[10*8 +: 8] = tag;
-    b[11*8 +: 8] = {1'b0, laddr};
-    b[12*8 +: 64] = data;
-    cpl_bytes = b;
+    cpl_bytes = (OwnBytes*8)'({data, ni_pkg::cpl_header(ft, len_dw, NiReqId, status, 12'(byte_count), reqid, tag,
+                                                        laddr)});
   endfunction
 
   logic [OwnTlpW-1:0] ur_tlp, rd_tlp, dma_tlp;

@@ -21,7 +21,8 @@ package ni_pkg;
   localparam logic [2:0] CPL_UR = 3'b001;  // unsupported request
   localparam logic [2:0] CPL_CA = 3'b100;  // completer abort: the NI gave the request up
 
-  localparam int unsigned TlpHdrBytes = 16;  // 4DW request header; completions use 12
+  localparam int unsigned TlpHdrBytes = 16;  // 4DW request header
+  localparam int unsigned CplHdrBytes = 12;  // 3DW completion header
   // Beats ni_host_rx holds besides its input queue: the skid register behind the queue
   // (2), a beat held for a digest (1), its output queue (2). nic_top's request room counts them.
   localparam int unsigned HostRxHeldBeats = 5;
@@ -49,6 +50,27 @@ package ni_pkg;
     h[7*8 +: 8] = (len_dw == 10'd1) ? 8'h0F : 8'hFF;  // Last BE, First BE
     for (int k = 0; k < 8; k++) h[(8 + k)*8 +: 8] = addr[(7 - k)*8 +: 8];
     mem_req_header = h;
+  endfunction
+
+  // A 3 DW completion header (Cpl, CplD), network byte order, byte p at [8p +: 8]:
+  // Length len_dw, completer ID, status, Byte Count (12 bits), requester ID, tag, lower
+  // address. The NI's own completions and a UR answer tunneled to a peer use it.
+  function automatic logic [CplHdrBytes*8-1:0] cpl_header(
+      input logic [7:0] ft, input logic [7:0] len_dw, input logic [15:0] cpl_id, input logic [2:0] status,
+      input logic [11:0] byte_count, input logic [15:0] reqid, input logic [7:0] tag, input logic [6:0] laddr);
+    logic [CplHdrBytes*8-1:0] h;
+    h = '0;
+    h[0*8 +: 8] = ft;
+    h[3*8 +: 8] = len_dw;
+    h[4*8 +: 8] = cpl_id[15:8];
+    h[5*8 +: 8] = cpl_id[7:0];
+    h[6*8 +: 8] = {status, 1'b0, byte_count[11:8]};
+    h[7*8 +: 8] = byte_count[7:0];
+    h[8*8 +: 8] = reqid[15:8];
+    h[9*8 +: 8] = reqid[7:0];
+    h[10*8 +: 8] = tag;
+    h[11*8 +: 8] = {1'b0, laddr};
+    cpl_header = h;
   endfunction
 
   // TLP type byte of a completion, with or without data.
@@ -203,15 +225,8 @@ package ni_pkg;
         h[25*8 +: 8] = d.key[7:0];
       end
       if (d.kind == TX_UR) begin  // the UR completion after the TEH
-        h[32*8 +: 8] = TLP_CPL;
-        h[36*8 +: 8] = cpl_id[15:8];
-        h[37*8 +: 8] = cpl_id[7:0];
-        h[38*8 +: 8] = {CPL_UR, 1'b0, 4'(d.key[12:8])};
-        h[39*8 +: 8] = d.key[7:0];
-        h[40*8 +: 8] = d.memid[15:8];
-        h[41*8 +: 8] = d.memid[7:0];
-        h[42*8 +: 8] = d.aux8;
-        h[43*8 +: 8] = {1'b0, d.flags[6:0]};
+        h[32*8 +: CplHdrBytes*8] = cpl_header(TLP_CPL, 8'd0, cpl_id, CPL_UR, d.key[11:0], d.memid, d.aux8,
+                                              d.flags[6:0]);
       end
     end
     tx_header = h;
