@@ -82,7 +82,6 @@ module ni_fab_tx #(
   logic [ni_pkg::NumVc-1:0][7:0] cred_keep, cred_take;
   logic [ni_pkg::NumVc-1:0] take_vc, has_credit_d;
   ni_pkg::tx_desc_t hdr_new;
-  logic [5:0] new_len;  // header bytes of the picked descriptor's kind
   logic take;        // the picked header enters the pick queue
   logic pq_wready;   // the pick queue has room (a register)
   // Each source's header as a struct of its own (Yosys reads no member of an indexed
@@ -113,7 +112,6 @@ module ni_fab_tx #(
       if (pick_oh[k]) pick = pick | SrcW'(k);
       hdr_new = hdr_new | (src_hdr_i[k * ni_pkg::TxDescW +: ni_pkg::TxDescW] & {ni_pkg::TxDescW{pick_oh[k]}});
     end
-    new_len = ni_pkg::tx_header_len(hdr_new.kind);
   end
   assign take = pick_valid && pq_wready;
   assign credits_o = credits_q;
@@ -154,12 +152,10 @@ module ni_fab_tx #(
     end
   end
 
-  // The pick queue, a skid register: {first beat's header lanes, flags, source, the
-  // descriptor with its PSN as sent}, without back_page (ni_retx's, not the wire's)
-  // and stamp_psn (applied here). The flags say whether a header-only packet's trailer
-  // starts in its first beat (the framer decides on flags and masks, not on compares
-  // of lengths: see "frame").
-  localparam int unsigned PqW = Bpb + 2 + SrcW + ni_pkg::TxDescW - 52 - 1;
+  // The pick queue, a skid register: {the kind's flags the framer decides on, source,
+  // the descriptor with its PSN as sent}, without back_page (ni_retx's, not the wire's)
+  // and stamp_psn (applied here).
+  localparam int unsigned PqW = 3 + SrcW + ni_pkg::TxDescW - 52 - 1;
   logic [PqW-1:0] pq_head;
   logic pq_valid, pq_pop;
   // What the framer works from: the header bytes built from the descriptor and what
@@ -169,7 +165,7 @@ module ni_fab_tx #(
     logic cont;         // a continuation: the header bytes replace its beats' first 16
     logic has_payload;  // beats follow the header bytes
     logic vc;
-    logic [5:0] len;    // header bytes before the beats (not used for raw and cont)
+    logic [2:0] kind;   // its header length says where the header ends (not for raw and cont)
     logic [ni_pkg::TxHdrBytes*8-1:0] bytes;  // byte p at bits [8p +: 8]
   } frame_hdr_t;
   frame_hdr_t pq_hdr;
@@ -177,31 +173,24 @@ module ni_fab_tx #(
   logic [23:0] new_psn;
   assign new_psn = hdr_new.stamp_psn ? psn_q[hdr_new.vc] : hdr_new.psn;
   logic [SrcW-1:0] pq_src;
-  logic pq_end6, pq_end0;
-  logic [Bpb-1:0] pq_hmask, new_hmask;
-  always_comb begin
-    for (int j = 0; j < Bpb; j++) new_hmask[j] = 32'(new_len) > j;
-  end
   logic unused_back;
   assign unused_back = ^hdr_new.back_page;
   ni_skid #(.Width(PqW)) u_pick_q (
     .clk_i, .rst_ni,
-    .wdata_i({new_hmask, 32'(new_len) <= Bpb - 6, 32'(new_len) <= Bpb, pick, hdr_new.kind, hdr_new.vc,
+    .wdata_i({hdr_new.kind == ni_pkg::TX_RAW, hdr_new.kind == ni_pkg::TX_CONT,
+              hdr_new.kind != ni_pkg::TX_ACK && hdr_new.kind != ni_pkg::TX_UR, pick, hdr_new.kind, hdr_new.vc,
               hdr_new.dlid, hdr_new.pkt_words, new_psn, hdr_new.flags, hdr_new.aux8, hdr_new.memid,
               hdr_new.key}),
     .wvalid_i(pick_valid), .wready_o(pq_wready),
     .rdata_o(pq_head), .rvalid_o(pq_valid), .rready_i(pq_pop));
   always_comb begin
     pq_desc = '0;
-    {pq_hmask, pq_end6, pq_end0, pq_src, pq_desc.kind, pq_desc.vc, pq_desc.dlid, pq_desc.pkt_words, pq_desc.psn,
+    pq_hdr = '0;
+    {pq_hdr.raw, pq_hdr.cont, pq_hdr.has_payload, pq_src, pq_desc.kind, pq_desc.vc, pq_desc.dlid, pq_desc.pkt_words, pq_desc.psn,
      pq_desc.flags, pq_desc.aux8, pq_desc.memid, pq_desc.key} = pq_head;
     // The framer's record of the packet, built from the queued descriptor.
-    pq_hdr = '0;
-    pq_hdr.raw = pq_desc.kind == ni_pkg::TX_RAW;
-    pq_hdr.cont = pq_desc.kind == ni_pkg::TX_CONT;
     pq_hdr.bytes = ni_pkg::tx_header(pq_desc, node_id_i, pkey_i, pq_desc.psn, CplId);
-    pq_hdr.len = ni_pkg::tx_header_len(pq_desc.kind);
-    pq_hdr.has_payload = pq_desc.kind != ni_pkg::TX_ACK && pq_desc.kind != ni_pkg::TX_UR;
+    pq_hdr.kind = pq_desc.kind;
     pq_hdr.vc = pq_desc.vc;
   end
 
@@ -214,38 +203,41 @@ module ni_fab_tx #(
   logic [Bpb-1:0] carry_mask_q, carry_mask_d;  // carry_n_q lanes
   frame_hdr_t hdr_q, hdr_d, hcur;
   logic [SrcW-1:0] src_q, src_d, src;
-  // The packet's beats framed so far (saturating: only the first few are told apart)
-  // and the header bytes from this beat on: counters, so that no byte offset is added
-  // or compared in the cycle.
+  // The packet's beats framed so far (saturating: only the first few are told apart).
   localparam int unsigned BiW = 3;
   logic [BiW-1:0] bi_q, bi_d, bi;
-  logic [6:0] hrem_q, hrem_d, hrem;
-  // The header ends in this beat with room for the trailer (end6) or at all (end0):
-  // hrem <= Bpb - 6 and hrem <= Bpb, registered with hrem (from the length at a start).
-  logic hend6_q, hend0_q, hend6, hend0;
-  // A header-only packet's lanes of header in this beat (hrem > lane), registered with
-  // hrem; the pick queue holds the first beat's.
-  logic [Bpb-1:0] hmask_q, hmask;
+  // The header bytes from this beat on (hrem), whether the header ends in this beat with
+  // room for the trailer (hend6) or at all (hend0), and a header-only packet's lanes of
+  // header in this beat (hmask): functions of the kind (its header length) and the beat
+  // count alone, six bits, so no length is subtracted or compared in the cycle.
+  logic signed [10:0] hrem;
+  logic hend6, hend0;
+  logic [Bpb-1:0] hmask;
   logic signed [7:0] trl_rel_q, trl_rel_d;
   logic bad_q, bad_d, bad_in;
   state_e st;
   // A packet starts when the framer is idle and the pick queue has a header: its first
   // beat is framed in that same cycle, so back-to-back packets leave no idle beat
-  // between them.
-  logic starting;
-  assign starting = (state_q == StIdle) && pq_valid;
+  // between them. The framer's values select the queue's head on idle_q, a register
+  // of its own, not on `starting` (a decision on the queue's valid would drive every
+  // lane's multiplexer); while idle without a header, nothing is framed.
+  logic starting, idle_q;
+  assign starting = idle_q && pq_valid;
   assign pq_pop = starting;
-  assign hcur = starting ? pq_hdr : hdr_q;
-  assign st = starting ? ((pq_hdr.cont || pq_hdr.raw) ? StPay : StHdr) : state_q;
-  assign bi = starting ? '0 : bi_q;
-  assign hrem = starting ? 7'(pq_hdr.len) : hrem_q;
-  assign hend6 = starting ? pq_end6 : hend6_q;
-  assign hend0 = starting ? pq_end0 : hend0_q;
-  assign hmask = starting ? pq_hmask : hmask_q;
-  assign bad_in = starting ? 1'b0 : bad_q;
-  assign src = starting ? pq_src : src_q;
+  assign hcur = idle_q ? pq_hdr : hdr_q;
+  assign st = idle_q ? ((pq_hdr.cont || pq_hdr.raw) ? StPay : StHdr) : state_q;
+  assign bi = idle_q ? '0 : bi_q;
+  always_comb begin
+    hrem = 11'(ni_pkg::tx_header_len(hcur.kind)) - 11'(32'(bi) * Bpb);
+    hend6 = hrem <= 11'(Bpb - 6);
+    hend0 = hrem <= 11'(Bpb);
+    for (int j = 0; j < Bpb; j++) hmask[j] = hrem > 11'(j);
+  end
+  assign bad_in = idle_q ? 1'b0 : bad_q;
+  assign src = idle_q ? pq_src : src_q;
+  `NI_ASSERT(IdleIsState_A, idle_q == (state_q == StIdle))
   logic unused_hcur;
-  assign unused_hcur = ^{hcur.bytes, hcur.len};  // bytes: hbeat reads them
+  assign unused_hcur = ^hcur.bytes;  // bytes: hbeat reads them
 
   logic [BeatW-1:0] sbeat;
   logic [DataW-1:0] pay_data;
@@ -287,9 +279,9 @@ module ni_fab_tx #(
     for (int b = 0; b < HdrBeats; b++) begin
       if (32'(bi_q) == b) hbeat = hbytes[b*DataW +: DataW];
     end
-    if (starting) hbeat = DataW'(pq_hdr.bytes);
+    if (idle_q) hbeat = DataW'(pq_hdr.bytes);
   end
-  `NI_ASSERT(HeaderBeatCounted_A, !(st == StHdr && !starting) || 32'(bi_q) < HdrBeats)
+  `NI_ASSERT(HeaderBeatCounted_A, !(st == StHdr && !idle_q) || 32'(bi_q) < HdrBeats)
   logic [NzW-1:0] kcnt;
 
   always_comb begin
@@ -322,8 +314,8 @@ module ni_fab_tx #(
       end
       default: ;
     endcase
-    beat_avail = (st == StHdr && (!mix || pay_valid)) || (st == StTrl) || (st == StCarry) ||
-                 (st == StPay && pay_valid);
+    beat_avail = ((st == StHdr && (!mix || pay_valid)) || (st == StTrl) || (st == StCarry) ||
+                  (st == StPay && pay_valid)) && (!idle_q || pq_valid);
     for (int j = 0; j < Bpb; j++) begin
       if (st == StHdr && (!mix || LowLanes[j])) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
       else if ((mix || st == StCarry) && LowLanes[j]) f_data[j*8 +: 8] = carry_q[(j % OffW)*8 +: 8];
@@ -393,24 +385,23 @@ module ni_fab_tx #(
     hdr_d = hdr_q;
     src_d = src_q;
     bi_d = bi_q;
-    hrem_d = hrem_q;
     trl_rel_d = trl_rel_q;
     bad_d = bad_q;
     carry_d = carry_q;
     carry_n_d = carry_n_q;
     carry_mask_d = carry_mask_q;
-    if (starting) begin
+    // While idle the registers follow the queue's head (unused until a start); the
+    // state leaves StIdle only with a header.
+    if (idle_q) begin
       hdr_d = pq_hdr;
       src_d = pq_src;
-      state_d = st;  // StHdr, or StPay for a continuation or a raw packet
       bi_d = '0;
-      hrem_d = 7'(pq_hdr.len);
       bad_d = 1'b0;
     end
+    if (starting) state_d = st;  // StHdr, or StPay for a continuation or a raw packet
     if (fr_beat) begin
       src_beat_ready_o[src] = pay_take;
       bi_d = (bi == '1) ? bi : bi + BiW'(1);
-      hrem_d = hrem - 7'(Bpb);
       bad_d = f_bad;
       trl_rel_d = rel - BpbR;
       if (mix) begin
@@ -433,10 +424,12 @@ module ni_fab_tx #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q <= StIdle;
+      idle_q <= 1'b1;
       src_q <= '0;
       bad_q <= 1'b0;
     end else begin
       state_q <= state_d;
+      idle_q <= state_d == StIdle;
       src_q <= src_d;
       bad_q <= bad_d;
     end
@@ -444,14 +437,10 @@ module ni_fab_tx #(
   always_ff @(posedge clk_i) begin
     hdr_q <= hdr_d;
     bi_q <= bi_d;
-    hrem_q <= hrem_d;
-    hend6_q <= 32'(hrem_d) <= Bpb - 6;
-    hend0_q <= 32'(hrem_d) <= Bpb;
     trl_rel_q <= trl_rel_d;
     carry_q <= carry_d;
     carry_n_q <= carry_n_d;
     carry_mask_q <= carry_mask_d;
-    for (int j = 0; j < Bpb; j++) hmask_q[j] <= 32'(hrem) > j + (fr_beat ? Bpb : 0);  // hrem_d > j
   end
 
   // ------------------------------------------------------------ trailer
@@ -557,14 +546,20 @@ module ni_fab_tx #(
   logic [QW-1:0] q_in, q_head;
   logic q_valid, q_ready, q_wready, q_push, bypass;
   logic adv;
-  logic [DataW-1:0] h_data, o_data;
-  logic signed [7:0] h_rel;
-  logic h_raw, h_last, h_vc, h_trl;
+  logic [DataW-1:0] o_data;
   // The queue's head passes a register (hd_*) before its lanes are assembled with the
-  // trailer: the assembly compares a register's rel, not a LUT RAM's read.
+  // trailer, with rel decoded as it enters: the lanes of data below rel (dmask), the lane
+  // where the trailer starts, one-hot over -5 to Bpb - 1 (toh: a trailer begun in the
+  // beat before starts at a negative lane), the lanes kept, and whether any lane waits
+  // for the trailer. So assembling a lane selects with register bits, no compare of rel.
+  localparam int unsigned TohW = Bpb + 5;
   logic hd_valid_q, hd_go;
-  logic [QW-1:0] hd_q;
-  logic [KeepW-1:0] o_keep;
+  logic [DataW-1:0] hd_data_q;
+  logic [Bpb-1:0] hd_dmask_q, hd_keep_q;
+  logic [TohW-1:0] hd_toh_q;
+  logic hd_raw_q, hd_last_q, hd_vc_q, hd_trl_q;
+  logic q_raw;
+  logic signed [7:0] q_rel;
   // The output is a skid register (the registered block boundary): adv, its room, is a
   // register, so the fabric port's ready reaches no decision here.
   logic o_wvalid;
@@ -586,39 +581,47 @@ module ni_fab_tx #(
     .wvalid_i(q_push), .wready_o(q_wready),
     .rdata_o(q_head), .rvalid_o(q_valid), .rready_i(q_ready)
   );
-  assign {h_raw, h_last, h_vc} = hd_q[QW-1 -: 3];
-  assign h_rel = hd_q[DataW +: 8];
-  assign h_data = hd_q[DataW-1:0];
-  assign h_trl = h_rel < BpbR;  // a trailer lane: wait for the trailer
-  assign hd_go = hd_valid_q && adv && (!h_trl || trl_valid);
+  assign q_raw = q_head[QW-1];
+  assign q_rel = q_head[DataW +: 8];
+  assign hd_go = hd_valid_q && adv && (!hd_trl_q || trl_valid);
   assign q_ready = !hd_valid_q || hd_go;
-  assign trl_pop = hd_go && h_last;
+  assign trl_pop = hd_go && hd_last_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) hd_valid_q <= 1'b0;
     else if (q_ready) hd_valid_q <= q_valid;
   end
   always_ff @(posedge clk_i) begin
-    if (q_ready) hd_q <= q_head;
+    if (q_ready) begin
+      {hd_raw_q, hd_last_q, hd_vc_q} <= q_head[QW-1 -: 3];
+      hd_data_q <= q_head[DataW-1:0];
+      hd_trl_q <= q_rel < BpbR;
+      for (int j = 0; j < Bpb; j++) begin
+        hd_dmask_q[j] <= q_rel > 8'(j);
+        hd_keep_q[j] <= q_raw ? q_rel > 8'(j - 2) : q_rel > 8'(j - 6);
+      end
+      for (int r = 0; r < TohW; r++) hd_toh_q[r] <= q_rel == 8'(r - 5);
+    end
   end
 
-  // The queued beat's lanes: data below rel, then ICRC (not in a raw packet), VCRC.
-  // Each lane compares rel with constants.
+  // The queued beat's lanes: data below rel, then ICRC (not in a raw packet), VCRC;
+  // trailer byte k goes to the lane k after where the trailer starts.
+  logic [5:0][7:0] tbyte;
   always_comb begin
+    for (int k = 0; k < 6; k++) begin
+      if (hd_raw_q) tbyte[k] = (k < 2) ? trl[32 + (k % 2)*8 +: 8] : 8'h00;
+      else tbyte[k] = trl[k*8 +: 8];
+    end
     for (int j = 0; j < Bpb; j++) begin
       o_data[j*8 +: 8] = 8'h00;
-      if (h_rel > 8'(j)) o_data[j*8 +: 8] = h_data[j*8 +: 8];
       for (int k = 0; k < 6; k++) begin
-        if (h_rel == 8'(j - k)) begin
-          if (h_raw) o_data[j*8 +: 8] = (k < 2) ? trl[32 + (k % 2)*8 +: 8] : 8'h00;
-          else o_data[j*8 +: 8] = trl[k*8 +: 8];
-        end
+        if (hd_toh_q[j - k + 5]) o_data[j*8 +: 8] = o_data[j*8 +: 8] | tbyte[k];
       end
-      o_keep[j] = h_raw ? h_rel > 8'(j - 2) : h_rel > 8'(j - 6);
+      if (hd_dmask_q[j]) o_data[j*8 +: 8] = hd_data_q[j*8 +: 8];
     end
   end
 
   assign o_wvalid = (fr_beat && bypass) || hd_go;
-  assign o_word = hd_go ? {h_vc, h_last, o_keep, o_data} : {hcur.vc, 1'b0, {KeepW{1'b1}}, f_data};
+  assign o_word = hd_go ? {hd_vc_q, hd_last_q, hd_keep_q, o_data} : {hcur.vc, 1'b0, {KeepW{1'b1}}, f_data};
   ni_skid #(.Width(DataW + KeepW + 2)) u_out (
     .clk_i, .rst_ni, .wdata_i(o_word), .wvalid_i(o_wvalid), .wready_o(adv),
     .rdata_o({m_axis_tdest, m_axis_tlast, m_axis_tkeep, m_axis_tdata}), .rvalid_o(m_axis_tvalid),
