@@ -120,16 +120,16 @@ module ni_fab_tx #(
     src_hdr_ready_o = '0;
     rr_oh_d = rr_oh_q;
     ev_tx_pkt_o = 1'b0;
-    // Per VC, the next credits and PSN with and without a take of that VC, from
-    // registers and credit_i only: the pick then chooses between them (no adder after it).
+    // Per VC, the next credits with and without a take of that VC, from registers and
+    // credit_i only: the pick then chooses between them (no adder after it). The PSN is
+    // stamped as the framer starts the packet (the pick queue keeps the order), off
+    // the pick's path.
     for (int v = 0; v < ni_pkg::NumVc; v++) begin
       cred_keep[v] = credits_q[v] + 8'(credit_i[v]);
       cred_take[v] = cred_keep[v] - 8'd1;
-      psn_inc[v] = psn_q[v] + 24'd1;
       take_vc[v] = take && 32'(hdr_new.vc) == v;
       credits_d[v] = take_vc[v] ? cred_take[v] : cred_keep[v];
       has_credit_d[v] = take_vc[v] ? cred_take[v] != 8'd0 : cred_keep[v] != 8'd0;
-      psn_d[v] = (take_vc[v] && hdr_new.stamp_psn) ? psn_inc[v] : psn_q[v];
     end
     if (take) begin
       src_hdr_ready_o = pick_oh;
@@ -153,9 +153,8 @@ module ni_fab_tx #(
   end
 
   // The pick queue, a skid register: {the kind's flags the framer decides on, source,
-  // the descriptor with its PSN as sent}, without back_page (ni_retx's, not the wire's)
-  // and stamp_psn (applied here).
-  localparam int unsigned PqW = 3 + SrcW + ni_pkg::TxDescW - 52 - 1;
+  // the descriptor}, without back_page (ni_retx's, not the wire's).
+  localparam int unsigned PqW = 3 + SrcW + ni_pkg::TxDescW - 52;
   logic [PqW-1:0] pq_head;
   logic pq_valid, pq_pop;
   // What the framer works from: the header bytes built from the descriptor and what
@@ -170,8 +169,6 @@ module ni_fab_tx #(
   } frame_hdr_t;
   frame_hdr_t pq_hdr;
   ni_pkg::tx_desc_t pq_desc;
-  logic [23:0] new_psn;
-  assign new_psn = hdr_new.stamp_psn ? psn_q[hdr_new.vc] : hdr_new.psn;
   logic [SrcW-1:0] pq_src;
   logic unused_back;
   assign unused_back = ^hdr_new.back_page;
@@ -179,17 +176,17 @@ module ni_fab_tx #(
     .clk_i, .rst_ni,
     .wdata_i({hdr_new.kind == ni_pkg::TX_RAW, hdr_new.kind == ni_pkg::TX_CONT,
               hdr_new.kind != ni_pkg::TX_ACK && hdr_new.kind != ni_pkg::TX_UR, pick, hdr_new.kind, hdr_new.vc,
-              hdr_new.dlid, hdr_new.pkt_words, new_psn, hdr_new.flags, hdr_new.aux8, hdr_new.memid,
+              hdr_new.dlid, hdr_new.pkt_words, hdr_new.stamp_psn, hdr_new.psn, hdr_new.flags, hdr_new.aux8, hdr_new.memid,
               hdr_new.key}),
     .wvalid_i(pick_valid), .wready_o(pq_wready),
     .rdata_o(pq_head), .rvalid_o(pq_valid), .rready_i(pq_pop));
   always_comb begin
     pq_desc = '0;
     pq_hdr = '0;
-    {pq_hdr.raw, pq_hdr.cont, pq_hdr.has_payload, pq_src, pq_desc.kind, pq_desc.vc, pq_desc.dlid, pq_desc.pkt_words, pq_desc.psn,
+    {pq_hdr.raw, pq_hdr.cont, pq_hdr.has_payload, pq_src, pq_desc.kind, pq_desc.vc, pq_desc.dlid, pq_desc.pkt_words, pq_desc.stamp_psn, pq_desc.psn,
      pq_desc.flags, pq_desc.aux8, pq_desc.memid, pq_desc.key} = pq_head;
     // The framer's record of the packet, built from the queued descriptor.
-    pq_hdr.bytes = ni_pkg::tx_header(pq_desc, node_id_i, pkey_i, pq_desc.psn, CplId);
+    pq_hdr.bytes = ni_pkg::tx_header(pq_desc, node_id_i, pkey_i, psn_q[pq_desc.vc], CplId);
     pq_hdr.kind = pq_desc.kind;
     pq_hdr.vc = pq_desc.vc;
   end
@@ -210,7 +207,7 @@ module ni_fab_tx #(
   // room for the trailer (hend6) or at all (hend0), and a header-only packet's lanes of
   // header in this beat (hmask): functions of the kind (its header length) and the beat
   // count alone, six bits, so no length is subtracted or compared in the cycle.
-  logic signed [10:0] hrem;
+  logic signed [7:0] hrem;
   logic hend6, hend0;
   logic [Bpb-1:0] hmask;
   logic signed [7:0] trl_rel_q, trl_rel_d;
@@ -228,14 +225,32 @@ module ni_fab_tx #(
   assign st = idle_q ? ((pq_hdr.cont || pq_hdr.raw) ? StPay : StHdr) : state_q;
   assign bi = idle_q ? '0 : bi_q;
   always_comb begin
-    hrem = 11'(ni_pkg::tx_header_len(hcur.kind)) - 11'(32'(bi) * Bpb);
-    hend6 = hrem <= 11'(Bpb - 6);
-    hend0 = hrem <= 11'(Bpb);
-    for (int j = 0; j < Bpb; j++) hmask[j] = hrem > 11'(j);
+    // A table over the kind and the beat count (equalities, which become LUTs; a
+    // subtraction and compares of the length would become carry chains).
+    hrem = '0;
+    hend6 = 1'b0;
+    hend0 = 1'b0;
+    hmask = '0;
+    for (int k = 0; k < 8; k++) begin
+      for (int b = 0; b < (1 << BiW); b++) begin
+        if (hcur.kind == 3'(k) && bi == BiW'(b)) begin
+          hrem = 8'(32'(ni_pkg::tx_header_len(3'(k))) - b * Bpb);
+          hend6 = 32'(ni_pkg::tx_header_len(3'(k))) <= b * Bpb + Bpb - 6;
+          hend0 = 32'(ni_pkg::tx_header_len(3'(k))) <= b * Bpb + Bpb;
+          for (int j = 0; j < Bpb; j++) hmask[j] = 32'(ni_pkg::tx_header_len(3'(k))) > b * Bpb + j;
+        end
+      end
+    end
   end
   assign bad_in = idle_q ? 1'b0 : bad_q;
   assign src = idle_q ? pq_src : src_q;
   `NI_ASSERT(IdleIsState_A, idle_q == (state_q == StIdle))
+  always_comb begin
+    for (int v = 0; v < ni_pkg::NumVc; v++) begin
+      psn_inc[v] = psn_q[v] + 24'd1;
+      psn_d[v] = (starting && pq_desc.stamp_psn && 32'(pq_desc.vc) == v) ? psn_inc[v] : psn_q[v];
+    end
+  end
   logic unused_hcur;
   assign unused_hcur = ^hcur.bytes;  // bytes: hbeat reads them
 
@@ -268,6 +283,12 @@ module ni_fab_tx #(
   // The lanes below f_rel8, for the CRCs: from keeps and registered masks, not from a
   // compare of rel (MaskIsRel_A).
   logic [Bpb-1:0] f_mask, pay_mask;
+  logic [Bpb-1:0] selh_exp;  // what selh stands for (SelhIsState_A)
+  always_comb begin
+    for (int j = 0; j < Bpb; j++) begin
+      selh_exp[j] = st == StHdr || (hcur.cont && 32'(bi) * Bpb + j < ni_pkg::ContHdrBytes);
+    end
+  end
   // The header record in whole beats: a lane of the header is a lane of one of these
   // beats (a beat multiplexer, not a byte shifter).
   localparam int unsigned HdrBeats = (ni_pkg::TxHdrBytes + Bpb - 1) / Bpb;
@@ -283,6 +304,19 @@ module ni_fab_tx #(
   end
   `NI_ASSERT(HeaderBeatCounted_A, !(st == StHdr && !idle_q) || 32'(bi_q) < HdrBeats)
   logic [NzW-1:0] kcnt;
+  // Without a lane shift (Off 0), a lane takes the header beat (selh) or the payload:
+  // the header in StHdr, a continuation's first 16 bytes. selh comes from registers
+  // (idle: from the queue's flags; else selh_q, made a cycle ahead), so the lanes'
+  // multiplexers wait for no decision of this cycle.
+  logic [Bpb-1:0] selh, selh_q, selh_d, selh_next;
+  always_comb begin
+    for (int j = 0; j < Bpb; j++) begin
+      selh[j] = idle_q ? !pq_hdr.raw && (!pq_hdr.cont || j < ni_pkg::ContHdrBytes) : selh_q[j];
+      selh_next[j] = (st == StHdr && !hend0) || (hcur.cont && (32'(bi) + 1) * Bpb + j < ni_pkg::ContHdrBytes);
+    end
+    selh_d = fr_beat ? selh_next : selh;
+  end
+  always_ff @(posedge clk_i) selh_q <= selh_d;
 
   always_comb begin
     kcnt = NzW'(ni_pkg::keep_count(64'(pay_keep)));
@@ -293,7 +327,7 @@ module ni_fab_tx #(
     case (st)
       StHdr: begin
         if (!hcur.has_payload) begin
-          rel = 8'(hrem);
+          rel = hrem;
           rel_none = 1'b0;
         end else if (mix) begin
           rel = 8'(Off + 32'(kcnt));
@@ -317,7 +351,8 @@ module ni_fab_tx #(
     beat_avail = ((st == StHdr && (!mix || pay_valid)) || (st == StTrl) || (st == StCarry) ||
                   (st == StPay && pay_valid)) && (!idle_q || pq_valid);
     for (int j = 0; j < Bpb; j++) begin
-      if (st == StHdr && (!mix || LowLanes[j])) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
+      if (Off == 0) f_data[j*8 +: 8] = selh[j] ? hbeat[j*8 +: 8] : pay_data[j*8 +: 8];
+      else if (st == StHdr && (!mix || LowLanes[j])) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
       else if ((mix || st == StCarry) && LowLanes[j]) f_data[j*8 +: 8] = carry_q[(j % OffW)*8 +: 8];
       else if (mix) f_data[j*8 +: 8] = pay_data[((j + Bpb - Off) % Bpb)*8 +: 8];  // j >= Off here
       else if (hcur.cont && 32'(bi) * Bpb + j < ni_pkg::ContHdrBytes) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
@@ -377,6 +412,7 @@ module ni_fab_tx #(
   `NI_ASSERT(LastIsRel_A, !fr_beat || f_last == (!rel_none && rel <= BpbR - (hcur.raw ? 8'sd2 : 8'sd6)))
   `NI_ASSERT(RelClipped_A, !fr_beat || f_rel8 == ((rel_none || rel > BpbR) ? BpbR : rel))
   `NI_ASSERT(SpillIsRel_A, !fr_beat || f_last || f_spill == (!rel_none && rel <= BpbR))
+  `NI_ASSERT(SelhIsState_A, Off != 0 || !fr_beat || selh == selh_exp)
   `NI_ASSERT(LastKeepLow_A, !(fr_beat && pay_take && pay_last) || (pay_keep & (pay_keep + KeepW'(1))) == '0)
 
   always_comb begin
@@ -594,12 +630,22 @@ module ni_fab_tx #(
     if (q_ready) begin
       {hd_raw_q, hd_last_q, hd_vc_q} <= q_head[QW-1 -: 3];
       hd_data_q <= q_head[DataW-1:0];
-      hd_trl_q <= q_rel < BpbR;
-      for (int j = 0; j < Bpb; j++) begin
-        hd_dmask_q[j] <= q_rel > 8'(j);
-        hd_keep_q[j] <= q_raw ? q_rel > 8'(j - 2) : q_rel > 8'(j - 6);
+      // Decoded through equalities over rel's range, -5 to Bpb (LUTs, where compares
+      // would become carry chains).
+      hd_trl_q <= 1'b0;
+      hd_dmask_q <= '0;
+      hd_keep_q <= '0;
+      hd_toh_q <= '0;
+      for (int v = -5; v <= int'(Bpb); v++) begin
+        if (q_rel == 8'(v)) begin
+          hd_trl_q <= v < int'(Bpb);
+          for (int j = 0; j < Bpb; j++) begin
+            hd_dmask_q[j] <= v > j;
+            hd_keep_q[j] <= q_raw ? v > j - 2 : v > j - 6;
+          end
+          if (v < int'(Bpb)) hd_toh_q[v + 5] <= 1'b1;
+        end
       end
-      for (int r = 0; r < TohW; r++) hd_toh_q[r] <= q_rel == 8'(r - 5);
     end
   end
 
