@@ -159,9 +159,11 @@ module ni_host_tx #(
   src_e cur_q, cur_d, pick, sel_q, sel_d;
   logic [2:0] rr_q, rr_d;
   logic [NumSrc-1:0] want;
-  // An own source counts as waiting once its TLP is offered: an empty stage takes it in
-  // this cycle, so it is there when the pick takes effect.
-  assign want = {copy_valid_i, stage_v_q | own_in_valid, s_axis_tvalid};
+  // An own source counts as waiting once its TLP is offered (an empty stage takes it in
+  // this cycle, so it is there when the pick takes effect), and no longer once its last
+  // beat is taken unless its next TLP is offered (a one-beat TLP, at 128 bits and wider,
+  // was otherwise picked again for a cycle with nothing to send).
+  assign want = {copy_valid_i, (stage_v_q & ~own_done) | own_in_valid, s_axis_tvalid};
   // (One fixed priority order per value of rr_q: the source numbers are constants, no
   // modulo is built.)
   always_comb begin
