@@ -13,6 +13,7 @@
 
 #include "Vni_host_tx.h"
 #include "axis_bfm.hpp"
+#include "host_tx_copy.hpp"
 #include "pkg_structs.hpp"
 #include "tlp.hpp"
 #include "verilated_fixture.hpp"
@@ -274,13 +275,7 @@ TEST_F(HostTxTest, AReadOfferedAsACopyEndsFollowsItAtOnce) {
   std::vector<uint64_t> lastAt;  // cycles the output's TLPs end
   uint64_t readFirstAt = 0;
   for (uint64_t c = 0; c < 40; ++c) {
-    const bool copyLeft = off < copy.size();
-    const bool last = copyLeft && off + kBpb >= copy.size();
-    m.copy_valid_i = copyLeft;
-    for (unsigned j = 0; j < kBpb; ++j) setField(m.copy_beat_i, 8 * j, 8, copyLeft ? copy[off + j] : 0);
-    setField(m.copy_beat_i, 8 * kBpb, kBpb, copyLeft ? 0xFFu : 0u);
-    setField(m.copy_beat_i, 9 * kBpb, 1, last);
-    setField(m.copy_beat_i, 9 * kBpb + 1, 1, 0);
+    const bool last = tb::offerCopyBeat(m, copy, off, off < copy.size(), kBpb);
     m.dma_rd_valid_i = rdWait || (last && m.copy_ready_o);
     m.dma_rd_addr_i = 0x2000;
     m.dma_rd_bytes_i = 256;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "Vni_host_tx128.h"
+#include "host_tx_copy.hpp"
 #include "tlp.hpp"
 #include "verilated_fixture.hpp"
 #include "verilated_ports.hpp"
@@ -42,14 +43,7 @@ TEST_F(HostTx128Test, CopyWritesAndOneBeatReadsTakeEveryCycle) {
   uint64_t first = 0, last = 0;
   std::string trace;  // the host port: b a beat, L a last beat, . idle
   for (uint64_t c = 1; c < 400; ++c) {
-    const bool copyLeft = done < kCopies;
-    const bool lastBeat = copyLeft && off + kBpb >= copy.size();
-    m.copy_valid_i = copyLeft;
-    for (unsigned j = 0; j < kBpb; ++j)
-      setField(m.copy_beat_i, 8 * j, 8, copyLeft && off + j < copy.size() ? copy[off + j] : 0);
-    setField(m.copy_beat_i, 8 * kBpb, kBpb, copyLeft ? 0xFFFFu : 0u);
-    setField(m.copy_beat_i, 9 * kBpb, 1, lastBeat);
-    setField(m.copy_beat_i, 9 * kBpb + 1, 1, 0);
+    const bool lastBeat = tb::offerCopyBeat(m, copy, off, done < kCopies, kBpb);
     m.dma_rd_valid_i = rdWait;
     m.dma_rd_addr_i = 0x2000;
     m.dma_rd_bytes_i = 256;
