@@ -74,7 +74,6 @@ module ni_fab_tx #(
   // most the two packets queued.
   logic pick_valid;
   logic [SrcW-1:0] pick;
-  logic [NumSrc-1:0] eligible;
   logic [NumSrc-1:0] pick_oh, rr_oh_q, rr_oh_d;
   logic [ni_pkg::NumVc-1:0][7:0] credits_q, credits_d;
   logic [ni_pkg::NumVc-1:0] has_credit_q;  // credits_q != 0, registered with it
@@ -84,27 +83,49 @@ module ni_fab_tx #(
   ni_pkg::tx_desc_t hdr_new;
   logic take;        // the picked header enters the pick queue
   logic pq_wready;   // the pick queue has room (a register)
+  // The pick for each combination of the VCs' credit flags, from the sources and the
+  // round-robin register alone: the credit loop (has_credit_q -> pick -> take ->
+  // has_credit_d) is then a select among these, not a whole arbitration.
+  localparam int unsigned NumCombo = 1 << ni_pkg::NumVc;
+  logic [ni_pkg::NumVc-1:0][NumSrc-1:0] src_on_vc;  // source s offers a header of VC v
+  logic [NumCombo-1:0][NumSrc-1:0] eligible_c, pick_oh_c;
+  logic [NumCombo-1:0][ni_pkg::NumVc-1:0] take_vc_c;
   // Each source's header as a struct of its own (Yosys reads no member of an indexed
   // array of structs).
   for (genvar s = 0; s < NumSrc; s++) begin : gen_src
     ni_pkg::tx_desc_t h;
     assign h = src_hdr_i[s * ni_pkg::TxDescW +: ni_pkg::TxDescW];
-    assign eligible[s] = src_hdr_valid_i[s] && has_credit_q[h.vc];
+    for (genvar v = 0; v < ni_pkg::NumVc; v++) begin : gen_vc
+      assign src_on_vc[v][s] = src_hdr_valid_i[s] && 32'(h.vc) == v;
+    end
     logic unused_h;  // only the VC is needed here
     assign unused_h = ^h;
   end
   // Round robin: the first eligible source at or after the one rr_oh_q marks, one-hot
-  // (one fixed priority order per start, no modulo built); the header through an
-  // AND-OR of the sources under the one-hot pick.
-  always_comb begin
-    pick_oh = '0;
+  // (one fixed priority order per start, no modulo built).
+  function automatic logic [NumSrc-1:0] rr_pick(logic [NumSrc-1:0] eligible, logic [NumSrc-1:0] rr_oh);
+    rr_pick = '0;
     for (int r = 0; r < NumSrc; r++) begin
-      if (rr_oh_q[r]) begin
+      if (rr_oh[r]) begin
         for (int k = NumSrc - 1; k >= 0; k--) begin
-          if (eligible[(r + k) % NumSrc]) pick_oh = NumSrc'(1) << ((r + k) % NumSrc);
+          if (eligible[(r + k) % NumSrc]) rr_pick = NumSrc'(1) << ((r + k) % NumSrc);
         end
       end
     end
+  endfunction
+  always_comb begin
+    for (int c = 0; c < NumCombo; c++) begin
+      eligible_c[c] = '0;
+      for (int v = 0; v < ni_pkg::NumVc; v++) begin
+        if (((c >> v) & 1) != 0) eligible_c[c] = eligible_c[c] | src_on_vc[v];
+      end
+      pick_oh_c[c] = rr_pick(eligible_c[c], rr_oh_q);
+      for (int v = 0; v < ni_pkg::NumVc; v++) take_vc_c[c][v] = |(pick_oh_c[c] & src_on_vc[v]);
+    end
+  end
+  // The header through an AND-OR of the sources under the one-hot pick.
+  always_comb begin
+    pick_oh = pick_oh_c[has_credit_q];
     pick_valid = |pick_oh;
     pick = '0;
     hdr_new = '0;
@@ -127,7 +148,7 @@ module ni_fab_tx #(
     for (int v = 0; v < ni_pkg::NumVc; v++) begin
       cred_keep[v] = credits_q[v] + 8'(credit_i[v]);
       cred_take[v] = cred_keep[v] - 8'd1;
-      take_vc[v] = take && 32'(hdr_new.vc) == v;
+      take_vc[v] = pq_wready && take_vc_c[has_credit_q][v];
       credits_d[v] = take_vc[v] ? cred_take[v] : cred_keep[v];
       has_credit_d[v] = take_vc[v] ? cred_take[v] != 8'd0 : cred_keep[v] != 8'd0;
     end

@@ -130,8 +130,18 @@ module ni_host_tx #(
   assign {dma_rd_ready_o, rd_ready_o, ur_ready_o} = own_in_ready;
   logic [NumOwn-1:0][DataW-1:0] own_data;
   logic [NumOwn-1:0][KeepW-1:0] own_keep;
+  // own_last: the beat at the head is the stage's last, a register (set as the stage
+  // loads or steps), so the arbiter's view of a stage reads no compare.
+  logic [NumOwn-1:0] own_last_q;
+  assign own_last = own_last_q;
   for (genvar k = 0; k < NumOwn; k++) begin : gen_stage
-    assign own_last[k] = st_beat_q[k] == st_end_q[k];
+    logic [7:0] in_dest;
+    logic [OwnBeatW-1:0] in_end;
+    logic [OwnKeepW-1:0] in_keep;
+    logic [OwnW-1:0] in_data;
+    logic unused_in;
+    assign {in_dest, in_end, in_keep, in_data} = own_in[k];
+    assign unused_in = ^{in_dest, in_keep, in_data};
     assign own_data[k] = st_data_q[k][32'(st_beat_q[k]) * DataW +: DataW];
     assign own_keep[k] = st_keep_q[k][32'(st_beat_q[k]) * Bpb +: Bpb];
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -139,14 +149,17 @@ module ni_host_tx #(
         {st_dest_q[k], st_end_q[k], st_keep_q[k], st_data_q[k]} <= '0;
         st_beat_q[k] <= '0;
         stage_v_q[k] <= 1'b0;
+        own_last_q[k] <= 1'b0;
       end else if (own_in_valid[k] && own_in_ready[k]) begin
         {st_dest_q[k], st_end_q[k], st_keep_q[k], st_data_q[k]} <= own_in[k];
         st_beat_q[k] <= '0;
         stage_v_q[k] <= 1'b1;
+        own_last_q[k] <= in_end == '0;
       end else if (own_done[k]) begin
         stage_v_q[k] <= 1'b0;
       end else if (own_shift[k]) begin
         st_beat_q[k] <= st_beat_q[k] + 1'b1;
+        own_last_q[k] <= st_beat_q[k] + 1'b1 == st_end_q[k];
       end
     end
   end
@@ -234,6 +247,9 @@ module ni_host_tx #(
   end
 
   `NI_ASSERT_AXIS_STABLE(HostOutStable_A, o_tvalid, o_tready, o_word)
+  for (genvar k = 0; k < NumOwn; k++) begin : gen_last_a
+    `NI_ASSERT(OwnLastIsHead_A, !stage_v_q[k] || own_last_q[k] == (st_beat_q[k] == st_end_q[k]))
+  end
 endmodule
 
 `default_nettype wire

@@ -70,30 +70,44 @@ module ni_mem_keep #(
   // the timers' 32 bits per slot).
   // Its tries are compared with MEM_LIMIT into a register too (spent_q): they change
   // only with a restart, and a slot expires two cycles after one at the earliest.
-  logic [NumSlots-1:0] expired, spent_q, timed_q, timer_rst, rst_pend_q;
-  logic free_avail, exp_avail, exp_spent;
-  logic [SlotW-1:0] free_slot, exp_slot;
+  // An expired slot with tries left is due a copy (the lowest, exp_slot); one out of
+  // tries is given up (the lowest, gu_slot): two scans, so neither waits on the other's
+  // choice.
+  logic [NumSlots-1:0] due, gone, spent_q, timed_q, timer_rst, rst_pend_q;
+  logic free_avail, gu_avail;
+  logic [SlotW-1:0] free_slot, exp_slot, gu_slot;
   always_comb begin
     free_avail = 1'b0;
     free_slot = '0;
-    exp_avail = 1'b0;
     exp_slot = '0;
+    gu_avail = 1'b0;
+    gu_slot = '0;
     for (int i = NumSlots - 1; i >= 0; i--) begin
-      expired[i] = valid_q[i] && timed_q[i];
+      due[i] = valid_q[i] && timed_q[i] && !spent_q[i];
+      gone[i] = valid_q[i] && timed_q[i] && spent_q[i];
       if (!valid_q[i]) begin
         free_avail = 1'b1;
         free_slot = SlotW'(i);
       end
-      if (expired[i]) begin
-        exp_avail = 1'b1;
-        exp_slot = SlotW'(i);
+      if (due[i]) exp_slot = SlotW'(i);
+      if (gone[i]) begin
+        gu_avail = 1'b1;
+        gu_slot = SlotW'(i);
       end
     end
   end
-  assign exp_spent = spent_q[exp_slot];
 
   // The TLP passing through (Pass) or the copy going out (Copy).
   logic [SlotW-1:0] wr_slot_q, wr_slot_d, rd_slot_q, rd_slot_d;
+  // The passing TLP's slot also one-hot (the lowest free one at its first beat): each
+  // slot's state enables read it directly, not a compare with the encoded number.
+  logic [NumSlots-1:0] free_oh, wr_oh_q, wr_oh_d;
+  always_comb begin
+    free_oh = '0;
+    for (int i = NumSlots - 1; i >= 0; i--) begin
+      if (!valid_q[i]) free_oh = NumSlots'(1) << i;
+    end
+  end
   logic [IdxW-1:0] idx_q, idx_d;
   logic keep_q, keep_d;   // the passing TLP is being copied into wr_slot_q
   logic [7:0] wtag_q, wtag_d;
@@ -117,7 +131,7 @@ module ni_mem_keep #(
   localparam int unsigned CrW = $clog2(CqDepth + 1);
   logic [MemW-1:0] cq_head;
   logic cq_valid, cq_pop;
-  assign copy_due = exp_avail && !exp_spent;
+  assign copy_due = |due;
   assign pf_match = copy_due && pf_slot_q == exp_slot;
   assign pf_drop = mode_q == Idle && pf_q && !pf_match;
   assign sel = (mode_q != Idle) ? mode_q : !copy_due ? Pass : (pf_match && cq_valid) ? Copy : Idle;
@@ -148,18 +162,20 @@ module ni_mem_keep #(
   // Give up an expired slot out of tries: not while a memory completion comes (it may
   // be this slot's; one event per cycle for MEM_FAIL_CNT), nor the slot whose copy is
   // going out.
-  assign give_up = exp_avail && exp_spent && !conf_valid_i && !(mode_q == Copy && rd_slot_q == exp_slot);
+  assign give_up = gu_avail && !conf_valid_i && !(mode_q == Copy && rd_slot_q == gu_slot);
   assign keep_done = pass_beat && s_axis_tlast && keep_d && !s_axis_tuser;
 
   always_comb begin
     mode_d = mode_q;
     wr_slot_d = wr_slot_q;
+    wr_oh_d = wr_oh_q;
     rd_slot_d = rd_slot_q;
     idx_d = idx_q;
     keep_d = keep_q;
     wtag_d = wtag_q;
     if (first) begin
       wr_slot_d = free_slot;
+      wr_oh_d = free_oh;
       rd_slot_d = pf_slot_q;
       keep_d = s_axis_tcni;
       wtag_d = s_axis_tdata[6*8 +: 8];  // TLP byte 6: the tag toward memory
@@ -231,16 +247,16 @@ module ni_mem_keep #(
     for (int i = 0; i < NumSlots; i++) begin
       timer_d[i] = rst_pend_q[i] ? 32'd0 : timer_q[i] + 32'd1;
       timer_rst[i] = 1'b0;
-      if (give_up && exp_slot == SlotW'(i)) valid_d[i] = 1'b0;
+      if (give_up && gu_slot == SlotW'(i)) valid_d[i] = 1'b0;
       // A slot not in use is written in every cycle the passing TLP's slot is it, not
       // only as the TLP is kept: its contents count once it is valid, and the write
       // enable stays off the path through the output's ready.
-      if (wr_slot_d == SlotW'(i) && !valid_q[i]) begin
+      if (wr_oh_d[i] && !valid_q[i]) begin
         tag_d[i] = wtag_d;
         beats_d[i] = idx_q + IdxW'(1);
         tries_d[i] = '0;
       end
-      if (keep_done && wr_slot_d == SlotW'(i)) begin
+      if (keep_done && wr_oh_d[i]) begin
         valid_d[i] = 1'b1;
         timer_rst[i] = 1'b1;
       end
@@ -251,7 +267,7 @@ module ni_mem_keep #(
     end
   end
   assign drop_valid_o = give_up;
-  assign drop_tag_o = tag_q[exp_slot];
+  assign drop_tag_o = tag_q[gu_slot];
   assign ev_reissue_o = copy_start;
   assign ev_fail_o = give_up || |(conf_hit & {NumSlots{!conf_ok_i}});
 
@@ -276,6 +292,7 @@ module ni_mem_keep #(
   // Datapath: slot contents are meaningful only while valid_q says so.
   always_ff @(posedge clk_i) begin
     wr_slot_q <= wr_slot_d;
+    wr_oh_q <= wr_oh_d;
     rd_slot_q <= rd_slot_d;
     idx_q <= idx_d;
     keep_q <= keep_d;
@@ -291,7 +308,11 @@ module ni_mem_keep #(
   logic mem_we;
   logic [SlotW+IdxW-1:0] mem_waddr;
   logic [MemW-1:0] rd_word_q, rd_out_q;
-  assign mem_we = pass_beat && keep_d && idx_q < IdxW'(SlotBeats);
+  // A slot not in use is written in every cycle it is the passing TLP's slot, as its
+  // state is (a beat not taken is written again when it is), but while a copy goes out
+  // (its slot, confirmed meanwhile, may be free and still read): the write enable stays
+  // off the pass decision and the output's ready.
+  assign mem_we = idx_q < IdxW'(SlotBeats) && |(wr_oh_d & ~valid_q) && mode_q != Copy;
   assign mem_waddr = {wr_slot_d, idx_q};
   always_ff @(posedge clk_i) begin
     if (mem_we) mem_q[mem_waddr] <= {s_axis_tlast, s_axis_tdata, s_axis_tkeep};
@@ -321,12 +342,14 @@ module ni_mem_keep #(
   always_ff @(posedge clk_i) begin
     if (p2_q) cq_mem_q[cq_wp_q] <= rd_out_q;
   end
-  // A copy is read only while it is not being written (writes come with passing TLPs).
-  `NI_ASSERT(CopyNotWritten_A, rdr_go |-> !mem_we)
+  // A copy is read from a slot in use, never the one being written.
+  `NI_ASSERT(CopyNotWritten_A, rdr_go && mem_we |-> pf_slot_q != wr_slot_d)
+  // A TLP being kept has its slot in both forms (one not kept may have none free).
+  `NI_ASSERT(WrOhIsSlot_A, pass_beat && keep_d |-> wr_oh_d == NumSlots'(1) << wr_slot_d)
   `NI_ASSERT(CopyQueueRoom_A, p2_q |-> cq_cnt_q != CrW'(CqDepth))
   // The registered compare is the present one whenever a slot has expired (MEM_LIMIT
   // written a cycle ago aside).
-  `NI_ASSERT(SpentCurrent_A, exp_avail && $stable(limit_i) |-> exp_spent == (tries_q[exp_slot] >= limit_i))
+  `NI_ASSERT(SpentCurrent_A, copy_due && $stable(limit_i) |-> tries_q[exp_slot] < limit_i)
 
   `NI_ASSERT_AXIS_STABLE(KeepOutStable_A, m_axis_tvalid, m_axis_tready,
                          {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})

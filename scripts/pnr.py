@@ -59,6 +59,11 @@ def main():
     ap.add_argument("family")
     ap.add_argument("--runs", default="build/synth")
     ap.add_argument("--seed", type=int, default=1)
+    # router2 for the whole NI: router1 left 550 of the small configuration's arcs after
+    # 48 minutes and was stalling, router2 routed it in 60 iterations. router1 for a block
+    # alone (make synth-blocks): it gave blocks 5-23 % more Fmax than router2 on the
+    # same netlists (docs/synthesis.md, "Tool").
+    ap.add_argument("--router", choices=["router1", "router2"], default="router2")
     ap.add_argument("--lpf", help="ecp5: clock constraints other than constraints/nic_top.lpf "
                                   "(a block alone: constraints/block.lpf)")
     a = ap.parse_args()
@@ -79,10 +84,8 @@ def main():
     netlist = run / "netlist.json"
     if not (ROOT / netlist).exists():
         sys.exit(f"pnr: {netlist} missing; run scripts/synth.py {a.config} {a.family} first")
-    # router2: router1 left 550 of the small configuration's arcs after 48 minutes and
-    # was stalling; router2 routed it in 60 iterations (docs/synthesis.md).
     cmd = [str(exe), "--json", str(netlist), "--report", str(run / "pnr.json"), "--log", str(run / "nextpnr.log"),
-           "--seed", str(a.seed), "--timing-allow-fail", "-q", "--router", "router2"] + args
+           "--seed", str(a.seed), "--timing-allow-fail", "-q", "--router", a.router] + args
     # Everything nextpnr says is in nextpnr.log (one warning per unplaced port otherwise).
     r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if r.returncode != 0:

@@ -6,7 +6,7 @@
 
 Each block of BLOCKS goes through scripts/synth.py (Yosys, ECP5, the default
 configuration's data width, the block's own default parameters) and scripts/pnr.py
-(nextpnr-ecp5, LFE5U-85F speed grade 8, out of context) against
+(nextpnr-ecp5, LFE5U-85F speed grade 8, out of context, router1) against
 constraints/block.lpf: 150 MHz, the target every block must meet alone so that the
 NI can close at 125 MHz (docs/architecture.md, "Designing for the clock"). Runs go
 in parallel, N at a time; each leaves RUNS/BLOCK/default-ecp5/{stat.json,pnr.json,
@@ -39,7 +39,8 @@ def run_block(block, runs):
     start = time.time()
     out = f"{runs}/{block}"
     for cmd in ([sys.executable, "scripts/synth.py", CONFIG, "ecp5", "--top", block, "--out", out],
-                [sys.executable, "scripts/pnr.py", CONFIG, "ecp5", "--runs", out, "--lpf", LPF]):
+                [sys.executable, "scripts/pnr.py", CONFIG, "ecp5", "--runs", out, "--lpf", LPF,
+                 "--router", "router1"]):
         r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         if r.returncode != 0:
             return block, time.time() - start, (r.stdout + r.stderr).strip().splitlines()[-1:]

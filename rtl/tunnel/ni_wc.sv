@@ -427,13 +427,19 @@ module ni_wc #(
   // A TLP sent as it is, from registers: a TLP taken with no packet open (none is,
   // so no flush either) that opens none.
   assign pass_sel = busy_q ? mode_q == ModePass : !open_q && !h2_open_q;
+  // The word written tells a flush and a close from their causes without the push's
+  // own terms (room, the beat's valid): the word counts only when pushed, and then a
+  // flush is wanted only when it is made (no beat enters while one is wanted,
+  // FlushAlone_A), and a close is possible only with its beat.
   always_comb begin
     for (int j = 0; j < Bpb; j++) tail_keep[j] = 32'(j) < 32'(fill_q);
     for (int j = 0; j < Bpb; j++) close_keep[j] = 32'(j) < 32'(fill_sum);
-    push_keep = do_flush ? tail_keep : (close_now ? close_keep : '1);
+    push_keep = want_flush ? tail_keep : (close_ok ? close_keep : '1);
     if (pass_sel) push_beat = ib;
-    else push_beat = {1'b0, do_flush || close_now, push_keep, merged};
+    else push_beat = {1'b0, want_flush || close_ok, push_keep, merged};
   end
+  `NI_ASSERT(FlushAlone_A, want_flush |-> !beat_in)
+  `NI_ASSERT(PushedWordsCause_A, push && !pass_sel |-> (want_flush == do_flush) && (close_ok == close_now || !beat_in))
   assign push = do_flush || (beat_in && (cur_mode == ModePass || ((close_now || comb_push) && !rollback)));
 
   // Header record of a flushed packet, with its payload bytes (its LRH length and TLP
