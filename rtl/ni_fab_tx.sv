@@ -245,24 +245,43 @@ module ni_fab_tx #(
   assign hcur = idle_q ? pq_hdr : hdr_q;
   assign st = idle_q ? ((pq_hdr.cont || pq_hdr.raw) ? StPay : StHdr) : state_q;
   assign bi = idle_q ? '0 : bi_q;
-  always_comb begin
-    // A table over the kind and the beat count (equalities, which become LUTs; a
-    // subtraction and compares of the length would become carry chains).
-    hrem = '0;
-    hend6 = 1'b0;
-    hend0 = 1'b0;
-    hmask = '0;
+  // A table over the kind and the beat count (equalities, which become LUTs; a
+  // subtraction and compares of the length would become carry chains):
+  // {hrem, hrem - Bpb, hend6, hend0, hmask}.
+  localparam int unsigned HposW = 8 + 8 + 2 + Bpb;
+  function automatic logic [HposW-1:0] hdr_pos(input logic [2:0] kind, input logic [BiW-1:0] b);
+    hdr_pos = '0;
     for (int k = 0; k < 8; k++) begin
-      for (int b = 0; b < (1 << BiW); b++) begin
-        if (hcur.kind == 3'(k) && bi == BiW'(b)) begin
-          hrem = 8'(32'(ni_pkg::tx_header_len(3'(k))) - b * Bpb);
-          hend6 = 32'(ni_pkg::tx_header_len(3'(k))) <= b * Bpb + Bpb - 6;
-          hend0 = 32'(ni_pkg::tx_header_len(3'(k))) <= b * Bpb + Bpb;
-          for (int j = 0; j < Bpb; j++) hmask[j] = 32'(ni_pkg::tx_header_len(3'(k))) > b * Bpb + j;
+      for (int i = 0; i < (1 << BiW); i++) begin
+        if (kind == 3'(k) && b == BiW'(i)) begin
+          hdr_pos[Bpb + 2 +: 16] = {8'(32'(ni_pkg::tx_header_len(3'(k))) - i * Bpb),
+                                    8'(32'(ni_pkg::tx_header_len(3'(k))) - i * Bpb - Bpb)};
+          hdr_pos[Bpb + 1] = 32'(ni_pkg::tx_header_len(3'(k))) <= i * Bpb + Bpb - 6;
+          hdr_pos[Bpb] = 32'(ni_pkg::tx_header_len(3'(k))) <= i * Bpb + Bpb;
+          for (int j = 0; j < Bpb; j++) hdr_pos[j] = 32'(ni_pkg::tx_header_len(3'(k))) > i * Bpb + j;
         end
       end
     end
+  endfunction
+  // The entry for the beat being framed: for a packet's first beat from the queue's
+  // head (its kind, beat 0), else from hp_q, looked up as the beat before was framed
+  // (the kind and the beat count in registers then), so one multiplexer of registers
+  // stands before the framing's decisions.
+  logic [HposW-1:0] hp, hp_q, hp_d;
+  logic [BiW-1:0] bi_inc;
+  assign bi_inc = (bi == '1) ? bi : bi + BiW'(1);
+  // (Called from always_comb: Yosys makes latches of a function's loop variables in a
+  // continuous assignment.)
+  logic [HposW-1:0] hp_start, hp_same, hp_next;
+  always_comb begin
+    hp_start = hdr_pos(pq_hdr.kind, '0);
+    hp_same = hdr_pos(hcur.kind, bi);
+    hp_next = hdr_pos(hcur.kind, bi_inc);
   end
+  assign hp = idle_q ? hp_start : hp_q;
+  assign {hrem, hrem_m, hend6, hend0, hmask} = hp;
+  always_ff @(posedge clk_i) hp_q <= hp_d;
+  `NI_ASSERT(HposIsTable_A, hp == hp_same)
   assign bad_in = idle_q ? 1'b0 : bad_q;
   assign src = idle_q ? pq_src : src_q;
   `NI_ASSERT(IdleIsState_A, idle_q == (state_q == StIdle))
@@ -293,6 +312,8 @@ module ni_fab_tx #(
   // Where the trailer starts relative to this beat (rel, 8 bits signed: a trailer begun
   // in the beat before is negative), or none in this beat (rel_none).
   logic signed [7:0] rel;
+  logic signed [7:0] rel_m;  // rel - Bpb, where the trailer spills into the next beat
+  logic signed [7:0] hrem_m, kcnt_off, kcnt_m, kcnt_off_m;  // offsets of hrem and kcnt, from tables
   logic rel_none;
   logic [DataW-1:0] f_data;  // lanes below rel; the others are not cleared here
   logic f_last, f_spill, f_bad;
@@ -340,23 +361,41 @@ module ni_fab_tx #(
   always_ff @(posedge clk_i) selh_q <= selh_d;
 
   always_comb begin
-    kcnt = NzW'(ni_pkg::keep_count(64'(pay_keep)));
+    // The payload beat's lanes from its highest lane kept (a last beat's keep is its low
+    // lanes, LastKeepLow_A; any other is full): a table, with the offsets rel and
+    // trl_rel need folded in, not an adder tree and adders behind it.
+    kcnt = '0;
+    kcnt_off = '0;
+    kcnt_m = '0;
+    kcnt_off_m = '0;
+    for (int j = 0; j < Bpb; j++) begin
+      if (pay_keep[j]) begin
+        kcnt = NzW'(j + 1);
+        kcnt_off = 8'(j + 1 + Off);
+        kcnt_m = 8'(j + 1 - Bpb);
+        kcnt_off_m = 8'(j + 1 + Off - Bpb);
+      end
+    end
     mix = (Off != 0) && !hcur.cont && !hcur.raw && ((st == StHdr && hcur.has_payload) || st == StPay);
     pay_take = (st == StPay) || mix;
     rel = '0;
+    rel_m = '0;
     rel_none = 1'b1;
     case (st)
       StHdr: begin
         if (!hcur.has_payload) begin
           rel = hrem;
+          rel_m = hrem_m;
           rel_none = 1'b0;
         end else if (mix) begin
-          rel = 8'(Off + 32'(kcnt));
+          rel = kcnt_off;
+          rel_m = kcnt_off_m;
           rel_none = !(pay_last && 32'(kcnt) <= Bpb - Off);
         end
       end
       StPay: begin
-        rel = mix ? 8'(Off + 32'(kcnt)) : 8'(kcnt);
+        rel = mix ? kcnt_off : 8'(kcnt);
+        rel_m = mix ? kcnt_off_m : kcnt_m;
         rel_none = !pay_last || (mix && 32'(kcnt) > Bpb - Off);
       end
       StTrl: begin
@@ -433,9 +472,14 @@ module ni_fab_tx #(
   `NI_ASSERT(LastIsRel_A, !fr_beat || f_last == (!rel_none && rel <= BpbR - (hcur.raw ? 8'sd2 : 8'sd6)))
   `NI_ASSERT(RelClipped_A, !fr_beat || f_rel8 == ((rel_none || rel > BpbR) ? BpbR : rel))
   `NI_ASSERT(SpillIsRel_A, !fr_beat || f_last || f_spill == (!rel_none && rel <= BpbR))
+  `NI_ASSERT(TrlRelIsRel_A, !(fr_beat && f_spill) || rel_m == rel - BpbR)
+  `NI_ASSERT(KcntIsCount_A, !(fr_beat && pay_take && pay_last) || 32'(kcnt) == 32'(ni_pkg::keep_count(64'(pay_keep))))
   `NI_ASSERT(SelhIsState_A, Off != 0 || !fr_beat || selh == selh_exp)
   `NI_ASSERT(LastKeepLow_A, !(fr_beat && pay_take && pay_last) || (pay_keep & (pay_keep + KeepW'(1))) == '0)
 
+  // The table's entry for the next cycle's beat: beat bi again, or the one after a beat
+  // framed (both looked up beside the framing; fr_beat only selects).
+  assign hp_d = fr_beat ? hp_next : hp_same;
   always_comb begin
     src_beat_ready_o = '0;
     state_d = state_q;
@@ -458,9 +502,9 @@ module ni_fab_tx #(
     if (starting) state_d = st;  // StHdr, or StPay for a continuation or a raw packet
     if (fr_beat) begin
       src_beat_ready_o[src] = pay_take;
-      bi_d = (bi == '1) ? bi : bi + BiW'(1);
+      bi_d = bi_inc;
       bad_d = f_bad;
-      trl_rel_d = rel - BpbR;
+      trl_rel_d = rel_m;  // where the trailer starts, seen from the next beat
       if (mix) begin
         for (int j = 0; j < OffW; j++) carry_d[j*8 +: 8] = pay_data[((Bpb - Off + j) % Bpb) * 8 +: 8];
         carry_n_d = 7'(32'(kcnt) - (Bpb - Off));

@@ -839,7 +839,14 @@ module ni_host_rx #(
   logic hold_d, pad_d, pad_last, td;
   logic [PosW-1:0] pad_at_d;
   assign td = dh.td;
-  assign pad_last = pad_at_q + PosW'(Bpb) >= PosW'(pad_fwd_q);
+  // The zero beat being the last, a register: found beside the beats from the position
+  // after this zero beat, or from the first zero beat's position as a pad starts (an
+  // adder and a compare off the path into the output queue).
+  logic pad_last_q, pad_last_d;
+  assign pad_last = pad_last_q;
+  assign pad_last_d = pad_q ? (out_wready ? pad_at_q + PosW'(2 * Bpb) >= PosW'(pad_fwd_q) : pad_last_q) :
+                              nbs_q + PosW'(Bpb) >= PosW'(dh.fwd_bytes);
+  `NI_ASSERT(PadLastIsPos_A, !pad_q || pad_last_q == (pad_at_q + PosW'(Bpb) >= PosW'(pad_fwd_q)))
   always_comb begin
     o_push = 1'b0;
     o_wcls = cur_cls;
@@ -907,6 +914,7 @@ module ni_host_rx #(
       hold_q <= 1'b0;
       pad_q <= 1'b0;
       pad_at_q <= '0;
+      pad_last_q <= 1'b0;
       cb_ready_q <= 1'b0;
     end else begin
       cb_ready_q <= cb_need && f_qvalid && dq_valid && !accept;
@@ -923,6 +931,7 @@ module ni_host_rx #(
       hold_q <= hold_d;
       pad_q <= pad_d;
       pad_at_q <= pad_at_d;
+      pad_last_q <= pad_last_d;
     end
   end
   // Data without enables from the beat's handshake: the head beat's lanes are written

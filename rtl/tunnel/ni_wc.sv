@@ -297,7 +297,16 @@ module ni_wc #(
   end
 
   // ------------------------------------------------------------ what to do with H2
-  assign space = cnt_q != CntW'(Beats);
+  // The queue full, a register: its next value from the count's compares (formed from
+  // registers beside the decisions) and the late push and free, one LUT after them, so
+  // no subtraction of the counts sits before the decisions that wait for space.
+  logic full_q, full_d, eq_full, eq_m1, snap_full;
+  assign eq_full = cnt_q == CntW'(Beats);
+  assign eq_m1 = cnt_q == CntW'(Beats - 1);
+  assign snap_full = CntW'(snap_wcnt_q - fcnt_q) == CntW'(Beats);
+  assign full_d = rollback ? ((busy_q ? snap_full : eq_full) && !free) :
+                  push ? (free ? eq_full : eq_m1) : (eq_full && !free);
+  assign space = !full_q;
   assign fl_due = fl_due_q;
   assign appendable = app_ok_q && (rb_q ? h2_pair_rb_q && h2_fits_rb_q : h2_pair_q && h2_fits_q);
   assign fill_now = rb_q ? h2_fill_rb_q : h2_fill_q;
@@ -717,6 +726,7 @@ module ni_wc #(
       wptr_q <= '0;
       rptr_q <= '0;
       wcnt_q <= '0;
+      full_q <= 1'b0;
       fcnt_q <= '0;
       vis_q <= '0;
       rd_first_q <= 1'b1;
@@ -760,6 +770,7 @@ module ni_wc #(
       wptr_q <= wptr_d;
       rptr_q <= rptr_d;
       // A TLP taken back takes its beats back (none pushed in its take cycle).
+      full_q <= full_d;
       if (rollback) wcnt_q <= busy_q ? snap_wcnt_q : wcnt_q;
       else if (push) wcnt_q <= wcnt_q + 1'b1;
       if (free) fcnt_q <= fcnt_q + 1'b1;
@@ -830,6 +841,7 @@ module ni_wc #(
   `NI_ASSERT(OutCountIsQueue_A, (out_hdrs_q != OhW'(Hdrs)) == oq_ready)
   `NI_ASSERT(BeatHasHeader_A, (beat_in && !busy_q) |-> take)
   `NI_ASSERT(PushHasRoom_A, push |-> space)
+  `NI_ASSERT(FullIsCount_A, full_q == (cnt_q == CntW'(Beats)))
   `NI_ASSERT(FillInRange_A, 32'(fill_q) <= Bpb)
   `NI_ASSERT(OpenFitsPayload_A, open_q |-> (32'(open_len_q) <= MaxPayload))
   `NI_ASSERT(OpenHasBytes_A, (open_q && !busy_q) |-> (fill_q != '0))
