@@ -112,11 +112,35 @@ module ni_wc #(
   ni_fifo #(.Width(HdrW), .Depth(InHdrs), .FreeWrite(1)) u_in_q (
     .clk_i, .rst_ni, .wdata_i(in_hdr_i), .wvalid_i(in_hdr_valid_i && hk_wready),
     .wready_o(hq_wready), .rdata_o(ih), .rvalid_o(ih_valid), .rready_i(h2_load));
-  ni_skid #(.Width(MetaW + 40)) u_in_key (
+  // With them what H2 finds about a header as it loads that does not depend on the
+  // open packet, found as the header enters: whether it ends on a 4 KiB boundary
+  // (ipage), and its compares with the header before it (pred: the last one that
+  // entered, which H2 holds when this one loads, every header passing H2 in order;
+  // PredFoundAtEntry_A): same key (fkey), starts where pred ends (fend) or where pred
+  // starts (fstart), same combining window (fwin). H2's decisions then read registers.
+  logic ipage, fkey, fend, fstart, fwin;
+  logic [11:0] in_end_lo;
+  logic [39:0] in_key, last_key_q;
+  logic [63:0] last_addr_q, last_end_q;
+  logic last_wc_q;
+  logic [7:0] last_win_q;
+  assign in_end_lo = in_meta_i.addr[11:0] + in_meta_i.bytes[11:0];
+  assign in_key = {in_hdr_i.dlid, in_hdr_i.flags, in_hdr_i.memid};
+  always_ff @(posedge clk_i) begin
+    if (in_hdr_valid_i && in_hdr_ready_o) begin
+      last_key_q <= in_key;
+      last_addr_q <= in_meta_i.addr;
+      last_end_q <= in_meta_i.addr + 64'(in_meta_i.bytes);
+      last_wc_q <= in_meta_i.wc;
+      last_win_q <= in_meta_i.win;
+    end
+  end
+  ni_skid #(.Width(5 + MetaW + 40)) u_in_key (
     .clk_i, .rst_ni,
-    .wdata_i({in_meta_i, in_hdr_i.dlid, in_hdr_i.flags, in_hdr_i.memid}),
-    .wvalid_i(in_hdr_valid_i && hq_wready), .wready_o(hk_wready), .rdata_o({im, ikey}), .rvalid_o(ik_valid),
-    .rready_i(h2_load));
+    .wdata_i({in_end_lo == 12'h0, in_key == last_key_q, in_meta_i.addr == last_end_q, in_meta_i.addr == last_addr_q,
+              in_meta_i.wc && last_wc_q && in_meta_i.win == last_win_q, in_meta_i, in_key}),
+    .wvalid_i(in_hdr_valid_i && hq_wready), .wready_o(hk_wready),
+    .rdata_o({ipage, fkey, fend, fstart, fwin, im, ikey}), .rvalid_o(ik_valid), .rready_i(h2_load));
   assign in_hdr_ready_o = hq_wready && hk_wready;
 
   // ------------------------------------------------------------ input beats
@@ -149,6 +173,7 @@ module ni_wc #(
   logic [12:0] bytes_q;             // its payload bytes
   logic [FillW-1:0] lanes_q;        // lanes of the TLP's last beat
   logic [FillW-1:0] thr_q;          // its last beat's threshold (h2_thr_*_q) in its mode
+  logic [FillW-1:0] nl_q;           // and its data lanes (Bpb - thr_q)
   logic closes_q;                   // the TLP closes the packet it continues
   logic open_q;                     // an open packet exists
   logic open_cont_q;                // ... and it continues the packet pushed before it
@@ -213,6 +238,7 @@ module ni_wc #(
   // one (app: the TLP header lanes drop out): a last beat with fill_q lanes held
   // overflows the held beat when fill_q is above it.
   logic [FillW-1:0] h2_thr_new_q, h2_thr_app_q;
+  logic [FillW-1:0] h2_nl_app_q;      // its last beat's data lanes continuing one (Bpb - h2_thr_app_q)
   logic h2_chain_q, h2_chain_rb_q;    // same key as pred, starts where the packet ends
   logic h2_pair_q, h2_pair_rb_q;      // ... and both combinable, through one window
   logic h2_fits_q, h2_fits_rb_q;      // the packet has room for it
@@ -229,10 +255,20 @@ module ni_wc #(
   // The header fields a combined packet shares: LRH DLID, TEH flags, memory ID. The
   // other bytes of a request's record are the same for every request, bytes 4-5 (LRH
   // length) excepted (SameRecordInPacket_A).
-  assign key_same = ikey == h2_key_q;
-  assign win_same = im.wc && h2_meta_q.wc && im.win == h2_meta_q.win;
-  assign at_end = im.addr == h2_end_q;
-  assign at_start = im.addr == h2_meta_q.addr;
+  assign key_same = fkey;
+  assign win_same = fwin;
+  assign at_end = fend;
+  assign at_start = fstart;
+  // The findings made at entry are the compares with H2's pred (once a header has
+  // been in H2: its registers are not reset).
+  logic h2_ever_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) h2_ever_q <= 1'b0;
+    else if (h2_load) h2_ever_q <= 1'b1;
+  end
+  `NI_ASSERT(PredFoundAtEntry_A, !(h2_load && h2_ever_q) ||
+             (fkey == (ikey == h2_key_q) && fend == (im.addr == h2_end_q) && fstart == (im.addr == h2_meta_q.addr) &&
+              fwin == (im.wc && h2_meta_q.wc && im.win == h2_meta_q.win)))
   // Taken in this cycle, pred leaves the packet with room room_take_q (formed a cycle
   // before: the room as H2's take sets it);
   // taken before, with room_q (room_snap_q before it, should it be taken back).
@@ -254,7 +290,8 @@ module ni_wc #(
   logic ld_open, ld_pair, ld_pair_rb, ld_fits, ld_fits_rb;
   logic [FillW-1:0] ld_lanes;
   assign ld_lanes = FillW'((32'(im.bytes) + ni_pkg::TlpHdrBytes - 1) % Bpb + 1);
-  assign ld_open = im.wc && im.bytes < 13'(MaxPayload) && in_end[11:0] != 12'h0;
+  assign ld_open = im.wc && im.bytes < 13'(MaxPayload) && !ipage;
+  `NI_ASSERT(PageEndIsSum_A, !ik_valid || ipage == (in_end[11:0] == 12'h0))
   assign ld_pair = key_same && at_end && win_same;
   assign ld_pair_rb = key_same && at_start && win_same;
   assign ld_fits = 14'(im.bytes) <= room_new;
@@ -276,7 +313,7 @@ module ni_wc #(
       h2_meta_q <= im;
       h2_end_q <= in_end;
       h2_open_q <= ld_open;
-      h2_page_q <= in_end[11:0] == 12'h0;
+      h2_page_q <= ipage;
       h2_uni_q <= ikey[31:30] != 2'b11 && !in_grp;
       h2_grp_q <= in_grp;
       h2_gidx_q <= in_gidx;
@@ -285,6 +322,9 @@ module ni_wc #(
       h2_thr_app_q <= FillW'(Bpb) - ld_lanes +
                       ((Bpb > ni_pkg::TlpHdrBytes && 32'(im.bytes) + ni_pkg::TlpHdrBytes <= Bpb) ?
                        FillW'(ni_pkg::TlpHdrBytes) : '0);
+      h2_nl_app_q <= ld_lanes -
+                     ((Bpb > ni_pkg::TlpHdrBytes && 32'(im.bytes) + ni_pkg::TlpHdrBytes <= Bpb) ?
+                      FillW'(ni_pkg::TlpHdrBytes) : '0);
       h2_chain_q <= key_same && at_end;
       h2_chain_rb_q <= key_same && at_start;
       h2_pair_q <= ld_pair;
@@ -356,6 +396,13 @@ module ni_wc #(
   logic [FillW-1:0] n, drop, cur_thr;
   logic [2*DataW-1:0] rot2;
   assign cur_thr = busy_q ? thr_q : (open_q ? h2_thr_app_q : h2_thr_new_q);
+  // The last beat's data lanes (Bpb - cur_thr) and whether the held lanes leave room
+  // for them (fill_q <= cur_thr): each formed from registers for every candidate
+  // threshold, then chosen, so neither a subtraction nor a compare waits for the choice.
+  logic [FillW-1:0] cur_nl;
+  logic fill_le_thr;
+  assign cur_nl = busy_q ? nl_q : (open_q ? h2_nl_app_q : h2_lanes_q);
+  assign fill_le_thr = busy_q ? fill_q <= thr_q : (open_q ? fill_q <= h2_thr_app_q : fill_q <= h2_thr_new_q);
   assign {in_bad, in_last, in_keep, in_data} = ib;
   assign ib_ready = en_q && space;
   assign beat_in = ib_valid && ib_ready;
@@ -368,7 +415,7 @@ module ni_wc #(
     end
     // The last beat's lanes: Bpb - cur_thr (below); the others lose drop lanes when
     // continuing a packet.
-    n = in_last ? FillW'(Bpb) - cur_thr : ((cur_mode == ModeAppend) ? FillW'(Bpb) - drop : FillW'(Bpb));
+    n = in_last ? cur_nl : ((cur_mode == ModeAppend) ? FillW'(Bpb) - drop : FillW'(Bpb));
     for (int j = 0; j < Bpb; j++) merged[j*8 +: 8] = (32'(j) < 32'(fill_q)) ? held_q[j*8 +: 8] : rot[j*8 +: 8];
   end
 
@@ -385,7 +432,7 @@ module ni_wc #(
   // the TLP header (drop; none, opening a packet).
   logic push_held, push_merged_full;
   assign push_held = held_full;
-  assign push_merged_full = !held_full && (in_last ? fill_q > cur_thr : (cur_mode != ModeAppend || fill_q >= drop));
+  assign push_merged_full = !held_full && (in_last ? !fill_le_thr : (cur_mode != ModeAppend || fill_q >= drop));
   assign comb_push = push_held || push_merged_full;
   assign rollback = beat_in && cur_mode != ModePass && in_last && in_bad;
   assign commit = beat_in && cur_mode != ModePass && in_last && !in_bad;
@@ -399,7 +446,7 @@ module ni_wc #(
   assign new_len = ((cur_mode == ModeNew) ? 13'd0 : open_len_q) + cur_bytes;
   logic close_ok;  // close_now, but for whether the beat enters
   assign close_ok = cur_mode != ModePass && in_last && !in_bad && cur_closes && !held_full &&
-                    fill_q <= cur_thr && oq_ready;
+                    fill_le_thr && oq_ready;
   assign close_now = beat_in && close_ok;
 
   // The held beat and its fill after the input beat, should it enter: formed from
@@ -432,7 +479,7 @@ module ni_wc #(
   // below fill_q (all of it when full, as a flush pushes it), then the rotated input.
   logic push, pass_sel;
   logic [BeatW-1:0] push_beat;
-  logic [KeepW-1:0] tail_keep, close_keep, push_keep;
+  logic [KeepW-1:0] tail_keep, close_keep, push_keep, close_keep_busy, close_keep_app, close_keep_new;
   // A TLP sent as it is, from registers: a TLP taken with no packet open (none is,
   // so no flush either) that opens none.
   assign pass_sel = busy_q ? mode_q == ModePass : !open_q && !h2_open_q;
@@ -442,12 +489,23 @@ module ni_wc #(
   // FlushAlone_A), and a close is possible only with its beat.
   always_comb begin
     for (int j = 0; j < Bpb; j++) tail_keep[j] = 32'(j) < 32'(fill_q);
-    for (int j = 0; j < Bpb; j++) close_keep[j] = 32'(j) < 32'(fill_sum);
+    // A close's lanes (the held ones and the last beat's: below fill_q + cur_nl, which
+    // is fill_sum whenever a TLP's last beat closes) for each candidate of cur_nl, from
+    // registers, then chosen: no adder and compare behind the input beat's decisions.
+    for (int j = 0; j < Bpb; j++) begin
+      close_keep_busy[j] = 32'(j) < 32'(fill_q) + 32'(nl_q);
+      close_keep_app[j] = 32'(j) < 32'(fill_q) + 32'(h2_nl_app_q);
+      close_keep_new[j] = 32'(j) < 32'(fill_q) + 32'(h2_lanes_q);
+    end
+    close_keep = busy_q ? close_keep_busy : (open_q ? close_keep_app : close_keep_new);
     push_keep = want_flush ? tail_keep : (close_ok ? close_keep : '1);
     if (pass_sel) push_beat = ib;
     else push_beat = {1'b0, want_flush || close_ok, push_keep, merged};
   end
+  assign room_take_d = open_d ? room_db : room_max_b;
+  `NI_ASSERT(RoomTakeIsSum_A, room_take_d == (open_d ? room_d : Max14) - take_bytes)
   `NI_ASSERT(FlushAlone_A, want_flush |-> !beat_in)
+  `NI_ASSERT(CloseKeepIsSum_A, !close_ok || close_keep == KeepW'((65'(1) << fill_sum) - 65'(1)))
   `NI_ASSERT(PushedWordsCause_A, push && !pass_sel |-> (want_flush == do_flush) && (close_ok == close_now || !beat_in))
   assign push = do_flush || (beat_in && (cur_mode == ModePass || ((close_now || comb_push) && !rollback)));
 
@@ -566,6 +624,17 @@ module ni_wc #(
   logic [1:0] bidx_d;
   logic [12:0] open_len_d;
   logic [13:0] room_d, room_snap_d;
+  // room_take_q's next value, (open_d ? room_d : MaxPayload) minus the next H2 record's
+  // bytes: the subtraction made from each candidate room beside the decisions (all
+  // registers), and the decisions choose among the results (room_db follows room_d).
+  // (Each with both records' bytes, the queue head's and H2's: the choice between them,
+  // h2_load, comes after the subtractions too.)
+  logic [13:0] take_bytes, room_q_b, room_take_b, room_snap_b, room_max_b, room_db, room_take_d;
+  assign take_bytes = h2_load ? 14'(im.bytes) : 14'(h2_meta_q.bytes);
+  assign room_q_b = h2_load ? room_q - 14'(im.bytes) : room_q - 14'(h2_meta_q.bytes);
+  assign room_take_b = h2_load ? room_take_q - 14'(im.bytes) : room_take_q - 14'(h2_meta_q.bytes);
+  assign room_snap_b = h2_load ? room_snap_q - 14'(im.bytes) : room_snap_q - 14'(h2_meta_q.bytes);
+  assign room_max_b = h2_load ? Max14 - 14'(im.bytes) : Max14 - 14'(h2_meta_q.bytes);
   logic [FillW-1:0] fill_d;
   logic [DataW-1:0] held_d;
   logic [PtrW-1:0] wptr_d, rptr_d;
@@ -600,6 +669,7 @@ module ni_wc #(
     app_ok_d = app_ok_q;
     rb_d = rb_q;
     room_d = room_q;
+    room_db = room_q_b;
     room_snap_d = room_snap_q;
     open_len_d = open_len_q;
     fill_d = fill_q;
@@ -631,6 +701,7 @@ module ni_wc #(
       // may continue it (not if this TLP fills it or ends the page).
       room_snap_d = room_q;
       room_d = room_take_q;
+      room_db = room_take_b;
       app_ok_d = take_mode != ModePass && !(open_q && (h2_page_q || fill_now));
       if (take_mode == ModeNew) begin
         open_cont_d = chain_q && (rb_q ? h2_chain_rb_q : h2_chain_q);
@@ -655,6 +726,7 @@ module ni_wc #(
       app_ok_d = cur_mode == ModeAppend;
       rb_d = cur_mode == ModeAppend;
       room_d = busy_q ? room_snap_q : room_q;  // (taken in this cycle: room_q is before it)
+      room_db = busy_q ? room_snap_b : room_q_b;
     end
     if (do_flush) fill_d = '0;
     if (do_flush || close_now) begin
@@ -742,7 +814,7 @@ module ni_wc #(
     end else begin
       go_q <= go_d;
       en_q <= go_d || busy_d;
-      room_take_q <= (open_d ? room_d : Max14) - (h2_load ? 14'(im.bytes) : 14'(h2_meta_q.bytes));
+      room_take_q <= room_take_d;
       busy_q <= busy_d;
       mode_q <= mode_d;
       bidx_q <= bidx_d;
@@ -799,6 +871,7 @@ module ni_wc #(
       bytes_q <= h2_meta_q.bytes;
       lanes_q <= h2_lanes_q;
       thr_q <= open_q ? h2_thr_app_q : h2_thr_new_q;
+      nl_q <= open_q ? h2_nl_app_q : h2_lanes_q;
       closes_q <= cur_closes;
       snap_fill_q <= fill_q;
       snap_held_q <= held_q;
