@@ -157,7 +157,7 @@ def block_rows(record):
     if not out:
         return []
     return ["", f"Blocks placed and routed alone (make synth-blocks: out of context, LFE5U-85F speed grade 8, "
-            f"each at its own default parameters but those named; target {BLOCK_TARGET_MHZ} MHz; Fmax in MHz, "
+            f"nextpnr's router1, each at its own default parameters but those named; target {BLOCK_TARGET_MHZ} MHz; Fmax in MHz, "
             "critical path in ns, from the register where it starts to the one where it ends; LUT4, FF, carry "
             "(CCU2C), LUT RAM (DPR16X4) and block RAM (DP16KD) cells from Yosys, logic cells from nextpnr):", "",
             "| block | configuration, family | Fmax | 150 MHz | logic cells | LUT4 | FF | carry | LUT RAM | BRAM | "
