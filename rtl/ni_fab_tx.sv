@@ -45,7 +45,6 @@ module ni_fab_tx #(
   output logic [ni_pkg::NumVc-1:0][7:0] credits_o,  // credits held now (FAB_CREDITS)
   output logic ev_tx_pkt_o
 );
-  localparam int unsigned SrcW = (NumSrc > 1) ? $clog2(NumSrc) : 1;
   localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // payload lane shift: 0, or 32 at 512 bits
   localparam int unsigned OffW = (Off > 0) ? Off : 1;
   localparam logic [Bpb-1:0] LowLanes = Bpb'((65'(1) << Off) - 65'(1));  // lanes below Off
@@ -73,7 +72,6 @@ module ni_fab_tx #(
   // the queue, and the framer starts from a register's word: a credit is held for at
   // most the two packets queued.
   logic pick_valid;
-  logic [SrcW-1:0] pick;
   logic [NumSrc-1:0] pick_oh, rr_oh_q, rr_oh_d;
   logic [ni_pkg::NumVc-1:0][7:0] credits_q, credits_d;
   logic [ni_pkg::NumVc-1:0] has_credit_q;  // credits_q != 0, registered with it
@@ -127,10 +125,8 @@ module ni_fab_tx #(
   always_comb begin
     pick_oh = pick_oh_c[has_credit_q];
     pick_valid = |pick_oh;
-    pick = '0;
     hdr_new = '0;
     for (int k = 0; k < NumSrc; k++) begin
-      if (pick_oh[k]) pick = pick | SrcW'(k);
       hdr_new = hdr_new | (src_hdr_i[k * ni_pkg::TxDescW +: ni_pkg::TxDescW] & {ni_pkg::TxDescW{pick_oh[k]}});
     end
   end
@@ -175,7 +171,7 @@ module ni_fab_tx #(
 
   // The pick queue, a skid register: {the kind's flags the framer decides on, source,
   // the descriptor}, without back_page (ni_retx's, not the wire's).
-  localparam int unsigned PqW = 3 + SrcW + ni_pkg::TxDescW - 52;
+  localparam int unsigned PqW = 3 + NumSrc + ni_pkg::TxDescW - 52;
   logic [PqW-1:0] pq_head;
   logic pq_valid, pq_pop;
   // What the framer works from: the header bytes built from the descriptor and what
@@ -190,13 +186,13 @@ module ni_fab_tx #(
   } frame_hdr_t;
   frame_hdr_t pq_hdr;
   ni_pkg::tx_desc_t pq_desc;
-  logic [SrcW-1:0] pq_src;
+  logic [NumSrc-1:0] pq_src;  // one-hot
   logic unused_back;
   assign unused_back = ^hdr_new.back_page;
   ni_skid #(.Width(PqW)) u_pick_q (
     .clk_i, .rst_ni,
     .wdata_i({hdr_new.kind == ni_pkg::TX_RAW, hdr_new.kind == ni_pkg::TX_CONT,
-              hdr_new.kind != ni_pkg::TX_ACK && hdr_new.kind != ni_pkg::TX_UR, pick, hdr_new.kind, hdr_new.vc,
+              hdr_new.kind != ni_pkg::TX_ACK && hdr_new.kind != ni_pkg::TX_UR, pick_oh, hdr_new.kind, hdr_new.vc,
               hdr_new.dlid, hdr_new.pkt_words, hdr_new.stamp_psn, hdr_new.psn, hdr_new.flags, hdr_new.aux8, hdr_new.memid,
               hdr_new.key}),
     .wvalid_i(pick_valid), .wready_o(pq_wready),
@@ -220,7 +216,9 @@ module ni_fab_tx #(
   logic [6:0] carry_n_q, carry_n_d;
   logic [Bpb-1:0] carry_mask_q, carry_mask_d;  // carry_n_q lanes
   frame_hdr_t hdr_q, hdr_d, hcur;
-  logic [SrcW-1:0] src_q, src_d, src;
+  // The packet's source, one-hot: each select of a source's beat is then one gate of
+  // registers (idle_q, the queue head's and src_q's bits) before the AND-OR.
+  logic [NumSrc-1:0] src_q, src_d, src;
   // The packet's beats framed so far (saturating: only the first few are told apart).
   localparam int unsigned BiW = 3;
   logic [BiW-1:0] bi_q, bi_d, bi;
@@ -298,12 +296,15 @@ module ni_fab_tx #(
   logic [DataW-1:0] pay_data;
   logic [KeepW-1:0] pay_keep;
   logic pay_last, pay_bad, pay_valid;
-  assign sbeat = src_beat_i[src];
+  always_comb begin
+    sbeat = '0;
+    for (int k = 0; k < NumSrc; k++) sbeat = sbeat | (src_beat_i[k] & {BeatW{src[k]}});
+  end
   assign pay_data = sbeat[DataW-1:0];
   assign pay_keep = sbeat[DataW +: KeepW];
   assign pay_last = sbeat[DataW + KeepW];
   assign pay_bad = sbeat[DataW + KeepW + 1];
-  assign pay_valid = src_beat_valid_i[src];
+  assign pay_valid = |(src_beat_valid_i & src);
 
   logic mix;             // payload lanes shifted up by Off, below them header or carried bytes
   logic pay_take;        // this beat consumes the current payload beat
@@ -501,7 +502,7 @@ module ni_fab_tx #(
     end
     if (starting) state_d = st;  // StHdr, or StPay for a continuation or a raw packet
     if (fr_beat) begin
-      src_beat_ready_o[src] = pay_take;
+      src_beat_ready_o = src & {NumSrc{pay_take}};
       bi_d = bi_inc;
       bad_d = f_bad;
       trl_rel_d = rel_m;  // where the trailer starts, seen from the next beat
