@@ -630,6 +630,7 @@ module ni_host_rx #(
   localparam int unsigned BiMax = (AmoBytes - 1) / Bpb + 1;
   localparam int unsigned BiW = $clog2(BiMax + 1);
   logic [BiW-1:0] bidx_q;
+  logic [BiMax:0] bidx_oh_q;     // bidx_q one-hot: a lane's rewrite is chosen by one bit
   logic first_q;                 // the head beat is its TLP's first
   cls_e cur_cls;
   logic fwd_cls, accept;
@@ -658,7 +659,7 @@ module ni_host_rx #(
   always_comb begin
     view = cap_q;
     for (int p = 0; p < CapBytes; p++) begin
-      if (p / Bpb == 32'(bidx_q)) view[p*8 +: 8] = f_tdata[(p % Bpb)*8 +: 8];
+      if (bidx_oh_q[p / Bpb]) view[p*8 +: 8] = f_tdata[(p % Bpb)*8 +: 8];
     end
   end
 
@@ -696,19 +697,19 @@ module ni_host_rx #(
     if (first_q) in_data[7:0] = dh.ft_out;
     if (cur_cls == ClsReq) begin
       for (int p = 8; p < 16; p++) begin
-        if (p / Bpb == 32'(bidx_q))
+        if (bidx_oh_q[p / Bpb])
           in_data[(p % Bpb)*8 +: 8] = dh.out_addr[(15 - p)*8 +: 8];
       end
     end
     if (cur_cls == ClsRsp) begin
       for (int p = 8; p < 11; p++) begin
-        if (p / Bpb == 32'(bidx_q))
+        if (bidx_oh_q[p / Bpb])
           in_data[(p % Bpb)*8 +: 8] = dh.out_addr[(15 - p)*8 +: 8];
       end
     end
     if (dh.conf_mem) begin
       for (int p = 12; p < 20; p++) begin
-        if (p / Bpb == 32'(bidx_q))
+        if (bidx_oh_q[p / Bpb])
           in_data[(p % Bpb)*8 +: 8] = conf_back_q[(p - 12)*8 +: 8];
       end
     end
@@ -809,7 +810,7 @@ module ni_host_rx #(
   always_comb begin
     amo_tlp_d = amo_tlp_q;
     for (int p = 0; p < AmoBytes; p++) begin
-      if (p / Bpb == 32'(bidx_q)) amo_tlp_d[p*8 +: 8] = in_data[(p % Bpb)*8 +: 8];
+      if (bidx_oh_q[p / Bpb]) amo_tlp_d[p*8 +: 8] = in_data[(p % Bpb)*8 +: 8];
     end
   end
   assign amo_wr_valid_o = accept && f_tlast && dh.amo && dh.amo_fits && !tlp_bad;
@@ -900,12 +901,14 @@ module ni_host_rx #(
     end
   end
   `NI_ASSERT(HoldNotPadded_A, !(hold_q && pad_q))
+  `NI_ASSERT(BidxOneHot_A, bidx_oh_q == (BiMax+1)'(1) << bidx_q)
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       bs_q <= '0;
       nbs_q <= PosW'(Bpb);
       bidx_q <= '0;
+      bidx_oh_q <= (BiMax+1)'(1);
       bn_q <= '0;
       first_q <= 1'b1;
       past_q <= 1'b0;
@@ -922,6 +925,7 @@ module ni_host_rx #(
         first_q <= f_tlast;
         bs_q <= f_tlast ? '0 : (nbs_q[PosW-1] ? bs_q : nbs_q);
         bidx_q <= f_tlast ? '0 : (32'(bidx_q) == BiMax ? bidx_q : bidx_q + BiW'(1));
+        bidx_oh_q <= f_tlast ? (BiMax+1)'(1) : (bidx_oh_q[BiMax] ? bidx_oh_q : bidx_oh_q << 1);
         bn_q <= f_tlast ? '0 : (bn_q == '1 ? bn_q : bn_q + BnW'(1));
         nbs_q <= f_tlast ? PosW'(Bpb) : (nbs_q[PosW-1] ? nbs_q : nbs_q + PosW'(Bpb));
         past_q <= !f_tlast && (past_q || reach);
