@@ -73,12 +73,15 @@ module ni_mem_keep #(
   // An expired slot with tries left is due a copy (the lowest, exp_slot); one out of
   // tries is given up (the lowest, gu_slot): two scans, so neither waits on the other's
   // choice.
-  logic [NumSlots-1:0] due, gone, spent_q, timed_q, timer_rst, rst_pend_q;
+  // The lowest free slot also one-hot (free_oh): the passing TLP's slot in that form
+  // lets each slot's state enables read it directly, not a compare with the number.
+  logic [NumSlots-1:0] due, gone, spent_q, timed_q, timer_rst, rst_pend_q, free_oh;
   logic free_avail, gu_avail;
   logic [SlotW-1:0] free_slot, exp_slot, gu_slot;
   always_comb begin
     free_avail = 1'b0;
     free_slot = '0;
+    free_oh = '0;
     exp_slot = '0;
     gu_avail = 1'b0;
     gu_slot = '0;
@@ -88,6 +91,7 @@ module ni_mem_keep #(
       if (!valid_q[i]) begin
         free_avail = 1'b1;
         free_slot = SlotW'(i);
+        free_oh = NumSlots'(1) << i;
       end
       if (due[i]) exp_slot = SlotW'(i);
       if (gone[i]) begin
@@ -99,15 +103,7 @@ module ni_mem_keep #(
 
   // The TLP passing through (Pass) or the copy going out (Copy).
   logic [SlotW-1:0] wr_slot_q, wr_slot_d, rd_slot_q, rd_slot_d;
-  // The passing TLP's slot also one-hot (the lowest free one at its first beat): each
-  // slot's state enables read it directly, not a compare with the encoded number.
-  logic [NumSlots-1:0] free_oh, wr_oh_q, wr_oh_d;
-  always_comb begin
-    free_oh = '0;
-    for (int i = NumSlots - 1; i >= 0; i--) begin
-      if (!valid_q[i]) free_oh = NumSlots'(1) << i;
-    end
-  end
+  logic [NumSlots-1:0] wr_oh_q, wr_oh_d;  // wr_slot one-hot (free_oh at the first beat)
   logic [IdxW-1:0] idx_q, idx_d;
   logic keep_q, keep_d;   // the passing TLP is being copied into wr_slot_q
   logic [7:0] wtag_q, wtag_d;

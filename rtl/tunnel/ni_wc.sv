@@ -290,6 +290,11 @@ module ni_wc #(
   logic ld_open, ld_pair, ld_pair_rb, ld_fits, ld_fits_rb;
   logic [FillW-1:0] ld_lanes;
   assign ld_lanes = FillW'((32'(im.bytes) + ni_pkg::TlpHdrBytes - 1) % Bpb + 1);
+  // The TLP header's lanes in its last beat (a TLP of one beat, wider than its header),
+  // which drop out when it continues a packet.
+  logic [FillW-1:0] ld_hdr_lanes;
+  assign ld_hdr_lanes = (Bpb > ni_pkg::TlpHdrBytes && 32'(im.bytes) + ni_pkg::TlpHdrBytes <= Bpb) ?
+                        FillW'(ni_pkg::TlpHdrBytes) : '0;
   assign ld_open = im.wc && im.bytes < 13'(MaxPayload) && !ipage;
   `NI_ASSERT(PageEndIsSum_A, !ik_valid || ipage == (in_end[11:0] == 12'h0))
   assign ld_pair = key_same && at_end && win_same;
@@ -319,12 +324,8 @@ module ni_wc #(
       h2_gidx_q <= in_gidx;
       h2_lanes_q <= ld_lanes;
       h2_thr_new_q <= FillW'(Bpb) - ld_lanes;
-      h2_thr_app_q <= FillW'(Bpb) - ld_lanes +
-                      ((Bpb > ni_pkg::TlpHdrBytes && 32'(im.bytes) + ni_pkg::TlpHdrBytes <= Bpb) ?
-                       FillW'(ni_pkg::TlpHdrBytes) : '0);
-      h2_nl_app_q <= ld_lanes -
-                     ((Bpb > ni_pkg::TlpHdrBytes && 32'(im.bytes) + ni_pkg::TlpHdrBytes <= Bpb) ?
-                      FillW'(ni_pkg::TlpHdrBytes) : '0);
+      h2_thr_app_q <= FillW'(Bpb) - ld_lanes + ld_hdr_lanes;
+      h2_nl_app_q <= ld_lanes - ld_hdr_lanes;
       h2_chain_q <= key_same && at_end;
       h2_chain_rb_q <= key_same && at_start;
       h2_pair_q <= ld_pair;
@@ -630,11 +631,15 @@ module ni_wc #(
   // (Each with both records' bytes, the queue head's and H2's: the choice between them,
   // h2_load, comes after the subtractions too.)
   logic [13:0] take_bytes, room_q_b, room_take_b, room_snap_b, room_max_b, room_db, room_take_d;
+  function automatic logic [13:0] less_take_bytes(input logic [13:0] room, input logic load,
+                                                  input logic [12:0] head_bytes, input logic [12:0] h2_bytes);
+    less_take_bytes = load ? room - 14'(head_bytes) : room - 14'(h2_bytes);
+  endfunction
   assign take_bytes = h2_load ? 14'(im.bytes) : 14'(h2_meta_q.bytes);
-  assign room_q_b = h2_load ? room_q - 14'(im.bytes) : room_q - 14'(h2_meta_q.bytes);
-  assign room_take_b = h2_load ? room_take_q - 14'(im.bytes) : room_take_q - 14'(h2_meta_q.bytes);
-  assign room_snap_b = h2_load ? room_snap_q - 14'(im.bytes) : room_snap_q - 14'(h2_meta_q.bytes);
-  assign room_max_b = h2_load ? Max14 - 14'(im.bytes) : Max14 - 14'(h2_meta_q.bytes);
+  assign room_q_b = less_take_bytes(room_q, h2_load, im.bytes, h2_meta_q.bytes);
+  assign room_take_b = less_take_bytes(room_take_q, h2_load, im.bytes, h2_meta_q.bytes);
+  assign room_snap_b = less_take_bytes(room_snap_q, h2_load, im.bytes, h2_meta_q.bytes);
+  assign room_max_b = less_take_bytes(Max14, h2_load, im.bytes, h2_meta_q.bytes);
   logic [FillW-1:0] fill_d;
   logic [DataW-1:0] held_d;
   logic [PtrW-1:0] wptr_d, rptr_d;
