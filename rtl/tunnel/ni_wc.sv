@@ -299,8 +299,10 @@ module ni_wc #(
   `NI_ASSERT(PageEndIsSum_A, !ik_valid || ipage == (in_end[11:0] == 12'h0))
   assign ld_pair = key_same && at_end && win_same;
   assign ld_pair_rb = key_same && at_start && win_same;
-  assign ld_fits = 14'(im.bytes) <= room_new;
-  assign ld_fits_rb = 14'(im.bytes) <= room_base;
+  // Each compare against both rooms it may meet, chosen after: take (go_q) selects
+  // the result, not the compare's operand.
+  assign ld_fits = (take && h2_valid_q) ? 14'(im.bytes) <= room_take_q : 14'(im.bytes) <= room_q;
+  assign ld_fits_rb = take ? 14'(im.bytes) <= room_q : 14'(im.bytes) <= room_snap_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) h2_valid_q <= 1'b0;
