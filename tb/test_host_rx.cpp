@@ -422,7 +422,7 @@ class HostRxFixture : public tb::VerilatedTest {
   // after the cycle's last eval); the window's register-block attributes by the index
   // the DUT decides on, and the tracker, in the cycle. An ART_CTRL write the DUT makes
   // takes effect in the ART kArtUpdate cycles later (busy meanwhile, then done).
-  static constexpr uint64_t kArtLatency = 3;
+  static constexpr uint64_t kArtLatency = 1;
   // The window attributes of the register block changed by a register write: conf_all
   // (at the receiving NI) is confAllSet, which the test sets as the DUT makes that write.
   bool confAllByRegister = false, confAllSet = false;
@@ -451,8 +451,9 @@ class HostRxFixture : public tb::VerilatedTest {
     m.art_perm_a_i = hit && ref.windows[r.window].atomic;
     m.art_node_i = hit ? r.dlid : 0;
     m.art_memid_i = hit ? r.memid : 0;
-    m.art_out_addr_i = hit ? r.tlpAddr : 0;
-    m.art_back_page_i = hit ? pagesBack(artPipe.front().addr, r.tlpAddr) : 0;
+    const uint64_t back = hit ? pagesBack(artPipe.front().addr, r.tlpAddr) : 0;
+    m.art_delta_i = (uint64_t(0) - back) & ((uint64_t(1) << 52) - 1);  // the page added
+    m.art_back_page_i = back;
     m.art_busy_i = artUpdAt != 0 && artNow < artUpdAt;
     m.art_upd_done_i = artUpdAt != 0 && artNow == artUpdAt;
     dut->eval();  // the window the decision takes (an answer may pass straight to it)

@@ -70,8 +70,8 @@ module ni_host_rx #(
   input  logic [15:0] art_node_i,
   input  logic art_mcast_empty_i,  // art_node_i is an NI-replicated group without members
   input  logic [15:0] art_memid_i,
-  input  logic [63:0] art_out_addr_i,
-  input  logic [51:0] art_back_page_i,  // the address's page minus art_out_addr_i's
+  input  logic [51:0] art_delta_i,      // added to the address's page: the page tunneled
+  input  logic [51:0] art_back_page_i,  // -art_delta_i
   // Read tracker lookup for completions coming back from local memory, by the tag of
   // the completion being decided; released as it is decided.
   output logic [7:0] trk_tag_o,
@@ -271,16 +271,18 @@ module ni_host_rx #(
   // The ART's answers, in the order of the TLPs that take a lookup (every TLP but a
   // completion: the answers to the host's and the DMA engine's reads cross without
   // the ART's latency).
-  localparam int unsigned ArtW = 5 + 8 + 16 + 16 + 64 + 52;
+  localparam int unsigned ArtW = 5 + 8 + 16 + 16 + 52 + 52;
   logic [ArtW-1:0] r_head, r_qhead;
   logic r_valid, r_pop, r_room, r_qvalid, r_qtake;
   ni_fifo #(.Width(ArtW), .Depth(ResDepth), .FallThrough(1), .FreeWrite(1)) u_res_q (
     .clk_i, .rst_ni,
     .wdata_i({art_hit_i, art_rx_xlate_i, art_perm_r_i, art_perm_w_i, art_perm_a_i, art_index_i,
-              art_node_i, art_memid_i, art_out_addr_i, art_back_page_i}),
+              art_node_i, art_memid_i, art_delta_i, art_back_page_i}),
     .wvalid_i(art_res_valid_i), .wready_o(r_room), .rdata_o(r_qhead), .rvalid_o(r_qvalid), .rready_i(r_qtake));
   // The answer the decision takes sits in a skid register: the decision starts from
   // registers (and so does the window index the register block reads attributes by).
+  // The ART's answer is not registered in the ART (its priority and table read follow
+  // its compare register): this queue and skid register are the boundary's register.
   ni_skid #(.Width(ArtW)) u_res_skid (
     .clk_i, .rst_ni, .wdata_i(r_qhead), .wvalid_i(r_qvalid), .wready_o(r_qtake),
     .rdata_o(r_head), .rvalid_o(r_valid), .rready_i(r_pop));
@@ -408,9 +410,12 @@ module ni_host_rx #(
   logic [7:0] art_index;
   logic [15:0] art_node, art_memid;
   logic [63:0] art_out_addr;
-  logic [51:0] art_back_page;
+  logic [51:0] art_delta, art_back_page;
   assign {art_hit, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_index, art_node, art_memid,
-          art_out_addr, art_back_page} = r_head;
+          art_delta, art_back_page} = r_head;
+  // The address as tunneled: the ART gives the page delta, added here from registers (the
+  // answer's skid and the decoded header) into the decision queue, beside the decision.
+  assign art_out_addr = {k1.addr[63:12] + art_delta, k1.addr[11:0]};
   // The window's write combining, confirmation and group state (art_wc_i, art_conf_*_i,
   // art_mcast_empty_i) are kept in the register block, read by art_win_o as it is decided.
   assign art_win_o = art_index;

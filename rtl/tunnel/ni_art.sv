@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Address-range association table: which window holds an address, and where it goes.
-// A pipeline that takes a lookup every cycle and answers 3 cycles later, in order:
+// A pipeline that takes a lookup every cycle and answers in the next cycle, in order:
 //   S0  the address against every window's base and limit (the registers of
 //       ni_csr_regs), compares registered;
-//   S1  the lowest-numbered matching window (priority), registered;
-//   S2  the window's attributes and translation delta from a LUT RAM read by that
-//       index, the output address with one adder, registered.
+//   S1  the lowest-numbered matching window (priority), and its attributes and page
+//       deltas from a LUT RAM read by that index: the answer, from registers through
+//       a few levels, for the user's input register (ni_host_rx's answer queue).
 // The LUT RAM holds per window delta = (rx_xlate ? 0 : xlate) - base (pages), so the
-// output page is page + delta. It is written by an update pipeline when ART_CTRL[i] is
-// written (wr_i[i]: the staged registers take effect then): the entry's registers are
-// read by index over two stages, the delta subtracted, the entry written (4 cycles),
-// upd_done_o pulsed. Lookups
+// output page is page + delta (the user adds it: the ART's answer has no adder), and
+// its negation, how far a confirmation moves the address back. It is written by an
+// update pipeline when ART_CTRL[i] is written (wr_i[i]: the staged registers take effect
+// then): the entry's registers are read by index over two stages, the deltas
+// subtracted, the entry written (4 cycles), upd_done_o pulsed. Lookups
 // must not start while an update is in flight (busy_o): ni_host_rx holds them back.
 `default_nettype none
 `include "ni_assert.svh"
@@ -35,7 +36,8 @@ module ni_art #(
   input  logic [NumEntries-1:0] wr_i,  // ART_CTRL[i] written: its registers hold the new values next cycle
   output logic busy_o,                 // an update is in flight: start no lookup
   output logic upd_done_o,             // the update's entry is in the table (lookups may start)
-  // Lookup: an address in, its answer 3 cycles later.
+  // Lookup: an address in, its answer in the next cycle (not registered here: ni_host_rx
+  // writes it into its answer queue).
   input  logic look_valid_i,
   input  logic [63:0] addr_i,
   output logic res_valid_o,
@@ -47,22 +49,23 @@ module ni_art #(
   output logic perm_a_o,
   output logic [15:0] node_o,
   output logic [15:0] memid_o,
-  // Address to put in the tunneled TLP: remote address (sender-side translation)
-  // or offset into the destination's memory ID (receiver-side translation).
-  output logic [63:0] out_addr_o,
-  // The page of addr_i minus that of out_addr_o (-delta): how far a confirmation of the
-  // write moves its address back (ni_retx), so no one subtracts the two.
+  // What to add to addr_i's page for the address in the tunneled TLP: the remote page
+  // (sender-side translation) or the page offset into the destination's memory ID
+  // (receiver-side translation). 0 on a miss.
+  output logic [51:0] delta_o,
+  // -delta_o: how far a confirmation of the write moves its address back (ni_retx), so
+  // no one subtracts the two.
   output logic [51:0] back_page_o
 );
   // ------------------------------------------------------------ table (LUT RAM)
   typedef struct packed {
-    logic [51:0] delta;
+    logic [51:0] delta, back;
     logic rx_xlate, perm_r, perm_w, perm_a;
     logic [15:0] node, memid;
   } entry_t;
   // Plain words: Yosys 0.70 reads an unpacked array of a packed struct as one struct
   // (the array dimension lost, the writes bit selects) without a warning.
-  localparam int unsigned EntW = 52 + 4 + 16 + 16;
+  localparam int unsigned EntW = 52 + 52 + 4 + 16 + 16;
   logic [EntW-1:0] tbl [NumEntries];
 
   // Update: U0 which entry; U1 in each group of four windows the one of them (by the
@@ -121,6 +124,7 @@ module ni_art #(
     u_ent.node = s_attr[31:16];
     u_ent.memid = s_attr[15:0];
     u_ent.delta = (u_ent.rx_xlate ? 52'h0 : s_xlate) - s_base;
+    u_ent.back = s_base - (u_ent.rx_xlate ? 52'h0 : s_xlate);
   end
   always_ff @(posedge clk_i) begin
     if (u2_q) tbl[u2_idx_q] <= u_ent;
@@ -128,12 +132,10 @@ module ni_art #(
   assign busy_o = u0_q || u1_q || u2_q;
 
   // ------------------------------------------------------------ lookup
-  logic s1_q, s2_q, s3_q;
+  logic s1_q;
   logic [NumEntries-1:0] match, match_q;
-  logic [51:0] page1_q, page2_q;
-  logic [11:0] off1_q, off2_q;
-  logic hit, hit2_q;
-  logic [IdxW-1:0] idx, idx2_q;
+  logic hit;
+  logic [IdxW-1:0] idx;
   always_comb begin
     for (int i = 0; i < NumEntries; i++) begin
       match[i] = valid_i[i] && (addr_i[63:12] >= base_i[i]) && (addr_i[63:12] < limit_i[i]);
@@ -144,39 +146,26 @@ module ni_art #(
       if (match_q[i]) idx = IdxW'(i);
     end
   end
-  entry_t ent;
-  assign ent = tbl[idx2_q];
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      s1_q <= 1'b0;
-      s2_q <= 1'b0;
-      s3_q <= 1'b0;
-    end else begin
-      s1_q <= look_valid_i;
-      s2_q <= s1_q;
-      s3_q <= s2_q;
-    end
+    if (!rst_ni) s1_q <= 1'b0;
+    else s1_q <= look_valid_i;
   end
-  always_ff @(posedge clk_i) begin
-    match_q <= match;
-    page1_q <= addr_i[63:12];
-    off1_q <= addr_i[11:0];
-    hit2_q <= hit;
-    idx2_q <= idx;
-    page2_q <= page1_q;
-    off2_q <= off1_q;
-    hit_o <= hit2_q;
-    index_o <= idx2_q;
-    rx_xlate_o <= hit2_q && ent.rx_xlate;
-    perm_r_o <= hit2_q && ent.perm_r;
-    perm_w_o <= hit2_q && ent.perm_w;
-    perm_a_o <= hit2_q && ent.perm_a;
-    node_o <= hit2_q ? ent.node : 16'h0;
-    memid_o <= hit2_q ? ent.memid : 16'h0;
-    out_addr_o <= hit2_q ? {page2_q + ent.delta, off2_q} : 64'h0;
-    back_page_o <= hit2_q ? 52'h0 - ent.delta : 52'h0;
-  end
-  assign res_valid_o = s3_q;
+  always_ff @(posedge clk_i) match_q <= match;
+  logic unused_off;  // the offset in the page is the user's (it adds the delta to the page)
+  assign unused_off = ^addr_i[11:0];
+  entry_t ent;
+  assign ent = tbl[idx];
+  assign res_valid_o = s1_q;
+  assign hit_o = hit;
+  assign index_o = idx;
+  assign rx_xlate_o = hit && ent.rx_xlate;
+  assign perm_r_o = hit && ent.perm_r;
+  assign perm_w_o = hit && ent.perm_w;
+  assign perm_a_o = hit && ent.perm_a;
+  assign node_o = hit ? ent.node : 16'h0;
+  assign memid_o = hit ? ent.memid : 16'h0;
+  assign delta_o = hit ? ent.delta : 52'h0;
+  assign back_page_o = hit ? ent.back : 52'h0;
 
   // A lookup never starts while an update is in flight (ni_host_rx's fence): it would
   // compare against the new registers and read the old entry. (One in flight when the
