@@ -506,6 +506,7 @@ module ni_host_rx #(
     logic [12:0] len_bytes;
     // Control fields.
     logic [2:0] cls;       // cls_e
+    logic is_req, is_rsp;  // cls is ClsReq, ClsRsp (registered: the beat's rewrites read them)
     logic [2:0] err;       // err_e
     logic ur;              // refused and answered UR at its last beat (if non-posted)
     logic own;             // may make a completion of its own at its last beat (UR, confirmation)
@@ -523,7 +524,7 @@ module ni_host_rx #(
     logic [BnW-1:0] exp_beat, fwd_beat;
     logic [KcntW-1:0] exp_lane, fwd_lane;
   } dcs_t;
-  localparam int unsigned CtlW = 3 + 3 + 12 + KeepW + 2 * BnW + 2 * KcntW;
+  localparam int unsigned CtlW = 3 + 2 + 3 + 12 + KeepW + 2 * BnW + 2 * KcntW;
   localparam int unsigned DcsW = 13 + 8 + 8 + 8 + 16 + 64 + 64 + 16 + 16 + 24 + 4 + 52 + 11 + 1 + 8 + 13 + CtlW;
 `ifdef VERILATOR
   if (DcsW != $bits(dcs_t)) begin : gen_bad_dcs_width
@@ -536,6 +537,8 @@ module ni_host_rx #(
   always_comb begin
     dn = '0;
     dn.cls = cls;
+    dn.is_req = cls == ClsReq;
+    dn.is_rsp = cls == ClsRsp;
     dn.err = err;
     dn.ur = ur;
     dn.conf_sender = cls == ClsReq && conf_sender;
@@ -700,13 +703,13 @@ module ni_host_rx #(
     in_data = f_tdata;
     if (first_q) in_data[2*8 + 7] = 1'b0;
     if (first_q) in_data[7:0] = dh.ft_out;
-    if (cur_cls == ClsReq) begin
+    if (dh.is_req) begin
       for (int p = 8; p < 16; p++) begin
         if (bidx_oh_q[p / Bpb])
           in_data[(p % Bpb)*8 +: 8] = dh.out_addr[(15 - p)*8 +: 8];
       end
     end
-    if (cur_cls == ClsRsp) begin
+    if (dh.is_rsp) begin
       for (int p = 8; p < 11; p++) begin
         if (bidx_oh_q[p / Bpb])
           in_data[(p % Bpb)*8 +: 8] = dh.out_addr[(15 - p)*8 +: 8];
@@ -741,8 +744,8 @@ module ni_host_rx #(
   // TLP's own completion (their readies are asked of every last beat that may need
   // them, so that no check of the beat's length gates its ready).
   logic need_hdr, hdr_ready, last_ok;
-  assign need_hdr = first_q && (cur_cls == ClsReq || cur_cls == ClsRsp);
-  assign hdr_ready = (cur_cls == ClsReq) ? req_hdr_ready_i : rsp_hdr_ready_i;
+  assign need_hdr = first_q && (dh.is_req || dh.is_rsp);
+  assign hdr_ready = dh.is_req ? req_hdr_ready_i : rsp_hdr_ready_i;
   assign last_ok = !f_tlast || ((cur_cls != ClsCsr || csr_ready_i) && (!dh.own || ur_ready_i));
   logic beat_go;  // the head beat may go, as far as its decision and the output queue go
   assign beat_go = dq_valid && out_wready && !pad_q && (!cb_need || cb_ready_q);
@@ -750,8 +753,9 @@ module ni_host_rx #(
   assign accept = f_qvalid && f_tready;
   assign dq_pop = accept && f_tlast;
 
-  assign req_hdr_valid_o = f_qvalid && beat_go && need_hdr && cur_cls == ClsReq && last_ok;
-  assign rsp_hdr_valid_o = f_qvalid && beat_go && need_hdr && cur_cls == ClsRsp && last_ok;
+  assign req_hdr_valid_o = f_qvalid && beat_go && need_hdr && dh.is_req && last_ok;
+  assign rsp_hdr_valid_o = f_qvalid && beat_go && need_hdr && dh.is_rsp && last_ok;
+  `NI_ASSERT(ClsBitsAreCls_A, !dq_valid || (dh.is_req == (cur_cls == ClsReq) && dh.is_rsp == (cur_cls == ClsRsp)))
   always_comb begin
     req_hdr_o = '0;
     req_hdr_o.kind = ni_pkg::TX_REQ;
