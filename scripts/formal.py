@@ -23,24 +23,24 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MAX_STEPS = 20
 
 # The CRC steps the framer and the receiver instantiate.
-CRC = ["rtl/ni_crc_step.sv", "rtl/ni_crc_back.sv"]
+CRC = ["rtl/fabric/ni_crc_step.sv", "rtl/fabric/ni_crc_back.sv"]
 
 # job: (top module, sources, parameters). A harness in tb/formal/ puts a block in an
 # abstract environment when its invariants involve what lies outside it.
 JOBS = {
-    "fifo_lut": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 5}),
-    "fifo_lut_ft": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 5, "FallThrough": 1}),
-    "fifo_lut_free": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 5, "FreeWrite": 1}),
-    "fifo_ram": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 17}),
-    "fifo_ram_ft": ("ni_fifo", ["rtl/ni_fifo.sv"], {"Width": 4, "Depth": 17, "FallThrough": 1}),
+    "fifo_lut": ("ni_fifo", ["rtl/common/ni_fifo.sv"], {"Width": 4, "Depth": 5}),
+    "fifo_lut_ft": ("ni_fifo", ["rtl/common/ni_fifo.sv"], {"Width": 4, "Depth": 5, "FallThrough": 1}),
+    "fifo_lut_free": ("ni_fifo", ["rtl/common/ni_fifo.sv"], {"Width": 4, "Depth": 5, "FreeWrite": 1}),
+    "fifo_ram": ("ni_fifo", ["rtl/common/ni_fifo.sv"], {"Width": 4, "Depth": 17}),
+    "fifo_ram_ft": ("ni_fifo", ["rtl/common/ni_fifo.sv"], {"Width": 4, "Depth": 17, "FallThrough": 1}),
     "retx_slots": ("ni_retx", ["rtl/ni_pkg.sv", "rtl/ni_retx.sv"],
                    {"DataW": 64, "NumSlots": 4, "SlotBeats": 3, "NumPeers": 2, "QueryReg": 1}),
-    "fab_tx_credits": ("fab_tx_credits", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv", "rtl/common/ni_skid.sv"] + CRC + ["rtl/ni_fab_tx.sv",
+    "fab_tx_credits": ("fab_tx_credits", ["rtl/ni_pkg.sv", "rtl/common/ni_fifo.sv", "rtl/common/ni_skid.sv"] + CRC + ["rtl/fabric/ni_fab_tx.sv",
                                           "tb/formal/fab_tx_credits.sv"],
                        {"Slots": 4}),
     "dma_rings": ("dma_rings", ["rtl/ni_pkg.sv", "rtl/ni_dma_inj.sv", "tb/formal/dma_rings.sv"],
                   {"Size0": 5, "Size1": 3}),
-    "fab_rx_rings": ("fab_rx_rings", ["rtl/ni_pkg.sv", "rtl/ni_fifo.sv", "rtl/ni_boundary.sv"] + CRC + ["rtl/ni_fab_rx.sv",
+    "fab_rx_rings": ("fab_rx_rings", ["rtl/ni_pkg.sv", "rtl/common/ni_fifo.sv", "rtl/common/ni_boundary.sv"] + CRC + ["rtl/ni_fab_rx.sv",
                                       "tb/formal/fab_rx_rings.sv"], {"Rf0": 5, "Rf1": 3}),
 }
 # Jobs that prove only some of the block's assertions (the others are checked in
@@ -62,10 +62,10 @@ KEEP = {
 # taken as a tail puts the tail outside the ring; a reception FIFO reset to a head
 # outside its ring (the RTL before this proof) puts the tail there.
 BROKEN = {
-    "fifo_ram": ("rtl/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
-    "fifo_lut": ("rtl/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
+    "fifo_ram": ("rtl/common/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
+    "fifo_lut": ("rtl/common/ni_fifo.sv", "cnt_q <= CntW'(Depth)", "cnt_q < CntW'(Depth)"),
     "retx_slots": ("rtl/ni_retx.sv", "valid_d[i] = 1'b0;\n        done_d[i] = 1'b0;", "valid_d[i] = 1'b0;"),
-    "fab_tx_credits": ("rtl/ni_fab_tx.sv", "cred_take[v] = cred_keep[v] - 8'd1",
+    "fab_tx_credits": ("rtl/fabric/ni_fab_tx.sv", "cred_take[v] = cred_keep[v] - 8'd1",
                        "cred_take[v] = credits_q[v] - 8'd1"),
     "dma_rings": ("rtl/ni_dma_inj.sv", "(tail_i[i] >= size_d[i] || remote_i[i]);",
                   "(tail_i[i] > size_d[i] || remote_i[i]);"),

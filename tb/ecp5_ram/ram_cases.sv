@@ -112,7 +112,7 @@ module ram_cases (
   end
   always @(posedge clk_i) host_b_o <= mh[b_addr_i[11:0]];
 
-  // As rtl/ni_fifo.sv reads its block RAM: the read register has an asynchronous reset
+  // As rtl/common/ni_fifo.sv reads its block RAM: the read register has an asynchronous reset
   // and shows the word being written to the address it reads.
   reg [71:0] mf [512];
   always @(posedge clk_i) if (a_en_i && a_we_i) mf[a_addr_i[8:0]] <= a_wdata_i;
