@@ -13,7 +13,7 @@ module nic_top #(
   parameter int unsigned NumRfifo = 4,      // reception FIFOs: up to 4
   parameter int unsigned NumCnt = 32,       // DMA byte counters: up to 32
   parameter int unsigned MaxPayload = 256,  // largest TLP payload, bytes: 256 to 4096
-  parameter int unsigned RxCredits = 2,     // packet slots per VC at the fabric input
+  parameter int unsigned RxCredits = 3,     // packet slots per VC at the fabric input (docs/architecture.md)
   parameter int unsigned NumTags = 16,      // remote reads served at once
   parameter int unsigned RetxSlots = 32,    // requests awaiting an answer at once
   parameter int unsigned NumPeers = 64,     // LIDs 1..NumPeers have a PSN sequence (a power of two)
@@ -688,13 +688,15 @@ module nic_top #(
     .ev_unsent_o(ev_ack_unsent)
   );
 
-  // ni_retx's beats reach the framer through a queue of two without fall-through (its
-  // storage written from the count: ni_retx's valid comes late). So ni_retx sends a
-  // packet's last beat one or two beats ahead of the framer and offers the next header while
-  // the framer still frames the packet before: back to back, the framer's pick queue
-  // holds the next header when its last beat leaves. The headers pass such a
-  // queue too (the framer's choice among its sources would otherwise return into
-  // ni_retx in the cycle its offer is made). ni_retx hands over a packet's first beat
+  // ni_retx's beats reach the framer through a queue of four without fall-through (its
+  // storage written from the count: ni_retx's valid comes late; four entries take the
+  // same LUT RAM cells as two). The headers pass a queue of two (the framer's choice
+  // among its sources would otherwise return into ni_retx in the cycle its offer is
+  // made), a cycle on their way to the framer's pick queue: ni_retx sends a packet's
+  // last beat two or three beats ahead of the framer (the framer adds the fabric
+  // header's beats to each packet, so ni_retx runs ahead while the queue has room) and
+  // offers the next header while the framer still frames the packet before, so back to
+  // back the framer's pick queue holds the next header when the last beat leaves. ni_retx hands over a packet's first beat
   // only with its header (BeatWithHeader_A): while it offers a header, its beat waits
   // for the header to be taken.
   logic rt_beat_wready, rt_beat_may;
@@ -702,7 +704,7 @@ module nic_top #(
     .clk_i, .rst_ni, .wdata_i(rt_hdr), .wvalid_i(rt_hdr_valid), .wready_o(rt_hdr_ready),
     .rdata_o(fw_retx_hdr), .rvalid_o(src_hdr_valid[2]), .rready_i(src_hdr_ready[2]));
   assign rt_beat_may = !rt_hdr_valid || rt_hdr_ready;
-  ni_fifo #(.Width(BeatW), .Depth(2), .FreeWrite(1)) u_retx_beat_q (
+  ni_fifo #(.Width(BeatW), .Depth(4), .FreeWrite(1)) u_retx_beat_q (
     .clk_i, .rst_ni, .wdata_i(rt_beat), .wvalid_i(rt_beat_valid && rt_beat_may), .wready_o(rt_beat_wready),
     .rdata_o(src_beat[2]), .rvalid_o(src_beat_valid[2]), .rready_i(src_beat_ready[2]));
   assign rt_beat_ready = rt_beat_wready && rt_beat_may;
