@@ -62,7 +62,7 @@ def main():
     # router2 for the whole NI: router1 left 550 of the small configuration's arcs after
     # 48 minutes and was stalling, router2 routed it in 60 iterations. router1 for a block
     # alone (make synth-blocks): it gave blocks 5-23 % more Fmax than router2 on the
-    # same netlists (docs/synthesis.md, "Tool").
+    # same netlists (docs/synthesis.md, "Flow").
     ap.add_argument("--router", choices=["router1", "router2"], default="router2")
     ap.add_argument("--lpf", help="ecp5: clock constraints other than constraints/nic_top.lpf "
                                   "(a block alone: constraints/block.lpf)")
