@@ -1156,14 +1156,14 @@ TEST_F(FabRxTest, RawPacketsFindingTheirFifoFullAreDropped) {
   run<Vni_fab_rx, 8>();
 }
 
-// As nic_top builds it: each buffer's head and the host queue registered.
+// nic_top's BoundaryRegs: each buffer's head and the host queue registered.
 TEST_F(FabRxTest, EveryKindOfPacketGetsItsOutcomeWithRegisteredQueues) {
   for (int i = 0; i < 1100; ++i) addRandom();
   run<Vni_fab_rx_regs, 8>();
 }
 
 // The receiver takes a stream of writes at the link's rate, a beat every cycle; its
-// registered queues (as nic_top builds it) cost latency, not rate.
+// registered queues (nic_top's BoundaryRegs) cost latency, not rate.
 TEST_F(FabRxTest, BackToBackWritesAreTakenAtTheLinkRate) {
   const double rate = writeStreamRate<Vni_fab_rx, 8>(40);
   std::cout << "[ rate ] " << rate << " beats/cycle\n";

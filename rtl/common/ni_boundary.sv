@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// A boundary inside a block that the block's parameter may register (ni_fab_rx's
-// InQReg): with Enable, a queue of Depth words without fall-through (ni_fifo), so that
-// no combinational path crosses it; without, wires. FreeWrite: ni_fifo's (the queue's
-// storage written from its count, for a writer whose valid comes late).
+// A block boundary that nic_top's BoundaryRegs may register: with Enable, a queue of
+// Depth words without fall-through (ni_fifo), so that no combinational path crosses
+// it; without, wires. docs/architecture.md lists the boundaries. FreeWrite: ni_fifo's
+// (the queue's storage written from its count, for a writer whose valid comes late).
 `default_nettype none
 
 module ni_boundary #(
