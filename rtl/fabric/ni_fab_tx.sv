@@ -697,19 +697,21 @@ module ni_fab_tx #(
       {hd_raw_q, hd_last_q, hd_vc_q} <= q_head[QW-1 -: 3];
       hd_data_q <= q_head[DataW-1:0];
       // Decoded through equalities over rel's range, -5 to Bpb (LUTs, where compares
-      // would become carry chains).
+      // would become carry chains). The loop counts u = rel + 5 from 0, and every bound
+      // and constant is non-negative: Yosys 0.70 ran a loop from -5 to int'(Bpb) not at
+      // all (it compared the bounds unsigned), so its netlist kept no lane.
       hd_trl_q <= 1'b0;
       hd_dmask_q <= '0;
       hd_keep_q <= '0;
       hd_toh_q <= '0;
-      for (int v = -5; v <= int'(Bpb); v++) begin
-        if (q_rel == 8'(v)) begin
-          hd_trl_q <= v < int'(Bpb);
-          for (int j = 0; j < Bpb; j++) begin
-            hd_dmask_q[j] <= v > j;
-            hd_keep_q[j] <= q_raw ? v > j - 2 : v > j - 6;
+      for (int unsigned u = 0; u <= Bpb + 5; u++) begin
+        if (q_rel == 8'((u + 251) % 256)) begin  // rel = u - 5
+          hd_trl_q <= u < Bpb + 5;
+          for (int unsigned j = 0; j < Bpb; j++) begin
+            hd_dmask_q[j] <= u > j + 5;
+            hd_keep_q[j] <= q_raw ? u > j + 3 : u >= j;
           end
-          if (v < int'(Bpb)) hd_toh_q[v + 5] <= 1'b1;
+          if (u < Bpb + 5) hd_toh_q[u] <= 1'b1;
         end
       end
     end
