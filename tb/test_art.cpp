@@ -83,7 +83,7 @@ class ArtTest : public tb::VerilatedTest {
   std::vector<Answer> lookUp(const std::vector<uint64_t>& addrs, double gaps = 0) {
     auto& m = dut->m;
     std::vector<Answer> got;
-    std::deque<uint64_t> sentAt, sentAddr;
+    std::deque<uint64_t> sentAt;
     size_t next = 0;
     for (uint64_t c = 0; got.size() < addrs.size() && c < 100000; ++c) {
       const bool go = next < addrs.size() && std::uniform_real_distribution<>(0, 1)(rng()) >= gaps;
@@ -96,14 +96,12 @@ class ArtTest : public tb::VerilatedTest {
           EXPECT_EQ(c - sentAt.front(), kLatency) << "answer latency";
           sentAt.pop_front();
         }
-        const uint64_t addr = sentAddr.empty() ? 0 : sentAddr.front();
-        if (!sentAddr.empty()) sentAddr.pop_front();
+        // Answers come in order: this one is for addrs[got.size()].
         got.push_back({bool(m.hit_o), m.index_o, m.node_o, m.memid_o, bool(m.rx_xlate_o), bool(m.perm_r_o),
-                       bool(m.perm_w_o), bool(m.perm_a_o), outAddr(addr, m.delta_o), m.back_page_o});
+                       bool(m.perm_w_o), bool(m.perm_a_o), outAddr(addrs[got.size()], m.delta_o), m.back_page_o});
       }
       if (go) {
         sentAt.push_back(c);
-        sentAddr.push_back(addrs[next]);
         ++next;
       }
       cycle();
