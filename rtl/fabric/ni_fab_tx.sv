@@ -289,8 +289,6 @@ module ni_fab_tx #(
       psn_d[v] = (starting && pq_desc.stamp_psn && 32'(pq_desc.vc) == v) ? psn_inc[v] : psn_q[v];
     end
   end
-  logic unused_hcur;
-  assign unused_hcur = ^hcur.bytes;  // bytes: hbeat reads them
 
   logic [BeatW-1:0] sbeat;
   logic [DataW-1:0] pay_data;
@@ -332,19 +330,13 @@ module ni_fab_tx #(
       selh_exp[j] = st == StHdr || (hcur.cont && 32'(bi) * Bpb + j < ni_pkg::ContHdrBytes);
     end
   end
-  // The header record in whole beats: a lane of the header is a lane of one of these
-  // beats (a beat multiplexer, not a byte shifter).
+  // The header beat is the lowest beat of the header record: the record moves down a
+  // beat as each beat is framed (hdr_d), so no multiplexer of the beat count stands
+  // before the lanes.
   localparam int unsigned HdrBeats = (ni_pkg::TxHdrBytes + Bpb - 1) / Bpb;
-  logic [HdrBeats*DataW-1:0] hbytes;
+  localparam int unsigned HdrW = ni_pkg::TxHdrBytes * 8;
   logic [DataW-1:0] hbeat;
-  assign hbytes = (HdrBeats*DataW)'(hdr_q.bytes);
-  always_comb begin
-    hbeat = '0;
-    for (int b = 0; b < HdrBeats; b++) begin
-      if (32'(bi_q) == b) hbeat = hbytes[b*DataW +: DataW];
-    end
-    if (idle_q) hbeat = DataW'(pq_hdr.bytes);
-  end
+  assign hbeat = DataW'(hcur.bytes);
   `NI_ASSERT(HeaderBeatCounted_A, !(st == StHdr && !idle_q) || 32'(bi_q) < HdrBeats)
   logic [NzW-1:0] kcnt;
   // Without a lane shift (Off 0), a lane takes the header beat (selh) or the payload:
@@ -484,7 +476,6 @@ module ni_fab_tx #(
   always_comb begin
     src_beat_ready_o = '0;
     state_d = state_q;
-    hdr_d = hdr_q;
     src_d = src_q;
     bi_d = bi_q;
     trl_rel_d = trl_rel_q;
@@ -494,8 +485,9 @@ module ni_fab_tx #(
     carry_mask_d = carry_mask_q;
     // While idle the registers follow the queue's head (unused until a start); the
     // state leaves StIdle only with a header.
+    hdr_d = hcur;
+    if (fr_beat) hdr_d.bytes = HdrW'({DataW'(0), hcur.bytes} >> DataW);
     if (idle_q) begin
-      hdr_d = pq_hdr;
       src_d = pq_src;
       bi_d = '0;
       bad_d = 1'b0;
