@@ -71,8 +71,11 @@ module ni_fab_tx #(
   // starts the queue's head. So the wide multiplexer of the sources' headers ends in
   // the queue, and the framer starts from a register's word: a credit is held for at
   // most the two packets queued.
-  logic pick_valid;
-  logic [NumSrc-1:0] pick_oh, rr_oh_q, rr_oh_d;
+  // The source is chosen a cycle ahead (pick_q, one-hot), so the multiplexer of the
+  // headers is selected by a register: the take then checks only that the picked
+  // source still offers a header and that its VC has credit (a source just taken stays
+  // picked, last in the round robin, in case it offers another header at once).
+  logic [NumSrc-1:0] pick_q, pick_d, rr_oh_q, rr_oh_d;
   logic [ni_pkg::NumVc-1:0][7:0] credits_q, credits_d;
   logic [ni_pkg::NumVc-1:0] has_credit_q;  // credits_q != 0, registered with it
   logic [ni_pkg::NumVc-1:0][23:0] psn_q, psn_d, psn_inc;
@@ -81,13 +84,8 @@ module ni_fab_tx #(
   ni_pkg::tx_desc_t hdr_new;
   logic take;        // the picked header enters the pick queue
   logic pq_wready;   // the pick queue has room (a register)
-  // The pick for each combination of the VCs' credit flags, from the sources and the
-  // round-robin register alone: the credit loop (has_credit_q -> pick -> take ->
-  // has_credit_d) is then a select among these, not a whole arbitration.
-  localparam int unsigned NumCombo = 1 << ni_pkg::NumVc;
+  logic [NumSrc-1:0] eligible;   // offers a header of a VC with credit
   logic [ni_pkg::NumVc-1:0][NumSrc-1:0] src_on_vc;  // source s offers a header of VC v
-  logic [NumCombo-1:0][NumSrc-1:0] eligible_c, pick_oh_c;
-  logic [NumCombo-1:0][ni_pkg::NumVc-1:0] take_vc_c;
   // Each source's header as a struct of its own (Yosys reads no member of an indexed
   // array of structs).
   for (genvar s = 0; s < NumSrc; s++) begin : gen_src
@@ -96,73 +94,62 @@ module ni_fab_tx #(
     for (genvar v = 0; v < ni_pkg::NumVc; v++) begin : gen_vc
       assign src_on_vc[v][s] = src_hdr_valid_i[s] && 32'(h.vc) == v;
     end
+    assign eligible[s] = src_hdr_valid_i[s] && has_credit_q[h.vc];
     logic unused_h;  // only the VC is needed here
     assign unused_h = ^h;
   end
-  // Round robin: the first eligible source at or after the one rr_oh_q marks, one-hot
+  // Round robin: the first eligible source at or after the one rr_oh marks, one-hot
   // (one fixed priority order per start, no modulo built).
-  function automatic logic [NumSrc-1:0] rr_pick(logic [NumSrc-1:0] eligible, logic [NumSrc-1:0] rr_oh);
+  function automatic logic [NumSrc-1:0] rr_pick(logic [NumSrc-1:0] elig, logic [NumSrc-1:0] rr_oh);
     rr_pick = '0;
     for (int r = 0; r < NumSrc; r++) begin
       if (rr_oh[r]) begin
         for (int k = NumSrc - 1; k >= 0; k--) begin
-          if (eligible[(r + k) % NumSrc]) rr_pick = NumSrc'(1) << ((r + k) % NumSrc);
+          if (elig[(r + k) % NumSrc]) rr_pick = NumSrc'(1) << ((r + k) % NumSrc);
         end
       end
     end
   endfunction
+  // The header through an AND-OR of the sources under the registered pick.
   always_comb begin
-    for (int c = 0; c < NumCombo; c++) begin
-      eligible_c[c] = '0;
-      for (int v = 0; v < ni_pkg::NumVc; v++) begin
-        if (((c >> v) & 1) != 0) eligible_c[c] = eligible_c[c] | src_on_vc[v];
-      end
-      pick_oh_c[c] = rr_pick(eligible_c[c], rr_oh_q);
-      for (int v = 0; v < ni_pkg::NumVc; v++) take_vc_c[c][v] = |(pick_oh_c[c] & src_on_vc[v]);
-    end
-  end
-  // The header through an AND-OR of the sources under the one-hot pick.
-  always_comb begin
-    pick_oh = pick_oh_c[has_credit_q];
-    pick_valid = |pick_oh;
     hdr_new = '0;
     for (int k = 0; k < NumSrc; k++) begin
-      hdr_new = hdr_new | (src_hdr_i[k * ni_pkg::TxDescW +: ni_pkg::TxDescW] & {ni_pkg::TxDescW{pick_oh[k]}});
+      hdr_new = hdr_new | (src_hdr_i[k * ni_pkg::TxDescW +: ni_pkg::TxDescW] & {ni_pkg::TxDescW{pick_q[k]}});
     end
   end
-  assign take = pick_valid && pq_wready;
+  assign take = |(pick_q & eligible) && pq_wready;
   assign credits_o = credits_q;
 
   always_comb begin
-    src_hdr_ready_o = '0;
-    rr_oh_d = rr_oh_q;
-    ev_tx_pkt_o = 1'b0;
+    src_hdr_ready_o = take ? pick_q : '0;
+    ev_tx_pkt_o = take;
+    // The source after a take's; the next pick among the sources eligible now (the one
+    // taken included: it may offer another header, and it comes last).
+    rr_oh_d = take ? {pick_q[NumSrc-2:0], pick_q[NumSrc-1]} : rr_oh_q;
+    pick_d = rr_pick(eligible | (take ? pick_q : '0), rr_oh_d);
     // Per VC, the next credits with and without a take of that VC, from registers and
-    // credit_i only: the pick then chooses between them (no adder after it). The PSN is
-    // stamped as the framer starts the packet (the pick queue keeps the order), off
-    // the pick's path.
+    // credit_i only: the take chooses between them. The PSN is stamped as the framer
+    // starts the packet (the pick queue keeps the order), off the pick's path.
     for (int v = 0; v < ni_pkg::NumVc; v++) begin
       cred_keep[v] = credits_q[v] + 8'(credit_i[v]);
       cred_take[v] = cred_keep[v] - 8'd1;
-      take_vc[v] = pq_wready && take_vc_c[has_credit_q][v];
+      take_vc[v] = take && |(pick_q & src_on_vc[v]);
       credits_d[v] = take_vc[v] ? cred_take[v] : cred_keep[v];
       has_credit_d[v] = take_vc[v] ? cred_take[v] != 8'd0 : cred_keep[v] != 8'd0;
     end
-    if (take) begin
-      src_hdr_ready_o = pick_oh;
-      rr_oh_d = {pick_oh[NumSrc-2:0], pick_oh[NumSrc-1]};  // the source after the pick
-      ev_tx_pkt_o = 1'b1;
-    end
   end
+  `NI_ASSERT(PickOneHot_A, $onehot0(pick_q))
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rr_oh_q <= NumSrc'(1);
+      pick_q <= '0;
       credits_q <= '0;
       has_credit_q <= '0;
       psn_q <= '0;
     end else begin
       rr_oh_q <= rr_oh_d;
+      pick_q <= pick_d;
       credits_q <= credits_d;
       has_credit_q <= has_credit_d;
       psn_q <= psn_d;
@@ -192,10 +179,10 @@ module ni_fab_tx #(
   ni_skid #(.Width(PqW)) u_pick_q (
     .clk_i, .rst_ni,
     .wdata_i({hdr_new.kind == ni_pkg::TX_RAW, hdr_new.kind == ni_pkg::TX_CONT,
-              hdr_new.kind != ni_pkg::TX_ACK && hdr_new.kind != ni_pkg::TX_UR, pick_oh, hdr_new.kind, hdr_new.vc,
+              hdr_new.kind != ni_pkg::TX_ACK && hdr_new.kind != ni_pkg::TX_UR, pick_q, hdr_new.kind, hdr_new.vc,
               hdr_new.dlid, hdr_new.pkt_words, hdr_new.stamp_psn, hdr_new.psn, hdr_new.flags, hdr_new.aux8, hdr_new.memid,
               hdr_new.key}),
-    .wvalid_i(pick_valid), .wready_o(pq_wready),
+    .wvalid_i(take), .wready_o(pq_wready),
     .rdata_o(pq_head), .rvalid_o(pq_valid), .rready_i(pq_pop));
   always_comb begin
     pq_desc = '0;
