@@ -636,9 +636,7 @@ module ni_host_rx #(
   // The head beat's index among the beats that hold the first AmoBytes bytes (those
   // read or rewritten here), held one past them: a lane's byte is found without an adder.
   localparam int unsigned BiMax = (AmoBytes - 1) / Bpb + 1;
-  localparam int unsigned BiW = $clog2(BiMax + 1);
-  logic [BiW-1:0] bidx_q;
-  logic [BiMax:0] bidx_oh_q;     // bidx_q one-hot: a lane's rewrite is chosen by one bit
+  logic [BiMax:0] bidx_oh_q;     // one-hot: a lane's rewrite is chosen by one bit
   logic first_q;                 // the head beat is its TLP's first
   cls_e cur_cls;
   logic fwd_cls, accept;
@@ -693,9 +691,9 @@ module ni_host_rx #(
   // Such confirmations are rare and short; no other beat waits.
   logic [63:0] conf_back_q;
   logic cb_need, cb_ready_q;
-  assign cb_need = dh.conf_mem && (32'(bidx_q) == 12 / Bpb || 32'(bidx_q) == 16 / Bpb);
+  assign cb_need = dh.conf_mem && (bidx_oh_q[12 / Bpb] || bidx_oh_q[16 / Bpb]);
   always_ff @(posedge clk_i) begin
-    if (32'(bidx_q) == 12 / Bpb) cb_borrow_q <= cb_lo[32];
+    if (bidx_oh_q[12 / Bpb]) cb_borrow_q <= cb_lo[32];
     conf_back_q <= conf_back;
   end
   logic [DataW-1:0] in_data;
@@ -910,13 +908,11 @@ module ni_host_rx #(
     end
   end
   `NI_ASSERT(HoldNotPadded_A, !(hold_q && pad_q))
-  `NI_ASSERT(BidxOneHot_A, bidx_oh_q == (BiMax+1)'(1) << bidx_q)
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       bs_q <= '0;
       nbs_q <= PosW'(Bpb);
-      bidx_q <= '0;
       bidx_oh_q <= (BiMax+1)'(1);
       bn_q <= '0;
       first_q <= 1'b1;
@@ -933,7 +929,6 @@ module ni_host_rx #(
       if (accept) begin
         first_q <= f_tlast;
         bs_q <= f_tlast ? '0 : (nbs_q[PosW-1] ? bs_q : nbs_q);
-        bidx_q <= f_tlast ? '0 : (32'(bidx_q) == BiMax ? bidx_q : bidx_q + BiW'(1));
         bidx_oh_q <= f_tlast ? (BiMax+1)'(1) : (bidx_oh_q[BiMax] ? bidx_oh_q : bidx_oh_q << 1);
         bn_q <= f_tlast ? '0 : (bn_q == '1 ? bn_q : bn_q + BnW'(1));
         nbs_q <= f_tlast ? PosW'(Bpb) : (nbs_q[PosW-1] ? nbs_q : nbs_q + PosW'(Bpb));
