@@ -622,8 +622,11 @@ module ni_fab_tx #(
   );
 
   // ------------------------------------------------------------ beat queue, output
-  // A queued beat: {raw, last, vc, rel clipped to Bpb (no trailer lane), lanes}.
-  localparam int unsigned QW = 3 + 8 + DataW;
+  // A queued beat: {raw, last, vc, rel clipped to Bpb (no trailer lane), lanes}. rel
+  // lies in -5 to Bpb: its low RelK bits tell those Bpb + 6 values apart, so only they
+  // are queued and decoded.
+  localparam int unsigned RelK = $clog2(Bpb + 6);
+  localparam int unsigned QW = 3 + RelK + DataW;
   logic [QW-1:0] q_in, q_head;
   logic q_valid, q_ready, q_wready, q_push, bypass;
   logic adv;
@@ -640,7 +643,7 @@ module ni_fab_tx #(
   logic [TohW-1:0] hd_toh_q;
   logic hd_raw_q, hd_last_q, hd_vc_q, hd_trl_q;
   logic q_raw;
-  logic signed [7:0] q_rel;
+  logic [RelK-1:0] q_rel;
   // The output is a skid register (the registered block boundary): adv, its room, is a
   // register, so the fabric port's ready reaches no decision here.
   logic o_wvalid;
@@ -655,7 +658,7 @@ module ni_fab_tx #(
   assign bypass = !q_valid && !hd_valid_q && adv && !may_trl;
   assign fr_beat = beat_avail && q_wready;
   assign q_push = fr_beat && !bypass;
-  assign q_in = {hcur.raw, f_last, hcur.vc, f_rel8, f_data};
+  assign q_in = {hcur.raw, f_last, hcur.vc, f_rel8[RelK-1:0], f_data};
   ni_fifo #(.Width(QW), .Depth(BeatQDepth), .FreeWrite(1)) u_beat_q (
     .clk_i, .rst_ni,
     .wdata_i(q_in),
@@ -663,7 +666,7 @@ module ni_fab_tx #(
     .rdata_o(q_head), .rvalid_o(q_valid), .rready_i(q_ready)
   );
   assign q_raw = q_head[QW-1];
-  assign q_rel = q_head[DataW +: 8];
+  assign q_rel = q_head[DataW +: RelK];
   assign hd_go = hd_valid_q && adv && (!hd_trl_q || trl_valid);
   assign q_ready = !hd_valid_q || hd_go;
   assign trl_pop = hd_go && hd_last_q;
@@ -675,16 +678,17 @@ module ni_fab_tx #(
     if (q_ready) begin
       {hd_raw_q, hd_last_q, hd_vc_q} <= q_head[QW-1 -: 3];
       hd_data_q <= q_head[DataW-1:0];
-      // Decoded through equalities over rel's range, -5 to Bpb (LUTs, where compares
-      // would become carry chains). The loop counts u = rel + 5 from 0, and every bound
-      // and constant is non-negative: Yosys 0.70 ran a loop from -5 to int'(Bpb) not at
-      // all (it compared the bounds unsigned), so its netlist kept no lane.
+      // Decoded through equalities of RelK bits over rel's range, -5 to Bpb (LUTs of
+      // RelK inputs, where compares would become carry chains). The loop counts
+      // u = rel + 5 from 0, and every bound and constant is non-negative: Yosys 0.70 ran
+      // a loop from -5 to int'(Bpb) not at all (it compared the bounds unsigned), so its
+      // netlist kept no lane.
       hd_trl_q <= 1'b0;
       hd_dmask_q <= '0;
       hd_keep_q <= '0;
       hd_toh_q <= '0;
       for (int unsigned u = 0; u <= Bpb + 5; u++) begin
-        if (q_rel == 8'((u + 251) % 256)) begin  // rel = u - 5
+        if (q_rel == RelK'((u + (1 << RelK) - 5) % (1 << RelK))) begin  // rel = u - 5
           hd_trl_q <= u < Bpb + 5;
           for (int unsigned j = 0; j < Bpb; j++) begin
             hd_dmask_q[j] <= u > j + 5;
