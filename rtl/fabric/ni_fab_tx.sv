@@ -632,16 +632,15 @@ module ni_fab_tx #(
   logic adv;
   logic [DataW-1:0] o_data;
   // The queue's head passes a register (hd_*) before its lanes are assembled with the
-  // trailer, with rel decoded as it enters: the lanes of data below rel (dmask), the lane
-  // where the trailer starts, one-hot over -5 to Bpb - 1 (toh: a trailer begun in the
-  // beat before starts at a negative lane), the lanes kept, and whether any lane waits
-  // for the trailer. So assembling a lane selects with register bits, no compare of rel.
-  localparam int unsigned TohW = Bpb + 5;
+  // trailer, with rel decoded as it enters: the lanes of data below rel (dmask), for each
+  // lane the trailer byte it holds, one-hot (tsel: {VCRC, ICRC} bytes 5 to 0), the lanes
+  // kept, and whether any lane waits for the trailer. So assembling a lane is an AND-OR
+  // of register bits and the trailer, no compare of rel.
   logic hd_valid_q, hd_go;
   logic [DataW-1:0] hd_data_q;
   logic [Bpb-1:0] hd_dmask_q, hd_keep_q;
-  logic [TohW-1:0] hd_toh_q;
-  logic hd_raw_q, hd_last_q, hd_vc_q, hd_trl_q;
+  logic [Bpb-1:0][5:0] hd_tsel_q;
+  logic hd_last_q, hd_vc_q, hd_trl_q;
   logic q_raw;
   logic [RelK-1:0] q_rel;
   // The output is a skid register (the registered block boundary): adv, its room, is a
@@ -676,7 +675,7 @@ module ni_fab_tx #(
   end
   always_ff @(posedge clk_i) begin
     if (q_ready) begin
-      {hd_raw_q, hd_last_q, hd_vc_q} <= q_head[QW-1 -: 3];
+      {hd_last_q, hd_vc_q} <= q_head[QW-2 -: 2];
       hd_data_q <= q_head[DataW-1:0];
       // Decoded through equalities of RelK bits over rel's range, -5 to Bpb (LUTs of
       // RelK inputs, where compares would become carry chains). The loop counts
@@ -686,34 +685,32 @@ module ni_fab_tx #(
       hd_trl_q <= 1'b0;
       hd_dmask_q <= '0;
       hd_keep_q <= '0;
-      hd_toh_q <= '0;
+      hd_tsel_q <= '0;
       for (int unsigned u = 0; u <= Bpb + 5; u++) begin
         if (q_rel == RelK'((u + (1 << RelK) - 5) % (1 << RelK))) begin  // rel = u - 5
           hd_trl_q <= u < Bpb + 5;
           for (int unsigned j = 0; j < Bpb; j++) begin
             hd_dmask_q[j] <= u > j + 5;
             hd_keep_q[j] <= q_raw ? u > j + 3 : u >= j;
+            // Lane j holds trailer byte k = j - rel: byte k of trl, or of a raw packet's
+            // trailer (its VCRC alone) byte k + 4.
+            for (int unsigned k = 0; k < 6; k++) begin
+              if (j + 5 == u + k) begin
+                if (!q_raw) hd_tsel_q[j][k] <= 1'b1;
+                else if (k < 2) hd_tsel_q[j][k + 4] <= 1'b1;
+              end
+            end
           end
-          if (u < Bpb + 5) hd_toh_q[u] <= 1'b1;
         end
       end
     end
   end
 
-  // The queued beat's lanes: data below rel, then ICRC (not in a raw packet), VCRC;
-  // trailer byte k goes to the lane k after where the trailer starts.
-  logic [5:0][7:0] tbyte;
+  // The queued beat's lanes: data below rel, then ICRC (not in a raw packet), VCRC.
   always_comb begin
-    for (int k = 0; k < 6; k++) begin
-      if (hd_raw_q) tbyte[k] = (k < 2) ? trl[32 + (k % 2)*8 +: 8] : 8'h00;
-      else tbyte[k] = trl[k*8 +: 8];
-    end
     for (int j = 0; j < Bpb; j++) begin
-      o_data[j*8 +: 8] = 8'h00;
-      for (int k = 0; k < 6; k++) begin
-        if (hd_toh_q[j - k + 5]) o_data[j*8 +: 8] = o_data[j*8 +: 8] | tbyte[k];
-      end
-      if (hd_dmask_q[j]) o_data[j*8 +: 8] = hd_data_q[j*8 +: 8];
+      o_data[j*8 +: 8] = hd_data_q[j*8 +: 8] & {8{hd_dmask_q[j]}};
+      for (int b = 0; b < 6; b++) o_data[j*8 +: 8] = o_data[j*8 +: 8] | (trl[b*8 +: 8] & {8{hd_tsel_q[j][b]}});
     end
   end
 
