@@ -531,9 +531,8 @@ module ni_fab_tx #(
   // stepped over zero bytes is an invertible linear map), and steps the VCRC on over
   // the four ICRC bytes (c3), which pushes the packet's trailer. So no cycle holds a
   // chain of per-lane CRC steps.
-  logic [DataW-1:0] c1_data_q;
+  logic [DataW-1:0] c1_data_q;  // the beat's data lanes (below rel), the others zero
   logic signed [7:0] c1_rel_q, c2_rel_q;
-  logic [Bpb-1:0] c1_mask_q;  // the beat's data lanes (below rel), decoded as it is framed
   logic c1_valid_q, c1_first_q, c1_has12_q, c1_bad_q, c1_raw_q;
   logic c2_valid_q, c2_bad_q, c2_raw_q;
   logic c3_valid_q, c3_bad_q, c3_raw_q;
@@ -546,7 +545,7 @@ module ni_fab_tx #(
   logic [DataW-1:0] d16, d32;
   always_comb begin
     for (int j = 0; j < Bpb; j++) begin
-      d16[j*8 +: 8] = c1_mask_q[j] ? c1_data_q[j*8 +: 8] : 8'h00;
+      d16[j*8 +: 8] = c1_data_q[j*8 +: 8];
       d32[j*8 +: 8] = d16[j*8 +: 8];
       if (c1_first_q && j == 0) d32[j*8 +: 8] = d32[j*8 +: 8] | 8'hF0;
       if (c1_has12_q && j == Lane12) d32[j*8 +: 8] = 8'hFF;
@@ -591,9 +590,9 @@ module ni_fab_tx #(
   // c1 takes the framer's beat in every cycle (c1_valid_q says whether it was one): no
   // enable of the framer's decision on its registers.
   always_ff @(posedge clk_i) begin
-    c1_data_q <= f_data;
+    // Masked as it is framed, so the CRC steps start from register bits.
+    for (int j = 0; j < Bpb; j++) c1_data_q[j*8 +: 8] <= f_data[j*8 +: 8] & {8{f_mask[j]}};
     c1_rel_q <= f_rel8;
-    c1_mask_q <= f_mask;
     c1_first_q <= bi == '0;
     c1_has12_q <= 32'(bi) == Beat12 / Bpb;
     c1_bad_q <= f_bad;
