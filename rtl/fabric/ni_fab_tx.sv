@@ -532,11 +532,11 @@ module ni_fab_tx #(
   // the four ICRC bytes (c3), which pushes the packet's trailer. So no cycle holds a
   // chain of per-lane CRC steps.
   logic [DataW-1:0] c1_data_q;  // the beat's data lanes (below rel), the others zero
-  logic signed [7:0] c1_rel_q, c2_rel_q;
+  logic signed [7:0] c1_rel_q;
   logic c1_valid_q, c1_first_q, c1_has12_q, c1_bad_q, c1_raw_q;
-  logic c2_valid_q, c2_bad_q, c2_raw_q;
+  logic c2_bad_q, c2_raw_q;
   logic c3_valid_q, c3_bad_q, c3_raw_q;
-  logic [31:0] s32_q, c3_icrc_q;
+  logic [31:0] s32_q, c3_back_q, c3_icrc;
   logic [15:0] s16_q, c3_s16_q;
 
   // c1: both states over the beat's data lanes (the ICRC's with its fields masked).
@@ -560,31 +560,32 @@ module ni_fab_tx #(
 
   // c2: in the beat where the data ends, back over the lanes after it. The states c1
   // left are in s32_q and s16_q (c2 follows a c1 beat).
-  logic c2_end;
-  logic [NzW-1:0] c2_after;
+  logic c2_end_q;
+  logic [NzW-1:0] c2_after_q;  // lanes after the data, worked out from rel in c1
   logic [31:0] back32;
   logic [15:0] back16;
-  assign c2_end = c2_valid_q && c2_rel_q >= 8'sd0 && c2_rel_q < 8'(Bpb);
-  assign c2_after = NzW'(Bpb - 32'(c2_rel_q[6:0]));
   ni_crc_back #(.Width(32), .Poly(ni_pkg::Crc32Poly), .MaxBytes(Bpb)) u_c2_icrc (
-    .state_i(s32_q), .n_i(c2_after), .state_o(back32)
+    .state_i(s32_q), .n_i(c2_after_q), .state_o(back32)
   );
   ni_crc_back #(.Width(16), .Poly(ni_pkg::Crc16Poly), .MaxBytes(Bpb)) u_c2_vcrc (
-    .state_i(s16_q), .n_i(c2_after), .state_o(back16)
+    .state_i(s16_q), .n_i(c2_after_q), .state_o(back16)
   );
 
-  // c3: the VCRC on over the ICRC bytes (a raw packet has none); the trailer.
+  // c3: the ICRC (the state stepped back, inverted here rather than before c3's
+  // register, with a stomped packet's ICRC inverted again); the VCRC on over its bytes
+  // (a raw packet has none); the trailer.
   logic [15:0] vcrc, c3_s16_icrc;
+  assign c3_icrc = c3_back_q ^ {32{!c3_bad_q}};
   ni_crc_step #(.Width(16), .Poly(ni_pkg::Crc16Poly), .Bytes(4)) u_c3_vcrc (
-    .state_i(c3_s16_q), .data_i(c3_icrc_q), .state_o(c3_s16_icrc)
+    .state_i(c3_s16_q), .data_i(c3_icrc), .state_o(c3_s16_icrc)
   );
   assign vcrc = ~(c3_raw_q ? c3_s16_q : c3_s16_icrc) ^ {16{c3_raw_q && c3_bad_q}};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      {c1_valid_q, c2_valid_q, c3_valid_q} <= '0;
+      {c1_valid_q, c2_end_q, c3_valid_q} <= '0;
     end else begin
-      {c1_valid_q, c2_valid_q, c3_valid_q} <= {fr_beat, c1_valid_q, c2_end};
+      {c1_valid_q, c2_end_q, c3_valid_q} <= {fr_beat, c1_valid_q && c1_rel_q >= 8'sd0 && c1_rel_q < 8'(Bpb), c2_end_q};
     end
   end
   // c1 takes the framer's beat in every cycle (c1_valid_q says whether it was one): no
@@ -601,10 +602,10 @@ module ni_fab_tx #(
       s32_q <= c32;
       s16_q <= c16;
     end
-    c2_rel_q <= c1_rel_q;
+    c2_after_q <= NzW'(Bpb - 32'(c1_rel_q[6:0]));
     c2_bad_q <= c1_bad_q;
     c2_raw_q <= c1_raw_q;
-    c3_icrc_q <= ~back32 ^ {32{c2_bad_q}};
+    c3_back_q <= back32;
     c3_s16_q <= back16;
     c3_bad_q <= c2_bad_q;
     c3_raw_q <= c2_raw_q;
@@ -616,7 +617,7 @@ module ni_fab_tx #(
   logic [47:0] trl;
   logic trl_valid, trl_pop, trl_wready;
   ni_fifo #(.Width(48), .Depth(BeatQDepth + 1)) u_trl_q (
-    .clk_i, .rst_ni, .wdata_i({vcrc, c3_icrc_q}), .wvalid_i(c3_valid_q), .wready_o(trl_wready),
+    .clk_i, .rst_ni, .wdata_i({vcrc, c3_icrc}), .wvalid_i(c3_valid_q), .wready_o(trl_wready),
     .rdata_o(trl), .rvalid_o(trl_valid), .rready_i(trl_pop)
   );
 
