@@ -452,6 +452,7 @@ module ni_fab_tx #(
   `NI_ASSERT(LastIsRel_A, !fr_beat || f_last == (!rel_none && rel <= BpbR - (hcur.raw ? 8'sd2 : 8'sd6)))
   `NI_ASSERT(RelClipped_A, !fr_beat || f_rel8 == ((rel_none || rel > BpbR) ? BpbR : rel))
   `NI_ASSERT(SpillIsRel_A, !fr_beat || f_last || f_spill == (!rel_none && rel <= BpbR))
+  `NI_ASSERT(DataEndsOnDw_A, !(fr_beat && !rel_none && rel >= 8'sd0 && rel < BpbR) || rel[1:0] == 2'b00)
   `NI_ASSERT(TrlRelIsRel_A, !(fr_beat && f_spill) || rel_m == rel - BpbR)
   `NI_ASSERT(KcntIsCount_A, !(fr_beat && pay_take && pay_last) || 32'(kcnt) == 32'(ni_pkg::keep_count(64'(pay_keep))))
   `NI_ASSERT(SelhIsState_A, Off != 0 || !fr_beat || selh == selh_exp)
@@ -530,7 +531,9 @@ module ni_fab_tx #(
   // data ends (0 <= rel < Bpb) steps them back over those zero lanes (c2: a CRC
   // stepped over zero bytes is an invertible linear map), and steps the VCRC on over
   // the four ICRC bytes (c3), which pushes the packet's trailer. So no cycle holds a
-  // chain of per-lane CRC steps.
+  // chain of per-lane CRC steps. Every packet is whole DWs (a TLP; a raw datagram
+  // padded by its producer) and starts on a DW lane, so the data ends on a DW lane and
+  // the step back is over whole DWs (DataEndsOnDw_A): Bpb/4 + 1 matrices, not Bpb + 1.
   logic [DataW-1:0] c1_data_q;  // the beat's data lanes (below rel), the others zero
   logic signed [7:0] c1_rel_q;
   logic c1_valid_q, c1_first_q, c1_has12_q, c1_bad_q, c1_raw_q;
@@ -561,13 +564,15 @@ module ni_fab_tx #(
   // c2: in the beat where the data ends, back over the lanes after it. The states c1
   // left are in s32_q and s16_q (c2 follows a c1 beat).
   logic c2_end_q;
-  logic [NzW-1:0] c2_after_q;  // lanes after the data, worked out from rel in c1
+  localparam int unsigned DwN = Bpb / 4;
+  localparam int unsigned DwNW = $clog2(DwN + 1);
+  logic [DwNW-1:0] c2_after_q;  // DWs after the data, worked out from rel in c1
   logic [31:0] back32;
   logic [15:0] back16;
-  ni_crc_back #(.Width(32), .Poly(ni_pkg::Crc32Poly), .MaxBytes(Bpb)) u_c2_icrc (
+  ni_crc_back #(.Width(32), .Poly(ni_pkg::Crc32Poly), .MaxBytes(Bpb), .Unit(4)) u_c2_icrc (
     .state_i(s32_q), .n_i(c2_after_q), .state_o(back32)
   );
-  ni_crc_back #(.Width(16), .Poly(ni_pkg::Crc16Poly), .MaxBytes(Bpb)) u_c2_vcrc (
+  ni_crc_back #(.Width(16), .Poly(ni_pkg::Crc16Poly), .MaxBytes(Bpb), .Unit(4)) u_c2_vcrc (
     .state_i(s16_q), .n_i(c2_after_q), .state_o(back16)
   );
 
@@ -602,7 +607,7 @@ module ni_fab_tx #(
       s32_q <= c32;
       s16_q <= c16;
     end
-    c2_after_q <= NzW'(Bpb - 32'(c1_rel_q[6:0]));
+    c2_after_q <= DwNW'((Bpb - 32'(c1_rel_q[6:0])) / 4);
     c2_bad_q <= c1_bad_q;
     c2_raw_q <= c1_raw_q;
     c3_back_q <= back32;
