@@ -257,11 +257,15 @@ module ni_fab_tx #(
   assign bi_inc = (bi == '1) ? bi : bi + BiW'(1);
   // (Called from always_comb: Yosys makes latches of a function's loop variables in a
   // continuous assignment.)
-  logic [HposW-1:0] hp_start, hp_same, hp_next;
+  // The entry after this beat's: looked up from registers alone (the queue's head's
+  // kind, or hdr_q's kind and bi_q), the idle choice after the tables.
+  logic [HposW-1:0] hp_start, hp_same, hp_next, hp_next_idle, hp_next_busy;
   always_comb begin
     hp_start = hdr_pos(pq_hdr.kind, '0);
-    hp_same = hdr_pos(hcur.kind, bi);
-    hp_next = hdr_pos(hcur.kind, bi_inc);
+    hp_same = hdr_pos(hcur.kind, bi);  // what hp stands for (HposIsTable_A)
+    hp_next_idle = hdr_pos(pq_hdr.kind, BiW'(1));
+    hp_next_busy = hdr_pos(hdr_q.kind, (bi_q == '1) ? bi_q : bi_q + BiW'(1));
+    hp_next = idle_q ? hp_next_idle : hp_next_busy;
   end
   assign hp = idle_q ? hp_start : hp_q;
   assign {hrem, hrem_m, hend6, hend0, hmask} = hp;
@@ -458,9 +462,9 @@ module ni_fab_tx #(
   `NI_ASSERT(SelhIsState_A, Off != 0 || !fr_beat || selh == selh_exp)
   `NI_ASSERT(LastKeepLow_A, !(fr_beat && pay_take && pay_last) || (pay_keep & (pay_keep + KeepW'(1))) == '0)
 
-  // The table's entry for the next cycle's beat: beat bi again, or the one after a beat
-  // framed (both looked up beside the framing; fr_beat only selects).
-  assign hp_d = fr_beat ? hp_next : hp_same;
+  // The table's entry for the next cycle's beat: this one's again, or the one after a
+  // beat framed (looked up beside the framing; fr_beat only selects).
+  assign hp_d = fr_beat ? hp_next : hp;
   always_comb begin
     src_beat_ready_o = '0;
     state_d = state_q;
