@@ -73,8 +73,11 @@ module ni_fab_tx #(
   // most the two packets queued.
   // The source is chosen a cycle ahead (pick_q, one-hot), so the multiplexer of the
   // headers is selected by a register: the take then checks only that the picked
-  // source still offers a header and that its VC has credit (a source just taken stays
-  // picked, last in the round robin, in case it offers another header at once).
+  // source still offers a header and that its VC has credit. The pick guesses where
+  // the next header comes from, so that a stream of headers is taken without a gap: a
+  // source just taken stays a candidate (last in the round robin) in case it offers
+  // another header at once; with no candidate, a source that offers a header without
+  // credit is picked (taken as its credit comes), else the pick stays.
   logic [NumSrc-1:0] pick_q, pick_d, rr_oh_q, rr_oh_d;
   logic [ni_pkg::NumVc-1:0][7:0] credits_q, credits_d;
   logic [ni_pkg::NumVc-1:0] has_credit_q;  // credits_q != 0, registered with it
@@ -85,6 +88,7 @@ module ni_fab_tx #(
   logic take;        // the picked header enters the pick queue
   logic pq_wready;   // the pick queue has room (a register)
   logic [NumSrc-1:0] eligible;   // offers a header of a VC with credit
+  logic [NumSrc-1:0] cand;       // candidates of the next pick
   logic [ni_pkg::NumVc-1:0][NumSrc-1:0] src_on_vc;  // source s offers a header of VC v
   // Each source's header as a struct of its own (Yosys reads no member of an indexed
   // array of structs).
@@ -123,10 +127,12 @@ module ni_fab_tx #(
   always_comb begin
     src_hdr_ready_o = take ? pick_q : '0;
     ev_tx_pkt_o = take;
-    // The source after a take's; the next pick among the sources eligible now (the one
-    // taken included: it may offer another header, and it comes last).
+    // The source after a take's; the next pick (above).
     rr_oh_d = take ? {pick_q[NumSrc-2:0], pick_q[NumSrc-1]} : rr_oh_q;
-    pick_d = rr_pick(eligible | (take ? pick_q : '0), rr_oh_d);
+    cand = eligible | (take ? pick_q : '0);
+    if (cand != '0) pick_d = rr_pick(cand, rr_oh_d);
+    else if (src_hdr_valid_i != '0) pick_d = rr_pick(src_hdr_valid_i, rr_oh_d);
+    else pick_d = pick_q;
     // Per VC, the next credits with and without a take of that VC, from registers and
     // credit_i only: the take chooses between them. The PSN is stamped as the framer
     // starts the packet (the pick queue keeps the order), off the pick's path.
