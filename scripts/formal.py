@@ -52,7 +52,7 @@ KEEP = {
     "fab_rx_rings": ["RfTailInRing*"],
     # The framer's queues and counters (TrailerRoom_A: a trailer per queued packet;
     # HeaderBeatCounted_A) are checked in simulation: the proof is of the credits.
-    "fab_tx_credits": ["OneStart_A", "CreditsVc*"],
+    "fab_tx_credits": ["OneStart_A", "CreditsVc*", "u_dut.PickOneHot_A"],
 }
 # The broken copy per job (text in its source, replacement): a FIFO can be full, so
 # "fewer than Depth" does not hold; a credit counter that starts a packet from the
