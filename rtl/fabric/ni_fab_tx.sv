@@ -259,8 +259,9 @@ module ni_fab_tx #(
   // (the kind and the beat count in registers then), so one multiplexer of registers
   // stands before the framing's decisions.
   logic [HposW-1:0] hp, hp_q, hp_d;
-  logic [BiW-1:0] bi_inc;
-  assign bi_inc = (bi == '1) ? bi : bi + BiW'(1);
+  logic [BiW-1:0] bi_inc, bi_q_inc;  // the beat count after this beat (it stops at its top)
+  assign bi_q_inc = (bi_q == '1) ? bi_q : bi_q + BiW'(1);
+  assign bi_inc = idle_q ? BiW'(1) : bi_q_inc;
   // (Called from always_comb: Yosys makes latches of a function's loop variables in a
   // continuous assignment.)
   // The entry after this beat's: looked up from registers alone (the queue's head's
@@ -270,7 +271,7 @@ module ni_fab_tx #(
     hp_start = hdr_pos(pq_hdr.kind, '0);
     hp_same = hdr_pos(hcur.kind, bi);  // what hp stands for (HposIsTable_A)
     hp_next_idle = hdr_pos(pq_hdr.kind, BiW'(1));
-    hp_next_busy = hdr_pos(hdr_q.kind, (bi_q == '1) ? bi_q : bi_q + BiW'(1));
+    hp_next_busy = hdr_pos(hdr_q.kind, bi_q_inc);
     hp_next = idle_q ? hp_next_idle : hp_next_busy;
   end
   assign hp = idle_q ? hp_start : hp_q;
@@ -555,11 +556,10 @@ module ni_fab_tx #(
   // c1: both states over the beat's data lanes (the ICRC's with its fields masked).
   logic [31:0] c32;
   logic [15:0] c16;
-  logic [DataW-1:0] d16, d32;
+  logic [DataW-1:0] d32;
   always_comb begin
     for (int j = 0; j < Bpb; j++) begin
-      d16[j*8 +: 8] = c1_data_q[j*8 +: 8];
-      d32[j*8 +: 8] = d16[j*8 +: 8];
+      d32[j*8 +: 8] = c1_data_q[j*8 +: 8];
       if (c1_first_q && j == 0) d32[j*8 +: 8] = d32[j*8 +: 8] | 8'hF0;
       if (c1_has12_q && j == Lane12) d32[j*8 +: 8] = 8'hFF;
     end
@@ -568,7 +568,7 @@ module ni_fab_tx #(
     .state_i(c1_first_q ? 32'hFFFF_FFFF : s32_q), .data_i(d32), .state_o(c32)
   );
   ni_crc_step #(.Width(16), .Poly(ni_pkg::Crc16Poly), .Bytes(Bpb)) u_c1_vcrc (
-    .state_i(c1_first_q ? 16'hFFFF : s16_q), .data_i(d16), .state_o(c16)
+    .state_i(c1_first_q ? 16'hFFFF : s16_q), .data_i(c1_data_q), .state_o(c16)
   );
 
   // c2: in the beat where the data ends, back over the lanes after it. The states c1
