@@ -51,8 +51,6 @@ module ni_fab_rx #(
   parameter int unsigned SlotBytes = 64,    // injection FIFO slot
   parameter int unsigned NumCnt = 32,       // DMA byte counters (a power of two)
   parameter logic [15:0] NiReqId = 16'h0100,
-  parameter int unsigned HostQReg = 0,      // 1: the host queue registers its output (no fall-through)
-  parameter int unsigned InQReg = 0,        // 1: each buffer's head passes a queue of two (no fall-through)
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
   localparam int unsigned TagW = $clog2(NumTags),
@@ -187,8 +185,8 @@ module ni_fab_rx #(
   localparam int unsigned Off = ni_pkg::FabHdrBytes % Bpb;  // TLP lane offset: 0, or 32 at 512 bits
   localparam int unsigned OffW = (Off > 0) ? Off : 1;
   // At 64 bits the 32-byte header alone takes 4 beats: an empty output register is
-  // bypassed, so a TLP's first beat leaves in the cycle it arrives (4-cycle latency).
-  // Wider NIs keep the register (their latency is 3 or 2 cycles with it).
+  // bypassed, so a TLP's first beat enters the host queue in the cycle it leaves the
+  // head queue. Wider NIs keep the register.
   localparam bit OutBypass = DataW == 64;
   localparam int unsigned MiW = $clog2(NumMemId);
   // Per source, the write a continuation continues: {requester ID, receiver
@@ -201,7 +199,7 @@ module ni_fab_rx #(
   logic [ni_pkg::NumVc-1:0][3:0] cred_pend_q, cred_pend_d;
   logic [ni_pkg::NumVc-1:0] vq_room;  // room for one more packet's verdict (below)
 
-  // With InQReg the buffer's block RAM read port is off the loop from a beat through
+  // The buffer's block RAM read port is off the loop from a beat through
   // the decisions to the pop (the receiver's worst path, docs/synthesis.md): its head
   // passes a queue of two flip-flop entries first, a cycle of decapsulation latency.
   logic [ni_pkg::NumVc-1:0] b_rvalid, b_rready;
@@ -216,7 +214,7 @@ module ni_fab_rx #(
       .rvalid_o(b_rvalid[v]),
       .rready_i(b_rready[v])
     );
-    ni_boundary #(.Width(EntryW), .Depth(2), .Enable(InQReg)) u_head_q (
+    ni_fifo #(.Width(EntryW), .Depth(2)) u_head_q (
       .clk_i, .rst_ni,
       .wdata_i(b_rdata[v]), .wvalid_i(b_rvalid[v]), .wready_o(b_rready[v]),
       .rdata_o(f_rdata[v]), .rvalid_o(f_rvalid[v]), .rready_i(f_rready[v])
@@ -295,17 +293,16 @@ module ni_fab_rx #(
   // the last beat arrives, from the state it makes: there a cycle more per packet
   // would cost the rendezvous its 95 % of the link (bench_rget, 64 KiB at 512 bits).
   localparam bit VerdictLate = DataW == 64;
-  // With InQReg at 64 bits the CRCs step a cycle after the beat arrived, from its lanes
+  // At 64 bits the CRCs step a cycle after the beat arrived, from its lanes
   // as chosen here (c_*): the choice (a subtraction and compares of the ICRC position)
   // and the CRC trees are on two paths instead of one (the board's path at 25 MHz,
   // docs/board.md). The verdict comes a cycle later: a last beat that arrives into an
   // empty buffer leaves two cycles after it arrived instead of one (the head queue's
   // cycle and this one); first beats do not wait.
-  localparam bit CrcReg = VerdictLate && InQReg != 0;
   logic c_take, c_first, c_vc;
   logic [DataW-1:0] c_d32, c_d16;
   logic [KcntW-1:0] c_n32, c_n16;
-  if (CrcReg) begin : gen_crc_reg
+  if (VerdictLate) begin : gen_crc_reg
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) c_take <= 1'b0;
       else c_take <= w_take;
@@ -367,12 +364,12 @@ module ni_fab_rx #(
     logic raw, over, len_ok, framed;
     logic [31:0] c32, icrc;
     logic [15:0] c16, vcrc;
-    // CrcReg: the CRCs are whole a cycle later than the rest, which the next packet's
+    // VerdictLate: the CRCs are whole a cycle later than the rest, which the next packet's
     // first beat may then replace; that is kept for the verdict (late_*).
     logic late_pend_q, late_raw_q, late_over_q, late_len_ok_q;
     logic [31:0] late_icrc_q;
     logic [15:0] late_vcrc_q;
-    if (CrcReg) begin : gen_late
+    if (VerdictLate) begin : gen_late
       always_ff @(posedge clk_i or negedge rst_ni) begin
         if (!rst_ni) late_pend_q <= 1'b0;
         else late_pend_q <= wpend_q[v];
@@ -385,10 +382,11 @@ module ni_fab_rx #(
       assign {late_pend_q, late_raw_q, late_over_q, late_len_ok_q, late_icrc_q, late_vcrc_q} = '0;
     end
     assign {raw, over, len_ok, c32, icrc, c16, vcrc} =
-        CrcReg      ? {late_raw_q, late_over_q, late_len_ok_q, wc32_q[v], late_icrc_q, wc16_q[v], late_vcrc_q} :
-        VerdictLate ? {wraw_q[v], wover_q[v], wlen_ok_q[v], wc32_q[v], wicrc_q[v], wc16_q[v], wvcrc_q[v]} :
+        VerdictLate ? {late_raw_q, late_over_q, late_len_ok_q, wc32_q[v], late_icrc_q, wc16_q[v], late_vcrc_q} :
                       {w_raw, w_over, w_len_ok, w_c32, w_icrc, w_c16, w_vcrc};
-    assign vq_push[v] = CrcReg ? late_pend_q : VerdictLate ? wpend_q[v] : w_take && s_axis_tlast && wv == 1'(v);
+    assign vq_push[v] = VerdictLate ? late_pend_q : w_take && s_axis_tlast && wv == 1'(v);
+    logic unused_early;  // wider, the verdict is taken as the last beat arrives
+    assign unused_early = ^{wlen_ok_q[v], wpend_q[v]};
     assign framed = ~c16 == vcrc && !over && len_ok;
     assign vq_good[v] = framed && (raw || ~c32 == icrc);
     // Stomped by its sender (ICRC sent inverted, VCRC right): refused, never resent.
@@ -446,23 +444,19 @@ module ni_fab_rx #(
   logic [DataW-1:0] in_data;
   logic [KeepW-1:0] in_keep;
   logic in_last, in_valid, pop;
-  // Between packets, responses (VC1) go first: they always drain. With InQReg the
-  // choice between packets is a register (pick_q), made a cycle ahead from what each
-  // head queue will hold (a beat entering it, or one there and not taken now), so the
-  // heads' valids do not select the beat that every decision reads: a beat still
-  // enters the decisions the cycle after it entered its head queue, as before.
-  if (InQReg != 0) begin : gen_pick_reg
-    logic pick_q;
-    logic [ni_pkg::NumVc-1:0] will_have;
-    assign will_have = (f_rvalid & ~f_rready) | (b_rvalid & b_rready);
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) pick_q <= 1'b1;
-      else pick_q <= will_have[1] ? 1'b1 : will_have[0] ? 1'b0 : cur_vc;
-    end
-    assign cur_vc = busy_q ? vc_q : pick_q;
-  end else begin : gen_pick_now
-    assign cur_vc = busy_q ? vc_q : f_rvalid[1];
+  // Between packets, responses (VC1) go first: they always drain. The choice between
+  // packets is a register (pick_q), made a cycle ahead from what each head queue will
+  // hold (a beat entering it, or one there and not taken now), so the heads' valids do
+  // not select the beat that every decision reads: a beat still enters the decisions
+  // the cycle after it entered its head queue.
+  logic pick_q;
+  logic [ni_pkg::NumVc-1:0] will_have;
+  assign will_have = (f_rvalid & ~f_rready) | (b_rvalid & b_rready);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) pick_q <= 1'b1;
+    else pick_q <= will_have[1] ? 1'b1 : will_have[0] ? 1'b0 : cur_vc;
   end
+  assign cur_vc = busy_q ? vc_q : pick_q;
   assign {in_last, in_keep, in_data} = f_rdata[cur_vc];
   // A last beat waits for its packet's verdict.
   assign in_valid = f_rvalid[cur_vc] && (!in_last || vq_rvalid[cur_vc]);
@@ -712,18 +706,17 @@ module ni_fab_rx #(
   // ClDrop. A continuation or a raw packet emits in the beat that classifies it: its
   // class is whole.
   localparam bit ClassLate = Bpb == 8;
-  // With InQReg at 64 bits no class is read in the beat that makes it: a beat that
+  // At 64 bits no class is read in the beat that makes it: a beat that
   // needs its class at once (a raw packet's first, a continuation's second, a last
   // beat at or before byte 31) waits a cycle (cls_hold) while the class and sequence
   // place are registered, and every other classifying beat (a tunneled packet's bytes
   // 24-31) does nothing that depends on them. So the context, sequence, FIFO and
   // length checks are off the path into the pop (the board's worst path,
   // docs/synthesis.md); a raw packet and a continuation take a cycle more.
-  localparam bit ClassReg = ClassLate && InQReg != 0;
   logic cls_hold;
-  assign cls_hold = ClassReg && d1_now && (is_raw || is_cont || in_last);
-  assign cl_cur = d1_q ? cl_q : ClassReg ? ClBad : ClassLate ? cl_base : cl_new;
-  assign seq_cur = d1_q ? seq_q : ClassReg ? SeqIn : seq_new;
+  assign cls_hold = ClassLate && d1_now && (is_raw || is_cont || in_last);
+  assign cl_cur = d1_q ? cl_q : ClassLate ? ClBad : cl_new;
+  assign seq_cur = d1_q ? seq_q : ClassLate ? SeqIn : seq_new;
   // The query names a tunneled packet (a continuation asks nothing: it is a write).
   assign q_lid_o = src_lid;
   assign q_psn_o = bth_psn;
@@ -849,8 +842,8 @@ module ni_fab_rx #(
   assign err_ans = (Bpb == 8) ? (d2_q ? err_q : ErrNone) : err_cur;
   `NI_ASSERT(ClassLateUnused_A, !(ClassLate && in_valid && !d1_q && tun && cl_base == ClTun && tun_drop) ||
                                  cls_hold || (!out_beat && !need_tag && !d2_now && !(in_last && (good || stomp))))
-  // A beat that classifies without the hold (ClassReg) needs no class: it emits nothing.
-  `NI_ASSERT(ClassNotNeeded_A, !(ClassReg && d1_now && !cls_hold) || (!out_beat && !need_tag && !d2_now && !raw_gen))
+  // A beat that classifies without the hold (ClassLate) needs no class: it emits nothing.
+  `NI_ASSERT(ClassNotNeeded_A, !(ClassLate && d1_now && !cls_hold) || (!out_beat && !need_tag && !d2_now && !raw_gen))
   `NI_ASSERT(AnswerChecksDone_A, !(Bpb == 8 && in_valid && in_last && (good || stomp) && cl_cur == ClTun) || d2_q)
   `NI_ASSERT(AnswerChecksSame_A, !(in_valid && in_last && good && (cl_cur == ClTun || cl_cur == ClRaw)) ||
                                  err_ans == err_cur)
@@ -1150,7 +1143,7 @@ module ni_fab_rx #(
     exp_we = 1'b0;
     naked_d = naked_q;
     rg_d = rg_q;
-    // The hold (ClassReg): the class and the turn are kept; the beat is taken next cycle.
+    // The hold (ClassLate): the class and the turn are kept; the beat is taken next cycle.
     // A raw packet's made beats leave before its first beat: its class and VC hold from
     // the first (a response arriving meanwhile must not take the turn).
     if (cls_hold || raw_gen_go || pop) begin
@@ -1255,12 +1248,11 @@ module ni_fab_rx #(
   logic [RiW-1:0] lv_fifo;
   assign ho_rc = byp ? rc_take : o_rc_q;
   assign ho_rc_info = byp ? rc_info : o_rc_info_q;
-  // The host port: a queue of two beats, passed through while empty. What the output
+  // The host port: a queue of two beats without fall-through. What the output
   // register offers goes into it while it has room (a registered ready), so the host
   // side's ready (through ni_mem_keep and ni_host_tx) never reaches the pop. A beat's
   // counter and push go with it and act as it leaves the queue for the host.
-  ni_fifo #(.Width(DataW + KeepW + 4 + RiW + CntW + 15), .Depth(2),
-            .FallThrough((HostQReg == 0) ? 1 : 0)) u_host_q (
+  ni_fifo #(.Width(DataW + KeepW + 4 + RiW + CntW + 15), .Depth(2)) u_host_q (
     .clk_i, .rst_ni,
     .wdata_i({ho_data, ho_keep, ho_last, ho_user, ho_cni, ho_rc, ho_rc_info}),
     .wvalid_i(ho_valid), .wready_o(ho_ready),

@@ -13,7 +13,7 @@ module nic_top #(
   parameter int unsigned NumRfifo = 4,      // reception FIFOs: up to 4
   parameter int unsigned NumCnt = 32,       // DMA byte counters: up to 32
   parameter int unsigned MaxPayload = 256,  // largest TLP payload, bytes: 256 to 4096
-  parameter int unsigned RxCredits = 2,     // packet slots per VC at the fabric input
+  parameter int unsigned RxCredits = 3,     // packet slots per VC at the fabric input (docs/architecture.md)
   parameter int unsigned NumTags = 16,      // remote reads served at once
   parameter int unsigned RetxSlots = 32,    // requests awaiting an answer at once
   parameter int unsigned NumPeers = 64,     // LIDs 1..NumPeers have a PSN sequence (a power of two)
@@ -25,7 +25,6 @@ module nic_top #(
   // 1: registers at the block boundaries the longest FPGA paths cross (listed in
   // docs/architecture.md): cycles of encapsulation and decapsulation latency for a
   // faster clock (docs/synthesis.md).
-  parameter int unsigned BoundaryRegs = 0,
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb
 ) (
@@ -251,20 +250,20 @@ module nic_top #(
   end
 
   // ------------------------------------------------------------ register requests
-  // With BoundaryRegs, ni_host_rx's register requests reach the register block through
+  // ni_host_rx's register requests reach the register block through
   // a register (a one-entry queue), so that no path runs from the host link's header
   // through the ART and ni_host_rx's decisions into the registers and what their writes
   // start (ni_wc's flush, the DMA engine). While a request waits there ni_host_rx decides
   // nothing (its input queue goes on filling): a register write takes effect before the
   // next TLP is decided, and the host link's order stays as it was.
   logic csr_hold;  // ni_host_rx's decisions hold for a register request
-  ni_boundary #(.Width(1 + 12 + 32 + 4 + 16 + 8), .Depth(1), .Enable(BoundaryRegs)) u_csr_q (
+  ni_fifo #(.Width(1 + 12 + 32 + 4 + 16 + 8), .Depth(1)) u_csr_q (
     .clk_i, .rst_ni,
     .wdata_i({hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag}),
     .wvalid_i(hrx_csr_valid), .wready_o(hrx_csr_ready),
     .rdata_o({csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag}),
     .rvalid_o(csr_valid), .rready_i(csr_ready));
-  assign csr_hold = BoundaryRegs != 0 && csr_valid;
+  assign csr_hold = csr_valid;
   assign csr_ready = csr_write || rdc_ready;
   assign hin_tready = hrx_tready;
   // The events of ni_host_rx and ni_fab_rx count a cycle later: both take them at the
@@ -507,11 +506,11 @@ module nic_top #(
     .ev_win_miss_o(hrx_win_miss), .ev_perm_o(hrx_perm), .ev_malformed_o(hrx_malformed),
     .ev_unsup_o(hrx_unsup), .ev_cpl_unexp_o(hrx_cpl_unexp), .ev_poison_o(hrx_poison)
   );
-  // With BoundaryRegs the DMA engine's completions pass a queue of two without
+  // The DMA engine's completions pass a queue of two without
   // fall-through: ni_host_rx knows a beat's class at the end of its header's path through
   // the ART, and the engine's completion handling (its staging RAMs' addresses) would
   // otherwise follow in the same cycle. They reach the engine a cycle later.
-  ni_boundary #(.Width(DataW + KeepW + 2), .Depth(2), .Enable(BoundaryRegs)) u_hrx_cpl_q (
+  ni_fifo #(.Width(DataW + KeepW + 2), .Depth(2)) u_hrx_cpl_q (
     .clk_i, .rst_ni, .wdata_i({hrx_cpl_tdata, hrx_cpl_tkeep, hrx_cpl_tlast, hrx_cpl_tuser}),
     .wvalid_i(hrx_cpl_tvalid), .wready_o(hrx_cpl_tready),
     .rdata_o({dma_cpl_tdata, dma_cpl_tkeep, dma_cpl_tlast, dma_cpl_tuser}), .rvalid_o(dma_cpl_tvalid),
@@ -610,27 +609,27 @@ module nic_top #(
     .loc_cnt_valid_o(eng_loc_cnt_valid), .loc_cnt_id_o(eng_loc_cnt_id), .loc_cnt_bytes_o(eng_loc_cnt_bytes),
     .ev_err_o(ev_inj_err), .ev_cpl_unexp_o(dma_cpl_unexp)
   );
-  // With BoundaryRegs the engine's raw packets reach the framer through queues of two
+  // The engine's raw packets reach the framer through queues of two
   // without fall-through: the framer's choice among its sources (ni_retx's valid among
   // them) would otherwise reach the engine's next beat, read and slot address.
-  ni_boundary #(.Width(ni_pkg::TxDescW), .Depth(2), .Enable(BoundaryRegs)) u_raw_hdr_q (
+  ni_fifo #(.Width(ni_pkg::TxDescW), .Depth(2)) u_raw_hdr_q (
     .clk_i, .rst_ni, .wdata_i(dma_hdr), .wvalid_i(raw_hdr_valid), .wready_o(raw_hdr_ready),
     .rdata_o(raw_hdr), .rvalid_o(src_hdr_valid[3]), .rready_i(src_hdr_ready[3]));
-  ni_boundary #(.Width(BeatW), .Depth(2), .Enable(BoundaryRegs)) u_raw_beat_q (
+  ni_fifo #(.Width(BeatW), .Depth(2)) u_raw_beat_q (
     .clk_i, .rst_ni, .wdata_i(dma_beat), .wvalid_i(raw_beat_valid), .wready_o(raw_beat_ready),
     .rdata_o(src_beat[3]), .rvalid_o(src_beat_valid[3]), .rready_i(src_beat_ready[3]));
-  // With BoundaryRegs the engine's read requests and local-copy beats reach ni_host_tx
+  // The engine's read requests and local-copy beats reach ni_host_tx
   // through queues of two without fall-through: ni_host_tx picks among its sources
   // without a register, and the engine's next read and beat would otherwise wait on
   // that pick, which waits on the engine's own valids. A copy's counter decrement goes
   // with its last beat through the queue and counts as that beat leaves, as it does
   // without the queue: a counter read that follows finds the data in memory.
-  ni_boundary #(.Width(64 + 13 + 8), .Depth(2), .Enable(BoundaryRegs)) u_dma_rd_q (
+  ni_fifo #(.Width(64 + 13 + 8), .Depth(2)) u_dma_rd_q (
     .clk_i, .rst_ni, .wdata_i({eng_rd_addr, eng_rd_bytes, eng_rd_tag}),
     .wvalid_i(eng_rd_valid), .wready_o(eng_rd_ready),
     .rdata_o({dma_rd_addr, dma_rd_bytes, dma_rd_tag}), .rvalid_o(dma_rd_valid),
     .rready_i(dma_rd_ready));
-  ni_boundary #(.Width(BeatW + 1 + CntW + 13), .Depth(2), .Enable(BoundaryRegs)) u_copy_q (
+  ni_fifo #(.Width(BeatW + 1 + CntW + 13), .Depth(2)) u_copy_q (
     .clk_i, .rst_ni,
     .wdata_i({eng_copy_beat, eng_loc_cnt_valid, eng_loc_cnt_id, eng_loc_cnt_bytes}),
     .wvalid_i(eng_copy_valid), .wready_o(eng_copy_ready),
@@ -646,16 +645,16 @@ module nic_top #(
     .out_hdr_o(mrg_hdr), .out_hdr_valid_o(mrg_hdr_valid), .out_hdr_ready_i(mrg_hdr_ready),
     .out_beat_o(mrg_beat), .out_beat_valid_o(mrg_beat_valid), .out_beat_ready_i(mrg_beat_ready)
   );
-  // With BoundaryRegs the merged requests reach ni_retx through two queues without
+  // The merged requests reach ni_retx through two queues without
   // fall-through. ni_retx takes a header with its packet's first beat, and only when
   // the packet before has passed whole: the beat queue's head is then that first beat.
   ni_pkg::tx_desc_t rq_hdr;
   logic [BeatW-1:0] rq_beat;
   logic rq_hdr_valid, rq_hdr_ready, rq_beat_valid, rq_beat_ready;
-  ni_boundary #(.Width(ni_pkg::TxDescW), .Depth(2), .Enable(BoundaryRegs)) u_req_hdr_q (
+  ni_fifo #(.Width(ni_pkg::TxDescW), .Depth(2)) u_req_hdr_q (
     .clk_i, .rst_ni, .wdata_i(mrg_hdr), .wvalid_i(mrg_hdr_valid), .wready_o(mrg_hdr_ready),
     .rdata_o(rq_hdr), .rvalid_o(rq_hdr_valid), .rready_i(rq_hdr_ready));
-  ni_boundary #(.Width(BeatW), .Depth(2), .Enable(BoundaryRegs)) u_req_beat_q (
+  ni_fifo #(.Width(BeatW), .Depth(2)) u_req_beat_q (
     .clk_i, .rst_ni, .wdata_i(mrg_beat), .wvalid_i(mrg_beat_valid), .wready_o(mrg_beat_ready),
     .rdata_o(rq_beat), .rvalid_o(rq_beat_valid), .rready_i(rq_beat_ready));
 
@@ -693,27 +692,28 @@ module nic_top #(
     .ev_unsent_o(ev_ack_unsent)
   );
 
-  // ni_retx's beats reach the framer through a queue of two without fall-through (its
-  // storage written from the count: ni_retx's valid comes late). So ni_retx sends a
-  // packet's last beat one or two beats ahead of the framer and offers the next header while
-  // the framer still frames the packet before: back to back, the framer's pick queue
-  // holds the next header when its last beat leaves. With BoundaryRegs the headers pass
-  // such a queue too (the framer's choice among its sources would otherwise return into
-  // ni_retx in the cycle its offer is made). ni_retx hands over a packet's first beat
-  // only with its header (BeatWithHeader_A): while it offers a header, its beat waits
-  // for the header to be taken.
+  // ni_retx's beats reach the framer through a queue of four without fall-through (its
+  // storage written from the count: ni_retx's valid comes late), its headers through a
+  // queue of two (the framer's choice among its sources would otherwise return into
+  // ni_retx in the cycle its offer is made). ni_retx takes the next request only when
+  // the packet before has passed it whole, and the header then needs a cycle more than
+  // the beats to reach the framer's pick: with four beats of room ni_retx runs far enough
+  // ahead that back to back the next header is there when the last beat is framed (with
+  // two, the DMA engine's puts lost a cycle per packet at 256 and 512 bits). ni_retx
+  // hands over a packet's first beat only with its header (BeatWithHeader_A): while it
+  // offers a header, its beat waits for the header to be taken.
   logic rt_beat_wready, rt_beat_may;
-  ni_boundary #(.Width(ni_pkg::TxDescW), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_retx_hdr_q (
+  ni_fifo #(.Width(ni_pkg::TxDescW), .Depth(2), .FreeWrite(1)) u_retx_hdr_q (
     .clk_i, .rst_ni, .wdata_i(rt_hdr), .wvalid_i(rt_hdr_valid), .wready_o(rt_hdr_ready),
     .rdata_o(fw_retx_hdr), .rvalid_o(src_hdr_valid[2]), .rready_i(src_hdr_ready[2]));
   assign rt_beat_may = !rt_hdr_valid || rt_hdr_ready;
-  ni_boundary #(.Width(BeatW), .Depth(2), .Enable(1), .FreeWrite(1)) u_retx_beat_q (
+  ni_fifo #(.Width(BeatW), .Depth(4), .FreeWrite(1)) u_retx_beat_q (
     .clk_i, .rst_ni, .wdata_i(rt_beat), .wvalid_i(rt_beat_valid && rt_beat_may), .wready_o(rt_beat_wready),
     .rdata_o(src_beat[2]), .rvalid_o(src_beat_valid[2]), .rready_i(src_beat_ready[2]));
   assign rt_beat_ready = rt_beat_wready && rt_beat_may;
 
   // ------------------------------------------------------------ fabric transmit
-  ni_fab_tx #(.DataW(DataW), .NumSrc(4), .CplId(NiReqId)) u_fab_tx (
+  ni_fab_tx #(.DataW(DataW), .NumSrc(4), .RestSrc(2), .CplId(NiReqId)) u_fab_tx (
     .clk_i, .rst_ni, .node_id_i(node_id), .pkey_i(pkey),
     .src_hdr_i({raw_hdr, fw_retx_hdr, fw_gen_hdr, fw_rsp_hdr}), .src_hdr_valid_i(src_hdr_valid), .src_hdr_ready_o(src_hdr_ready),
     .src_beat_i(src_beat), .src_beat_valid_i(src_beat_valid), .src_beat_ready_o(src_beat_ready),
@@ -730,8 +730,7 @@ module nic_top #(
 
   ni_fab_rx #(.DataW(DataW), .NumMemId(NumMemId), .MaxPayload(MaxPayload), .RxCredits(RxCredits),
               .NumTags(NumTags), .NumPeers(NumPeers), .NumRfifo(NumRfifo), .NumInj(NumInj),
-              .SlotBytes(SlotBytes), .NumCnt(NumCnt), .NiReqId(NiReqId),
-              .HostQReg(BoundaryRegs), .InQReg(BoundaryRegs)) u_fab_rx (
+              .SlotBytes(SlotBytes), .NumCnt(NumCnt), .NiReqId(NiReqId)) u_fab_rx (
     .clk_i, .rst_ni, .node_id_i(node_id), .pkey_i(pkey), .mcast_valid_i(mcast_valid), .mcast_lid_i(mcast_lid),
     .s_axis_tdata(s_fab_axis_tdata), .s_axis_tkeep(s_fab_axis_tkeep), .s_axis_tlast(s_fab_axis_tlast),
     .s_axis_tdest(s_fab_axis_tdest), .s_axis_tvalid(s_fab_axis_tvalid),
@@ -764,19 +763,15 @@ module nic_top #(
     .ev_rnr_tx_o(frx_rnr_tx), .ev_rnr_rx_o(frx_rnr_rx), .ev_raw_rx_o(frx_raw_rx), .ev_raw_drop_o(frx_raw_drop)
   );
 
-  // With BoundaryRegs a remote get's push reaches the DMA engine a cycle after its TLP
+  // A remote get's push reaches the DMA engine a cycle after its TLP
   // left for the host (the descriptor is in memory all the same): the host port's ready,
   // through the receiver's host queue, stays off the engine's ring pointers.
-  if (BoundaryRegs != 0) begin : gen_push_reg
-    logic [NumInj-1:0] frx_push_q;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) frx_push_q <= '0;
-      else frx_push_q <= frx_push;
-    end
-    assign inj_push = frx_push_q;
-  end else begin : gen_push_now
-    assign inj_push = frx_push;
+  logic [NumInj-1:0] frx_push_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) frx_push_q <= '0;
+    else frx_push_q <= frx_push;
   end
+  assign inj_push = frx_push_q;
 
   // A counter takes a decrement a cycle after it is signalled (as the packet's or TLP's
   // last beat leaves; a counter read that follows still finds the data where it went):
@@ -824,11 +819,11 @@ module nic_top #(
     .drop_valid_o(trk_drop), .drop_tag_o(trk_drop_tag),
     .ev_reissue_o(ev_mem_reissue), .ev_fail_o(ev_mem_fail)
   );
-  // With BoundaryRegs the decapsulated TLPs and the kept writes' copies reach
+  // The decapsulated TLPs and the kept writes' copies reach
   // ni_host_tx through a queue of two without fall-through: ni_mem_keep's choice
   // between them and ni_host_tx's choice of source would otherwise share a cycle, with
   // the host port's ready between them (written from its count: that valid comes late).
-  ni_boundary #(.Width(DataW + KeepW + 2), .Depth(2), .Enable(BoundaryRegs), .FreeWrite(1)) u_kept_q (
+  ni_fifo #(.Width(DataW + KeepW + 2), .Depth(2), .FreeWrite(1)) u_kept_q (
     .clk_i, .rst_ni, .wdata_i({keep_tdata, keep_tkeep, keep_tlast, keep_tuser}),
     .wvalid_i(keep_tvalid), .wready_o(keep_tready),
     .rdata_o({kept_tdata, kept_tkeep, kept_tlast, kept_tuser}),
@@ -909,11 +904,11 @@ module nic_top #(
     irq_word.addr = {intr_addr_hi[irq_port], intr_addr_lo[irq_port], 2'b00};
     irq_word.data = intr_data[irq_port];
   end
-  // With BoundaryRegs, ni_host_rx's own TLPs (a UR, a sending-NI confirmation) pass a
+  // ni_host_rx's own TLPs (a UR, a sending-NI confirmation) pass a
   // queue of two without fall-through first: ni_host_rx decides them at the end of its
   // header's path through the ART, and the choice among the NI's own TLPs below would
   // otherwise follow in the same cycle. They leave a cycle later.
-  ni_boundary #(.Width(ni_pkg::OwnCplW), .Depth(2), .Enable(BoundaryRegs)) u_hrx_ur_q (
+  ni_fifo #(.Width(ni_pkg::OwnCplW), .Depth(2)) u_hrx_ur_q (
     .clk_i, .rst_ni, .wdata_i(hrx_ur), .wvalid_i(hrx_ur_valid), .wready_o(hrx_ur_ready),
     .rdata_o(ur), .rvalid_o(ur_valid), .rready_i(ur_ready));
   ni_pkg::own_cpl_t ur_q;

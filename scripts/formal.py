@@ -40,7 +40,7 @@ JOBS = {
                        {"Slots": 4}),
     "dma_rings": ("dma_rings", ["rtl/ni_pkg.sv", "rtl/ni_dma_inj.sv", "tb/formal/dma_rings.sv"],
                   {"Size0": 5, "Size1": 3}),
-    "fab_rx_rings": ("fab_rx_rings", ["rtl/ni_pkg.sv", "rtl/common/ni_fifo.sv", "rtl/common/ni_boundary.sv"] + CRC + ["rtl/ni_fab_rx.sv",
+    "fab_rx_rings": ("fab_rx_rings", ["rtl/ni_pkg.sv", "rtl/common/ni_fifo.sv"] + CRC + ["rtl/ni_fab_rx.sv",
                                       "tb/formal/fab_rx_rings.sv"], {"Rf0": 5, "Rf1": 3}),
 }
 # Jobs that prove only some of the block's assertions (the others are checked in

@@ -135,9 +135,7 @@ int main(int argc, char** argv) {
   md << "\nCycles; one 8-byte PIO store through a window, two nodes on the crossbar (10-cycle links), "
         "first beat to first beat at each port; the half round trip of the ping-pong over pio "
         "includes the receiving CPU seeing the bytes and storing back. The small configuration "
-        "registers more block boundaries (BoundaryRegs, docs/architecture.md); five lie on this path: "
-        "the requests into the resend table and from it into the framer, "
-        "the receiver's buffer heads, its host queue and the queue from the kept-write copies into "
-        "the host transmit. The ns use the record of each configuration, whose RTL may be older.\n";
+        "differs from the default in its sizes only (docs/synthesis.md). The ns use the record of "
+        "each configuration, whose RTL may be older.\n";
   return ok ? 0 : 1;
 }

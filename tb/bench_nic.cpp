@@ -42,6 +42,11 @@ struct Figures {
 constexpr uint64_t kLatencyBudgetCycles = 12;
 constexpr double kLatencyBudgetNs = 96;
 
+// Throughput: the fabric side of a stream moves a beat every cycle (a gap per packet
+// would cost a tenth at 256 bits and more at 512). 0.98 leaves room for the stream's
+// ends; every width measures 0.99 or more.
+constexpr double kLinkRateFloor = 0.98;
+
 constexpr unsigned kMembers = 3;
 constexpr unsigned kRetxSlots = 32;  // nic_top RetxSlots: reads this NI can have in flight
 
@@ -325,6 +330,8 @@ int main(int argc, char** argv) {
       b.decapStream(payload, 200, &f.rspDecapOutBpc, &unusedIn, true);
       f.rspEncapOutBpc = b.responseEncapStream(payload, 10);
       b.encapStream(payload, 200, &f.mcastOutBpc, &f.mcastInBpc, kMembers);
+      b.expect(f.encapOutBpc >= kLinkRateFloor && f.decapInBpc >= kLinkRateFloor && f.mcastOutBpc >= kLinkRateFloor,
+               "a stream below a beat per cycle on the fabric side");
       ok = ok && b.ok();
       all.push_back(f);
     }
@@ -332,6 +339,15 @@ int main(int argc, char** argv) {
       for (bool combine : {false, true}) {
         Bench b(w);
         streams.push_back(b.storeStream(store, 1024, combine));
+        // Without combining each store is its own packet, one after the other: the host
+        // side keeps up with the fabric's beat a cycle (a store's TLP beats per packet
+        // beat, at most 1).
+        const StoreStream& r = streams.back();
+        const double tlpBeats = double((16 + store + w / 8 - 1) / (w / 8));
+        const double pktBeats = double((ni::kFabHdrBytes + 16 + store + 6 + w / 8 - 1) / (w / 8));
+        if (!combine)
+          b.expect(r.pktBpc >= kLinkRateFloor && r.hostInBpc >= kLinkRateFloor * std::min(1.0, tlpBeats / pktBeats),
+                   "stores without combining below the fabric's beat per cycle");
         ok = ok && b.ok();
       }
   }

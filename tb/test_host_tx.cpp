@@ -297,4 +297,43 @@ TEST_F(HostTxTest, AReadOfferedAsACopyEndsFollowsItAtOnce) {
   EXPECT_EQ(readFirstAt, lastAt[0] + 1) << "an idle cycle between the copy and the read";
 }
 
+// Decapsulated TLPs one after the other with a cycle between them (the fabric header
+// beats that the receiver does not pass on): the pick stays on the fabric while no
+// source waits, so the next TLP leaves after one idle cycle, the input's own (two,
+// when the pick had to be made again: a receiver at 256 bits then lost a cycle in
+// every ten).
+TEST_F(HostTxTest, DecapsulatedTlpsWithAGapBetweenThemLoseNoMoreThanTheGap) {
+  auto& m = dut->m;
+  const Bytes tlp = encodeTlp(makeMWr(0x8001, 0x11, 0x4000, Bytes(16, 0xA5)));  // 32 bytes, 4 beats
+  m.m_axis_tready = 1;
+  std::vector<uint64_t> firstAt, lastAt;  // cycles the output's TLPs start and end
+  size_t off = 0;
+  unsigned sent = 0, gap = 0;
+  bool inTlp = false;
+  for (uint64_t c = 0; c < 60 && lastAt.size() < 4; ++c) {
+    const bool v = sent < 4 && gap == 0;
+    m.s_axis_tvalid = v;
+    if (v) {
+      uint8_t buf[kBpb];
+      for (unsigned j = 0; j < kBpb; ++j) buf[j] = tlp[off + j];
+      toPort(m.s_axis_tdata, buf, kBpb);
+      m.s_axis_tkeep = 0xFF;
+      m.s_axis_tlast = off + kBpb >= tlp.size();
+      m.s_axis_tuser = 0;
+    }
+    dut->eval();
+    const bool taken = v && m.s_axis_tready;
+    if (m.m_axis_tvalid && !inTlp) firstAt.push_back(c), inTlp = true;
+    if (m.m_axis_tvalid && m.m_axis_tlast) lastAt.push_back(c), inTlp = false;
+    cycle();
+    if (gap) --gap;
+    if (taken) {
+      off += kBpb;
+      if (off >= tlp.size()) off = 0, ++sent, gap = 1;
+    }
+  }
+  ASSERT_EQ(lastAt.size(), 4u);
+  for (size_t i = 1; i < 4; ++i) EXPECT_EQ(firstAt[i], lastAt[i - 1] + 2) << "TLP " << i;
+}
+
 }  // namespace

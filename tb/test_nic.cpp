@@ -155,7 +155,7 @@ TEST_P(NicTest, RegistersReadBack) {
   EXPECT_EQ(caps & 0xFF, h->bpb);
   EXPECT_EQ((caps >> 8) & 0xFF, kNumArt);
   EXPECT_EQ((caps >> 16) & 0xFF, kNumMemId);
-  EXPECT_EQ(caps >> 24, 2u);
+  EXPECT_EQ(caps >> 24, 3u);  // RxCredits
   EXPECT_EQ(csrRead(regs::CAPS2), kMaxPayload);
   EXPECT_EQ(csrRead(regs::NODE_ID), NicHarness::kLid);
   // Idle: the NI holds every credit the harness's fabric gave it, on both VCs.

@@ -21,8 +21,7 @@ module ni_board_top #(
   parameter int unsigned NumMemId = 4,
   parameter int unsigned NumInj = 2,
   parameter int unsigned NumRfifo = 2,
-  parameter int unsigned NumCnt = 4,
-  parameter int unsigned BoundaryRegs = 1
+  parameter int unsigned NumCnt = 4
 ) (
   input  logic clk_i,         // board oscillator (ULX3S: 25 MHz)
   input  logic rst_ni,        // the PWR button (low when pressed): restarts the self-test
@@ -87,7 +86,7 @@ module ni_board_top #(
     nic_top #(
       .DataW(DataW), .NumTags(NumTags), .RetxSlots(RetxSlots), .NumPeers(NumPeers),
       .MemKeepSlots(MemKeepSlots), .NumArt(NumArt), .NumMemId(NumMemId), .NumInj(NumInj), .NumRfifo(NumRfifo),
-      .NumCnt(NumCnt), .BoundaryRegs(BoundaryRegs)
+      .NumCnt(NumCnt)
     ) u_nic (
       .clk_i(clk), .rst_ni(rst_n),
       .s_host_axis_tdata(h2n_tdata[n]), .s_host_axis_tkeep(h2n_tkeep[n]),

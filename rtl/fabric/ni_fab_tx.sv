@@ -16,6 +16,7 @@
 module ni_fab_tx #(
   parameter int unsigned DataW = 64,
   parameter int unsigned NumSrc = 3,
+  parameter int unsigned RestSrc = 0,  // the source the pick rests on while none offers a header
   parameter logic [15:0] CplId = 16'h0100,  // completer ID of a UR answer (the NI's requester ID)
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb,
@@ -77,7 +78,9 @@ module ni_fab_tx #(
   // the next header comes from, so that a stream of headers is taken without a gap: a
   // source just taken stays a candidate (last in the round robin) in case it offers
   // another header at once; with no candidate, a source that offers a header without
-  // credit is picked (taken as its credit comes), else the pick stays.
+  // credit is picked (taken as its credit comes); with no header offered, the pick
+  // rests on RestSrc (nic_top: ni_retx, whose requests the latency budget is about),
+  // whose next header is then taken in the cycle it comes.
   logic [NumSrc-1:0] pick_q, pick_d, rr_oh_q, rr_oh_d;
   logic [ni_pkg::NumVc-1:0][7:0] credits_q, credits_d;
   logic [ni_pkg::NumVc-1:0] has_credit_q;  // credits_q != 0, registered with it
@@ -132,7 +135,7 @@ module ni_fab_tx #(
     cand = eligible | (take ? pick_q : '0);
     if (cand != '0) pick_d = rr_pick(cand, rr_oh_d);
     else if (src_hdr_valid_i != '0) pick_d = rr_pick(src_hdr_valid_i, rr_oh_d);
-    else pick_d = pick_q;
+    else pick_d = NumSrc'(1) << RestSrc;
     // Per VC, the next credits with and without a take of that VC, from registers and
     // credit_i only: the take chooses between them. The PSN is stamped as the framer
     // starts the packet (the pick queue keeps the order), off the pick's path.
@@ -149,7 +152,7 @@ module ni_fab_tx #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rr_oh_q <= NumSrc'(1);
-      pick_q <= '0;
+      pick_q <= NumSrc'(1) << RestSrc;
       credits_q <= '0;
       has_credit_q <= '0;
       psn_q <= '0;

@@ -168,7 +168,8 @@ module ni_host_tx #(
   // Round robin among waiting sources, starting after the last one served. The pick is
   // made a cycle ahead (into the one-hot s_*_q) and taken when no TLP is going out: a
   // source holds its valid until its TLP is taken, so a registered pick is still
-  // waiting, or was the source just served (then the next pick follows a cycle later).
+  // waiting, or was the source just served (then the next pick follows a cycle later,
+  // unless that source is the next to offer a TLP).
   src_e cur_q, cur_d, pick, sel_q, sel_d;
   logic [2:0] rr_q, rr_d;
   logic [NumSrc-1:0] want;
@@ -230,7 +231,10 @@ module ni_host_tx #(
     if (load && o_tlast) cur_d = SrcNone;
   end
 
-  assign sel_d = (cur_d == SrcNone) ? pick : cur_d;
+  // With no source waiting the pick stays where it was: a source whose next TLP comes a
+  // cycle after its last (the decapsulated TLPs, whose fabric header beats leave a gap)
+  // is then taken without a cycle to pick it again.
+  assign sel_d = (cur_d != SrcNone) ? cur_d : (pick != SrcNone) ? pick : sel_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cur_q <= SrcNone;
