@@ -22,9 +22,6 @@ module nic_top #(
   parameter logic [63:0] CsrBase = 64'h0000_00F0_0000_0000,
   parameter logic [15:0] NiReqId = 16'h0100,
   parameter int unsigned HostPorts = 1,     // host links (CPUs): 1, 2 or 4
-  // 1: registers at the block boundaries the longest FPGA paths cross (listed in
-  // docs/architecture.md): cycles of encapsulation and decapsulation latency for a
-  // faster clock (docs/synthesis.md).
   localparam int unsigned Bpb = DataW / 8,
   localparam int unsigned KeepW = Bpb
 ) (
