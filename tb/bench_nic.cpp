@@ -344,7 +344,7 @@ int main(int argc, char** argv) {
         // beat, at most 1).
         const StoreStream& r = streams.back();
         const double tlpBeats = double((16 + store + w / 8 - 1) / (w / 8));
-        const double pktBeats = double((ni::kFabHdrBytes + 16 + store + 6 + w / 8 - 1) / (w / 8));
+        const double pktBeats = double((ni::kFabHdrBytes + 16 + store + ni::kTrailerBytes + w / 8 - 1) / (w / 8));
         if (!combine)
           b.expect(r.pktBpc >= kLinkRateFloor && r.hostInBpc >= kLinkRateFloor * std::min(1.0, tlpBeats / pktBeats),
                    "stores without combining below the fabric's beat per cycle");
