@@ -303,7 +303,28 @@ module ni_fab_tx #(
   assign pay_keep = sbeat[DataW +: KeepW];
   assign pay_last = sbeat[DataW + KeepW];
   assign pay_bad = sbeat[DataW + KeepW + 1];
-  assign pay_valid = |(src_beat_valid_i & src);
+  // Whether the source has a beat (and whether it is last), and whether this beat takes
+  // one: for an idle framer from the queue's head, else from the framer's registers,
+  // each from registers and the sources' valid bits before the idle choice, so the
+  // framer's decision (fr_beat) waits for no multiplexer of src.
+  logic pay_valid_busy, pay_valid_idle, pay_last_busy, pay_last_idle, pay_take_busy, pay_take_idle;
+  always_comb begin
+    pay_valid_busy = 1'b0;
+    pay_valid_idle = 1'b0;
+    pay_last_busy = 1'b0;
+    pay_last_idle = 1'b0;
+    for (int k = 0; k < NumSrc; k++) begin
+      pay_valid_busy = pay_valid_busy | (src_beat_valid_i[k] & src_q[k]);
+      pay_valid_idle = pay_valid_idle | (src_beat_valid_i[k] & pq_src[k]);
+      pay_last_busy = pay_last_busy | (src_beat_i[k][DataW + KeepW] & src_q[k]);
+      pay_last_idle = pay_last_idle | (src_beat_i[k][DataW + KeepW] & pq_src[k]);
+    end
+    // pay_take (below) as it would be from the state's registers or the head's flags.
+    pay_take_busy = state_q == StPay ||
+                    (Off != 0 && !hdr_q.cont && !hdr_q.raw && state_q == StHdr && hdr_q.has_payload);
+    pay_take_idle = pq_hdr.cont || pq_hdr.raw || (Off != 0 && pq_hdr.has_payload);
+  end
+  assign pay_valid = |(src_beat_valid_i & src);  // (for PayTake_A)
 
   logic mix;             // payload lanes shifted up by Off, below them header or carried bytes
   logic pay_take;        // this beat consumes the current payload beat
@@ -355,19 +376,20 @@ module ni_fab_tx #(
   always_ff @(posedge clk_i) selh_q <= selh_d;
 
   always_comb begin
-    // The payload beat's lanes from its highest lane kept (a last beat's keep is its low
-    // lanes, LastKeepLow_A; any other is full): a table, with the offsets rel and
-    // trl_rel need folded in, not an adder tree and adders behind it.
+    // The payload beat's lanes from its highest DW kept (a last beat's keep is its low
+    // lanes, LastKeepLow_A, and whole DWs, KcntIsCount_A; any other is full): a table
+    // over one keep bit per DW, with the offsets rel and trl_rel need folded in, not an
+    // adder tree and adders behind it.
     kcnt = '0;
     kcnt_off = '0;
     kcnt_m = '0;
     kcnt_off_m = '0;
-    for (int j = 0; j < Bpb; j++) begin
+    for (int j = 0; j < Bpb; j += 4) begin
       if (pay_keep[j]) begin
-        kcnt = NzW'(j + 1);
-        kcnt_off = 8'(j + 1 + Off);
-        kcnt_m = 8'(j + 1 - Bpb);
-        kcnt_off_m = 8'(j + 1 + Off - Bpb);
+        kcnt = NzW'(j + 4);
+        kcnt_off = 8'(j + 4 + Off);
+        kcnt_m = 8'(j + 4 - Bpb);
+        kcnt_off_m = 8'(j + 4 + Off - Bpb);
       end
     end
     mix = (Off != 0) && !hcur.cont && !hcur.raw && ((st == StHdr && hcur.has_payload) || st == StPay);
@@ -402,8 +424,8 @@ module ni_fab_tx #(
       end
       default: ;
     endcase
-    beat_avail = ((st == StHdr && (!mix || pay_valid)) || (st == StTrl) || (st == StCarry) ||
-                  (st == StPay && pay_valid)) && (!idle_q || pq_valid);
+    // A beat unless it takes a payload beat the source does not have yet (PayTake_A).
+    beat_avail = (idle_q ? pq_valid && (!pay_take_idle || pay_valid_idle) : !pay_take_busy || pay_valid_busy);
     for (int j = 0; j < Bpb; j++) begin
       if (Off == 0) f_data[j*8 +: 8] = selh[j] ? hbeat[j*8 +: 8] : pay_data[j*8 +: 8];
       else if (st == StHdr && (!mix || LowLanes[j])) f_data[j*8 +: 8] = hbeat[j*8 +: 8];
@@ -671,7 +693,10 @@ module ni_fab_tx #(
   // empty queue has room.
   logic may_trl;
   assign may_trl = st == StTrl || st == StCarry || (st == StHdr && !hcur.has_payload && hend0) ||
-                   (pay_take && pay_last);
+                   (idle_q ? pay_take_idle && pay_last_idle : pay_take_busy && pay_last_busy);
+  `NI_ASSERT(PayTake_A, pay_take == (idle_q ? pay_take_idle : pay_take_busy) &&
+                        pay_last == (idle_q ? pay_last_idle : pay_last_busy) &&
+                        pay_valid == (idle_q ? pay_valid_idle : pay_valid_busy))
   assign bypass = !q_valid && !hd_valid_q && adv && !may_trl;
   assign fr_beat = beat_avail && q_wready;
   assign q_push = fr_beat && !bypass;
