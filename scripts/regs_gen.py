@@ -1,60 +1,128 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Register map generator: rtl/ni_regs.json -> RTL decode, C++ header, docs table.
+"""Register map generator: rtl/ni_regs.rdl (SystemRDL 2.0) -> RTL decode, C++ header, docs table.
 
-Why our own generator rather than PeakRDL: the decode must stay inside the
-SystemVerilog subset that both Verilator 5.006 and Yosys 0.23 accept (see
-CONVENTIONS.md), the register arrays (ART, memory IDs) must reach the RTL as
-plain packed arrays, and hardware counters live in the register block. The whole
-generator is one short file.
+The source is read with systemrdl-compiler (PyPI, in .venv); the three outputs are
+ours. Why not PeakRDL-regblock for the SV block: its output (1.3.1, tried on a small
+map) stops Verilator 5.006 with an internal error (V3Unknown, its arrays of strobes
+in unpacked structs) and Yosys 0.70 rejects its unpacked structs ("Only PACKED
+supported"), and the register arrays (ART, memory IDs) must reach the RTL as plain
+packed arrays. The C++ header carries what the tests need beyond addresses (each
+register's access, fields, array count, stride and size parameter), so it is ours too.
 
-Access kinds:
-  ro   constant (reset value)          hw   driven by hardware (<reg>_<field>_i)
-  rw   software read/write, value to hardware (<reg>_<field>_o)
-  w1c  sticky status: hardware sets (<reg>_<field>_set_i), software writes 1 to clear
-  cnt  32-bit event counter: hardware pulses <reg>_inc_i, any write clears it
+Access kinds, from each field's standard properties (all fields of a register alike):
+  ro   sw=r; hw=na: constant (reset value)
+  hw   sw=r; hw=w: driven by hardware (<reg>_<field>_i)
+  rw   sw=rw; hw=r: software read/write, value to hardware (<reg>_<field>_o)
+  w1c  onwrite=woclr; hwset: sticky status: hardware sets (<reg>_<field>_set_i),
+       software writes 1 to clear
+  cnt  counter; onwrite=wclr: 32-bit event counter: hardware pulses <reg>_inc_i, any
+       write clears it
+An array in a regfile (the tables' interleaved layout) is named <regfile>_<reg>.
 
-A rw register with "commit": "<REG>" is staged: software writes and reads the
-staged value; the hardware sees it only after <REG> (same index) is written, so
-several registers change together in one cycle (e.g. re-pointing a memory ID
-while traffic flows). A register with "pulse": true also drives <reg>_written_o,
-high in the cycle software writes it (e.g. to flush the write combiner).
-A rw register with "banked": true has one copy per host port (parameter Banks):
+A rw register with ni_commit = "<REG>" (a sibling in its regfile) is staged: software
+writes and reads the staged value; the hardware sees it only after <REG> (same index)
+is written, so several registers change together in one cycle (e.g. re-pointing a
+memory ID while traffic flows). A register whose fields are swmod also drives
+<reg>_written_o, high in the cycle software writes it (a "pulse" register, e.g. to
+flush the write combiner).
+A rw register with ni_banked has one copy per host port (parameter Banks):
 a request reads and writes the copy of its bank (req_bank_i, the bus number of its
 Requester ID); a bank number >= Banks reads 0 and writes nothing. The hardware sees
 every copy, [Banks-1:0].
-A register array with "ram": true keeps its copies in a RAM (LUT RAM on an FPGA)
+A register array with ni_ram keeps its copies in a RAM (LUT RAM on an FPGA)
 read and written at one index, instead of flip-flops behind a wide multiplexer. It
 must be staged (the active copy, which the hardware sees, stays in flip-flops) or a
 pulse register (the hardware sees the value only as it is written: <reg>_<field>_o
 is the register's new value in the cycle <reg>_written_o is high). A bit per entry
 says whether it was written since reset; an unwritten entry reads its reset value.
-A staged ram register with "commit_value": true has no active copy in the register
+A staged ram register with ni_commit_value has no active copy in the register
 block: it drives <reg>_<field>_cmt_o, the staged value of the element whose commit
 register is written in this cycle (a pulse register: <commit>_written_o), and the
 blocks that use it keep the active copies themselves, in RAMs read at one index each
 (a flip-flop copy would need a wide multiplexer per reader).
-A rw or hw register array with "size": "<Param>" has Param elements (a parameter of
+A rw or hw register array with ni_size = "<Param>" has Param elements (a parameter of
 the module, at most count, count by default): the address map keeps room for count,
 and an element past Param reads 0 and ignores writes. Its ports have Param elements.
+ni_bar_bytes on the address map sets the BAR's size (the decode's address width).
 
 Usage: regs_gen.py [--check]   (--check: fail if a generated file is stale)
 """
-import json
 import os
 import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SRC = ROOT / "rtl" / "ni_regs.json"
+SRC = ROOT / "rtl" / "ni_regs.rdl"
 OUT_SV = ROOT / "rtl" / "ni_csr_regs.sv"
 OUT_HPP = ROOT / "sim" / "ni_regs.hpp"
 OUT_MD = ROOT / "docs" / "registers.md"
-BANNER = "Generated by scripts/regs_gen.py from rtl/ni_regs.json; do not edit."
+BANNER = "Generated by scripts/regs_gen.py from rtl/ni_regs.rdl; do not edit."
+
+
+def read_rdl():
+    """The register map of SRC as the generator's records (one per register or
+    register array; an array in a regfile, the interleaved layout of the tables, is
+    named <regfile>_<reg>)."""
+    from systemrdl import RDLCompiler
+    from systemrdl.node import RegfileNode
+    from systemrdl.rdltypes import OnWriteType
+    rdlc = RDLCompiler()
+    rdlc.compile_file(str(SRC))
+    top = rdlc.elaborate().top
+
+    def access(f):
+        if f.get_property("counter"):
+            return "cnt"
+        if f.get_property("onwrite") == OnWriteType.woclr:
+            return "w1c"
+        if not f.is_sw_writable:
+            return "hw" if f.is_hw_writable else "ro"
+        return "rw"
+
+    def record(reg, prefix, offset, count, stride, size):
+        fields = list(reg.fields())
+        acc = {access(f) for f in fields}
+        if len(acc) != 1:
+            raise SystemExit(f"regs_gen: {reg.inst_name}: its fields differ in access")
+        r = {"name": prefix + reg.inst_name, "offset": hex(offset), "access": acc.pop(),
+             "desc": reg.get_property("desc") or ""}
+        if r["access"] != "cnt":
+            r["fields"] = [{"name": f.inst_name, "lsb": f.lsb, "width": f.width, "desc": f.get_property("desc") or "",
+                            **({"reset": hex(f.get_property("reset"))} if f.get_property("reset") is not None else {})}
+                           for f in fields]
+        if count > 1:
+            r.update(count=count, stride=hex(stride))
+        if size:
+            r["size"] = size
+        commit = reg.get_property("ni_commit")
+        if commit:
+            r["commit"] = prefix + commit  # a sibling of the same regfile
+        for prop, key in (("ni_ram", "ram"), ("ni_commit_value", "commit_value"), ("ni_banked", "banked")):
+            if reg.get_property(prop):
+                r[key] = True
+        if any(f.get_property("swmod") for f in fields):
+            r["pulse"] = True
+        return r
+
+    def dims(node):
+        return (node.array_dimensions[0], node.array_stride) if node.is_array else (1, 0)
+
+    regs = []
+    for child in top.children():
+        count, stride = dims(child)
+        if isinstance(child, RegfileNode):
+            for reg in child.children():
+                regs.append(record(reg, child.inst_name + "_", child.raw_address_offset + reg.raw_address_offset,
+                                   count, stride, child.get_property("ni_size")))
+        else:
+            regs.append(record(child, "", child.raw_address_offset, count, stride, child.get_property("ni_size")))
+    return {"name": top.inst_name, "description": top.get_property("desc"),
+            "bar_bytes": top.get_property("ni_bar_bytes"), "registers": regs}
 
 
 def load():
-    spec = json.loads(SRC.read_text())
+    spec = read_rdl()
     sizes = {}  # size parameter -> the count of its arrays
     for reg in spec["registers"]:
         reg["offset"] = int(reg["offset"], 0)
@@ -444,6 +512,13 @@ def sizes_of(spec):
 def gen_md(spec):
     out = ["# Register map", "", f"{BANNER} Regenerate with `make regs`.", "",
            spec["description"], "",
+           "The source is SystemRDL 2.0 (`rtl/ni_regs.rdl`), read with systemrdl-compiler; "
+           "`scripts/regs_gen.py` generates this table, the register block `rtl/ni_csr_regs.sv` and "
+           "the C++ header `sim/ni_regs.hpp` from it, and `test_csr_regs` checks the block against a "
+           "second reading of the source (`tb/regs_expect.py`). The register block is ours, not "
+           "PeakRDL-regblock's: its output (1.3.1) stops Verilator 5.006 with an internal error and "
+           "Yosys rejects its unpacked structs (scripts/regs_gen.py says more). `make regs-html` "
+           "builds a browsable reference of the same source with PeakRDL-html in build/regs-html.", "",
            "Access: `ro` constant, `hw` read-only value from hardware, `rw` read/write, "
            "`w1c` sticky status (write 1 to clear), `cnt` 32-bit event counter (any write clears). "
            "`rw, staged by X`: reads return what was written; the hardware uses it once X (same index) "

