@@ -40,7 +40,7 @@ help:
 	@echo "make formal     k-induction proofs of block invariants (scripts/formal.py)"
 	@echo "make bitstream  the board top's bitstream (BOARD=$(BOARD), PNR_SEED=N: nextpnr placement seed) -> $(BUILD)/board/$(BOARD)/ni_board.bit"
 	@echo "make prog       load that bitstream into the board with openFPGALoader"
-	@echo "make regs       regenerate RTL/C++/docs register files from rtl/ni_regs.rdl"
+	@echo "make regs       regenerate RTL/C++/docs register files from rtl/regs/ni_regs.rdl"
 	@echo "make regs-html  a browsable register reference (PeakRDL-html) in build/regs-html"
 	@echo "make setup      install the tools (also run on demand by the targets above)"
 
@@ -103,7 +103,7 @@ regs: setup
 # A browsable register reference (PeakRDL-html) of the same source, in build/regs-html.
 regs-html: setup
 	@.venv/bin/python -c "import peakrdl_html" 2>/dev/null || .venv/bin/pip install -q peakrdl peakrdl-html
-	.venv/bin/peakrdl html rtl/ni_regs.rdl -o $(BUILD)/regs-html
+	.venv/bin/peakrdl html rtl/regs/ni_regs.rdl -o $(BUILD)/regs-html
 	@echo "open $(BUILD)/regs-html/index.html"
 
 bench: build

@@ -261,7 +261,23 @@ module nic_top #(
     .rdata_o({csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag}),
     .rvalid_o(csr_valid), .rready_i(csr_ready));
   assign csr_hold = csr_valid;
-  assign csr_ready = csr_write || rdc_ready;
+  // A read's answer comes from the register block's read pipeline a few cycles after its
+  // request (rd_valid): one read at a time, taken when its answer has room in u_rdc_q
+  // (nothing else writes there, so the room stays); a write may follow it at once (the
+  // read answers the state of its own cycle).
+  logic csr_rd_busy_q, csr_rd_valid;
+  logic [15:0] csr_rd_reqid_q;
+  logic [7:0] csr_rd_tag_q;
+  assign csr_ready = csr_write || (rdc_ready && !csr_rd_busy_q);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) csr_rd_busy_q <= 1'b0;
+    else if (csr_valid && csr_ready && !csr_write) csr_rd_busy_q <= 1'b1;
+    else if (csr_rd_valid) csr_rd_busy_q <= 1'b0;
+  end
+  always_ff @(posedge clk_i) begin
+    if (csr_valid && csr_ready && !csr_write) {csr_rd_reqid_q, csr_rd_tag_q} <= {csr_reqid, csr_tag};
+  end
+  `NI_ASSERT(CsrReadAnswered_A, !csr_rd_valid || (csr_rd_busy_q && rdc_ready))
   assign hin_tready = hrx_tready;
   // The events of ni_host_rx and ni_fab_rx count a cycle later: both take them at the
   // end of their deepest decisions, and the status, counters and interrupts they set
@@ -307,7 +323,7 @@ module nic_top #(
     .clk_i, .rst_ni,
     .req_valid_i(csr_valid && csr_ready), .req_write_i(csr_write), .req_addr_i(csr_addr),
     .req_wdata_i(csr_wdata), .req_be_i(csr_be), .req_bank_i(csr_bank),
-    .rdata_o(csr_rdata), .req_hit_o(csr_hit),
+    .rdata_o(csr_rdata), .rd_valid_o(csr_rd_valid), .rd_hit_o(csr_hit),
     .caps_data_bytes_i(8'(Bpb)), .caps_art_entries_i(8'(NumArt)),
     .caps_memid_entries_i(8'(NumMemId)), .caps_rx_credits_i(8'(RxCredits)),
     .caps2_max_payload_i(16'(MaxPayload)),
@@ -830,8 +846,8 @@ module nic_top #(
   logic [62:0] rdc;
   logic rdc_valid, rdc_rd_ready;
   ni_fifo #(.Width(63), .Depth(2)) u_rdc_q (
-    .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_reqid, csr_tag, 7'h0}),
-    .wvalid_i(csr_valid && !csr_write), .wready_o(rdc_ready),
+    .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_rd_reqid_q, csr_rd_tag_q, 7'h0}),
+    .wvalid_i(csr_rd_valid), .wready_o(rdc_ready),
     .rdata_o(rdc), .rvalid_o(rdc_valid), .rready_i(rdc_rd_ready));
   // TLPs the NI makes itself, in this order when several wait: from host_rx (UR for
   // refused requests, sending-NI confirmations), from ni_retx (error completions,

@@ -19,18 +19,31 @@ class CsrRegsFixture : public VerilatedTest {
     dut = std::make_unique<VlClocked<Model>>(ctx(), "csr");
     attach(dut.get());
   }
-  // A read: rdata_o is combinational, sampled before the cycle that applies the request.
+  // A read: its request in one cycle, its answer (rdata_o, rd_hit_o) when rd_valid_o says,
+  // the state of the request cycle (the block's read pipeline; no request meanwhile).
   uint32_t read(uint32_t off, bool* hit = nullptr) {
+    requestRead(off);
+    return awaitRead(hit);
+  }
+  void requestRead(uint32_t off) {
     dut->m.req_valid_i = 1;
     dut->m.req_write_i = 0;
     dut->m.req_addr_i = off;
-    dut->eval();
-    const uint32_t v = dut->m.rdata_o;
-    if (hit) *hit = dut->m.req_hit_o;
     cycle();
     dut->m.req_valid_i = 0;
-    return v;
   }
+  uint32_t awaitRead(bool* hit = nullptr) {
+    for (unsigned i = 0; !dut->m.rd_valid_o; ++i) {
+      if (i == kMaxReadCycles) {
+        ADD_FAILURE() << "a read got no answer in " << kMaxReadCycles << " cycles";
+        break;
+      }
+      cycle();
+    }
+    if (hit) *hit = dut->m.rd_hit_o;
+    return dut->m.rdata_o;
+  }
+  static constexpr unsigned kMaxReadCycles = 4;  // the pipeline takes 2 (scripts/regs_gen.py)
   // A write in the same cycle as whatever event inputs are set.
   void write(uint32_t off, uint32_t v, unsigned be = 0xF) {
     dut->m.req_valid_i = 1;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """A second reading of the register map's SystemRDL source, for test_csr_regs.
 
-    tb/regs_expect.py rtl/ni_regs.rdl OUT.inc
+    tb/regs_expect.py rtl/regs/ni_regs.rdl OUT.inc
 
 Independent of scripts/regs_gen.py (which builds the register block and the C++
 header): systemrdl-compiler elaborates the source with every array unrolled, and each
