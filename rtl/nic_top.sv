@@ -127,7 +127,7 @@ module nic_top #(
   logic [15:0] csr_reqid;
   logic [7:0] csr_tag;
   logic csr_hit;
-  logic rdc_ready;
+  logic rdc_ready, rdc_valid, rdc_rd_ready;
 
   logic [NumArt-1:0][19:0] art_base_lo, art_limit_lo, art_xlate_lo;
   logic [NumArt-1:0][31:0] art_base_hi, art_limit_hi, art_xlate_hi;
@@ -261,23 +261,32 @@ module nic_top #(
     .rdata_o({csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag}),
     .rvalid_o(csr_valid), .rready_i(csr_ready));
   assign csr_hold = csr_valid;
-  // A read's answer comes from the register block's read pipeline a few cycles after its
-  // request (rd_valid): one read at a time, taken when its answer has room in u_rdc_q
-  // (nothing else writes there, so the room stays); a write may follow it at once (the
-  // read answers the state of its own cycle).
-  logic csr_rd_busy_q, csr_rd_valid;
-  logic [15:0] csr_rd_reqid_q;
-  logic [7:0] csr_rd_tag_q;
-  assign csr_ready = csr_write || (rdc_ready && !csr_rd_busy_q);
+  // A read's answer comes from the register block's read pipeline two cycles after its
+  // request (rd_valid), its completion's requester and tag beside it through two
+  // registers. A read is taken when its answer will have room in u_rdc_q: a credit per
+  // slot, taken by a read, given back as a completion leaves (nothing else writes
+  // there), so reads go one a cycle. A write may follow a read at once (the read
+  // answers the state of its own cycle).
+  localparam int unsigned RdcDepth = 4;  // two reads in the pipeline, two answers waiting
+  logic csr_rd_valid, csr_rd_take, csr_rd1_q, csr_rd2_q;
+  logic [2:0] csr_rd_credits_q;
+  logic [23:0] csr_rd_meta1_q, csr_rd_meta2_q;  // {requester, tag}
+  assign csr_rd_take = csr_valid && !csr_write && csr_rd_credits_q != '0;
+  assign csr_ready = csr_write || csr_rd_credits_q != '0;
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) csr_rd_busy_q <= 1'b0;
-    else if (csr_valid && csr_ready && !csr_write) csr_rd_busy_q <= 1'b1;
-    else if (csr_rd_valid) csr_rd_busy_q <= 1'b0;
+    if (!rst_ni) begin
+      csr_rd_credits_q <= 3'(RdcDepth);
+      {csr_rd1_q, csr_rd2_q} <= '0;
+    end else begin
+      csr_rd_credits_q <= csr_rd_credits_q - 3'(csr_rd_take) + 3'(rdc_valid && rdc_rd_ready);
+      {csr_rd1_q, csr_rd2_q} <= {csr_rd_take, csr_rd1_q};
+    end
   end
   always_ff @(posedge clk_i) begin
-    if (csr_valid && csr_ready && !csr_write) {csr_rd_reqid_q, csr_rd_tag_q} <= {csr_reqid, csr_tag};
+    csr_rd_meta1_q <= {csr_reqid, csr_tag};
+    csr_rd_meta2_q <= csr_rd_meta1_q;
   end
-  `NI_ASSERT(CsrReadAnswered_A, !csr_rd_valid || (csr_rd_busy_q && rdc_ready))
+  `NI_ASSERT(CsrReadAnswered_A, csr_rd_valid == csr_rd2_q && (!csr_rd_valid || rdc_ready))
   assign hin_tready = hrx_tready;
   // The events of ni_host_rx and ni_fab_rx count a cycle later: both take them at the
   // end of their deepest decisions, and the status, counters and interrupts they set
@@ -844,9 +853,8 @@ module nic_top #(
 
   // ------------------------------------------------------------ host transmit
   logic [62:0] rdc;
-  logic rdc_valid, rdc_rd_ready;
-  ni_fifo #(.Width(63), .Depth(2)) u_rdc_q (
-    .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_rd_reqid_q, csr_rd_tag_q, 7'h0}),
+  ni_fifo #(.Width(63), .Depth(RdcDepth)) u_rdc_q (
+    .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_rd_meta2_q, 7'h0}),
     .wvalid_i(csr_rd_valid), .wready_o(rdc_ready),
     .rdata_o(rdc), .rvalid_o(rdc_valid), .rready_i(rdc_rd_ready));
   // TLPs the NI makes itself, in this order when several wait: from host_rx (UR for

@@ -123,7 +123,10 @@ int main(int argc, char** argv) {
   for (unsigned w : widths) {
     for (uint32_t s : sizes) {
       Row r = measure(w, s);
-      if (r.bpc < (s < (256u << 10) ? 0.94 : 0.95) * r.linkBpc) r.ok = false;
+      // A 64 KiB window at 512 bits is 11,000 cycles, of which the host's register reads
+      // (the end of each rendezvous, two cycles of the register block's read pipeline
+      // each) and the protocol's round trips take about 6 %.
+      if (r.bpc < (s < (256u << 10) ? 0.93 : 0.95) * r.linkBpc) r.ok = false;
       ok &= r.ok;
       std::printf("W%u %7u B: %u portions, %lu cycles for %u messages, %.2f B/cycle of %.2f (%.3f)%s\n", w, s,
                   r.portions, (unsigned long)r.cycles, kWindow, r.bpc, r.linkBpc, r.bpc / r.linkBpc,
