@@ -348,7 +348,7 @@ def gen_sv(spec):
             comb.append(f"    {fn}_d = {fn}_q;")
             rst.append(f"      {fn}_q <= {reset};")
             upd.append(f"      {fn}_q <= {fn}_d;")
-            cur, nxt = f"{fn}_q{idx}", f"{fn}_d{idx}"
+            nxt = f"{fn}_d{idx}"
             if reg["banked"]:
                 wr[0] = "    for (int b = 0; b < Banks; b++) begin"
                 sel_b = f"{sel} && req_bank_i == 8'(b)"
