@@ -129,9 +129,12 @@ module nic_top #(
   logic csr_hit;
   logic rdc_ready, rdc_valid, rdc_rd_ready;
 
-  logic [NumArt-1:0][19:0] art_base_lo, art_limit_lo, art_xlate_lo;
-  logic [NumArt-1:0][31:0] art_base_hi, art_limit_hi, art_xlate_hi;
-  logic [NumArt-1:0][15:0] art_node, art_memid;
+  // A window's staged base, limit, translation and destination as ART_CTRL's write
+  // makes them take effect: ni_art keeps the active copies.
+  logic [19:0] art_wbase_lo, art_wlimit_lo, art_wxlate_lo;
+  logic [31:0] art_wbase_hi, art_wlimit_hi, art_wxlate_hi;
+  logic [15:0] art_wnode, art_wmemid;
+  logic [NumArt-1:0][15:0] art_node;  // every window's destination (ni_art's copy)
   logic [NumArt-1:0] art_valid, art_rx_xlate, art_perm_r, art_perm_w, art_perm_a, art_wc;
   logic [NumArt-1:0] art_ctrl_written, art_conf_all;
   logic [NumArt-1:0][1:0] art_conf_at;
@@ -142,7 +145,6 @@ module nic_top #(
   logic ev_conf, ev_irq;
   logic [15:0] wc_timeout;
   logic wc_flush_written, wc_flush_value;
-  logic [NumArt-1:0][51:0] art_base, art_limit, art_xlate;
   // A memory ID's base, size and key as MEMID_CTRL's write makes them active: the
   // injection engine and the receiver keep the active copies in RAMs of their own.
   localparam int unsigned MiW = $clog2(NumMemId);
@@ -158,13 +160,9 @@ module nic_top #(
   logic [3:0][15:0] grp_lid;
   logic [3:0][2:0] grp_members;
   logic [3:0] grp_valid;
-  logic [15:0][15:0] mbr_dlid, mbr_memid;
+  logic [3:0] mbr_idx;  // the member entry ni_wc reads
+  logic [15:0] mbr_dlid, mbr_memid;
 
-  for (genvar i = 0; i < NumArt; i++) begin : gen_art_cat
-    assign art_base[i] = {art_base_hi[i], art_base_lo[i]};
-    assign art_limit[i] = {art_limit_hi[i], art_limit_lo[i]};
-    assign art_xlate[i] = {art_xlate_hi[i], art_xlate_lo[i]};
-  end
   always_comb begin
     mem_widx = '0;
     for (int id = 0; id < NumMemId; id++) begin
@@ -390,10 +388,10 @@ module nic_top #(
     .cpl_unexp_cnt_inc_i(ev_cpl_unexp),
     .wc_merged_cnt_inc_i(ev_wc_merged),
     .wc_timeout_cycles_o(wc_timeout), .wc_flush_flush_o(wc_flush_value), .wc_flush_written_o(wc_flush_written),
-    .art_base_lo_addr_o(art_base_lo), .art_base_hi_addr_o(art_base_hi),
-    .art_limit_lo_addr_o(art_limit_lo), .art_limit_hi_addr_o(art_limit_hi),
-    .art_xlate_lo_addr_o(art_xlate_lo), .art_xlate_hi_addr_o(art_xlate_hi),
-    .art_dest_node_o(art_node), .art_dest_memid_o(art_memid),
+    .art_base_lo_addr_cmt_o(art_wbase_lo), .art_base_hi_addr_cmt_o(art_wbase_hi),
+    .art_limit_lo_addr_cmt_o(art_wlimit_lo), .art_limit_hi_addr_cmt_o(art_wlimit_hi),
+    .art_xlate_lo_addr_cmt_o(art_wxlate_lo), .art_xlate_hi_addr_cmt_o(art_wxlate_hi),
+    .art_dest_node_cmt_o(art_wnode), .art_dest_memid_cmt_o(art_wmemid),
     .art_ctrl_valid_o(art_valid), .art_ctrl_rx_xlate_o(art_rx_xlate),
     .art_ctrl_perm_r_o(art_perm_r), .art_ctrl_perm_w_o(art_perm_w), .art_ctrl_perm_a_o(art_perm_a),
     .art_ctrl_wc_o(art_wc), .art_ctrl_written_o(art_ctrl_written),
@@ -407,7 +405,7 @@ module nic_top #(
     .rts_tx_cnt_inc_i(ev_rts),
     .mcast_lid_lid_o(mcast_lid), .mcast_lid_valid_o(mcast_valid),
     .mgrp_ctrl_lid_o(grp_lid), .mgrp_ctrl_members_o(grp_members), .mgrp_ctrl_valid_o(grp_valid),
-    .mgrp_member_dlid_o(mbr_dlid), .mgrp_member_memid_o(mbr_memid)
+    .mgrp_member_hw_idx_i(mbr_idx), .mgrp_member_dlid_o(mbr_dlid), .mgrp_member_memid_o(mbr_memid)
   );
 
   // ------------------------------------------------------------ ART lookup
@@ -426,8 +424,9 @@ module nic_top #(
   ni_art #(.NumEntries(NumArt)) u_art (
     .clk_i, .rst_ni,
     .valid_i(art_valid), .rx_xlate_i(art_rx_xlate), .perm_r_i(art_perm_r), .perm_w_i(art_perm_w),
-    .perm_a_i(art_perm_a), .base_i(art_base), .limit_i(art_limit), .xlate_i(art_xlate),
-    .node_i(art_node), .memid_i(art_memid), .wr_i(art_ctrl_written), .busy_o(art_busy),
+    .perm_a_i(art_perm_a), .wr_i(art_ctrl_written), .wbase_i({art_wbase_hi, art_wbase_lo}),
+    .wlimit_i({art_wlimit_hi, art_wlimit_lo}), .wxlate_i({art_wxlate_hi, art_wxlate_lo}),
+    .wnode_i(art_wnode), .wmemid_i(art_wmemid), .win_node_o(art_node), .busy_o(art_busy),
     .upd_done_o(art_upd_done),
     .look_valid_i(art_look_valid), .addr_i(art_addr), .res_valid_o(art_res_valid),
     .hit_o(art_hit), .index_o(art_index), .rx_xlate_o(art_hit_rx_xlate), .perm_r_o(art_hit_perm_r),
@@ -579,7 +578,7 @@ module nic_top #(
           .RoomMargin(RoomMargin), .RoomTlps(HostPorts)) u_wc (
     .clk_i, .rst_ni, .timeout_i(wc_timeout), .flush_i(wc_flush_written || |art_ctrl_written),
     .grp_valid_i(grp_valid), .grp_lid_i(grp_lid), .grp_members_i(grp_members),
-    .mbr_dlid_i(mbr_dlid), .mbr_memid_i(mbr_memid),
+    .mbr_idx_o(mbr_idx), .mbr_dlid_i(mbr_dlid), .mbr_memid_i(mbr_memid),
     .in_hdr_i(req_hdr), .in_meta_i(req_meta), .in_hdr_valid_i(req_hdr_valid),
     .in_hdr_ready_o(req_hdr_ready),
     .in_beat_i(req_beat), .in_beat_valid_i(req_beat_valid), .in_beat_ready_o(req_beat_ready),

@@ -32,10 +32,14 @@ Requester ID); a bank number >= Banks reads 0 and writes nothing. The hardware s
 every copy, [Banks-1:0].
 A register array with ni_ram keeps its copies in a RAM (LUT RAM on an FPGA)
 read and written at one index, instead of flip-flops behind a wide multiplexer. It
-must be staged (the active copy, which the hardware sees, stays in flip-flops) or a
+must be staged (the active copy, which the hardware sees, stays in flip-flops), a
 pulse register (the hardware sees the value only as it is written: <reg>_<field>_o
-is the register's new value in the cycle <reg>_written_o is high). A bit per entry
+is the register's new value in the cycle <reg>_written_o is high) or hw_index (below). A bit per entry
 says whether it was written since reset; an unwritten entry reads its reset value.
+A ram register with ni_hw_index (neither staged nor pulse) is read by the hardware
+at an index of its own: <reg>_hw_idx_i in, <reg>_<field>_o the element's value in
+the same cycle (a second read port of the RAM: on an FPGA a second LUT RAM copy),
+so a block that uses one element at a time needs no copy of the whole array.
 A staged ram register with ni_commit_value has no active copy in the register
 block: it drives <reg>_<field>_cmt_o, the staged value of the element whose commit
 register is written in this cycle (a pulse register: <commit>_written_o), and the
@@ -98,7 +102,8 @@ def read_rdl():
         commit = reg.get_property("ni_commit")
         if commit:
             r["commit"] = prefix + commit  # a sibling of the same regfile
-        for prop, key in (("ni_ram", "ram"), ("ni_commit_value", "commit_value"), ("ni_banked", "banked")):
+        for prop, key in (("ni_ram", "ram"), ("ni_commit_value", "commit_value"), ("ni_banked", "banked"),
+                          ("ni_hw_index", "hw_index")):
             if reg.get_property(prop):
                 r[key] = True
         if any(f.get_property("swmod") for f in fields):
@@ -132,10 +137,14 @@ def load():
         if reg["banked"] and (reg["count"] > 1 or reg["access"] != "rw" or "commit" in reg):
             raise SystemExit(f"regs_gen: {reg['name']}: only a plain rw register can be banked")
         reg["ram"] = reg.get("ram", False)
-        if reg["ram"] and not (reg["access"] == "rw" and reg["count"] > 1 and ("commit" in reg or reg.get("pulse"))
+        reg["hw_index"] = reg.get("hw_index", False)
+        kinds = ("commit" in reg) + bool(reg.get("pulse")) + reg["hw_index"]
+        if reg["ram"] and not (reg["access"] == "rw" and reg["count"] > 1 and kinds == 1
                                and reg["count"] & (reg["count"] - 1) == 0 and reg["stride"] & (reg["stride"] - 1) == 0):
-            raise SystemExit(f"regs_gen: {reg['name']}: a ram register is a staged or pulse rw array, "
-                             "its count and stride powers of two")
+            raise SystemExit(f"regs_gen: {reg['name']}: a ram register is a staged, pulse or hw_index rw array "
+                             "(one of them), its count and stride powers of two")
+        if reg["hw_index"] and not reg["ram"]:
+            raise SystemExit(f"regs_gen: {reg['name']}: only a ram register can have hw_index")
         reg["commit_value"] = reg.get("commit_value", False)
         if reg["commit_value"] and not (reg["ram"] and "commit" in reg):
             raise SystemExit(f"regs_gen: {reg['name']}: only a staged ram register can have commit_value")
@@ -208,10 +217,11 @@ def element_index(aw, reg, tag):
             f"  assign {tag}_idx = {tag}_off[{sh + iw - 1}:{sh}];"]
 
 
-def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
+def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
     """A register array kept in a RAM read and written at one index (see the docstring).
     cmt_indexed: the commit registers whose element index is declared already (one per
-    commit register, shared by the staged registers it commits). Returns (ports,
+    commit register, shared by the staged registers it commits). ram_reads collects, per
+    array, what a read of it takes: (hit, [(field's RAM read, lsb, width)]). Returns (ports,
     declarations, combinational lines, RAM write lines, reset lines, update lines)."""
     r, n = lo(reg["name"]), reg["count"]
     iw = (n - 1).bit_length()
@@ -238,6 +248,10 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
              f"      if ({r}_we && {r}_own_idx == {iw}'(i)) {r}_vld_d[i] = 1'b1;", "    end"]
     rst.append(f"      {r}_vld_q <= '0;")
     upd.append(f"      {r}_vld_q <= {r}_vld_d;")
+    if reg["hw_index"]:
+        ports.append(f"  input  logic [{iw - 1}:0] {r}_hw_idx_i,")
+    ram_fields = []
+    ram_reads.append((r, f"{r}_own_hit{in_size}", ram_fields))
     for f in reg["fields"]:
         fn, lsb, w = f"{r}_{lo(f['name'])}", f["lsb"], f["width"]
         reset = f"{w}'h{f['reset']:x}"
@@ -247,8 +261,7 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
         for b, blo, bhi in byte_slices(f):
             comb.append(f"    if (req_be_i[{b}]) {fn}_wr[{bhi - lsb}:{blo - lsb}] = req_wdata_i[{bhi}:{blo}];")
         ram.append(f"    if ({r}_we) {fn}_mem[{ra}] <= {fn}_wr;")
-        for i in range(n):
-            reads[reg["offset"] + i * reg["stride"]].append(exists(reg, i, f"rdata_o[{lsb + w - 1}:{lsb}] = {fn}_rd;"))
+        ram_fields.append((f"{fn}_rd", lsb, w))
         if reg["commit_value"]:  # the hardware keeps the active copy: the value as it commits
             ports.append(f"  output logic {'[' + str(w - 1) + ':0] ' if w > 1 else ''}{fn}_cmt_o,")
             decl.append(f"  assign {fn}_cmt_o = {fn}_rd;")
@@ -262,6 +275,9 @@ def gen_ram_reg(aw, reg, by_name, reads, cmt_indexed):
             comb += past_size(reg, f"{fn}_act_d", reset)
             rst.append(f"      {fn}_act_q <= {{{n}{{{reset}}}}};")
             upd.append(f"      {fn}_act_q <= {fn}_act_d;")
+        elif reg["hw_index"]:  # the hardware reads an element at its own index (a second read port)
+            decl.append(f"  assign {fn}_o = {r}_vld_q[{r}_hw_idx_i] ? {fn}_mem[{r}_hw_idx_i] : {reset};")
+            ports.append(f"  output logic {'[' + str(w - 1) + ':0] ' if w > 1 else ''}{fn}_o,")
         else:  # pulse: the value as written, with <reg>_written_o
             ports.append(f"  output logic {'[' + str(w - 1) + ':0] ' if w > 1 else ''}{fn}_o,")
             decl.append(f"  assign {fn}_o = {fn}_wr;")
@@ -272,6 +288,7 @@ def gen_sv(spec):
     aw = (spec["bar_bytes"] - 1).bit_length()
     ports, decl, comb, rst, upd, ram = [], [], [], [], [], []
     counters = []  # the event counters (name, offset): in ni_event_counters
+    ram_reads = []  # the arrays in RAM: read into registers of their own (read_side)
     # The read side: address -> assignments to rdata_o, the leaves of read_side's tree.
     reads = {}
     cmt_indexed = set()
@@ -300,7 +317,7 @@ def gen_sv(spec):
             counters.append((r, reg["offset"]))
             continue
         if reg["ram"]:
-            parts = gen_ram_reg(aw, reg, by_name, reads, cmt_indexed)
+            parts = gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed)
             for acc_list, part in zip((ports, decl, comb, ram, rst, upd), parts):
                 acc_list += part
             continue
@@ -407,7 +424,7 @@ def gen_sv(spec):
         "  end",
         "",
         *event_counters(aw, counters),
-        *read_side(aw, reads, bool(counters)),
+        *read_side(aw, reads, bool(counters), ram_reads),
         "",
         *(["  // The RAMs: no reset (an element not written since reset reads its reset value).",
             "  always_ff @(posedge clk_i) begin", *ram, "  end", ""] if ram else []),
@@ -457,14 +474,17 @@ def event_counters(aw, counters):
     ]
 
 
-def read_side(aw, reads, has_counters):
+def read_side(aw, reads, has_counters, ram_reads):
     """rdata_o, rd_valid_o and rd_hit_o, READ_LATENCY cycles after the request. Each
     stage is a tree of ifs on address bits, a bit a level from the top, whose leaves
     are the words (stage 1: the registers' words within a group; stage 2: the groups'
     registers) and whose empty halves are left out (the word stays 0). Yosys makes a
     multiplexer tree of it: half the multiplexers and a fifth fewer LUTs than the
     parallel multiplexer it made of a case over the address (docs/synthesis.md);
-    Verilator runs only the path taken. Which words exist is a constant. A read has no
+    Verilator runs only the path taken. Which words exist is a constant. An array in
+    RAM is not in the first stage's tree: its RAM's read (at the request's element) goes
+    into registers of its own, with whether the request names it, and the second stage
+    ORs it in. A read has no
     side effect: it answers the state of its request cycle (a write in a later cycle
     does not reach it)."""
     words = {a >> 2: reads[a] for a in reads}
@@ -511,13 +531,18 @@ def read_side(aw, reads, has_counters):
     def leaf2(gi, ind):
         return [f"{ind}rdata_d = rd_grp_q[{groups.index(gi)}];"] if gi in groups else []
     out += [
+        *[f"  logic {r}_rdhit_q;" for r, _, _ in ram_reads],
+        *[f"  logic [{w - 1}:0] {fn}q;" for _, _, fl in ram_reads for fn, _, w in fl],
         "  always_comb begin",
         "    rdata_d = '0;",
         *tree(0, 1 << (aw - 2 - gb), aw - 3 - gb, "    ", leaf2, "rd_sel_q"),
+        *[f"    if ({r}_rdhit_q) rdata_d[{lsb + w - 1}:{lsb}] = {fn}q;" for r, _, fl in ram_reads for fn, lsb, w in fl],
         "  end",
         "  // Datapath registers: no reset (rd_valid_o says when they hold an answer).",
         "  always_ff @(posedge clk_i) begin",
         "    rd_grp_q <= rd_grp_d;",
+        *[f"    {r}_rdhit_q <= req_addr_i[1:0] == 2'b00 && {hit};" for r, hit, _ in ram_reads],
+        *[f"    {fn}q <= {fn};" for _, _, fl in ram_reads for fn, _, _ in fl],
         f"    rd_sel_q <= req_addr_i[{aw - 1}:{gb + 2}];",
         *(["    rdata_o <= rd_evt_q ? evt_value : rdata_d;  // an event counter's, or the groups'",
            "    rd_evt_q <= evt_rd_hit && req_addr_i[1:0] == 2'b00;"] if has_counters else

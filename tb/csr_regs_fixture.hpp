@@ -57,6 +57,12 @@ class CsrRegsFixture : public VerilatedTest {
       memidActive[i] = MemIdActive{dut->m.memid_base_lo_addr_cmt_o, dut->m.memid_base_hi_addr_cmt_o,
                                    dut->m.memid_size_bytes_cmt_o, dut->m.memid_key_key_cmt_o};
     }
+    for (unsigned i = 0; i < 16; ++i) {
+      if (!(dut->m.art_ctrl_written_o >> i & 1)) continue;
+      artActive[i] = ArtActive{dut->m.art_base_lo_addr_cmt_o, dut->m.art_limit_hi_addr_cmt_o,
+                               dut->m.art_xlate_hi_addr_cmt_o, dut->m.art_dest_node_cmt_o,
+                               dut->m.art_dest_memid_cmt_o};
+    }
     cycle();
     dut->m.req_valid_i = 0;
   }
@@ -67,6 +73,11 @@ class CsrRegsFixture : public VerilatedTest {
     uint32_t baseLo = 0, baseHi = 0, pages = 0, key = 0;
   };
   std::map<unsigned, MemIdActive> memidActive;  // by index; absent: never committed
+  // Likewise a window's base, limit, translation and destination (ni_art keeps them).
+  struct ArtActive {
+    uint32_t baseLo = 0, limitHi = 0, xlateHi = 0, node = 0, memid = 0;
+  };
+  std::map<unsigned, ArtActive> artActive;  // by index; absent: never committed
   std::unique_ptr<VlClocked<Model>> dut;
 };
 

@@ -81,16 +81,17 @@ module ni_csr_regs #(
   output logic [3:0][15:0] mgrp_ctrl_lid_o,
   output logic [3:0][2:0] mgrp_ctrl_members_o,
   output logic [3:0] mgrp_ctrl_valid_o,
-  output logic [15:0][15:0] mgrp_member_dlid_o,
-  output logic [15:0][15:0] mgrp_member_memid_o,
-  output logic [NumArt-1:0][19:0] art_base_lo_addr_o,
-  output logic [NumArt-1:0][31:0] art_base_hi_addr_o,
-  output logic [NumArt-1:0][19:0] art_limit_lo_addr_o,
-  output logic [NumArt-1:0][31:0] art_limit_hi_addr_o,
-  output logic [NumArt-1:0][19:0] art_xlate_lo_addr_o,
-  output logic [NumArt-1:0][31:0] art_xlate_hi_addr_o,
-  output logic [NumArt-1:0][15:0] art_dest_node_o,
-  output logic [NumArt-1:0][15:0] art_dest_memid_o,
+  input  logic [3:0] mgrp_member_hw_idx_i,
+  output logic [15:0] mgrp_member_dlid_o,
+  output logic [15:0] mgrp_member_memid_o,
+  output logic [19:0] art_base_lo_addr_cmt_o,
+  output logic [31:0] art_base_hi_addr_cmt_o,
+  output logic [19:0] art_limit_lo_addr_cmt_o,
+  output logic [31:0] art_limit_hi_addr_cmt_o,
+  output logic [19:0] art_xlate_lo_addr_cmt_o,
+  output logic [31:0] art_xlate_hi_addr_cmt_o,
+  output logic [15:0] art_dest_node_cmt_o,
+  output logic [15:0] art_dest_memid_cmt_o,
   output logic [NumArt-1:0] art_ctrl_written_o,
   output logic [NumArt-1:0] art_ctrl_valid_o,
   output logic [NumArt-1:0] art_ctrl_rx_xlate_o,
@@ -209,10 +210,24 @@ module ni_csr_regs #(
   assign mgrp_ctrl_members_o = mgrp_ctrl_members_q;
   logic [3:0] mgrp_ctrl_valid_q, mgrp_ctrl_valid_d;
   assign mgrp_ctrl_valid_o = mgrp_ctrl_valid_q;
-  logic [15:0][15:0] mgrp_member_dlid_q, mgrp_member_dlid_d;
-  assign mgrp_member_dlid_o = mgrp_member_dlid_q;
-  logic [15:0][15:0] mgrp_member_memid_q, mgrp_member_memid_d;
-  assign mgrp_member_memid_o = mgrp_member_memid_q;
+  // MGRP_MEMBER: in a RAM; mgrp_member_vld_q[i] says element i was written since reset.
+  logic [11:0] mgrp_member_own_off;
+  logic mgrp_member_own_hit;
+  logic [3:0] mgrp_member_own_idx;
+  assign mgrp_member_own_off = req_addr_i - 12'h0c0;
+  assign mgrp_member_own_hit = mgrp_member_own_off < 12'h040 && mgrp_member_own_off[1:0] == '0;
+  assign mgrp_member_own_idx = mgrp_member_own_off[5:2];
+  logic [15:0] mgrp_member_vld_q, mgrp_member_vld_d;
+  logic mgrp_member_we;
+  assign mgrp_member_we = req_valid_i && req_write_i && mgrp_member_own_hit;
+  logic [15:0] mgrp_member_dlid_mem [16];
+  logic [15:0] mgrp_member_dlid_rd, mgrp_member_dlid_wr;
+  assign mgrp_member_dlid_rd = mgrp_member_vld_q[mgrp_member_own_idx] ? mgrp_member_dlid_mem[mgrp_member_own_idx] : 16'h0;
+  assign mgrp_member_dlid_o = mgrp_member_vld_q[mgrp_member_hw_idx_i] ? mgrp_member_dlid_mem[mgrp_member_hw_idx_i] : 16'h0;
+  logic [15:0] mgrp_member_memid_mem [16];
+  logic [15:0] mgrp_member_memid_rd, mgrp_member_memid_wr;
+  assign mgrp_member_memid_rd = mgrp_member_vld_q[mgrp_member_own_idx] ? mgrp_member_memid_mem[mgrp_member_own_idx] : 16'h0;
+  assign mgrp_member_memid_o = mgrp_member_vld_q[mgrp_member_hw_idx_i] ? mgrp_member_memid_mem[mgrp_member_hw_idx_i] : 16'h0;
   // ART_BASE_LO: in a RAM; art_base_lo_vld_q[i] says element i was written since reset.
   logic [11:0] art_base_lo_own_off;
   logic art_base_lo_own_hit;
@@ -234,8 +249,7 @@ module ni_csr_regs #(
   logic [19:0] art_base_lo_addr_mem [16];
   logic [19:0] art_base_lo_addr_rd, art_base_lo_addr_wr;
   assign art_base_lo_addr_rd = art_base_lo_vld_q[art_base_lo_ra] ? art_base_lo_addr_mem[art_base_lo_ra] : 20'h0;
-  logic [15:0][19:0] art_base_lo_addr_act_q, art_base_lo_addr_act_d;
-  assign art_base_lo_addr_o = art_base_lo_addr_act_q[NumArt-1:0];
+  assign art_base_lo_addr_cmt_o = art_base_lo_addr_rd;
   // ART_BASE_HI: in a RAM; art_base_hi_vld_q[i] says element i was written since reset.
   logic [11:0] art_base_hi_own_off;
   logic art_base_hi_own_hit;
@@ -251,8 +265,7 @@ module ni_csr_regs #(
   logic [31:0] art_base_hi_addr_mem [16];
   logic [31:0] art_base_hi_addr_rd, art_base_hi_addr_wr;
   assign art_base_hi_addr_rd = art_base_hi_vld_q[art_base_hi_ra] ? art_base_hi_addr_mem[art_base_hi_ra] : 32'h0;
-  logic [15:0][31:0] art_base_hi_addr_act_q, art_base_hi_addr_act_d;
-  assign art_base_hi_addr_o = art_base_hi_addr_act_q[NumArt-1:0];
+  assign art_base_hi_addr_cmt_o = art_base_hi_addr_rd;
   // ART_LIMIT_LO: in a RAM; art_limit_lo_vld_q[i] says element i was written since reset.
   logic [11:0] art_limit_lo_own_off;
   logic art_limit_lo_own_hit;
@@ -268,8 +281,7 @@ module ni_csr_regs #(
   logic [19:0] art_limit_lo_addr_mem [16];
   logic [19:0] art_limit_lo_addr_rd, art_limit_lo_addr_wr;
   assign art_limit_lo_addr_rd = art_limit_lo_vld_q[art_limit_lo_ra] ? art_limit_lo_addr_mem[art_limit_lo_ra] : 20'h0;
-  logic [15:0][19:0] art_limit_lo_addr_act_q, art_limit_lo_addr_act_d;
-  assign art_limit_lo_addr_o = art_limit_lo_addr_act_q[NumArt-1:0];
+  assign art_limit_lo_addr_cmt_o = art_limit_lo_addr_rd;
   // ART_LIMIT_HI: in a RAM; art_limit_hi_vld_q[i] says element i was written since reset.
   logic [11:0] art_limit_hi_own_off;
   logic art_limit_hi_own_hit;
@@ -285,8 +297,7 @@ module ni_csr_regs #(
   logic [31:0] art_limit_hi_addr_mem [16];
   logic [31:0] art_limit_hi_addr_rd, art_limit_hi_addr_wr;
   assign art_limit_hi_addr_rd = art_limit_hi_vld_q[art_limit_hi_ra] ? art_limit_hi_addr_mem[art_limit_hi_ra] : 32'h0;
-  logic [15:0][31:0] art_limit_hi_addr_act_q, art_limit_hi_addr_act_d;
-  assign art_limit_hi_addr_o = art_limit_hi_addr_act_q[NumArt-1:0];
+  assign art_limit_hi_addr_cmt_o = art_limit_hi_addr_rd;
   // ART_XLATE_LO: in a RAM; art_xlate_lo_vld_q[i] says element i was written since reset.
   logic [11:0] art_xlate_lo_own_off;
   logic art_xlate_lo_own_hit;
@@ -302,8 +313,7 @@ module ni_csr_regs #(
   logic [19:0] art_xlate_lo_addr_mem [16];
   logic [19:0] art_xlate_lo_addr_rd, art_xlate_lo_addr_wr;
   assign art_xlate_lo_addr_rd = art_xlate_lo_vld_q[art_xlate_lo_ra] ? art_xlate_lo_addr_mem[art_xlate_lo_ra] : 20'h0;
-  logic [15:0][19:0] art_xlate_lo_addr_act_q, art_xlate_lo_addr_act_d;
-  assign art_xlate_lo_addr_o = art_xlate_lo_addr_act_q[NumArt-1:0];
+  assign art_xlate_lo_addr_cmt_o = art_xlate_lo_addr_rd;
   // ART_XLATE_HI: in a RAM; art_xlate_hi_vld_q[i] says element i was written since reset.
   logic [11:0] art_xlate_hi_own_off;
   logic art_xlate_hi_own_hit;
@@ -319,8 +329,7 @@ module ni_csr_regs #(
   logic [31:0] art_xlate_hi_addr_mem [16];
   logic [31:0] art_xlate_hi_addr_rd, art_xlate_hi_addr_wr;
   assign art_xlate_hi_addr_rd = art_xlate_hi_vld_q[art_xlate_hi_ra] ? art_xlate_hi_addr_mem[art_xlate_hi_ra] : 32'h0;
-  logic [15:0][31:0] art_xlate_hi_addr_act_q, art_xlate_hi_addr_act_d;
-  assign art_xlate_hi_addr_o = art_xlate_hi_addr_act_q[NumArt-1:0];
+  assign art_xlate_hi_addr_cmt_o = art_xlate_hi_addr_rd;
   // ART_DEST: in a RAM; art_dest_vld_q[i] says element i was written since reset.
   logic [11:0] art_dest_own_off;
   logic art_dest_own_hit;
@@ -336,13 +345,11 @@ module ni_csr_regs #(
   logic [15:0] art_dest_node_mem [16];
   logic [15:0] art_dest_node_rd, art_dest_node_wr;
   assign art_dest_node_rd = art_dest_vld_q[art_dest_ra] ? art_dest_node_mem[art_dest_ra] : 16'h0;
-  logic [15:0][15:0] art_dest_node_act_q, art_dest_node_act_d;
-  assign art_dest_node_o = art_dest_node_act_q[NumArt-1:0];
+  assign art_dest_node_cmt_o = art_dest_node_rd;
   logic [15:0] art_dest_memid_mem [16];
   logic [15:0] art_dest_memid_rd, art_dest_memid_wr;
   assign art_dest_memid_rd = art_dest_vld_q[art_dest_ra] ? art_dest_memid_mem[art_dest_ra] : 16'h0;
-  logic [15:0][15:0] art_dest_memid_act_q, art_dest_memid_act_d;
-  assign art_dest_memid_o = art_dest_memid_act_q[NumArt-1:0];
+  assign art_dest_memid_cmt_o = art_dest_memid_rd;
   logic [15:0] art_ctrl_valid_q, art_ctrl_valid_d;
   assign art_ctrl_valid_o = art_ctrl_valid_q[NumArt-1:0];
   logic [15:0] art_ctrl_rx_xlate_q, art_ctrl_rx_xlate_d;
@@ -608,14 +615,16 @@ module ni_csr_regs #(
       if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h0a0 + 12'(i * 4))) mgrp_ctrl_members_d[i][2:0] = req_wdata_i[18:16];
       if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h0a0 + 12'(i * 4))) mgrp_ctrl_valid_d[i] = req_wdata_i[31:31];
     end
-    mgrp_member_dlid_d = mgrp_member_dlid_q;
-    mgrp_member_memid_d = mgrp_member_memid_q;
+    mgrp_member_vld_d = mgrp_member_vld_q;
     for (int i = 0; i < 16; i++) begin
-      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_dlid_d[i][7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_dlid_d[i][15:8] = req_wdata_i[15:8];
-      if (req_valid_i && req_write_i && req_be_i[2] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_memid_d[i][7:0] = req_wdata_i[23:16];
-      if (req_valid_i && req_write_i && req_be_i[3] && (req_addr_i == 12'h0c0 + 12'(i * 4))) mgrp_member_memid_d[i][15:8] = req_wdata_i[31:24];
+      if (mgrp_member_we && mgrp_member_own_idx == 4'(i)) mgrp_member_vld_d[i] = 1'b1;
     end
+    mgrp_member_dlid_wr = mgrp_member_dlid_rd;
+    if (req_be_i[0]) mgrp_member_dlid_wr[7:0] = req_wdata_i[7:0];
+    if (req_be_i[1]) mgrp_member_dlid_wr[15:8] = req_wdata_i[15:8];
+    mgrp_member_memid_wr = mgrp_member_memid_rd;
+    if (req_be_i[2]) mgrp_member_memid_wr[7:0] = req_wdata_i[23:16];
+    if (req_be_i[3]) mgrp_member_memid_wr[15:8] = req_wdata_i[31:24];
     art_base_lo_vld_d = art_base_lo_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_base_lo_we && art_base_lo_own_idx == 4'(i)) art_base_lo_vld_d[i] = 1'b1;
@@ -624,11 +633,6 @@ module ni_csr_regs #(
     if (req_be_i[1]) art_base_lo_addr_wr[3:0] = req_wdata_i[15:12];
     if (req_be_i[2]) art_base_lo_addr_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) art_base_lo_addr_wr[19:12] = req_wdata_i[31:24];
-    art_base_lo_addr_act_d = art_base_lo_addr_act_q;
-    for (int i = 0; i < NumArt; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_lo_addr_act_d[i] = art_base_lo_addr_rd;
-    end
-    for (int i = NumArt; i < 16; i++) art_base_lo_addr_act_d[i] = 20'h0;
     art_base_hi_vld_d = art_base_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_base_hi_we && art_base_hi_own_idx == 4'(i)) art_base_hi_vld_d[i] = 1'b1;
@@ -638,11 +642,6 @@ module ni_csr_regs #(
     if (req_be_i[1]) art_base_hi_addr_wr[15:8] = req_wdata_i[15:8];
     if (req_be_i[2]) art_base_hi_addr_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) art_base_hi_addr_wr[31:24] = req_wdata_i[31:24];
-    art_base_hi_addr_act_d = art_base_hi_addr_act_q;
-    for (int i = 0; i < NumArt; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_base_hi_addr_act_d[i] = art_base_hi_addr_rd;
-    end
-    for (int i = NumArt; i < 16; i++) art_base_hi_addr_act_d[i] = 32'h0;
     art_limit_lo_vld_d = art_limit_lo_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_limit_lo_we && art_limit_lo_own_idx == 4'(i)) art_limit_lo_vld_d[i] = 1'b1;
@@ -651,11 +650,6 @@ module ni_csr_regs #(
     if (req_be_i[1]) art_limit_lo_addr_wr[3:0] = req_wdata_i[15:12];
     if (req_be_i[2]) art_limit_lo_addr_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) art_limit_lo_addr_wr[19:12] = req_wdata_i[31:24];
-    art_limit_lo_addr_act_d = art_limit_lo_addr_act_q;
-    for (int i = 0; i < NumArt; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_lo_addr_act_d[i] = art_limit_lo_addr_rd;
-    end
-    for (int i = NumArt; i < 16; i++) art_limit_lo_addr_act_d[i] = 20'h0;
     art_limit_hi_vld_d = art_limit_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_limit_hi_we && art_limit_hi_own_idx == 4'(i)) art_limit_hi_vld_d[i] = 1'b1;
@@ -665,11 +659,6 @@ module ni_csr_regs #(
     if (req_be_i[1]) art_limit_hi_addr_wr[15:8] = req_wdata_i[15:8];
     if (req_be_i[2]) art_limit_hi_addr_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) art_limit_hi_addr_wr[31:24] = req_wdata_i[31:24];
-    art_limit_hi_addr_act_d = art_limit_hi_addr_act_q;
-    for (int i = 0; i < NumArt; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_limit_hi_addr_act_d[i] = art_limit_hi_addr_rd;
-    end
-    for (int i = NumArt; i < 16; i++) art_limit_hi_addr_act_d[i] = 32'h0;
     art_xlate_lo_vld_d = art_xlate_lo_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_xlate_lo_we && art_xlate_lo_own_idx == 4'(i)) art_xlate_lo_vld_d[i] = 1'b1;
@@ -678,11 +667,6 @@ module ni_csr_regs #(
     if (req_be_i[1]) art_xlate_lo_addr_wr[3:0] = req_wdata_i[15:12];
     if (req_be_i[2]) art_xlate_lo_addr_wr[11:4] = req_wdata_i[23:16];
     if (req_be_i[3]) art_xlate_lo_addr_wr[19:12] = req_wdata_i[31:24];
-    art_xlate_lo_addr_act_d = art_xlate_lo_addr_act_q;
-    for (int i = 0; i < NumArt; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_lo_addr_act_d[i] = art_xlate_lo_addr_rd;
-    end
-    for (int i = NumArt; i < 16; i++) art_xlate_lo_addr_act_d[i] = 20'h0;
     art_xlate_hi_vld_d = art_xlate_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_xlate_hi_we && art_xlate_hi_own_idx == 4'(i)) art_xlate_hi_vld_d[i] = 1'b1;
@@ -692,11 +676,6 @@ module ni_csr_regs #(
     if (req_be_i[1]) art_xlate_hi_addr_wr[15:8] = req_wdata_i[15:8];
     if (req_be_i[2]) art_xlate_hi_addr_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) art_xlate_hi_addr_wr[31:24] = req_wdata_i[31:24];
-    art_xlate_hi_addr_act_d = art_xlate_hi_addr_act_q;
-    for (int i = 0; i < NumArt; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_xlate_hi_addr_act_d[i] = art_xlate_hi_addr_rd;
-    end
-    for (int i = NumArt; i < 16; i++) art_xlate_hi_addr_act_d[i] = 32'h0;
     art_dest_vld_d = art_dest_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_dest_we && art_dest_own_idx == 4'(i)) art_dest_vld_d[i] = 1'b1;
@@ -704,19 +683,9 @@ module ni_csr_regs #(
     art_dest_node_wr = art_dest_node_rd;
     if (req_be_i[0]) art_dest_node_wr[7:0] = req_wdata_i[7:0];
     if (req_be_i[1]) art_dest_node_wr[15:8] = req_wdata_i[15:8];
-    art_dest_node_act_d = art_dest_node_act_q;
-    for (int i = 0; i < NumArt; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_node_act_d[i] = art_dest_node_rd;
-    end
-    for (int i = NumArt; i < 16; i++) art_dest_node_act_d[i] = 16'h0;
     art_dest_memid_wr = art_dest_memid_rd;
     if (req_be_i[2]) art_dest_memid_wr[7:0] = req_wdata_i[23:16];
     if (req_be_i[3]) art_dest_memid_wr[15:8] = req_wdata_i[31:24];
-    art_dest_memid_act_d = art_dest_memid_act_q;
-    for (int i = 0; i < NumArt; i++) begin
-      if (req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32))) art_dest_memid_act_d[i] = art_dest_memid_rd;
-    end
-    for (int i = NumArt; i < 16; i++) art_dest_memid_act_d[i] = 16'h0;
     for (int i = 0; i < NumArt; i++) begin
       art_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32));
     end
@@ -1129,68 +1098,6 @@ module ni_csr_regs #(
               end
             end
           end
-        end else begin
-          if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[0]; rd_grp_d[0][31:16] = mgrp_member_memid_q[0];
-                end else begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[1]; rd_grp_d[0][31:16] = mgrp_member_memid_q[1];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[2]; rd_grp_d[0][31:16] = mgrp_member_memid_q[2];
-                end else begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[3]; rd_grp_d[0][31:16] = mgrp_member_memid_q[3];
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[4]; rd_grp_d[0][31:16] = mgrp_member_memid_q[4];
-                end else begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[5]; rd_grp_d[0][31:16] = mgrp_member_memid_q[5];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[6]; rd_grp_d[0][31:16] = mgrp_member_memid_q[6];
-                end else begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[7]; rd_grp_d[0][31:16] = mgrp_member_memid_q[7];
-                end
-              end
-            end
-          end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[8]; rd_grp_d[0][31:16] = mgrp_member_memid_q[8];
-                end else begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[9]; rd_grp_d[0][31:16] = mgrp_member_memid_q[9];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[10]; rd_grp_d[0][31:16] = mgrp_member_memid_q[10];
-                end else begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[11]; rd_grp_d[0][31:16] = mgrp_member_memid_q[11];
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[12]; rd_grp_d[0][31:16] = mgrp_member_memid_q[12];
-                end else begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[13]; rd_grp_d[0][31:16] = mgrp_member_memid_q[13];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[14]; rd_grp_d[0][31:16] = mgrp_member_memid_q[14];
-                end else begin
-                  rd_grp_d[0][15:0] = mgrp_member_dlid_q[15]; rd_grp_d[0][31:16] = mgrp_member_memid_q[15];
-                end
-              end
-            end
-          end
         end
       end
     end
@@ -1201,61 +1108,17 @@ module ni_csr_regs #(
       if (!req_addr_i[7]) begin
         if (!req_addr_i[6]) begin
           if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (0 < NumArt) rd_grp_d[1][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (0 < NumArt) rd_grp_d[1][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (0 < NumArt) rd_grp_d[1][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (0 < NumArt) rd_grp_d[1][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (0 < NumArt) rd_grp_d[1][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (0 < NumArt) rd_grp_d[1][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (0 < NumArt) rd_grp_d[1][15:0] = art_dest_node_rd; if (0 < NumArt) rd_grp_d[1][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (0 < NumArt) rd_grp_d[1][0:0] = art_ctrl_valid_q[0]; if (0 < NumArt) rd_grp_d[1][1:1] = art_ctrl_rx_xlate_q[0]; if (0 < NumArt) rd_grp_d[1][4:4] = art_ctrl_perm_r_q[0]; if (0 < NumArt) rd_grp_d[1][5:5] = art_ctrl_perm_w_q[0]; if (0 < NumArt) rd_grp_d[1][6:6] = art_ctrl_perm_a_q[0]; if (0 < NumArt) rd_grp_d[1][7:7] = art_ctrl_wc_q[0]; if (0 < NumArt) rd_grp_d[1][8:8] = art_ctrl_conf_all_q[0]; if (0 < NumArt) rd_grp_d[1][10:9] = art_ctrl_conf_at_q[0];
                 end
               end
             end
           end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (1 < NumArt) rd_grp_d[1][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (1 < NumArt) rd_grp_d[1][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (1 < NumArt) rd_grp_d[1][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (1 < NumArt) rd_grp_d[1][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (1 < NumArt) rd_grp_d[1][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (1 < NumArt) rd_grp_d[1][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (1 < NumArt) rd_grp_d[1][15:0] = art_dest_node_rd; if (1 < NumArt) rd_grp_d[1][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (1 < NumArt) rd_grp_d[1][0:0] = art_ctrl_valid_q[1]; if (1 < NumArt) rd_grp_d[1][1:1] = art_ctrl_rx_xlate_q[1]; if (1 < NumArt) rd_grp_d[1][4:4] = art_ctrl_perm_r_q[1]; if (1 < NumArt) rd_grp_d[1][5:5] = art_ctrl_perm_w_q[1]; if (1 < NumArt) rd_grp_d[1][6:6] = art_ctrl_perm_a_q[1]; if (1 < NumArt) rd_grp_d[1][7:7] = art_ctrl_wc_q[1]; if (1 < NumArt) rd_grp_d[1][8:8] = art_ctrl_conf_all_q[1]; if (1 < NumArt) rd_grp_d[1][10:9] = art_ctrl_conf_at_q[1];
                 end
               end
@@ -1263,61 +1126,17 @@ module ni_csr_regs #(
           end
         end else begin
           if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (2 < NumArt) rd_grp_d[1][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (2 < NumArt) rd_grp_d[1][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (2 < NumArt) rd_grp_d[1][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (2 < NumArt) rd_grp_d[1][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (2 < NumArt) rd_grp_d[1][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (2 < NumArt) rd_grp_d[1][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (2 < NumArt) rd_grp_d[1][15:0] = art_dest_node_rd; if (2 < NumArt) rd_grp_d[1][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (2 < NumArt) rd_grp_d[1][0:0] = art_ctrl_valid_q[2]; if (2 < NumArt) rd_grp_d[1][1:1] = art_ctrl_rx_xlate_q[2]; if (2 < NumArt) rd_grp_d[1][4:4] = art_ctrl_perm_r_q[2]; if (2 < NumArt) rd_grp_d[1][5:5] = art_ctrl_perm_w_q[2]; if (2 < NumArt) rd_grp_d[1][6:6] = art_ctrl_perm_a_q[2]; if (2 < NumArt) rd_grp_d[1][7:7] = art_ctrl_wc_q[2]; if (2 < NumArt) rd_grp_d[1][8:8] = art_ctrl_conf_all_q[2]; if (2 < NumArt) rd_grp_d[1][10:9] = art_ctrl_conf_at_q[2];
                 end
               end
             end
           end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (3 < NumArt) rd_grp_d[1][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (3 < NumArt) rd_grp_d[1][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (3 < NumArt) rd_grp_d[1][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (3 < NumArt) rd_grp_d[1][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (3 < NumArt) rd_grp_d[1][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (3 < NumArt) rd_grp_d[1][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (3 < NumArt) rd_grp_d[1][15:0] = art_dest_node_rd; if (3 < NumArt) rd_grp_d[1][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (3 < NumArt) rd_grp_d[1][0:0] = art_ctrl_valid_q[3]; if (3 < NumArt) rd_grp_d[1][1:1] = art_ctrl_rx_xlate_q[3]; if (3 < NumArt) rd_grp_d[1][4:4] = art_ctrl_perm_r_q[3]; if (3 < NumArt) rd_grp_d[1][5:5] = art_ctrl_perm_w_q[3]; if (3 < NumArt) rd_grp_d[1][6:6] = art_ctrl_perm_a_q[3]; if (3 < NumArt) rd_grp_d[1][7:7] = art_ctrl_wc_q[3]; if (3 < NumArt) rd_grp_d[1][8:8] = art_ctrl_conf_all_q[3]; if (3 < NumArt) rd_grp_d[1][10:9] = art_ctrl_conf_at_q[3];
                 end
               end
@@ -1327,61 +1146,17 @@ module ni_csr_regs #(
       end else begin
         if (!req_addr_i[6]) begin
           if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (4 < NumArt) rd_grp_d[1][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (4 < NumArt) rd_grp_d[1][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (4 < NumArt) rd_grp_d[1][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (4 < NumArt) rd_grp_d[1][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (4 < NumArt) rd_grp_d[1][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (4 < NumArt) rd_grp_d[1][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (4 < NumArt) rd_grp_d[1][15:0] = art_dest_node_rd; if (4 < NumArt) rd_grp_d[1][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (4 < NumArt) rd_grp_d[1][0:0] = art_ctrl_valid_q[4]; if (4 < NumArt) rd_grp_d[1][1:1] = art_ctrl_rx_xlate_q[4]; if (4 < NumArt) rd_grp_d[1][4:4] = art_ctrl_perm_r_q[4]; if (4 < NumArt) rd_grp_d[1][5:5] = art_ctrl_perm_w_q[4]; if (4 < NumArt) rd_grp_d[1][6:6] = art_ctrl_perm_a_q[4]; if (4 < NumArt) rd_grp_d[1][7:7] = art_ctrl_wc_q[4]; if (4 < NumArt) rd_grp_d[1][8:8] = art_ctrl_conf_all_q[4]; if (4 < NumArt) rd_grp_d[1][10:9] = art_ctrl_conf_at_q[4];
                 end
               end
             end
           end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (5 < NumArt) rd_grp_d[1][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (5 < NumArt) rd_grp_d[1][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (5 < NumArt) rd_grp_d[1][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (5 < NumArt) rd_grp_d[1][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (5 < NumArt) rd_grp_d[1][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (5 < NumArt) rd_grp_d[1][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (5 < NumArt) rd_grp_d[1][15:0] = art_dest_node_rd; if (5 < NumArt) rd_grp_d[1][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (5 < NumArt) rd_grp_d[1][0:0] = art_ctrl_valid_q[5]; if (5 < NumArt) rd_grp_d[1][1:1] = art_ctrl_rx_xlate_q[5]; if (5 < NumArt) rd_grp_d[1][4:4] = art_ctrl_perm_r_q[5]; if (5 < NumArt) rd_grp_d[1][5:5] = art_ctrl_perm_w_q[5]; if (5 < NumArt) rd_grp_d[1][6:6] = art_ctrl_perm_a_q[5]; if (5 < NumArt) rd_grp_d[1][7:7] = art_ctrl_wc_q[5]; if (5 < NumArt) rd_grp_d[1][8:8] = art_ctrl_conf_all_q[5]; if (5 < NumArt) rd_grp_d[1][10:9] = art_ctrl_conf_at_q[5];
                 end
               end
@@ -1389,61 +1164,17 @@ module ni_csr_regs #(
           end
         end else begin
           if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (6 < NumArt) rd_grp_d[1][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (6 < NumArt) rd_grp_d[1][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (6 < NumArt) rd_grp_d[1][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (6 < NumArt) rd_grp_d[1][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (6 < NumArt) rd_grp_d[1][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (6 < NumArt) rd_grp_d[1][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (6 < NumArt) rd_grp_d[1][15:0] = art_dest_node_rd; if (6 < NumArt) rd_grp_d[1][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (6 < NumArt) rd_grp_d[1][0:0] = art_ctrl_valid_q[6]; if (6 < NumArt) rd_grp_d[1][1:1] = art_ctrl_rx_xlate_q[6]; if (6 < NumArt) rd_grp_d[1][4:4] = art_ctrl_perm_r_q[6]; if (6 < NumArt) rd_grp_d[1][5:5] = art_ctrl_perm_w_q[6]; if (6 < NumArt) rd_grp_d[1][6:6] = art_ctrl_perm_a_q[6]; if (6 < NumArt) rd_grp_d[1][7:7] = art_ctrl_wc_q[6]; if (6 < NumArt) rd_grp_d[1][8:8] = art_ctrl_conf_all_q[6]; if (6 < NumArt) rd_grp_d[1][10:9] = art_ctrl_conf_at_q[6];
                 end
               end
             end
           end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (7 < NumArt) rd_grp_d[1][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (7 < NumArt) rd_grp_d[1][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (7 < NumArt) rd_grp_d[1][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (7 < NumArt) rd_grp_d[1][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (7 < NumArt) rd_grp_d[1][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (7 < NumArt) rd_grp_d[1][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (7 < NumArt) rd_grp_d[1][15:0] = art_dest_node_rd; if (7 < NumArt) rd_grp_d[1][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (7 < NumArt) rd_grp_d[1][0:0] = art_ctrl_valid_q[7]; if (7 < NumArt) rd_grp_d[1][1:1] = art_ctrl_rx_xlate_q[7]; if (7 < NumArt) rd_grp_d[1][4:4] = art_ctrl_perm_r_q[7]; if (7 < NumArt) rd_grp_d[1][5:5] = art_ctrl_perm_w_q[7]; if (7 < NumArt) rd_grp_d[1][6:6] = art_ctrl_perm_a_q[7]; if (7 < NumArt) rd_grp_d[1][7:7] = art_ctrl_wc_q[7]; if (7 < NumArt) rd_grp_d[1][8:8] = art_ctrl_conf_all_q[7]; if (7 < NumArt) rd_grp_d[1][10:9] = art_ctrl_conf_at_q[7];
                 end
               end
@@ -1459,61 +1190,17 @@ module ni_csr_regs #(
       if (!req_addr_i[7]) begin
         if (!req_addr_i[6]) begin
           if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (8 < NumArt) rd_grp_d[2][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (8 < NumArt) rd_grp_d[2][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (8 < NumArt) rd_grp_d[2][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (8 < NumArt) rd_grp_d[2][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (8 < NumArt) rd_grp_d[2][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (8 < NumArt) rd_grp_d[2][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (8 < NumArt) rd_grp_d[2][15:0] = art_dest_node_rd; if (8 < NumArt) rd_grp_d[2][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (8 < NumArt) rd_grp_d[2][0:0] = art_ctrl_valid_q[8]; if (8 < NumArt) rd_grp_d[2][1:1] = art_ctrl_rx_xlate_q[8]; if (8 < NumArt) rd_grp_d[2][4:4] = art_ctrl_perm_r_q[8]; if (8 < NumArt) rd_grp_d[2][5:5] = art_ctrl_perm_w_q[8]; if (8 < NumArt) rd_grp_d[2][6:6] = art_ctrl_perm_a_q[8]; if (8 < NumArt) rd_grp_d[2][7:7] = art_ctrl_wc_q[8]; if (8 < NumArt) rd_grp_d[2][8:8] = art_ctrl_conf_all_q[8]; if (8 < NumArt) rd_grp_d[2][10:9] = art_ctrl_conf_at_q[8];
                 end
               end
             end
           end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (9 < NumArt) rd_grp_d[2][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (9 < NumArt) rd_grp_d[2][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (9 < NumArt) rd_grp_d[2][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (9 < NumArt) rd_grp_d[2][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (9 < NumArt) rd_grp_d[2][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (9 < NumArt) rd_grp_d[2][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (9 < NumArt) rd_grp_d[2][15:0] = art_dest_node_rd; if (9 < NumArt) rd_grp_d[2][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (9 < NumArt) rd_grp_d[2][0:0] = art_ctrl_valid_q[9]; if (9 < NumArt) rd_grp_d[2][1:1] = art_ctrl_rx_xlate_q[9]; if (9 < NumArt) rd_grp_d[2][4:4] = art_ctrl_perm_r_q[9]; if (9 < NumArt) rd_grp_d[2][5:5] = art_ctrl_perm_w_q[9]; if (9 < NumArt) rd_grp_d[2][6:6] = art_ctrl_perm_a_q[9]; if (9 < NumArt) rd_grp_d[2][7:7] = art_ctrl_wc_q[9]; if (9 < NumArt) rd_grp_d[2][8:8] = art_ctrl_conf_all_q[9]; if (9 < NumArt) rd_grp_d[2][10:9] = art_ctrl_conf_at_q[9];
                 end
               end
@@ -1521,61 +1208,17 @@ module ni_csr_regs #(
           end
         end else begin
           if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (10 < NumArt) rd_grp_d[2][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (10 < NumArt) rd_grp_d[2][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (10 < NumArt) rd_grp_d[2][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (10 < NumArt) rd_grp_d[2][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (10 < NumArt) rd_grp_d[2][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (10 < NumArt) rd_grp_d[2][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (10 < NumArt) rd_grp_d[2][15:0] = art_dest_node_rd; if (10 < NumArt) rd_grp_d[2][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (10 < NumArt) rd_grp_d[2][0:0] = art_ctrl_valid_q[10]; if (10 < NumArt) rd_grp_d[2][1:1] = art_ctrl_rx_xlate_q[10]; if (10 < NumArt) rd_grp_d[2][4:4] = art_ctrl_perm_r_q[10]; if (10 < NumArt) rd_grp_d[2][5:5] = art_ctrl_perm_w_q[10]; if (10 < NumArt) rd_grp_d[2][6:6] = art_ctrl_perm_a_q[10]; if (10 < NumArt) rd_grp_d[2][7:7] = art_ctrl_wc_q[10]; if (10 < NumArt) rd_grp_d[2][8:8] = art_ctrl_conf_all_q[10]; if (10 < NumArt) rd_grp_d[2][10:9] = art_ctrl_conf_at_q[10];
                 end
               end
             end
           end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (11 < NumArt) rd_grp_d[2][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (11 < NumArt) rd_grp_d[2][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (11 < NumArt) rd_grp_d[2][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (11 < NumArt) rd_grp_d[2][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (11 < NumArt) rd_grp_d[2][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (11 < NumArt) rd_grp_d[2][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (11 < NumArt) rd_grp_d[2][15:0] = art_dest_node_rd; if (11 < NumArt) rd_grp_d[2][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (11 < NumArt) rd_grp_d[2][0:0] = art_ctrl_valid_q[11]; if (11 < NumArt) rd_grp_d[2][1:1] = art_ctrl_rx_xlate_q[11]; if (11 < NumArt) rd_grp_d[2][4:4] = art_ctrl_perm_r_q[11]; if (11 < NumArt) rd_grp_d[2][5:5] = art_ctrl_perm_w_q[11]; if (11 < NumArt) rd_grp_d[2][6:6] = art_ctrl_perm_a_q[11]; if (11 < NumArt) rd_grp_d[2][7:7] = art_ctrl_wc_q[11]; if (11 < NumArt) rd_grp_d[2][8:8] = art_ctrl_conf_all_q[11]; if (11 < NumArt) rd_grp_d[2][10:9] = art_ctrl_conf_at_q[11];
                 end
               end
@@ -1585,61 +1228,17 @@ module ni_csr_regs #(
       end else begin
         if (!req_addr_i[6]) begin
           if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (12 < NumArt) rd_grp_d[2][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (12 < NumArt) rd_grp_d[2][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (12 < NumArt) rd_grp_d[2][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (12 < NumArt) rd_grp_d[2][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (12 < NumArt) rd_grp_d[2][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (12 < NumArt) rd_grp_d[2][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (12 < NumArt) rd_grp_d[2][15:0] = art_dest_node_rd; if (12 < NumArt) rd_grp_d[2][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (12 < NumArt) rd_grp_d[2][0:0] = art_ctrl_valid_q[12]; if (12 < NumArt) rd_grp_d[2][1:1] = art_ctrl_rx_xlate_q[12]; if (12 < NumArt) rd_grp_d[2][4:4] = art_ctrl_perm_r_q[12]; if (12 < NumArt) rd_grp_d[2][5:5] = art_ctrl_perm_w_q[12]; if (12 < NumArt) rd_grp_d[2][6:6] = art_ctrl_perm_a_q[12]; if (12 < NumArt) rd_grp_d[2][7:7] = art_ctrl_wc_q[12]; if (12 < NumArt) rd_grp_d[2][8:8] = art_ctrl_conf_all_q[12]; if (12 < NumArt) rd_grp_d[2][10:9] = art_ctrl_conf_at_q[12];
                 end
               end
             end
           end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (13 < NumArt) rd_grp_d[2][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (13 < NumArt) rd_grp_d[2][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (13 < NumArt) rd_grp_d[2][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (13 < NumArt) rd_grp_d[2][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (13 < NumArt) rd_grp_d[2][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (13 < NumArt) rd_grp_d[2][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (13 < NumArt) rd_grp_d[2][15:0] = art_dest_node_rd; if (13 < NumArt) rd_grp_d[2][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (13 < NumArt) rd_grp_d[2][0:0] = art_ctrl_valid_q[13]; if (13 < NumArt) rd_grp_d[2][1:1] = art_ctrl_rx_xlate_q[13]; if (13 < NumArt) rd_grp_d[2][4:4] = art_ctrl_perm_r_q[13]; if (13 < NumArt) rd_grp_d[2][5:5] = art_ctrl_perm_w_q[13]; if (13 < NumArt) rd_grp_d[2][6:6] = art_ctrl_perm_a_q[13]; if (13 < NumArt) rd_grp_d[2][7:7] = art_ctrl_wc_q[13]; if (13 < NumArt) rd_grp_d[2][8:8] = art_ctrl_conf_all_q[13]; if (13 < NumArt) rd_grp_d[2][10:9] = art_ctrl_conf_at_q[13];
                 end
               end
@@ -1647,61 +1246,17 @@ module ni_csr_regs #(
           end
         end else begin
           if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (14 < NumArt) rd_grp_d[2][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (14 < NumArt) rd_grp_d[2][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (14 < NumArt) rd_grp_d[2][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (14 < NumArt) rd_grp_d[2][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (14 < NumArt) rd_grp_d[2][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (14 < NumArt) rd_grp_d[2][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (14 < NumArt) rd_grp_d[2][15:0] = art_dest_node_rd; if (14 < NumArt) rd_grp_d[2][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (14 < NumArt) rd_grp_d[2][0:0] = art_ctrl_valid_q[14]; if (14 < NumArt) rd_grp_d[2][1:1] = art_ctrl_rx_xlate_q[14]; if (14 < NumArt) rd_grp_d[2][4:4] = art_ctrl_perm_r_q[14]; if (14 < NumArt) rd_grp_d[2][5:5] = art_ctrl_perm_w_q[14]; if (14 < NumArt) rd_grp_d[2][6:6] = art_ctrl_perm_a_q[14]; if (14 < NumArt) rd_grp_d[2][7:7] = art_ctrl_wc_q[14]; if (14 < NumArt) rd_grp_d[2][8:8] = art_ctrl_conf_all_q[14]; if (14 < NumArt) rd_grp_d[2][10:9] = art_ctrl_conf_at_q[14];
                 end
               end
             end
           end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (15 < NumArt) rd_grp_d[2][31:12] = art_base_lo_addr_rd;
-                end else begin
-                  if (15 < NumArt) rd_grp_d[2][31:0] = art_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (15 < NumArt) rd_grp_d[2][31:12] = art_limit_lo_addr_rd;
-                end else begin
-                  if (15 < NumArt) rd_grp_d[2][31:0] = art_limit_hi_addr_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (15 < NumArt) rd_grp_d[2][31:12] = art_xlate_lo_addr_rd;
-                end else begin
-                  if (15 < NumArt) rd_grp_d[2][31:0] = art_xlate_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (15 < NumArt) rd_grp_d[2][15:0] = art_dest_node_rd; if (15 < NumArt) rd_grp_d[2][31:16] = art_dest_memid_rd;
-                end else begin
+            if (req_addr_i[4]) begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (15 < NumArt) rd_grp_d[2][0:0] = art_ctrl_valid_q[15]; if (15 < NumArt) rd_grp_d[2][1:1] = art_ctrl_rx_xlate_q[15]; if (15 < NumArt) rd_grp_d[2][4:4] = art_ctrl_perm_r_q[15]; if (15 < NumArt) rd_grp_d[2][5:5] = art_ctrl_perm_w_q[15]; if (15 < NumArt) rd_grp_d[2][6:6] = art_ctrl_perm_a_q[15]; if (15 < NumArt) rd_grp_d[2][7:7] = art_ctrl_wc_q[15]; if (15 < NumArt) rd_grp_d[2][8:8] = art_ctrl_conf_all_q[15]; if (15 < NumArt) rd_grp_d[2][10:9] = art_ctrl_conf_at_q[15];
                 end
               end
@@ -1808,60 +1363,28 @@ module ni_csr_regs #(
         if (!req_addr_i[6]) begin
           if (!req_addr_i[5]) begin
             if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (0 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (0 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (0 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (0 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[0]; if (0 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[0]; if (0 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[0]; if (0 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[0];
                 end
               end
             end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (1 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (1 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (1 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (1 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[1]; if (1 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[1]; if (1 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[1]; if (1 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[1];
                 end
               end
             end
           end else begin
             if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (2 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (2 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (2 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (2 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[2]; if (2 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[2]; if (2 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[2]; if (2 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[2];
                 end
               end
             end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (3 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (3 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (3 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (3 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[3]; if (3 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[3]; if (3 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[3]; if (3 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[3];
                 end
               end
@@ -1870,60 +1393,28 @@ module ni_csr_regs #(
         end else begin
           if (!req_addr_i[5]) begin
             if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (4 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (4 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (4 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (4 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[4]; if (4 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[4]; if (4 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[4]; if (4 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[4];
                 end
               end
             end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (5 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (5 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (5 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (5 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[5]; if (5 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[5]; if (5 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[5]; if (5 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[5];
                 end
               end
             end
           end else begin
             if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (6 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (6 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (6 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (6 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[6]; if (6 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[6]; if (6 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[6]; if (6 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[6];
                 end
               end
             end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (7 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (7 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (7 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (7 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[7]; if (7 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[7]; if (7 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[7]; if (7 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[7];
                 end
               end
@@ -1934,60 +1425,28 @@ module ni_csr_regs #(
         if (!req_addr_i[6]) begin
           if (!req_addr_i[5]) begin
             if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (8 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (8 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (8 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (8 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[8]; if (8 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[8]; if (8 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[8]; if (8 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[8];
                 end
               end
             end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (9 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (9 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (9 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (9 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[9]; if (9 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[9]; if (9 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[9]; if (9 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[9];
                 end
               end
             end
           end else begin
             if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (10 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (10 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (10 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (10 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[10]; if (10 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[10]; if (10 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[10]; if (10 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[10];
                 end
               end
             end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (11 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (11 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (11 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (11 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[11]; if (11 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[11]; if (11 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[11]; if (11 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[11];
                 end
               end
@@ -1996,60 +1455,28 @@ module ni_csr_regs #(
         end else begin
           if (!req_addr_i[5]) begin
             if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (12 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (12 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (12 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (12 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[12]; if (12 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[12]; if (12 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[12]; if (12 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[12];
                 end
               end
             end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (13 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (13 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (13 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (13 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[13]; if (13 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[13]; if (13 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[13]; if (13 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[13];
                 end
               end
             end
           end else begin
             if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (14 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (14 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (14 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (14 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[14]; if (14 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[14]; if (14 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[14]; if (14 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[14];
                 end
               end
             end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (15 < NumMemId) rd_grp_d[4][31:12] = memid_base_lo_addr_rd;
-                end else begin
-                  if (15 < NumMemId) rd_grp_d[4][31:0] = memid_base_hi_addr_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (15 < NumMemId) rd_grp_d[4][31:12] = memid_size_bytes_rd;
-                end else begin
+              if (req_addr_i[3]) begin
+                if (req_addr_i[2]) begin
                   if (15 < NumMemId) rd_grp_d[4][0:0] = memid_ctrl_valid_q[15]; if (15 < NumMemId) rd_grp_d[4][4:4] = memid_ctrl_perm_r_q[15]; if (15 < NumMemId) rd_grp_d[4][5:5] = memid_ctrl_perm_w_q[15]; if (15 < NumMemId) rd_grp_d[4][6:6] = memid_ctrl_perm_a_q[15];
                 end
               end
@@ -2062,71 +1489,6 @@ module ni_csr_regs #(
   always_comb begin
     rd_grp_d[5] = '0;  // words 0x500 to 0x5FC
     if (req_addr_i[1:0] == 2'b00) begin
-      if (!req_addr_i[7]) begin
-        if (!req_addr_i[6]) begin
-          if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (0 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end else begin
-                  if (1 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (2 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end else begin
-                  if (3 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (4 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end else begin
-                  if (5 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (6 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end else begin
-                  if (7 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end
-              end
-            end
-          end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (8 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end else begin
-                  if (9 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (10 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end else begin
-                  if (11 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (12 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end else begin
-                  if (13 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (14 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end else begin
-                  if (15 < NumMemId) rd_grp_d[5][15:0] = memid_key_key_rd;
-                end
-              end
-            end
-          end
-        end
-      end
     end
   end
   always_comb begin
@@ -2498,133 +1860,7 @@ module ni_csr_regs #(
   always_comb begin
     rd_grp_d[8] = '0;  // words 0x800 to 0x8FC
     if (req_addr_i[1:0] == 2'b00) begin
-      if (!req_addr_i[7]) begin
-        if (!req_addr_i[6]) begin
-          if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (0 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (1 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (2 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (3 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (4 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (5 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (6 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (7 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end
-            end
-          end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (8 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (9 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (10 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (11 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (12 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (13 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (14 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (15 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end
-            end
-          end
-        end else begin
-          if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (16 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (17 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (18 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (19 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (20 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (21 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (22 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (23 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end
-            end
-          end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (24 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (25 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (26 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (27 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (28 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (29 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (30 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end else begin
-                  if (31 < NumCnt) rd_grp_d[8][31:0] = cnt_load_value_rd;
-                end
-              end
-            end
-          end
-        end
-      end else begin
+      if (req_addr_i[7]) begin
         if (!req_addr_i[6]) begin
           if (!req_addr_i[5]) begin
             if (!req_addr_i[4]) begin
@@ -2753,6 +1989,34 @@ module ni_csr_regs #(
       end
     end
   end
+  logic mgrp_member_rdhit_q;
+  logic art_base_lo_rdhit_q;
+  logic art_base_hi_rdhit_q;
+  logic art_limit_lo_rdhit_q;
+  logic art_limit_hi_rdhit_q;
+  logic art_xlate_lo_rdhit_q;
+  logic art_xlate_hi_rdhit_q;
+  logic art_dest_rdhit_q;
+  logic memid_base_lo_rdhit_q;
+  logic memid_base_hi_rdhit_q;
+  logic memid_size_rdhit_q;
+  logic memid_key_rdhit_q;
+  logic cnt_load_rdhit_q;
+  logic [15:0] mgrp_member_dlid_rdq;
+  logic [15:0] mgrp_member_memid_rdq;
+  logic [19:0] art_base_lo_addr_rdq;
+  logic [31:0] art_base_hi_addr_rdq;
+  logic [19:0] art_limit_lo_addr_rdq;
+  logic [31:0] art_limit_hi_addr_rdq;
+  logic [19:0] art_xlate_lo_addr_rdq;
+  logic [31:0] art_xlate_hi_addr_rdq;
+  logic [15:0] art_dest_node_rdq;
+  logic [15:0] art_dest_memid_rdq;
+  logic [19:0] memid_base_lo_addr_rdq;
+  logic [31:0] memid_base_hi_addr_rdq;
+  logic [19:0] memid_size_bytes_rdq;
+  logic [15:0] memid_key_key_rdq;
+  logic [31:0] cnt_load_value_rdq;
   always_comb begin
     rdata_d = '0;
     if (!rd_sel_q[3]) begin
@@ -2794,10 +2058,53 @@ module ni_csr_regs #(
         end
       end
     end
+    if (mgrp_member_rdhit_q) rdata_d[15:0] = mgrp_member_dlid_rdq;
+    if (mgrp_member_rdhit_q) rdata_d[31:16] = mgrp_member_memid_rdq;
+    if (art_base_lo_rdhit_q) rdata_d[31:12] = art_base_lo_addr_rdq;
+    if (art_base_hi_rdhit_q) rdata_d[31:0] = art_base_hi_addr_rdq;
+    if (art_limit_lo_rdhit_q) rdata_d[31:12] = art_limit_lo_addr_rdq;
+    if (art_limit_hi_rdhit_q) rdata_d[31:0] = art_limit_hi_addr_rdq;
+    if (art_xlate_lo_rdhit_q) rdata_d[31:12] = art_xlate_lo_addr_rdq;
+    if (art_xlate_hi_rdhit_q) rdata_d[31:0] = art_xlate_hi_addr_rdq;
+    if (art_dest_rdhit_q) rdata_d[15:0] = art_dest_node_rdq;
+    if (art_dest_rdhit_q) rdata_d[31:16] = art_dest_memid_rdq;
+    if (memid_base_lo_rdhit_q) rdata_d[31:12] = memid_base_lo_addr_rdq;
+    if (memid_base_hi_rdhit_q) rdata_d[31:0] = memid_base_hi_addr_rdq;
+    if (memid_size_rdhit_q) rdata_d[31:12] = memid_size_bytes_rdq;
+    if (memid_key_rdhit_q) rdata_d[15:0] = memid_key_key_rdq;
+    if (cnt_load_rdhit_q) rdata_d[31:0] = cnt_load_value_rdq;
   end
   // Datapath registers: no reset (rd_valid_o says when they hold an answer).
   always_ff @(posedge clk_i) begin
     rd_grp_q <= rd_grp_d;
+    mgrp_member_rdhit_q <= req_addr_i[1:0] == 2'b00 && mgrp_member_own_hit;
+    art_base_lo_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_base_lo_own_hit && 32'(art_base_lo_own_idx) < NumArt;
+    art_base_hi_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_base_hi_own_hit && 32'(art_base_hi_own_idx) < NumArt;
+    art_limit_lo_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_limit_lo_own_hit && 32'(art_limit_lo_own_idx) < NumArt;
+    art_limit_hi_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_limit_hi_own_hit && 32'(art_limit_hi_own_idx) < NumArt;
+    art_xlate_lo_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_xlate_lo_own_hit && 32'(art_xlate_lo_own_idx) < NumArt;
+    art_xlate_hi_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_xlate_hi_own_hit && 32'(art_xlate_hi_own_idx) < NumArt;
+    art_dest_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_dest_own_hit && 32'(art_dest_own_idx) < NumArt;
+    memid_base_lo_rdhit_q <= req_addr_i[1:0] == 2'b00 && memid_base_lo_own_hit && 32'(memid_base_lo_own_idx) < NumMemId;
+    memid_base_hi_rdhit_q <= req_addr_i[1:0] == 2'b00 && memid_base_hi_own_hit && 32'(memid_base_hi_own_idx) < NumMemId;
+    memid_size_rdhit_q <= req_addr_i[1:0] == 2'b00 && memid_size_own_hit && 32'(memid_size_own_idx) < NumMemId;
+    memid_key_rdhit_q <= req_addr_i[1:0] == 2'b00 && memid_key_own_hit && 32'(memid_key_own_idx) < NumMemId;
+    cnt_load_rdhit_q <= req_addr_i[1:0] == 2'b00 && cnt_load_own_hit && 32'(cnt_load_own_idx) < NumCnt;
+    mgrp_member_dlid_rdq <= mgrp_member_dlid_rd;
+    mgrp_member_memid_rdq <= mgrp_member_memid_rd;
+    art_base_lo_addr_rdq <= art_base_lo_addr_rd;
+    art_base_hi_addr_rdq <= art_base_hi_addr_rd;
+    art_limit_lo_addr_rdq <= art_limit_lo_addr_rd;
+    art_limit_hi_addr_rdq <= art_limit_hi_addr_rd;
+    art_xlate_lo_addr_rdq <= art_xlate_lo_addr_rd;
+    art_xlate_hi_addr_rdq <= art_xlate_hi_addr_rd;
+    art_dest_node_rdq <= art_dest_node_rd;
+    art_dest_memid_rdq <= art_dest_memid_rd;
+    memid_base_lo_addr_rdq <= memid_base_lo_addr_rd;
+    memid_base_hi_addr_rdq <= memid_base_hi_addr_rd;
+    memid_size_bytes_rdq <= memid_size_bytes_rd;
+    memid_key_key_rdq <= memid_key_key_rd;
+    cnt_load_value_rdq <= cnt_load_value_rd;
     rd_sel_q <= req_addr_i[11:8];
     rdata_o <= rd_evt_q ? evt_value : rdata_d;  // an event counter's, or the groups'
     rd_evt_q <= evt_rd_hit && req_addr_i[1:0] == 2'b00;
@@ -2816,6 +2123,8 @@ module ni_csr_regs #(
 
   // The RAMs: no reset (an element not written since reset reads its reset value).
   always_ff @(posedge clk_i) begin
+    if (mgrp_member_we) mgrp_member_dlid_mem[mgrp_member_own_idx] <= mgrp_member_dlid_wr;
+    if (mgrp_member_we) mgrp_member_memid_mem[mgrp_member_own_idx] <= mgrp_member_memid_wr;
     if (art_base_lo_we) art_base_lo_addr_mem[art_base_lo_ra] <= art_base_lo_addr_wr;
     if (art_base_hi_we) art_base_hi_addr_mem[art_base_hi_ra] <= art_base_hi_addr_wr;
     if (art_limit_lo_we) art_limit_lo_addr_mem[art_limit_lo_ra] <= art_limit_lo_addr_wr;
@@ -2859,23 +2168,14 @@ module ni_csr_regs #(
       mgrp_ctrl_lid_q <= {4{16'h0}};
       mgrp_ctrl_members_q <= {4{3'h0}};
       mgrp_ctrl_valid_q <= {4{1'h0}};
-      mgrp_member_dlid_q <= {16{16'h0}};
-      mgrp_member_memid_q <= {16{16'h0}};
+      mgrp_member_vld_q <= '0;
       art_base_lo_vld_q <= '0;
-      art_base_lo_addr_act_q <= {16{20'h0}};
       art_base_hi_vld_q <= '0;
-      art_base_hi_addr_act_q <= {16{32'h0}};
       art_limit_lo_vld_q <= '0;
-      art_limit_lo_addr_act_q <= {16{20'h0}};
       art_limit_hi_vld_q <= '0;
-      art_limit_hi_addr_act_q <= {16{32'h0}};
       art_xlate_lo_vld_q <= '0;
-      art_xlate_lo_addr_act_q <= {16{20'h0}};
       art_xlate_hi_vld_q <= '0;
-      art_xlate_hi_addr_act_q <= {16{32'h0}};
       art_dest_vld_q <= '0;
-      art_dest_node_act_q <= {16{16'h0}};
-      art_dest_memid_act_q <= {16{16'h0}};
       art_ctrl_valid_q <= {16{1'h0}};
       art_ctrl_rx_xlate_q <= {16{1'h0}};
       art_ctrl_perm_r_q <= {16{1'h0}};
@@ -2945,23 +2245,14 @@ module ni_csr_regs #(
       mgrp_ctrl_lid_q <= mgrp_ctrl_lid_d;
       mgrp_ctrl_members_q <= mgrp_ctrl_members_d;
       mgrp_ctrl_valid_q <= mgrp_ctrl_valid_d;
-      mgrp_member_dlid_q <= mgrp_member_dlid_d;
-      mgrp_member_memid_q <= mgrp_member_memid_d;
+      mgrp_member_vld_q <= mgrp_member_vld_d;
       art_base_lo_vld_q <= art_base_lo_vld_d;
-      art_base_lo_addr_act_q <= art_base_lo_addr_act_d;
       art_base_hi_vld_q <= art_base_hi_vld_d;
-      art_base_hi_addr_act_q <= art_base_hi_addr_act_d;
       art_limit_lo_vld_q <= art_limit_lo_vld_d;
-      art_limit_lo_addr_act_q <= art_limit_lo_addr_act_d;
       art_limit_hi_vld_q <= art_limit_hi_vld_d;
-      art_limit_hi_addr_act_q <= art_limit_hi_addr_act_d;
       art_xlate_lo_vld_q <= art_xlate_lo_vld_d;
-      art_xlate_lo_addr_act_q <= art_xlate_lo_addr_act_d;
       art_xlate_hi_vld_q <= art_xlate_hi_vld_d;
-      art_xlate_hi_addr_act_q <= art_xlate_hi_addr_act_d;
       art_dest_vld_q <= art_dest_vld_d;
-      art_dest_node_act_q <= art_dest_node_act_d;
-      art_dest_memid_act_q <= art_dest_memid_act_d;
       art_ctrl_valid_q <= art_ctrl_valid_d;
       art_ctrl_rx_xlate_q <= art_ctrl_rx_xlate_d;
       art_ctrl_perm_r_q <= art_ctrl_perm_r_d;

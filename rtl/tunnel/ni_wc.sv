@@ -51,12 +51,15 @@ module ni_wc #(
   input  logic rst_ni,
   input  logic [15:0] timeout_i,  // idle cycles before an open packet is sent
   input  logic flush_i,           // send the open packet once all earlier requests are in
-  // NI-replicated multicast groups (MGRP_CTRL, MGRP_MEMBER[g * GroupMembers + m]).
+  // NI-replicated multicast groups (MGRP_CTRL); the member table MGRP_MEMBER is read
+  // one entry at a time (g * GroupMembers + m: mbr_idx_o, a function of registers
+  // only; its entry back in the same cycle, from a LUT RAM of ni_csr_regs).
   input  logic [Groups-1:0] grp_valid_i,
   input  logic [Groups-1:0][15:0] grp_lid_i,
   input  logic [Groups-1:0][2:0] grp_members_i,
-  input  logic [Groups*GroupMembers-1:0][15:0] mbr_dlid_i,
-  input  logic [Groups*GroupMembers-1:0][15:0] mbr_memid_i,
+  output logic [$clog2(Groups * GroupMembers)-1:0] mbr_idx_o,
+  input  logic [15:0] mbr_dlid_i,
+  input  logic [15:0] mbr_memid_i,
   // Requests from ni_host_rx: a header record, then the TLP's beats (the first may
   // come in the same cycle as its header).
   input  ni_pkg::tx_desc_t in_hdr_i,
@@ -551,6 +554,7 @@ module ni_wc #(
   logic [10:0] oq_words;
   assign oq_words = 11'((ni_pkg::FabHdrBytes + ni_pkg::TlpHdrBytes + 32'(oq_len) + 4) >> 2);
   assign mbr = MbrW'(32'(oq_gidx) * GroupMembers + 32'(copy_q));
+  assign mbr_idx_o = mbr;
   assign head_last = !oq_grp || 32'(copy_q) + 1 >= 32'(grp_members_i[oq_gidx]);
   assign h2_single = !h2_grp_q || grp_members_i[h2_gidx_q] == 3'd1;
   assign hdr_take = o_valid_q && out_hdr_ready_i;
@@ -577,8 +581,8 @@ module ni_wc #(
           o_hdr_q.pkt_words <= oq_words;
         end
         if (oq_grp) begin
-          o_hdr_q.dlid <= mbr_dlid_i[mbr];
-          o_hdr_q.memid <= mbr_memid_i[mbr];
+          o_hdr_q.dlid <= mbr_dlid_i;
+          o_hdr_q.memid <= mbr_memid_i;
         end
         o_patch_q.en <= oq_len_en;
         o_patch_q.len_dw <= oq_len[11:2];  // 4096 bytes: 0, as PCIe encodes it
