@@ -30,14 +30,15 @@ module ni_dma_inj #(
   input  logic clk_i,
   input  logic rst_ni,
   input  logic [15:0] node_id_i,
-  // Ring registers (INJ_*). tail_we_i: a doorbell; reset_i: discard what is queued.
+  // Ring registers (INJ_*). tail_we_i[i]: a doorbell of FIFO i, with its slot tail_i
+  // (one doorbell at a time: a register write); reset_i: discard what is queued.
   // base_i is SlotBytes-aligned (nic_top clears the low bits). size_i is taken while
   // the FIFO is disabled or empty and holds no turn; size_o is the size in use.
   input  logic [NumFifos-1:0][63:0] base_i,
   input  logic [NumFifos-1:0][15:0] size_i,   // slots
   output logic [NumFifos-1:0][15:0] size_o,
   input  logic [NumFifos-1:0] enable_i,
-  input  logic [NumFifos-1:0][15:0] tail_i,
+  input  logic [15:0] tail_i,
   input  logic [NumFifos-1:0] tail_we_i,
   input  logic [NumFifos-1:0] reset_i,
   // Remote-fed FIFOs (INJ_CTRL.remote): filled by other NIs' remote gets. push_i: the
@@ -859,9 +860,9 @@ module ni_dma_inj #(
     // the FIFO and is not taken. A remote-fed FIFO's tail moves by the receiver's pushes.
     // A FIFO enabled with its head or tail outside its ring stops the same way.
     for (int i = 0; i < NumFifos; i++) begin
-      bad_bell = tail_we_i[i] && (tail_i[i] >= size_d[i] || remote_i[i]);
+      bad_bell = tail_we_i[i] && (tail_i >= size_d[i] || remote_i[i]);
       if (push_i[i]) tail_d[i] = ring_add(tail_q[i], 16'd1, size_d[i]);
-      if (tail_we_i[i] && !bad_bell) tail_d[i] = tail_i[i];
+      if (tail_we_i[i] && !bad_bell) tail_d[i] = tail_i;
       if (bad_bell || ring_bad[i]) begin
         err_d[i] = 1'b1;
         code_d[i] = ErrTail;

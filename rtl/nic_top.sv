@@ -190,7 +190,8 @@ module nic_top #(
   // Injection FIFOs.
   logic [NumInj-1:0][31:0] inj_base_lo, inj_base_hi;
   logic [NumInj-1:0][63:0] inj_base;
-  logic [NumInj-1:0][15:0] inj_size, inj_size_used, inj_tail, inj_head, inj_tail_now;
+  logic [NumInj-1:0][15:0] inj_size, inj_size_used, inj_head, inj_tail_now;
+  logic [15:0] inj_tail, inj_tail_q;  // a doorbell's slot, in its write cycle and the next
   logic [NumInj-1:0][3:0] inj_code;
   logic [NumInj-1:0] inj_tail_written, inj_ctrl_written, inj_enable, inj_reset_bit, inj_err, inj_busy;
   logic [NumInj-1:0] inj_tail_we_q, inj_ctrl_we_q;
@@ -231,7 +232,9 @@ module nic_top #(
   for (genvar i = 0; i < NumRfifo; i++) begin : gen_rf_cat
     assign rf_base[i] = {rf_base_hi[i], rf_base_lo[i][31:RfSlotShift], RfSlotShift'(0)};
   end
-  // A doorbell or control write acts the cycle after, when the register holds the value.
+  // A doorbell or control write acts the cycle after, when the register holds the value
+  // (a doorbell's slot is held here: INJ_TAIL is kept in a RAM).
+  always_ff @(posedge clk_i) inj_tail_q <= inj_tail;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       inj_tail_we_q <= '0;
@@ -269,7 +272,7 @@ module nic_top #(
   logic csr_rd_valid, csr_rd_take, csr_rd1_q, csr_rd2_q;
   logic [2:0] csr_rd_credits_q;
   logic [23:0] csr_rd_meta1_q, csr_rd_meta2_q;  // {requester, tag}
-  assign csr_rd_take = csr_valid && !csr_write && csr_rd_credits_q != '0;
+  assign csr_rd_take = csr_valid && csr_ready && !csr_write;
   assign csr_ready = csr_write || csr_rd_credits_q != '0;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -610,7 +613,7 @@ module nic_top #(
   ni_dma_inj #(.DataW(DataW), .MaxPayload(MaxPayload), .NumFifos(NumInj), .SlotBytes(SlotBytes),
                .NumMemId(NumMemId), .NumCnt(NumCnt), .NiReqId(NiReqId)) u_dma_inj (
     .clk_i, .rst_ni, .node_id_i(node_id),
-    .base_i(inj_base), .size_i(inj_size), .size_o(inj_size_used), .enable_i(inj_enable), .tail_i(inj_tail),
+    .base_i(inj_base), .size_i(inj_size), .size_o(inj_size_used), .enable_i(inj_enable), .tail_i(inj_tail_q),
     .tail_we_i(inj_tail_we_q), .reset_i(inj_ctrl_we_q & inj_reset_bit),
     .remote_i(inj_remote), .push_i(inj_push), .tail_o(inj_tail_now),
     .head_o(inj_head), .err_o(inj_err), .err_code_o(inj_code), .busy_o(inj_busy),

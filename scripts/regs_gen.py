@@ -483,8 +483,8 @@ def read_side(aw, reads, has_counters, ram_reads):
     parallel multiplexer it made of a case over the address (docs/synthesis.md);
     Verilator runs only the path taken. Which words exist is a constant. An array in
     RAM is not in the first stage's tree: its RAM's read (at the request's element) goes
-    into registers of its own, with whether the request names it, and the second stage
-    ORs it in. A read has no
+    into registers of its own, 0 unless the request names it, and the second stage ORs
+    it in (at most one is not 0: no priority chain). A read has no
     side effect: it answers the state of its request cycle (a write in a later cycle
     does not reach it)."""
     words = {a >> 2: reads[a] for a in reads}
@@ -531,18 +531,18 @@ def read_side(aw, reads, has_counters, ram_reads):
     def leaf2(gi, ind):
         return [f"{ind}rdata_d = rd_grp_q[{groups.index(gi)}];"] if gi in groups else []
     out += [
-        *[f"  logic {r}_rdhit_q;" for r, _, _ in ram_reads],
         *[f"  logic [{w - 1}:0] {fn}q;" for _, _, fl in ram_reads for fn, _, w in fl],
         "  always_comb begin",
         "    rdata_d = '0;",
         *tree(0, 1 << (aw - 2 - gb), aw - 3 - gb, "    ", leaf2, "rd_sel_q"),
-        *[f"    if ({r}_rdhit_q) rdata_d[{lsb + w - 1}:{lsb}] = {fn}q;" for r, _, fl in ram_reads for fn, lsb, w in fl],
+        # An array's element was read in stage 1, as 0 unless the request named it: ORed.
+        *[f"    rdata_d[{lsb + w - 1}:{lsb}] = rdata_d[{lsb + w - 1}:{lsb}] | {fn}q;"
+          for _, _, fl in ram_reads for fn, lsb, w in fl],
         "  end",
         "  // Datapath registers: no reset (rd_valid_o says when they hold an answer).",
         "  always_ff @(posedge clk_i) begin",
         "    rd_grp_q <= rd_grp_d;",
-        *[f"    {r}_rdhit_q <= req_addr_i[1:0] == 2'b00 && {hit};" for r, hit, _ in ram_reads],
-        *[f"    {fn}q <= {fn};" for _, _, fl in ram_reads for fn, _, _ in fl],
+        *[f"    {fn}q <= req_addr_i[1:0] == 2'b00 && {hit} ? {fn} : '0;" for _, hit, fl in ram_reads for fn, _, _ in fl],
         f"    rd_sel_q <= req_addr_i[{aw - 1}:{gb + 2}];",
         *(["    rdata_o <= rd_evt_q ? evt_value : rdata_d;  // an event counter's, or the groups'",
            "    rd_evt_q <= evt_rd_hit && req_addr_i[1:0] == 2'b00;"] if has_counters else

@@ -176,15 +176,25 @@ class Bench {
   void doorbell(unsigned f) { doorbell(f, ring[f].tail); }
   void doorbell(unsigned f, uint16_t tail) {
     ring[f].rung = tail;
-    setField(dut_.m.tail_i, 16 * f, 16, tail);
-    dut_.m.tail_we_i |= 1u << f;
+    ring_(f, tail);
+  }
+  // A doorbell as a register write brings it: one a cycle (tail_i names one slot), so
+  // a second in the same cycle waits for the next (endCycle).
+  void ring_(unsigned f, uint16_t tail) {
+    if (dut_.m.tail_we_i) {
+      bells_.push_back({f, tail});
+      return;
+    }
+    dut_.m.tail_i = tail;
+    dut_.m.tail_we_i = 1u << f;
   }
   void resetFifo(unsigned f) { dut_.m.reset_i |= 1u << f; }
   // A remote-fed FIFO: the receiver has written one more descriptor at its tail.
   void push(unsigned f) { dut_.m.push_i |= 1u << f; }
 
   bool idle() const {
-    if (!pendingCpl_.empty() || !cplInFlight_.empty() || !cur_.bytes.empty() || !loc_.empty() || !raw_.empty())
+    if (!pendingCpl_.empty() || !cplInFlight_.empty() || !cur_.bytes.empty() || !loc_.empty() || !raw_.empty() ||
+        !bells_.empty())
       return false;
     for (unsigned f = 0; f < kFifos; ++f) if (!expect[f].empty()) return false;
     return true;
@@ -306,12 +316,17 @@ class Bench {
     dut_.m.tail_we_i = 0;
     dut_.m.reset_i = 0;
     dut_.m.push_i = 0;
+    if (!bells_.empty()) {
+      ring_(bells_.front().first, bells_.front().second);
+      bells_.pop_front();
+    }
   }
 
   uint64_t reads = 0;
   std::function<uint64_t()> t_cycles;
 
  private:
+  std::deque<std::pair<unsigned, uint16_t>> bells_;  // doorbells waiting for their cycle
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(*rng_) < p; }
 
   // A packet (or a copy's TLP) that came out whole.
@@ -692,8 +707,7 @@ class DmaInjTest : public tb::VerilatedTest {
       b->doorbell(1);
       const uint16_t badSlot = b->ring[0].tail;
       if (c.ringAt < 0) {
-        setField(b->dut().m.tail_i, 0, 16, 16);  // the ring has 16 slots: 0..15
-        b->dut().m.tail_we_i |= 1;
+        b->ring_(0, 16);  // the ring has 16 slots: 0..15
       } else {
         b->produce(0, c.d, Bytes(c.d.len, 0xEE), c.sent > 0);
         if (c.sent > 0) b->expect[0].back().pkts.resize(c.sent);

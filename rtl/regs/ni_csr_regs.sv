@@ -150,7 +150,7 @@ module ni_csr_regs #(
   output logic [NumInj-1:0][31:0] inj_base_hi_addr_o,
   output logic [NumInj-1:0][15:0] inj_size_slots_o,
   output logic [NumInj-1:0] inj_tail_written_o,
-  output logic [NumInj-1:0][15:0] inj_tail_slot_o,
+  output logic [15:0] inj_tail_slot_o,
   input  logic [NumInj-1:0][15:0] inj_head_slot_i,
   output logic [NumInj-1:0] inj_ctrl_written_o,
   output logic [NumInj-1:0] inj_ctrl_enable_o,
@@ -472,8 +472,20 @@ module ni_csr_regs #(
   assign inj_base_hi_addr_o = inj_base_hi_addr_q[NumInj-1:0];
   logic [7:0][15:0] inj_size_slots_q, inj_size_slots_d;
   assign inj_size_slots_o = inj_size_slots_q[NumInj-1:0];
-  logic [7:0][15:0] inj_tail_slot_q, inj_tail_slot_d;
-  assign inj_tail_slot_o = inj_tail_slot_q[NumInj-1:0];
+  // INJ_TAIL: in a RAM; inj_tail_vld_q[i] says element i was written since reset.
+  logic [11:0] inj_tail_own_off;
+  logic inj_tail_own_hit;
+  logic [2:0] inj_tail_own_idx;
+  assign inj_tail_own_off = req_addr_i - 12'h60c;
+  assign inj_tail_own_hit = inj_tail_own_off < 12'h100 && inj_tail_own_off[4:0] == '0;
+  assign inj_tail_own_idx = inj_tail_own_off[7:5];
+  logic [7:0] inj_tail_vld_q, inj_tail_vld_d;
+  logic inj_tail_we;
+  assign inj_tail_we = req_valid_i && req_write_i && inj_tail_own_hit && 32'(inj_tail_own_idx) < NumInj;
+  logic [15:0] inj_tail_slot_mem [8];
+  logic [15:0] inj_tail_slot_rd, inj_tail_slot_wr;
+  assign inj_tail_slot_rd = inj_tail_vld_q[inj_tail_own_idx] ? inj_tail_slot_mem[inj_tail_own_idx] : 16'h0;
+  assign inj_tail_slot_o = inj_tail_slot_wr;
   logic [7:0][15:0] inj_head_slot_all;
   logic [7:0] inj_ctrl_enable_q, inj_ctrl_enable_d;
   assign inj_ctrl_enable_o = inj_ctrl_enable_q[NumInj-1:0];
@@ -854,12 +866,13 @@ module ni_csr_regs #(
     for (int i = 0; i < NumInj; i++) begin
       inj_tail_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h60c + 12'(i * 32));
     end
-    inj_tail_slot_d = inj_tail_slot_q;
-    for (int i = 0; i < NumInj; i++) begin
-      if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h60c + 12'(i * 32))) inj_tail_slot_d[i][7:0] = req_wdata_i[7:0];
-      if (req_valid_i && req_write_i && req_be_i[1] && (req_addr_i == 12'h60c + 12'(i * 32))) inj_tail_slot_d[i][15:8] = req_wdata_i[15:8];
+    inj_tail_vld_d = inj_tail_vld_q;
+    for (int i = 0; i < 8; i++) begin
+      if (inj_tail_we && inj_tail_own_idx == 3'(i)) inj_tail_vld_d[i] = 1'b1;
     end
-    for (int i = NumInj; i < 8; i++) inj_tail_slot_d[i] = 16'h0;
+    inj_tail_slot_wr = inj_tail_slot_rd;
+    if (req_be_i[0]) inj_tail_slot_wr[7:0] = req_wdata_i[7:0];
+    if (req_be_i[1]) inj_tail_slot_wr[15:8] = req_wdata_i[15:8];
     inj_head_slot_all = '0;
     inj_head_slot_all[NumInj-1:0] = inj_head_slot_i;
     for (int i = 0; i < NumInj; i++) begin
@@ -1507,8 +1520,6 @@ module ni_csr_regs #(
               end else begin
                 if (!req_addr_i[2]) begin
                   if (0 < NumInj) rd_grp_d[6][15:0] = inj_size_slots_q[0];
-                end else begin
-                  if (0 < NumInj) rd_grp_d[6][15:0] = inj_tail_slot_q[0];
                 end
               end
             end else begin
@@ -1535,8 +1546,6 @@ module ni_csr_regs #(
               end else begin
                 if (!req_addr_i[2]) begin
                   if (1 < NumInj) rd_grp_d[6][15:0] = inj_size_slots_q[1];
-                end else begin
-                  if (1 < NumInj) rd_grp_d[6][15:0] = inj_tail_slot_q[1];
                 end
               end
             end else begin
@@ -1565,8 +1574,6 @@ module ni_csr_regs #(
               end else begin
                 if (!req_addr_i[2]) begin
                   if (2 < NumInj) rd_grp_d[6][15:0] = inj_size_slots_q[2];
-                end else begin
-                  if (2 < NumInj) rd_grp_d[6][15:0] = inj_tail_slot_q[2];
                 end
               end
             end else begin
@@ -1593,8 +1600,6 @@ module ni_csr_regs #(
               end else begin
                 if (!req_addr_i[2]) begin
                   if (3 < NumInj) rd_grp_d[6][15:0] = inj_size_slots_q[3];
-                end else begin
-                  if (3 < NumInj) rd_grp_d[6][15:0] = inj_tail_slot_q[3];
                 end
               end
             end else begin
@@ -1625,8 +1630,6 @@ module ni_csr_regs #(
               end else begin
                 if (!req_addr_i[2]) begin
                   if (4 < NumInj) rd_grp_d[6][15:0] = inj_size_slots_q[4];
-                end else begin
-                  if (4 < NumInj) rd_grp_d[6][15:0] = inj_tail_slot_q[4];
                 end
               end
             end else begin
@@ -1653,8 +1656,6 @@ module ni_csr_regs #(
               end else begin
                 if (!req_addr_i[2]) begin
                   if (5 < NumInj) rd_grp_d[6][15:0] = inj_size_slots_q[5];
-                end else begin
-                  if (5 < NumInj) rd_grp_d[6][15:0] = inj_tail_slot_q[5];
                 end
               end
             end else begin
@@ -1683,8 +1684,6 @@ module ni_csr_regs #(
               end else begin
                 if (!req_addr_i[2]) begin
                   if (6 < NumInj) rd_grp_d[6][15:0] = inj_size_slots_q[6];
-                end else begin
-                  if (6 < NumInj) rd_grp_d[6][15:0] = inj_tail_slot_q[6];
                 end
               end
             end else begin
@@ -1711,8 +1710,6 @@ module ni_csr_regs #(
               end else begin
                 if (!req_addr_i[2]) begin
                   if (7 < NumInj) rd_grp_d[6][15:0] = inj_size_slots_q[7];
-                end else begin
-                  if (7 < NumInj) rd_grp_d[6][15:0] = inj_tail_slot_q[7];
                 end
               end
             end else begin
@@ -1989,19 +1986,6 @@ module ni_csr_regs #(
       end
     end
   end
-  logic mgrp_member_rdhit_q;
-  logic art_base_lo_rdhit_q;
-  logic art_base_hi_rdhit_q;
-  logic art_limit_lo_rdhit_q;
-  logic art_limit_hi_rdhit_q;
-  logic art_xlate_lo_rdhit_q;
-  logic art_xlate_hi_rdhit_q;
-  logic art_dest_rdhit_q;
-  logic memid_base_lo_rdhit_q;
-  logic memid_base_hi_rdhit_q;
-  logic memid_size_rdhit_q;
-  logic memid_key_rdhit_q;
-  logic cnt_load_rdhit_q;
   logic [15:0] mgrp_member_dlid_rdq;
   logic [15:0] mgrp_member_memid_rdq;
   logic [19:0] art_base_lo_addr_rdq;
@@ -2016,6 +2000,7 @@ module ni_csr_regs #(
   logic [31:0] memid_base_hi_addr_rdq;
   logic [19:0] memid_size_bytes_rdq;
   logic [15:0] memid_key_key_rdq;
+  logic [15:0] inj_tail_slot_rdq;
   logic [31:0] cnt_load_value_rdq;
   always_comb begin
     rdata_d = '0;
@@ -2058,53 +2043,42 @@ module ni_csr_regs #(
         end
       end
     end
-    if (mgrp_member_rdhit_q) rdata_d[15:0] = mgrp_member_dlid_rdq;
-    if (mgrp_member_rdhit_q) rdata_d[31:16] = mgrp_member_memid_rdq;
-    if (art_base_lo_rdhit_q) rdata_d[31:12] = art_base_lo_addr_rdq;
-    if (art_base_hi_rdhit_q) rdata_d[31:0] = art_base_hi_addr_rdq;
-    if (art_limit_lo_rdhit_q) rdata_d[31:12] = art_limit_lo_addr_rdq;
-    if (art_limit_hi_rdhit_q) rdata_d[31:0] = art_limit_hi_addr_rdq;
-    if (art_xlate_lo_rdhit_q) rdata_d[31:12] = art_xlate_lo_addr_rdq;
-    if (art_xlate_hi_rdhit_q) rdata_d[31:0] = art_xlate_hi_addr_rdq;
-    if (art_dest_rdhit_q) rdata_d[15:0] = art_dest_node_rdq;
-    if (art_dest_rdhit_q) rdata_d[31:16] = art_dest_memid_rdq;
-    if (memid_base_lo_rdhit_q) rdata_d[31:12] = memid_base_lo_addr_rdq;
-    if (memid_base_hi_rdhit_q) rdata_d[31:0] = memid_base_hi_addr_rdq;
-    if (memid_size_rdhit_q) rdata_d[31:12] = memid_size_bytes_rdq;
-    if (memid_key_rdhit_q) rdata_d[15:0] = memid_key_key_rdq;
-    if (cnt_load_rdhit_q) rdata_d[31:0] = cnt_load_value_rdq;
+    rdata_d[15:0] = rdata_d[15:0] | mgrp_member_dlid_rdq;
+    rdata_d[31:16] = rdata_d[31:16] | mgrp_member_memid_rdq;
+    rdata_d[31:12] = rdata_d[31:12] | art_base_lo_addr_rdq;
+    rdata_d[31:0] = rdata_d[31:0] | art_base_hi_addr_rdq;
+    rdata_d[31:12] = rdata_d[31:12] | art_limit_lo_addr_rdq;
+    rdata_d[31:0] = rdata_d[31:0] | art_limit_hi_addr_rdq;
+    rdata_d[31:12] = rdata_d[31:12] | art_xlate_lo_addr_rdq;
+    rdata_d[31:0] = rdata_d[31:0] | art_xlate_hi_addr_rdq;
+    rdata_d[15:0] = rdata_d[15:0] | art_dest_node_rdq;
+    rdata_d[31:16] = rdata_d[31:16] | art_dest_memid_rdq;
+    rdata_d[31:12] = rdata_d[31:12] | memid_base_lo_addr_rdq;
+    rdata_d[31:0] = rdata_d[31:0] | memid_base_hi_addr_rdq;
+    rdata_d[31:12] = rdata_d[31:12] | memid_size_bytes_rdq;
+    rdata_d[15:0] = rdata_d[15:0] | memid_key_key_rdq;
+    rdata_d[15:0] = rdata_d[15:0] | inj_tail_slot_rdq;
+    rdata_d[31:0] = rdata_d[31:0] | cnt_load_value_rdq;
   end
   // Datapath registers: no reset (rd_valid_o says when they hold an answer).
   always_ff @(posedge clk_i) begin
     rd_grp_q <= rd_grp_d;
-    mgrp_member_rdhit_q <= req_addr_i[1:0] == 2'b00 && mgrp_member_own_hit;
-    art_base_lo_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_base_lo_own_hit && 32'(art_base_lo_own_idx) < NumArt;
-    art_base_hi_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_base_hi_own_hit && 32'(art_base_hi_own_idx) < NumArt;
-    art_limit_lo_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_limit_lo_own_hit && 32'(art_limit_lo_own_idx) < NumArt;
-    art_limit_hi_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_limit_hi_own_hit && 32'(art_limit_hi_own_idx) < NumArt;
-    art_xlate_lo_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_xlate_lo_own_hit && 32'(art_xlate_lo_own_idx) < NumArt;
-    art_xlate_hi_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_xlate_hi_own_hit && 32'(art_xlate_hi_own_idx) < NumArt;
-    art_dest_rdhit_q <= req_addr_i[1:0] == 2'b00 && art_dest_own_hit && 32'(art_dest_own_idx) < NumArt;
-    memid_base_lo_rdhit_q <= req_addr_i[1:0] == 2'b00 && memid_base_lo_own_hit && 32'(memid_base_lo_own_idx) < NumMemId;
-    memid_base_hi_rdhit_q <= req_addr_i[1:0] == 2'b00 && memid_base_hi_own_hit && 32'(memid_base_hi_own_idx) < NumMemId;
-    memid_size_rdhit_q <= req_addr_i[1:0] == 2'b00 && memid_size_own_hit && 32'(memid_size_own_idx) < NumMemId;
-    memid_key_rdhit_q <= req_addr_i[1:0] == 2'b00 && memid_key_own_hit && 32'(memid_key_own_idx) < NumMemId;
-    cnt_load_rdhit_q <= req_addr_i[1:0] == 2'b00 && cnt_load_own_hit && 32'(cnt_load_own_idx) < NumCnt;
-    mgrp_member_dlid_rdq <= mgrp_member_dlid_rd;
-    mgrp_member_memid_rdq <= mgrp_member_memid_rd;
-    art_base_lo_addr_rdq <= art_base_lo_addr_rd;
-    art_base_hi_addr_rdq <= art_base_hi_addr_rd;
-    art_limit_lo_addr_rdq <= art_limit_lo_addr_rd;
-    art_limit_hi_addr_rdq <= art_limit_hi_addr_rd;
-    art_xlate_lo_addr_rdq <= art_xlate_lo_addr_rd;
-    art_xlate_hi_addr_rdq <= art_xlate_hi_addr_rd;
-    art_dest_node_rdq <= art_dest_node_rd;
-    art_dest_memid_rdq <= art_dest_memid_rd;
-    memid_base_lo_addr_rdq <= memid_base_lo_addr_rd;
-    memid_base_hi_addr_rdq <= memid_base_hi_addr_rd;
-    memid_size_bytes_rdq <= memid_size_bytes_rd;
-    memid_key_key_rdq <= memid_key_key_rd;
-    cnt_load_value_rdq <= cnt_load_value_rd;
+    mgrp_member_dlid_rdq <= req_addr_i[1:0] == 2'b00 && mgrp_member_own_hit ? mgrp_member_dlid_rd : '0;
+    mgrp_member_memid_rdq <= req_addr_i[1:0] == 2'b00 && mgrp_member_own_hit ? mgrp_member_memid_rd : '0;
+    art_base_lo_addr_rdq <= req_addr_i[1:0] == 2'b00 && art_base_lo_own_hit && 32'(art_base_lo_own_idx) < NumArt ? art_base_lo_addr_rd : '0;
+    art_base_hi_addr_rdq <= req_addr_i[1:0] == 2'b00 && art_base_hi_own_hit && 32'(art_base_hi_own_idx) < NumArt ? art_base_hi_addr_rd : '0;
+    art_limit_lo_addr_rdq <= req_addr_i[1:0] == 2'b00 && art_limit_lo_own_hit && 32'(art_limit_lo_own_idx) < NumArt ? art_limit_lo_addr_rd : '0;
+    art_limit_hi_addr_rdq <= req_addr_i[1:0] == 2'b00 && art_limit_hi_own_hit && 32'(art_limit_hi_own_idx) < NumArt ? art_limit_hi_addr_rd : '0;
+    art_xlate_lo_addr_rdq <= req_addr_i[1:0] == 2'b00 && art_xlate_lo_own_hit && 32'(art_xlate_lo_own_idx) < NumArt ? art_xlate_lo_addr_rd : '0;
+    art_xlate_hi_addr_rdq <= req_addr_i[1:0] == 2'b00 && art_xlate_hi_own_hit && 32'(art_xlate_hi_own_idx) < NumArt ? art_xlate_hi_addr_rd : '0;
+    art_dest_node_rdq <= req_addr_i[1:0] == 2'b00 && art_dest_own_hit && 32'(art_dest_own_idx) < NumArt ? art_dest_node_rd : '0;
+    art_dest_memid_rdq <= req_addr_i[1:0] == 2'b00 && art_dest_own_hit && 32'(art_dest_own_idx) < NumArt ? art_dest_memid_rd : '0;
+    memid_base_lo_addr_rdq <= req_addr_i[1:0] == 2'b00 && memid_base_lo_own_hit && 32'(memid_base_lo_own_idx) < NumMemId ? memid_base_lo_addr_rd : '0;
+    memid_base_hi_addr_rdq <= req_addr_i[1:0] == 2'b00 && memid_base_hi_own_hit && 32'(memid_base_hi_own_idx) < NumMemId ? memid_base_hi_addr_rd : '0;
+    memid_size_bytes_rdq <= req_addr_i[1:0] == 2'b00 && memid_size_own_hit && 32'(memid_size_own_idx) < NumMemId ? memid_size_bytes_rd : '0;
+    memid_key_key_rdq <= req_addr_i[1:0] == 2'b00 && memid_key_own_hit && 32'(memid_key_own_idx) < NumMemId ? memid_key_key_rd : '0;
+    inj_tail_slot_rdq <= req_addr_i[1:0] == 2'b00 && inj_tail_own_hit && 32'(inj_tail_own_idx) < NumInj ? inj_tail_slot_rd : '0;
+    cnt_load_value_rdq <= req_addr_i[1:0] == 2'b00 && cnt_load_own_hit && 32'(cnt_load_own_idx) < NumCnt ? cnt_load_value_rd : '0;
     rd_sel_q <= req_addr_i[11:8];
     rdata_o <= rd_evt_q ? evt_value : rdata_d;  // an event counter's, or the groups'
     rd_evt_q <= evt_rd_hit && req_addr_i[1:0] == 2'b00;
@@ -2137,6 +2111,7 @@ module ni_csr_regs #(
     if (memid_base_hi_we) memid_base_hi_addr_mem[memid_base_hi_ra] <= memid_base_hi_addr_wr;
     if (memid_size_we) memid_size_bytes_mem[memid_size_ra] <= memid_size_bytes_wr;
     if (memid_key_we) memid_key_key_mem[memid_key_ra] <= memid_key_key_wr;
+    if (inj_tail_we) inj_tail_slot_mem[inj_tail_own_idx] <= inj_tail_slot_wr;
     if (cnt_load_we) cnt_load_value_mem[cnt_load_own_idx] <= cnt_load_value_wr;
   end
 
@@ -2206,7 +2181,7 @@ module ni_csr_regs #(
       inj_base_lo_addr_q <= {8{32'h0}};
       inj_base_hi_addr_q <= {8{32'h0}};
       inj_size_slots_q <= {8{16'h0}};
-      inj_tail_slot_q <= {8{16'h0}};
+      inj_tail_vld_q <= '0;
       inj_ctrl_enable_q <= {8{1'h0}};
       inj_ctrl_reset_q <= {8{1'h0}};
       inj_ctrl_remote_q <= {8{1'h0}};
@@ -2283,7 +2258,7 @@ module ni_csr_regs #(
       inj_base_lo_addr_q <= inj_base_lo_addr_d;
       inj_base_hi_addr_q <= inj_base_hi_addr_d;
       inj_size_slots_q <= inj_size_slots_d;
-      inj_tail_slot_q <= inj_tail_slot_d;
+      inj_tail_vld_q <= inj_tail_vld_d;
       inj_ctrl_enable_q <= inj_ctrl_enable_d;
       inj_ctrl_reset_q <= inj_ctrl_reset_d;
       inj_ctrl_remote_q <= inj_ctrl_remote_d;

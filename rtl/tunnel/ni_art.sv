@@ -77,6 +77,7 @@ module ni_art #(
   logic [NumEntries-1:0][51:0] base_q, limit_q;
   logic [NumEntries-1:0][15:0] node_q;
   logic u0_q;
+  logic [NumEntries-1:0] u0_wr_q;  // the entry, one-hot: a write enable per entry from a register
   logic [IdxW-1:0] wr_idx, u0_idx_q;
   logic [51:0] u0_base_q, u0_limit_q, u0_xlate_q;
   logic [15:0] u0_node_q, u0_memid_q;
@@ -90,9 +91,11 @@ module ni_art #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       u0_q <= 1'b0;
+      u0_wr_q <= '0;
       upd_done_o <= 1'b0;
     end else begin
       u0_q <= |wr_i;
+      u0_wr_q <= wr_i;
       upd_done_o <= u0_q;
     end
   end
@@ -113,15 +116,18 @@ module ni_art #(
     u_ent.perm_a = perm_a_i[u0_idx_q];
     u_ent.node = u0_node_q;
     u_ent.memid = u0_memid_q;
-    u_ent.delta = (u_ent.rx_xlate ? 52'h0 : u0_xlate_q) - u0_base_q;
-    u_ent.back = u0_base_q - (u_ent.rx_xlate ? 52'h0 : u0_xlate_q);
+    // Both translations' deltas from registers; the flag, read by index, picks last.
+    u_ent.delta = u_ent.rx_xlate ? 52'h0 - u0_base_q : u0_xlate_q - u0_base_q;
+    u_ent.back = u_ent.rx_xlate ? u0_base_q : u0_base_q - u0_xlate_q;
   end
   always_ff @(posedge clk_i) begin
-    if (u0_q) begin
-      tbl[u0_idx_q] <= u_ent;
-      base_q[u0_idx_q] <= u0_base_q;
-      limit_q[u0_idx_q] <= u0_limit_q;
-      node_q[u0_idx_q] <= u0_node_q;
+    if (u0_q) tbl[u0_idx_q] <= u_ent;
+    for (int i = 0; i < NumEntries; i++) begin
+      if (u0_wr_q[i]) begin
+        base_q[i] <= u0_base_q;
+        limit_q[i] <= u0_limit_q;
+        node_q[i] <= u0_node_q;
+      end
     end
   end
   assign busy_o = u0_q;
@@ -166,6 +172,7 @@ module ni_art #(
   // A lookup never starts while an update is in flight (ni_host_rx's fence): it would
   // compare against the new flags and the old base and limit. (One in flight when the
   // update starts compared against the old registers and reads the old entry.)
+  `NI_ASSERT(ArtOneWrite_A, $onehot0(wr_i))
   `NI_ASSERT(ArtLookNotDuringUpdate_A, !(look_valid_i && (busy_o || |wr_i)))
 endmodule
 
