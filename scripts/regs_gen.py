@@ -165,9 +165,14 @@ def lo(name):
     return name.lower()
 
 
+def bits(width):
+    """A vector's packed dimension with its trailing space ('' for one bit)."""
+    return f"[{width - 1}:0] " if width > 1 else ""
+
+
 def port_type(reg, f):
     """The type of a field's port: size elements when the array has one."""
-    w = f"[{f['width'] - 1}:0] " if f["width"] > 1 else ""
+    w = bits(f["width"])
     if reg["size"]:
         return f"[{reg['size']}-1:0]" + w.rstrip() + " "
     return store_type(reg, f)
@@ -175,7 +180,7 @@ def port_type(reg, f):
 
 def store_type(reg, f):
     """The type of a field's flip-flops: count elements (those past size stay at reset)."""
-    w = f"[{f['width'] - 1}:0] " if f["width"] > 1 else ""
+    w = bits(f["width"])
     if reg["banked"]:
         return "[Banks-1:0]" + w.rstrip() + " "
     return (f"[{reg['count'] - 1}:0]" + w.rstrip() + " ") if reg["count"] > 1 else w
@@ -251,7 +256,7 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
     if reg["hw_index"]:
         ports.append(f"  input  logic [{iw - 1}:0] {r}_hw_idx_i,")
     ram_fields = []
-    ram_reads.append((r, f"{r}_own_hit{in_size}", ram_fields))
+    ram_reads.append((f"{r}_own_hit{in_size}", ram_fields))
     for f in reg["fields"]:
         fn, lsb, w = f"{r}_{lo(f['name'])}", f["lsb"], f["width"]
         reset = f"{w}'h{f['reset']:x}"
@@ -263,7 +268,7 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
         ram.append(f"    if ({r}_we) {fn}_mem[{ra}] <= {fn}_wr;")
         ram_fields.append((f"{fn}_rd", lsb, w))
         if reg["commit_value"]:  # the hardware keeps the active copy: the value as it commits
-            ports.append(f"  output logic {'[' + str(w - 1) + ':0] ' if w > 1 else ''}{fn}_cmt_o,")
+            ports.append(f"  output logic {bits(w)}{fn}_cmt_o,")
             decl.append(f"  assign {fn}_cmt_o = {fn}_rd;")
         elif "commit" in reg:  # the hardware sees the active copy, in flip-flops
             c = by_name[reg["commit"]]
@@ -277,9 +282,9 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
             upd.append(f"      {fn}_act_q <= {fn}_act_d;")
         elif reg["hw_index"]:  # the hardware reads an element at its own index (a second read port)
             decl.append(f"  assign {fn}_o = {r}_vld_q[{r}_hw_idx_i] ? {fn}_mem[{r}_hw_idx_i] : {reset};")
-            ports.append(f"  output logic {'[' + str(w - 1) + ':0] ' if w > 1 else ''}{fn}_o,")
+            ports.append(f"  output logic {bits(w)}{fn}_o,")
         else:  # pulse: the value as written, with <reg>_written_o
-            ports.append(f"  output logic {'[' + str(w - 1) + ':0] ' if w > 1 else ''}{fn}_o,")
+            ports.append(f"  output logic {bits(w)}{fn}_o,")
             decl.append(f"  assign {fn}_o = {fn}_wr;")
     return ports, decl, comb, ram, rst, upd
 
@@ -531,18 +536,18 @@ def read_side(aw, reads, has_counters, ram_reads):
     def leaf2(gi, ind):
         return [f"{ind}rdata_d = rd_grp_q[{groups.index(gi)}];"] if gi in groups else []
     out += [
-        *[f"  logic [{w - 1}:0] {fn}q;" for _, _, fl in ram_reads for fn, _, w in fl],
+        *[f"  logic [{w - 1}:0] {fn}q;" for _, fl in ram_reads for fn, _, w in fl],
         "  always_comb begin",
         "    rdata_d = '0;",
         *tree(0, 1 << (aw - 2 - gb), aw - 3 - gb, "    ", leaf2, "rd_sel_q"),
         # An array's element was read in stage 1, as 0 unless the request named it: ORed.
         *[f"    rdata_d[{lsb + w - 1}:{lsb}] = rdata_d[{lsb + w - 1}:{lsb}] | {fn}q;"
-          for _, _, fl in ram_reads for fn, lsb, w in fl],
+          for _, fl in ram_reads for fn, lsb, w in fl],
         "  end",
         "  // Datapath registers: no reset (rd_valid_o says when they hold an answer).",
         "  always_ff @(posedge clk_i) begin",
         "    rd_grp_q <= rd_grp_d;",
-        *[f"    {fn}q <= req_addr_i[1:0] == 2'b00 && {hit} ? {fn} : '0;" for _, hit, fl in ram_reads for fn, _, _ in fl],
+        *[f"    {fn}q <= req_addr_i[1:0] == 2'b00 && {hit} ? {fn} : '0;" for hit, fl in ram_reads for fn, _, _ in fl],
         f"    rd_sel_q <= req_addr_i[{aw - 1}:{gb + 2}];",
         *(["    rdata_o <= rd_evt_q ? evt_value : rdata_d;  // an event counter's, or the groups'",
            "    rd_evt_q <= evt_rd_hit && req_addr_i[1:0] == 2'b00;"] if has_counters else

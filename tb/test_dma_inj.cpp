@@ -176,11 +176,11 @@ class Bench {
   void doorbell(unsigned f) { doorbell(f, ring[f].tail); }
   void doorbell(unsigned f, uint16_t tail) {
     ring[f].rung = tail;
-    ring_(f, tail);
+    ringBell(f, tail);
   }
   // A doorbell as a register write brings it: one a cycle (tail_i names one slot), so
   // a second in the same cycle waits for the next (endCycle).
-  void ring_(unsigned f, uint16_t tail) {
+  void ringBell(unsigned f, uint16_t tail) {
     if (dut_.m.tail_we_i) {
       bells_.push_back({f, tail});
       return;
@@ -317,7 +317,7 @@ class Bench {
     dut_.m.reset_i = 0;
     dut_.m.push_i = 0;
     if (!bells_.empty()) {
-      ring_(bells_.front().first, bells_.front().second);
+      ringBell(bells_.front().first, bells_.front().second);
       bells_.pop_front();
     }
   }
@@ -707,7 +707,7 @@ class DmaInjTest : public tb::VerilatedTest {
       b->doorbell(1);
       const uint16_t badSlot = b->ring[0].tail;
       if (c.ringAt < 0) {
-        b->ring_(0, 16);  // the ring has 16 slots: 0..15
+        b->ringBell(0, 16);  // the ring has 16 slots: 0..15
       } else {
         b->produce(0, c.d, Bytes(c.d.len, 0xEE), c.sent > 0);
         if (c.sent > 0) b->expect[0].back().pkts.resize(c.sent);

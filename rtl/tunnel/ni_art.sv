@@ -11,10 +11,11 @@
 // its negation, how far a confirmation moves the address back.
 // The table is this block's own: ni_csr_regs keeps only the staged values and hands
 // over one entry's when its ART_CTRL is written (wr_i[i], w*_i in the same cycle). The
-// update takes two cycles: U0 the entry registered, U1 its flags (ART_CTRL, updated by
-// then) read by index, the deltas subtracted, the entry and its base, limit and node
-// written; upd_done_o pulses in the cycle after. Lookups must not start while an
-// update is in flight (busy_o): ni_host_rx holds them back.
+// update takes two cycles: the write's cycle registers the entry (u0_*); in the next,
+// U0, its flags (ART_CTRL, updated by then) are read by index, the deltas subtracted,
+// and the entry and its base, limit and node written; upd_done_o pulses in the cycle
+// after U0. Lookups must not start while an update is in flight (busy_o): ni_host_rx
+// holds them back.
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -76,7 +77,7 @@ module ni_art #(
 
   logic [NumEntries-1:0][51:0] base_q, limit_q;
   logic [NumEntries-1:0][15:0] node_q;
-  logic u0_q;
+  logic u0_q;  // |u0_wr_q, a register of its own (the RAM's write enable and busy_o)
   logic [NumEntries-1:0] u0_wr_q;  // the entry, one-hot: a write enable per entry from a register
   logic [IdxW-1:0] wr_idx, u0_idx_q;
   logic [51:0] u0_base_q, u0_limit_q, u0_xlate_q;
