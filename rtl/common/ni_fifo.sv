@@ -34,11 +34,14 @@ module ni_fifo #(
   logic [PtrW-1:0] wptr_q, wptr_d, rptr_q, rptr_d;
   logic [CntW-1:0] cnt_q, cnt_d;
   logic push, pop, empty, pass;
+  // Full and empty are kept as registers beside the count, so that the ready and valid
+  // a writer and a reader see come straight from flip-flops (FlagsAreCount_A).
+  logic full_q, filled_q;  // filled_q: not empty (every register resets to 0)
   logic [Width-1:0] head;
 
-  assign empty = cnt_q == '0;
+  assign empty = !filled_q;
   assign pass = FallThrough != 0 && empty;  // the read side shows the write side
-  assign wready_o = cnt_q != CntW'(Depth);
+  assign wready_o = !full_q;
   assign rvalid_o = pass ? wvalid_i : !empty;
   assign rdata_o = pass ? wdata_i : head;
   assign push = wvalid_i && wready_o && !(pass && rready_i);
@@ -57,10 +60,20 @@ module ni_fifo #(
       wptr_q <= '0;
       rptr_q <= '0;
       cnt_q <= '0;
+      full_q <= 1'b0;
+      filled_q <= 1'b0;
     end else begin
       wptr_q <= wptr_d;
       rptr_q <= rptr_d;
       cnt_q <= cnt_d;
+      // Each from the count as it is and the one change the cycle may make.
+      if (push && !pop) begin
+        full_q <= cnt_q == CntW'(Depth - 1);
+        filled_q <= 1'b1;
+      end else if (pop && !push) begin
+        full_q <= 1'b0;
+        filled_q <= cnt_q != CntW'(1);
+      end
     end
   end
 
@@ -82,6 +95,7 @@ module ni_fifo #(
   // the count stays within the depth, the pointers within the storage and count
   // apart, and the read side shows the word at the read pointer.
   `NI_ASSERT(CntBound_A, cnt_q <= CntW'(Depth))
+  `NI_ASSERT(FlagsAreCount_A, full_q == (cnt_q == CntW'(Depth)) && filled_q == (cnt_q != '0))
   `NI_ASSERT(PtrRange_A, 32'(wptr_q) < Depth && 32'(rptr_q) < Depth)
   `NI_ASSERT(PtrCnt_A, 32'(wptr_q) == (32'(rptr_q) + 32'(cnt_q)) % Depth)
   logic [Width-1:0] at_rptr;  // (for the assertion only; Verilator 5.006 fails on the select inside it)

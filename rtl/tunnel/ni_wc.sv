@@ -162,11 +162,25 @@ module ni_wc #(
   logic [12:0] oq_wlen, oq_len;  // its LRH length and TLP Length are set from them in O
   logic oq_push, oq_ready, oq_pop, oq_wgrp, oq_grp;
   logic [GidxW-1:0] oq_wgidx, oq_gidx;
-  // Its storage written from its count (FreeWrite): the push is decided late.
-  ni_fifo #(.Width(HdrW + 14 + 1 + GidxW), .Depth(Hdrs), .FreeWrite(1)) u_out_q (
-    .clk_i, .rst_ni, .wdata_i({oq_hdr, oq_wlen_en, oq_wlen, oq_wgrp, oq_wgidx}), .wvalid_i(oq_push),
-    .wready_o(oq_ready), .rdata_o({oq_head, oq_len_en, oq_len, oq_grp, oq_gidx}), .rvalid_o(oq_valid),
+  // A record enters the queue through a register (st_*): the push is decided late in
+  // the cycle, and the queue's count and pointers then follow a flip-flop. Room is
+  // counted with the record in the register (out_hdrs_q, and oq_ready from it as a
+  // register), so the queue always takes it (StageDrains_A).
+  localparam int unsigned OqW = HdrW + 14 + 1 + GidxW;
+  logic st_valid_q, oq_fifo_ready, oq_room_q;
+  logic [OqW-1:0] st_rec_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) st_valid_q <= 1'b0;
+    else st_valid_q <= oq_push;
+  end
+  always_ff @(posedge clk_i) st_rec_q <= {oq_hdr, oq_wlen_en, oq_wlen, oq_wgrp, oq_wgidx};
+  ni_fifo #(.Width(OqW), .Depth(Hdrs)) u_out_q (
+    .clk_i, .rst_ni, .wdata_i(st_rec_q), .wvalid_i(st_valid_q),
+    .wready_o(oq_fifo_ready), .rdata_o({oq_head, oq_len_en, oq_len, oq_grp, oq_gidx}), .rvalid_o(oq_valid),
     .rready_i(oq_pop));
+  assign oq_ready = oq_room_q;
+  `NI_ASSERT(StageDrains_A, st_valid_q |-> oq_fifo_ready)
+  `NI_ASSERT(RecordHasRoom_A, oq_push |-> oq_ready)
 
   // ------------------------------------------------------------ state
   typedef enum logic [1:0] {ModePass, ModeNew, ModeAppend} mode_e;
@@ -304,8 +318,12 @@ module ni_wc #(
   assign ld_pair_rb = key_same && at_start && win_same;
   // Each compare against both rooms it may meet, chosen after: take (go_q) selects
   // the result, not the compare's operand.
-  assign ld_fits = (take && h2_valid_q) ? 14'(im.bytes) <= room_take_q : 14'(im.bytes) <= room_q;
-  assign ld_fits_rb = take ? 14'(im.bytes) <= room_q : 14'(im.bytes) <= room_snap_q;
+  logic fits_take, fits_q, fits_snap;
+  assign fits_take = 14'(im.bytes) <= room_take_q;
+  assign fits_q = 14'(im.bytes) <= room_q;
+  assign fits_snap = 14'(im.bytes) <= room_snap_q;
+  assign ld_fits = (take && h2_valid_q) ? fits_take : fits_q;
+  assign ld_fits_rb = take ? fits_q : fits_snap;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) h2_valid_q <= 1'b0;
@@ -518,8 +536,10 @@ module ni_wc #(
   // Header record of a flushed packet, with its payload bytes (its LRH length and TLP
   // fields are set as it enters O). A push while a packet is open is its flush (a TLP
   // sent as it is is taken only while none is): the record's source follows open_q,
-  // not the push's late cause; and a flush with a beat is the close of a TLP that
-  // continued the packet (its length new_len), the others come without one.
+  // not the push's late cause; and a push with an entering beat is the close of a TLP
+  // that continued the packet (its length new_len; a flush comes without a beat,
+  // FlushAlone_A), the others come without one. The length is chosen by beat_in, which
+  // reads the input queue and registers, not by the flush decision.
   always_comb begin
     oq_hdr = h2_hdr_q;
     oq_wlen_en = 1'b0;
@@ -533,7 +553,7 @@ module ni_wc #(
       oq_wgrp = open_grp_q;
       oq_wgidx = open_gidx_q;
     end
-    if (ib_valid && (busy_q || !want_flush)) oq_wlen = new_len;
+    if (beat_in) oq_wlen = new_len;
   end
   assign oq_push = do_flush || close_now || (take && take_mode == ModePass && !by_pass);
 
@@ -541,8 +561,8 @@ module ni_wc #(
   // A header record is offered from an output register (O), once per member of the
   // NI-replicated group its DLID was found to name as it entered H2 (copy_q counts the
   // copies loaded); the queue entry is popped with its last copy. A TLP sent as it is
-  // goes from H2 straight into O when the queue is empty and O free (by_pass): offered
-  // a cycle after its take, with its first beat.
+  // goes from H2 straight into O when the queue and its entry register are empty and O
+  // free (by_pass): offered a cycle after its take, with its first beat.
   localparam int unsigned MbrW = $clog2(Groups * GroupMembers);
   localparam int unsigned CopyW = $clog2(GroupMembers);
   logic oq_valid, head_last, o_free, hdr_take, rd_replay_q, cur_replay, h2_single, by_pass;
@@ -559,7 +579,7 @@ module ni_wc #(
   assign h2_single = !h2_grp_q || grp_members_i[h2_gidx_q] == 3'd1;
   assign hdr_take = o_valid_q && out_hdr_ready_i;
   assign o_free = !o_valid_q || out_hdr_ready_i;
-  assign by_pass = take && take_mode == ModePass && !oq_valid && o_free && h2_single;
+  assign by_pass = take && take_mode == ModePass && !oq_valid && !st_valid_q && o_free && h2_single;
   assign oq_pop = oq_valid && o_free && head_last;
   assign out_hdr_o = o_hdr_q;
   assign out_hdr_valid_o = o_valid_q;
@@ -689,7 +709,7 @@ module ni_wc #(
     hin_cnt_d = hin_cnt_q + 3'(in_push);
     done_cnt_d = done_cnt_q;
     in_hdrs_d = in_hdrs_q + 4'(in_push) - 4'(take);
-    out_hdrs_d = out_hdrs_q + OhW'(oq_push && oq_ready) - OhW'(oq_pop);
+    out_hdrs_d = out_hdrs_q + OhW'(oq_push) - OhW'(oq_pop);
     copy_d = (oq_valid && o_free) ? (head_last ? '0 : copy_q + CopyW'(1)) : copy_q;
     rd_replay_d = cur_replay;
     rd_start_d = rd_start;
@@ -767,17 +787,22 @@ module ni_wc #(
   logic go_d, h2_valid_n, fl_due_n;
   assign h2_valid_n = h2_load || (h2_valid_q && !take);
   assign fl_due_n = (beat_in && in_last) ? fl_due1 : fl_due0;
-  always_comb begin
-    logic pair_n, pair_rb_n, fits_n, fits_rb_n, open_h2_n;
-    pair_n = h2_load ? ld_pair : h2_pair_q;
-    pair_rb_n = h2_load ? ld_pair_rb : h2_pair_rb_q;
-    fits_n = h2_load ? ld_fits : h2_fits_q;
-    fits_rb_n = h2_load ? ld_fits_rb : h2_fits_rb_q;
-    open_h2_n = h2_load ? ld_open : h2_open_q;
-    go_d = !busy_d && h2_valid_n && !fl_due_n &&
-           (open_d ? app_ok_d && (rb_d ? pair_rb_n && fits_rb_n : pair_n && fits_n)
-                   : open_h2_n || 32'(out_hdrs_q) + 2 <= Hdrs);
-  end
+  // A header loading into H2 brings the room compares (carry chains, the latest terms):
+  // go_d is a sum with each compare ANDed last with what selects it (GoIsSum_A).
+  logic go_base, go_app, go_keep, go_none, go_k_take, go_k_q, go_k_snap;
+  assign go_base = !busy_d && h2_valid_n && !fl_due_n;
+  assign go_app = go_base && open_d && app_ok_d;
+  assign go_keep = go_base && (open_d ? app_ok_d && (rb_d ? h2_pair_rb_q && h2_fits_rb_q : h2_pair_q && h2_fits_q)
+                                      : h2_open_q || 32'(out_hdrs_q) + 2 <= Hdrs);
+  assign go_none = h2_load ? go_base && !open_d && (ld_open || 32'(out_hdrs_q) + 2 <= Hdrs) : go_keep;
+  assign go_k_take = h2_load && go_app && !rb_d && ld_pair && take && h2_valid_q;
+  assign go_k_q = h2_load && go_app && (rb_d ? ld_pair_rb && take : ld_pair && !(take && h2_valid_q));
+  assign go_k_snap = h2_load && go_app && rb_d && ld_pair_rb && !take;
+  assign go_d = go_none || (go_k_take && fits_take) || (go_k_q && fits_q) || (go_k_snap && fits_snap);
+  `NI_ASSERT(GoIsSum_A, go_d == (go_base && (open_d ?
+             app_ok_d && (rb_d ? (h2_load ? ld_pair_rb && ld_fits_rb : h2_pair_rb_q && h2_fits_rb_q)
+                               : (h2_load ? ld_pair && ld_fits : h2_pair_q && h2_fits_q))
+             : (h2_load ? ld_open : h2_open_q) || 32'(out_hdrs_q) + 2 <= Hdrs)))
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -817,6 +842,7 @@ module ni_wc #(
       rd_patch_q <= '0;
       in_hdrs_q <= '0;
       out_hdrs_q <= '0;
+      oq_room_q <= 1'b1;
       in_beats_q <= '0;
       copy_q <= '0;
       rd_replay_q <= 1'b0;
@@ -865,6 +891,9 @@ module ni_wc #(
       rd_patch_q <= rd_patch_d;
       in_hdrs_q <= in_hdrs_d;
       out_hdrs_q <= out_hdrs_d;
+      // out_hdrs_d != Hdrs, from the count and the one change the cycle makes.
+      if (oq_push && !oq_pop) oq_room_q <= out_hdrs_q != OhW'(Hdrs - 1);
+      else if (oq_pop && !oq_push) oq_room_q <= 1'b1;
       in_beats_q <= in_beats_q + 2'(in_beat_valid_i && in_beat_ready_o) - 2'(beat_in);
       copy_q <= copy_d;
       rd_replay_q <= rd_replay_d;
