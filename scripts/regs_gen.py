@@ -212,14 +212,22 @@ def byte_slices(f):
 
 
 def element_index(aw, reg, tag):
-    """Signals <tag>_hit (the request addresses an element of reg) and <tag>_idx (which one)."""
+    """Signals <tag>_hit (the request addresses an element of reg) and <tag>_idx (which one).
+    An array whose span (count * stride, powers of two) is aligned in the map is indexed
+    by address bits (no subtraction in front of the RAM's read address), else by offset."""
     n, st = reg["count"], reg["stride"]
     sh, iw = st.bit_length() - 1, (n - 1).bit_length()
+    decl = [f"  logic {tag}_hit;", f"  logic [{iw - 1}:0] {tag}_idx;"]
+    if n & (n - 1) == 0 and st & (st - 1) == 0 and reg["offset"] % (n * st) == 0:
+        top = sh + iw
+        low = f" && req_addr_i[{sh - 1}:0] == '0" if sh else ""
+        return decl + [f"  assign {tag}_hit = req_addr_i[{aw - 1}:{top}] == {aw - top}'h{reg['offset'] >> top:x}{low};",
+                       f"  assign {tag}_idx = req_addr_i[{top - 1}:{sh}];"]
     low = f" && {tag}_off[{sh - 1}:0] == '0" if sh else ""
-    return [f"  logic [{aw - 1}:0] {tag}_off;", f"  logic {tag}_hit;", f"  logic [{iw - 1}:0] {tag}_idx;",
-            f"  assign {tag}_off = req_addr_i - {aw}'h{reg['offset']:03x};",
-            f"  assign {tag}_hit = {tag}_off < {aw}'h{n * st:03x}{low};",
-            f"  assign {tag}_idx = {tag}_off[{sh + iw - 1}:{sh}];"]
+    return [f"  logic [{aw - 1}:0] {tag}_off;"] + decl + [
+        f"  assign {tag}_off = req_addr_i - {aw}'h{reg['offset']:03x};",
+        f"  assign {tag}_hit = {tag}_off < {aw}'h{n * st:03x}{low};",
+        f"  assign {tag}_idx = {tag}_off[{sh + iw - 1}:{sh}];"]
 
 
 def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):

@@ -211,12 +211,10 @@ module ni_csr_regs #(
   logic [3:0] mgrp_ctrl_valid_q, mgrp_ctrl_valid_d;
   assign mgrp_ctrl_valid_o = mgrp_ctrl_valid_q;
   // MGRP_MEMBER: in a RAM; mgrp_member_vld_q[i] says element i was written since reset.
-  logic [11:0] mgrp_member_own_off;
   logic mgrp_member_own_hit;
   logic [3:0] mgrp_member_own_idx;
-  assign mgrp_member_own_off = req_addr_i - 12'h0c0;
-  assign mgrp_member_own_hit = mgrp_member_own_off < 12'h040 && mgrp_member_own_off[1:0] == '0;
-  assign mgrp_member_own_idx = mgrp_member_own_off[5:2];
+  assign mgrp_member_own_hit = req_addr_i[11:6] == 6'h3 && req_addr_i[1:0] == '0;
+  assign mgrp_member_own_idx = req_addr_i[5:2];
   logic [15:0] mgrp_member_vld_q, mgrp_member_vld_d;
   logic mgrp_member_we;
   assign mgrp_member_we = req_valid_i && req_write_i && mgrp_member_own_hit;
@@ -389,12 +387,10 @@ module ni_csr_regs #(
   logic [15:0] p_key_pkey_q, p_key_pkey_d;
   assign p_key_pkey_o = p_key_pkey_q;
   // MEMID_BASE_LO: in a RAM; memid_base_lo_vld_q[i] says element i was written since reset.
-  logic [11:0] memid_base_lo_own_off;
   logic memid_base_lo_own_hit;
   logic [3:0] memid_base_lo_own_idx;
-  assign memid_base_lo_own_off = req_addr_i - 12'h400;
-  assign memid_base_lo_own_hit = memid_base_lo_own_off < 12'h100 && memid_base_lo_own_off[3:0] == '0;
-  assign memid_base_lo_own_idx = memid_base_lo_own_off[7:4];
+  assign memid_base_lo_own_hit = req_addr_i[11:8] == 4'h4 && req_addr_i[3:0] == '0;
+  assign memid_base_lo_own_idx = req_addr_i[7:4];
   logic [11:0] memid_ctrl_cmt_off;
   logic memid_ctrl_cmt_hit;
   logic [3:0] memid_ctrl_cmt_idx;
@@ -451,12 +447,10 @@ module ni_csr_regs #(
   logic [15:0] memid_ctrl_perm_a_q, memid_ctrl_perm_a_d;
   assign memid_ctrl_perm_a_o = memid_ctrl_perm_a_q[NumMemId-1:0];
   // MEMID_KEY: in a RAM; memid_key_vld_q[i] says element i was written since reset.
-  logic [11:0] memid_key_own_off;
   logic memid_key_own_hit;
   logic [3:0] memid_key_own_idx;
-  assign memid_key_own_off = req_addr_i - 12'h500;
-  assign memid_key_own_hit = memid_key_own_off < 12'h040 && memid_key_own_off[1:0] == '0;
-  assign memid_key_own_idx = memid_key_own_off[5:2];
+  assign memid_key_own_hit = req_addr_i[11:6] == 6'h14 && req_addr_i[1:0] == '0;
+  assign memid_key_own_idx = req_addr_i[5:2];
   logic [3:0] memid_key_ra;
   assign memid_key_ra = memid_ctrl_cmt_hit ? memid_ctrl_cmt_idx : memid_key_own_idx;
   logic [15:0] memid_key_vld_q, memid_key_vld_d;
@@ -512,12 +506,10 @@ module ni_csr_regs #(
   logic [3:0][15:0] rfifo_key_key_q, rfifo_key_key_d;
   assign rfifo_key_key_o = rfifo_key_key_q[NumRfifo-1:0];
   // CNT_LOAD: in a RAM; cnt_load_vld_q[i] says element i was written since reset.
-  logic [11:0] cnt_load_own_off;
   logic cnt_load_own_hit;
   logic [4:0] cnt_load_own_idx;
-  assign cnt_load_own_off = req_addr_i - 12'h800;
-  assign cnt_load_own_hit = cnt_load_own_off < 12'h080 && cnt_load_own_off[1:0] == '0;
-  assign cnt_load_own_idx = cnt_load_own_off[6:2];
+  assign cnt_load_own_hit = req_addr_i[11:7] == 5'h10 && req_addr_i[1:0] == '0;
+  assign cnt_load_own_idx = req_addr_i[6:2];
   logic [31:0] cnt_load_vld_q, cnt_load_vld_d;
   logic cnt_load_we;
   assign cnt_load_we = req_valid_i && req_write_i && cnt_load_own_hit && 32'(cnt_load_own_idx) < NumCnt;

@@ -8,7 +8,8 @@
 // accumulator empties and a flag says that its RAM word counts as 0 until the drain
 // next writes it (a reset sets every flag). A read gives a counter's value as of its
 // request cycle (that cycle's events not included) in the next cycle: the RAM word
-// (unless flagged), the accumulator, and what the drain is adding in that cycle.
+// (unless flagged), the accumulator, and what the drain is adding in that cycle; the
+// word and the sum of the other two are registered in the request cycle.
 // The RAM is written once (the drain) and read at two addresses (the drain's and the
 // software's): two LUT RAM copies written alike.
 `default_nettype none
@@ -34,7 +35,7 @@ module ni_event_counters #(
   logic [IdxW-1:0] rr_q;         // the counter the drain takes next
   logic [IdxW-1:0] dr_idx_q;     // the counter the drain adds to in this cycle
   logic [AccW-1:0] dr_take_q;    // what it adds
-  logic dr_zero_q;               // onto 0 rather than the RAM word
+  logic [31:0] dr_word_q;        // the word it adds to (0 if flagged), read a cycle before
   logic [31:0] mem_dr [N];       // the copy the drain reads
   logic [31:0] mem_rd [N];       // the copy software reads
   logic [31:0] dr_sum;
@@ -50,8 +51,9 @@ module ni_event_counters #(
       zero_d[k] = clr_i[k] || (zero_q[k] && 32'(dr_idx_q) != k);
     end
   end
-  // The drain's second stage: the word plus what was taken.
-  assign dr_sum = (dr_zero_q ? 32'd0 : mem_dr[dr_idx_q]) + 32'(dr_take_q);
+  // The drain's second stage: the word plus what was taken. The first read the word
+  // (the counter written in that cycle is another one: N >= 2).
+  assign dr_sum = dr_word_q + 32'(dr_take_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -60,18 +62,17 @@ module ni_event_counters #(
       rr_q <= '0;
       dr_idx_q <= '0;
       dr_take_q <= '0;
-      dr_zero_q <= 1'b1;
     end else begin
       acc_q <= acc_d;
       zero_q <= zero_d;
       rr_q <= (32'(rr_q) == N - 1) ? '0 : rr_q + IdxW'(1);
       dr_idx_q <= rr_q;
       dr_take_q <= clr_i[rr_q] ? '0 : acc_q[rr_q];
-      dr_zero_q <= zero_q[rr_q] || clr_i[rr_q];
     end
   end
   // Storage is datapath: not reset (the zero flags stand for it).
   always_ff @(posedge clk_i) begin
+    dr_word_q <= (zero_q[rr_q] || clr_i[rr_q]) ? 32'd0 : mem_dr[rr_q];
     mem_dr[dr_idx_q] <= dr_sum;
     mem_rd[dr_idx_q] <= dr_sum;
   end
@@ -89,20 +90,25 @@ module ni_event_counters #(
       end
     end
   end
+  // The word is registered as read, its flag applied (a register with a reset term
+  // stays at the RAM's output: it cannot move to the read address, where it would put
+  // the RAM's read in front of the sum); the two small parts are added beside it.
   logic [31:0] rd_word_q;
-  logic rd_zero_q;
-  logic [AccW-1:0] rd_acc_q, rd_take_q;
+  logic [AccW:0] rd_part_q;
+  logic [AccW-1:0] rd_take;  // what the drain adds to it in this cycle
+  assign rd_take = (dr_idx_q == rd_idx) ? dr_take_q : '0;
   always_ff @(posedge clk_i) begin
-    rd_word_q <= mem_rd[rd_idx];
-    rd_zero_q <= zero_q[rd_idx];
-    rd_acc_q <= acc_q[rd_idx];
-    rd_take_q <= (dr_idx_q == rd_idx) ? dr_take_q : '0;
+    rd_word_q <= zero_q[rd_idx] ? 32'd0 : mem_rd[rd_idx];
+    rd_part_q <= (AccW+1)'(acc_q[rd_idx]) + (AccW+1)'(rd_take);
   end
-  assign rd_value_o = (rd_zero_q ? 32'd0 : rd_word_q) + 32'(rd_acc_q) + 32'(rd_take_q);
+  assign rd_value_o = rd_word_q + 32'(rd_part_q);
 
   // An accumulator never wraps: it is emptied every N cycles.
   for (genvar k = 0; k < N; k++) begin : gen_acc_chk
     `NI_ASSERT(AccNoWrap_A, !(inc_i[k] && !clr_i[k] && 32'(rr_q) != k && acc_q[k] == '1))
+  end
+  if (N < 2) begin : gen_n_chk
+    $error("ni_event_counters: N must be 2 or more (the drain reads a word a cycle before it writes it)");
   end
   `NI_ASSERT(RrInRange_A, 32'(rr_q) < N && 32'(dr_idx_q) < N)
 endmodule
