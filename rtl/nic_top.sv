@@ -221,10 +221,11 @@ module nic_top #(
   logic [7:0] raw_fifo;
   // DMA byte counters.
   localparam int unsigned CntW = $clog2(NumCnt);
-  logic [NumCnt-1:0][31:0] cnt_value;
   logic [31:0] cnt_load_value;  // CNT_LOAD as written (the register block keeps it in a RAM)
   logic [NumCnt-1:0] cnt_load_written, cnt_zero;
-  logic [NumCnt-1:0] ev_cnt_hit;  // counter i reached zero
+  logic [4:0] cnt_rd_idx;        // CNT_VALUE: the counter a register read names ...
+  logic [31:0] cnt_rd_value;     // ... and its value, in the same cycle
+  logic [CntW-1:0] ev_cnt_idx;   // the counter that reached zero (with ev_cnt_zero)
   logic ev_cnt_zero, rcnt_valid;
   logic [CntW-1:0] rcnt_id;
   logic [12:0] rcnt_bytes;
@@ -348,7 +349,8 @@ module nic_top #(
     .status_retx_fail_set_i(ev_retx_fail), .status_mem_fail_set_i(ev_mem_fail),
     .status_dma_err_set_i(ev_dma_err), .dma_err_cnt_inc_i(ev_dma_err),
     .caps4_inj_fifos_i(8'(NumInj)), .caps4_rcv_fifos_i(8'(NumRfifo)), .caps4_slot_bytes_i(16'(SlotBytes)),
-    .cnt_load_written_o(cnt_load_written), .cnt_load_value_o(cnt_load_value), .cnt_value_value_i(cnt_value),
+    .cnt_load_written_o(cnt_load_written), .cnt_load_value_o(cnt_load_value), .cnt_value_rd_idx_o(cnt_rd_idx),
+    .cnt_value_value_i(cnt_rd_value),
     .cnt_zero_hit_i(32'(cnt_zero)), .caps5_counters_i(8'(NumCnt)), .caps5_host_ports_i(8'(HostPorts)),
     .host_port_err_cnt_inc_i(ev_host_bad_port), .host_drop_cnt_inc_i(ev_host_drop),
     .host_stall_cycles_o(host_stall), .host_port_up_written_o(host_up_written),
@@ -815,17 +817,24 @@ module nic_top #(
 
   // A CNT_LOAD write loads its counter in the write's own cycle, so a register read
   // right after it sees the value.
+  logic [CntW-1:0] cnt_load_idx;
+  always_comb begin
+    cnt_load_idx = '0;
+    for (int i = 0; i < NumCnt; i++) cnt_load_idx |= cnt_load_written[i] ? CntW'(i) : '0;
+  end
   ni_dma_cnt #(.NumCnt(NumCnt)) u_dma_cnt (
-    .clk_i, .rst_ni, .load_i(cnt_load_written), .load_value_i(cnt_load_value),
+    .clk_i, .rst_ni, .load_i(|cnt_load_written), .load_idx_i(cnt_load_idx), .load_value_i(cnt_load_value),
     .inj_valid_i(dec_valid_q[0]), .inj_id_i(dec_id_q[0]), .inj_bytes_i(dec_bytes_q[0]),
     .rcv_valid_i(dec_valid_q[1]), .rcv_id_i(dec_id_q[1]), .rcv_bytes_i(dec_bytes_q[1]),
     .loc_valid_i(dec_valid_q[2]), .loc_id_i(dec_id_q[2]), .loc_bytes_i(dec_bytes_q[2]),
-    .value_o(cnt_value), .zero_o(cnt_zero), .ev_zero_o(ev_cnt_hit)
+    .rd_idx_i(cnt_rd_idx[CntW-1:0]), .rd_value_o(cnt_rd_value),
+    .zero_o(cnt_zero), .ev_zero_o(ev_cnt_zero), .ev_zero_idx_o(ev_cnt_idx)
   );
 
-  // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0.
+  // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0
+  // (so does a CNT_VALUE past NumCnt: the register block reads none, cnt_rd_idx unused).
   logic unused;
-  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf, hrx_art_win};
+  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf, hrx_art_win, cnt_rd_idx};
 
   // Writes this NI confirmed (receiving-NI point): kept until memory confirms them,
   // issued to memory again on MEM_TIMEOUT.
@@ -872,7 +881,6 @@ module nic_top #(
   // Pending interrupts leave round robin.
   logic [13:0] status_events;
   assign ev_dma_err = |ev_inj_err;
-  assign ev_cnt_zero = |ev_cnt_hit;
   assign status_events = {ev_cnt_zero, ev_dma_err, ev_mem_fail, ev_retx_fail, ev_cpl_unexp, ev_bad_pkt, ev_nak_rx, ev_bounds_err,
                           ev_memid_err, ev_crc_err, ev_unsup, ev_malformed, ev_perm, ev_win_miss};
   localparam int unsigned PortW = (HostPorts > 1) ? $clog2(HostPorts) : 1;
@@ -902,8 +910,7 @@ module nic_top #(
       port_events[p][13] = 1'b0;
       for (int i = 0; i < NumInj; i++)
         if (ev_inj_err[i] && 32'(inj_owner_q[i]) == p) port_events[p][12] = 1'b1;
-      for (int i = 0; i < NumCnt; i++)
-        if (ev_cnt_hit[i] && 32'(cnt_owner_q[i]) == p) port_events[p][13] = 1'b1;
+      if (ev_cnt_zero && 32'(cnt_owner_q[ev_cnt_idx]) == p) port_events[p][13] = 1'b1;
     end
   end
   logic [HostPorts-1:0] irq_pend_q, irq_pend_d;

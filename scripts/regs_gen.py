@@ -40,6 +40,9 @@ A ram register with ni_hw_index (neither staged nor pulse) is read by the hardwa
 at an index of its own: <reg>_hw_idx_i in, <reg>_<field>_o the element's value in
 the same cycle (a second read port of the RAM: on an FPGA a second LUT RAM copy),
 so a block that uses one element at a time needs no copy of the whole array.
+A hw register array with ni_hw_read is kept by the hardware (a RAM of its own): the
+block drives <reg>_rd_idx_o, the element a request names (its cycle; any request), and
+reads <reg>_<field>_i, that element's value in the same cycle, as it reads its own RAMs.
 A staged ram register with ni_commit_value has no active copy in the register
 block: it drives <reg>_<field>_cmt_o, the staged value of the element whose commit
 register is written in this cycle (a pulse register: <commit>_written_o), and the
@@ -103,7 +106,7 @@ def read_rdl():
         if commit:
             r["commit"] = prefix + commit  # a sibling of the same regfile
         for prop, key in (("ni_ram", "ram"), ("ni_commit_value", "commit_value"), ("ni_banked", "banked"),
-                          ("ni_hw_index", "hw_index")):
+                          ("ni_hw_index", "hw_index"), ("ni_hw_read", "hw_read")):
             if reg.get_property(prop):
                 r[key] = True
         if any(f.get_property("swmod") for f in fields):
@@ -145,6 +148,9 @@ def load():
                              "(one of them), its count and stride powers of two")
         if reg["hw_index"] and not reg["ram"]:
             raise SystemExit(f"regs_gen: {reg['name']}: only a ram register can have hw_index")
+        reg["hw_read"] = reg.get("hw_read", False)
+        if reg["hw_read"] and not (reg["access"] == "hw" and reg["count"] > 1):
+            raise SystemExit(f"regs_gen: {reg['name']}: only a hw register array can have hw_read")
         reg["commit_value"] = reg.get("commit_value", False)
         if reg["commit_value"] and not (reg["ram"] and "commit" in reg):
             raise SystemExit(f"regs_gen: {reg['name']}: only a staged ram register can have commit_value")
@@ -297,6 +303,25 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
     return ports, decl, comb, ram, rst, upd
 
 
+def gen_hw_read_reg(aw, reg, ram_reads):
+    """A hw array the hardware keeps and answers reads of, by index (see the docstring):
+    (ports, declarations); its read joins the RAM reads (ram_reads)."""
+    r, n = lo(reg["name"]), reg["count"]
+    iw = (n - 1).bit_length()
+    decl = [f"  // {reg['name']}: kept by the hardware, read at the request's element."]
+    decl += element_index(aw, reg, f"{r}_own")
+    decl.append(f"  assign {r}_rd_idx_o = {r}_own_idx;")
+    ports = [f"  output logic [{iw - 1}:0] {r}_rd_idx_o,"]
+    fields = []
+    for f in reg["fields"]:
+        fn, w = f"{r}_{lo(f['name'])}", f["width"]
+        ports.append(f"  input  logic {bits(w)}{fn}_i,")
+        fields.append((f"{fn}_i", f["lsb"], w))
+    in_size = f" && 32'({r}_own_idx) < {reg['size']}" if reg["size"] else ""
+    ram_reads.append((f"{r}_own_hit{in_size}", fields))
+    return ports, decl
+
+
 def gen_sv(spec):
     aw = (spec["bar_bytes"] - 1).bit_length()
     ports, decl, comb, rst, upd, ram = [], [], [], [], [], []
@@ -328,6 +353,11 @@ def gen_sv(spec):
                 raise SystemExit(f"regs_gen: {reg['name']}: a counter array is not supported")
             ports.append(f"  input  logic {r}_inc_i,")
             counters.append((r, reg["offset"]))
+            continue
+        if reg["hw_read"]:
+            p_, d_ = gen_hw_read_reg(aw, reg, ram_reads)
+            ports += p_
+            decl += d_
             continue
         if reg["ram"]:
             parts = gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed)
@@ -487,6 +517,11 @@ def event_counters(aw, counters):
     ]
 
 
+def read_reg(src):
+    """The stage-1 register of a RAM read (<field>_rd, or a hw_read input <field>_i)."""
+    return src.rsplit("_", 1)[0] + "_rdq"
+
+
 def read_side(aw, reads, has_counters, ram_reads):
     """rdata_o, rd_valid_o and rd_hit_o, READ_LATENCY cycles after the request. Each
     stage is a tree of ifs on address bits, a bit a level from the top, whose leaves
@@ -544,18 +579,18 @@ def read_side(aw, reads, has_counters, ram_reads):
     def leaf2(gi, ind):
         return [f"{ind}rdata_d = rd_grp_q[{groups.index(gi)}];"] if gi in groups else []
     out += [
-        *[f"  logic [{w - 1}:0] {fn}q;" for _, fl in ram_reads for fn, _, w in fl],
+        *[f"  logic [{w - 1}:0] {read_reg(fn)};" for _, fl in ram_reads for fn, _, w in fl],
         "  always_comb begin",
         "    rdata_d = '0;",
         *tree(0, 1 << (aw - 2 - gb), aw - 3 - gb, "    ", leaf2, "rd_sel_q"),
         # An array's element was read in stage 1, as 0 unless the request named it: ORed.
-        *[f"    rdata_d[{lsb + w - 1}:{lsb}] = rdata_d[{lsb + w - 1}:{lsb}] | {fn}q;"
+        *[f"    rdata_d[{lsb + w - 1}:{lsb}] = rdata_d[{lsb + w - 1}:{lsb}] | {read_reg(fn)};"
           for _, fl in ram_reads for fn, lsb, w in fl],
         "  end",
         "  // Datapath registers: no reset (rd_valid_o says when they hold an answer).",
         "  always_ff @(posedge clk_i) begin",
         "    rd_grp_q <= rd_grp_d;",
-        *[f"    {fn}q <= req_addr_i[1:0] == 2'b00 && {hit} ? {fn} : '0;" for hit, fl in ram_reads for fn, _, _ in fl],
+        *[f"    {read_reg(fn)} <= req_addr_i[1:0] == 2'b00 && {hit} ? {fn} : '0;" for hit, fl in ram_reads for fn, _, _ in fl],
         f"    rd_sel_q <= req_addr_i[{aw - 1}:{gb + 2}];",
         *(["    rdata_o <= rd_evt_q ? evt_value : rdata_d;  // an event counter's, or the groups'",
            "    rd_evt_q <= evt_rd_hit && req_addr_i[1:0] == 2'b00;"] if has_counters else

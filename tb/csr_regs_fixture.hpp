@@ -3,6 +3,7 @@
 // verilated ni_csr_regs on the clock, driven one register request per cycle.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -29,6 +30,9 @@ class CsrRegsFixture : public VerilatedTest {
     dut->m.req_valid_i = 1;
     dut->m.req_write_i = 0;
     dut->m.req_addr_i = off;
+    // CNT_VALUE is read from the counters' block at the index the request names.
+    dut->eval();
+    dut->m.cnt_value_value_i = cntValue[dut->m.cnt_value_rd_idx_o % cntValue.size()];
     cycle();
     dut->m.req_valid_i = 0;
   }
@@ -78,6 +82,7 @@ class CsrRegsFixture : public VerilatedTest {
     uint32_t baseLo = 0, limitHi = 0, xlateHi = 0, node = 0, memid = 0;
   };
   std::map<unsigned, ArtActive> artActive;  // by index; absent: never committed
+  std::array<uint32_t, 32> cntValue{};  // what the counters' block answers for CNT_VALUE[i]
   std::unique_ptr<VlClocked<Model>> dut;
 };
 

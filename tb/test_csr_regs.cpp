@@ -54,7 +54,7 @@ class CsrRegsTest : public tb::CsrRegsFixture<Vni_csr_regs> {
     dut->m.fab_credits_vc0_i = 0x5A;
     dut->m.fab_credits_vc1_i = 0x0C;
     dut->m.retx_busy_pending_i = 1;
-    for (unsigned i = 0; i < 32; ++i) ni::setField(dut->m.cnt_value_value_i, 32 * i, 32, 0x1000'0000u * (i % 16) + i);
+    for (unsigned i = 0; i < 32; ++i) cntValue[i] = 0x1000'0000u * (i % 16) + i;
     reset();
     for (const auto& r : regs::kRegisters)
       for (unsigned i = 0; i < r.count; ++i) {

@@ -33,7 +33,7 @@ class CsrRegsSizesTest : public tb::CsrRegsFixture<Vni_csr_regs_few> {
     dut->m.inj_status_code_i = 0xFF;
     dut->m.inj_status_busy_i = 0x3;
     dut->m.rfifo_tail_slot_i = 0xFFFF'FFFFu;
-    for (unsigned i = 0; i < 8; ++i) ni::setField(dut->m.cnt_value_value_i, 32 * i, 32, 0xFFFF'FFFFu);
+    cntValue.fill(0xFFFF'FFFFu);
     reset();
   }
   static const regs::RegInfo& info(uint32_t offset) {

@@ -170,7 +170,8 @@ module ni_csr_regs #(
   output logic [NumRfifo-1:0][15:0] rfifo_key_key_o,
   output logic [NumCnt-1:0] cnt_load_written_o,
   output logic [31:0] cnt_load_value_o,
-  input  logic [NumCnt-1:0][31:0] cnt_value_value_i
+  output logic [4:0] cnt_value_rd_idx_o,
+  input  logic [31:0] cnt_value_value_i
 );
   logic [15:0] node_id_lid_q, node_id_lid_d;
   assign node_id_lid_o = node_id_lid_q;
@@ -517,7 +518,12 @@ module ni_csr_regs #(
   logic [31:0] cnt_load_value_rd, cnt_load_value_wr;
   assign cnt_load_value_rd = cnt_load_vld_q[cnt_load_own_idx] ? cnt_load_value_mem[cnt_load_own_idx] : 32'h0;
   assign cnt_load_value_o = cnt_load_value_wr;
-  logic [31:0][31:0] cnt_value_value_all;
+  // CNT_VALUE: kept by the hardware, read at the request's element.
+  logic cnt_value_own_hit;
+  logic [4:0] cnt_value_own_idx;
+  assign cnt_value_own_hit = req_addr_i[11:7] == 5'h11 && req_addr_i[1:0] == '0;
+  assign cnt_value_own_idx = req_addr_i[6:2];
+  assign cnt_value_rd_idx_o = cnt_value_own_idx;
 
   always_comb begin
     node_id_lid_d = node_id_lid_q;
@@ -946,8 +952,6 @@ module ni_csr_regs #(
     if (req_be_i[1]) cnt_load_value_wr[15:8] = req_wdata_i[15:8];
     if (req_be_i[2]) cnt_load_value_wr[23:16] = req_wdata_i[23:16];
     if (req_be_i[3]) cnt_load_value_wr[31:24] = req_wdata_i[31:24];
-    cnt_value_value_all = '0;
-    cnt_value_value_all[NumCnt-1:0] = cnt_value_value_i;
   end
 
   // The event counters, in RAM (ni_event_counters): any write clears one; a read
@@ -1849,133 +1853,6 @@ module ni_csr_regs #(
   always_comb begin
     rd_grp_d[8] = '0;  // words 0x800 to 0x8FC
     if (req_addr_i[1:0] == 2'b00) begin
-      if (req_addr_i[7]) begin
-        if (!req_addr_i[6]) begin
-          if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (0 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[0];
-                end else begin
-                  if (1 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[1];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (2 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[2];
-                end else begin
-                  if (3 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[3];
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (4 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[4];
-                end else begin
-                  if (5 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[5];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (6 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[6];
-                end else begin
-                  if (7 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[7];
-                end
-              end
-            end
-          end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (8 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[8];
-                end else begin
-                  if (9 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[9];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (10 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[10];
-                end else begin
-                  if (11 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[11];
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (12 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[12];
-                end else begin
-                  if (13 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[13];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (14 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[14];
-                end else begin
-                  if (15 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[15];
-                end
-              end
-            end
-          end
-        end else begin
-          if (!req_addr_i[5]) begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (16 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[16];
-                end else begin
-                  if (17 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[17];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (18 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[18];
-                end else begin
-                  if (19 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[19];
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (20 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[20];
-                end else begin
-                  if (21 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[21];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (22 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[22];
-                end else begin
-                  if (23 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[23];
-                end
-              end
-            end
-          end else begin
-            if (!req_addr_i[4]) begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (24 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[24];
-                end else begin
-                  if (25 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[25];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (26 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[26];
-                end else begin
-                  if (27 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[27];
-                end
-              end
-            end else begin
-              if (!req_addr_i[3]) begin
-                if (!req_addr_i[2]) begin
-                  if (28 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[28];
-                end else begin
-                  if (29 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[29];
-                end
-              end else begin
-                if (!req_addr_i[2]) begin
-                  if (30 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[30];
-                end else begin
-                  if (31 < NumCnt) rd_grp_d[8][31:0] = cnt_value_value_all[31];
-                end
-              end
-            end
-          end
-        end
-      end
     end
   end
   logic [15:0] mgrp_member_dlid_rdq;
@@ -1994,6 +1871,7 @@ module ni_csr_regs #(
   logic [15:0] memid_key_key_rdq;
   logic [15:0] inj_tail_slot_rdq;
   logic [31:0] cnt_load_value_rdq;
+  logic [31:0] cnt_value_value_rdq;
   always_comb begin
     rdata_d = '0;
     if (!rd_sel_q[3]) begin
@@ -2051,6 +1929,7 @@ module ni_csr_regs #(
     rdata_d[15:0] = rdata_d[15:0] | memid_key_key_rdq;
     rdata_d[15:0] = rdata_d[15:0] | inj_tail_slot_rdq;
     rdata_d[31:0] = rdata_d[31:0] | cnt_load_value_rdq;
+    rdata_d[31:0] = rdata_d[31:0] | cnt_value_value_rdq;
   end
   // Datapath registers: no reset (rd_valid_o says when they hold an answer).
   always_ff @(posedge clk_i) begin
@@ -2071,6 +1950,7 @@ module ni_csr_regs #(
     memid_key_key_rdq <= req_addr_i[1:0] == 2'b00 && memid_key_own_hit && 32'(memid_key_own_idx) < NumMemId ? memid_key_key_rd : '0;
     inj_tail_slot_rdq <= req_addr_i[1:0] == 2'b00 && inj_tail_own_hit && 32'(inj_tail_own_idx) < NumInj ? inj_tail_slot_rd : '0;
     cnt_load_value_rdq <= req_addr_i[1:0] == 2'b00 && cnt_load_own_hit && 32'(cnt_load_own_idx) < NumCnt ? cnt_load_value_rd : '0;
+    cnt_value_value_rdq <= req_addr_i[1:0] == 2'b00 && cnt_value_own_hit && 32'(cnt_value_own_idx) < NumCnt ? cnt_value_value_i : '0;
     rd_sel_q <= req_addr_i[11:8];
     rdata_o <= rd_evt_q ? evt_value : rdata_d;  // an event counter's, or the groups'
     rd_evt_q <= evt_rd_hit && req_addr_i[1:0] == 2'b00;
