@@ -14,9 +14,10 @@
 //   read, an add and a write in the cycle of its decrement).
 // - An update pipeline applies what the sources added since its last visit to one
 //   counter a cycle: A picks the counter (a load, else the next counter of a round-
-//   robin walk over all of them), B reads the three sums and the total taken before (taken_mem), C
-//   forms what was added (their sum, less the total taken) and stores the new total,
-//   D subtracts it from the value (val_mem), stopping at 0, and finds the hit.
+//   robin walk over all of them), B reads the three sums and the total taken before
+//   (taken_mem), C forms what was added (their sum, less the total taken) and stores
+//   the new total, D subtracts it from the value (val_mem), stopping at 0, and finds
+//   the hit.
 // - A load goes through the same stages: the decrements up to its own cycle are
 //   applied to the old value first (they may hit zero), then it sets the value.
 // - A counter is not picked while an update of it is in the stages (its value and
@@ -182,7 +183,6 @@ module ni_dma_cnt #(
       ev_zero_o <= d_valid_q && d_hit;
     end
   end
-  always_ff @(posedge clk_i) ev_zero_idx_o <= d_idx_q;
   // Datapath: not reset (the valid bits say what the stages hold).
   always_ff @(posedge clk_i) begin
     b_load_q <= load_i;
@@ -207,6 +207,7 @@ module ni_dma_cnt #(
     d_live_q <= c_live;
     if (c_valid_q) taken_mem[c_idx_q] <= c_total;
     if (d_valid_q) val_mem[d_idx_q] <= d_val_new;
+    ev_zero_idx_o <= d_idx_q;
   end
 
   // A counter is in the stages at most once, except behind a load (which may follow

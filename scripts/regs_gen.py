@@ -236,6 +236,12 @@ def element_index(aw, reg, tag):
         f"  assign {tag}_idx = {tag}_off[{sh + iw - 1}:{sh}];"]
 
 
+def own_element(reg, r):
+    """The condition that the request names an element of reg that exists (<r>_own_hit,
+    and its index below the size parameter)."""
+    return f"{r}_own_hit" + (f" && 32'({r}_own_idx) < {reg['size']}" if reg["size"] else "")
+
+
 def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
     """A register array kept in a RAM read and written at one index (see the docstring).
     cmt_indexed: the commit registers whose element index is declared already (one per
@@ -260,9 +266,8 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
             cmt_indexed.add(c["name"])
         decl += [f"  logic [{iw - 1}:0] {r}_ra;", f"  assign {r}_ra = {cmt}_hit ? {cmt}_idx : {r}_own_idx;"]
         ra = f"{r}_ra"
-    in_size = f" && 32'({r}_own_idx) < {reg['size']}" if reg["size"] else ""
     decl += [f"  logic [{n - 1}:0] {r}_vld_q, {r}_vld_d;", f"  logic {r}_we;",
-             f"  assign {r}_we = req_valid_i && req_write_i && {r}_own_hit{in_size};"]
+             f"  assign {r}_we = req_valid_i && req_write_i && {own_element(reg, r)};"]
     comb += [f"    {r}_vld_d = {r}_vld_q;", f"    for (int i = 0; i < {n}; i++) begin",
              f"      if ({r}_we && {r}_own_idx == {iw}'(i)) {r}_vld_d[i] = 1'b1;", "    end"]
     rst.append(f"      {r}_vld_q <= '0;")
@@ -270,7 +275,7 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
     if reg["hw_index"]:
         ports.append(f"  input  logic [{iw - 1}:0] {r}_hw_idx_i,")
     ram_fields = []
-    ram_reads.append((f"{r}_own_hit{in_size}", ram_fields))
+    ram_reads.append((own_element(reg, r), ram_fields))
     for f in reg["fields"]:
         fn, lsb, w = f"{r}_{lo(f['name'])}", f["lsb"], f["width"]
         reset = f"{w}'h{f['reset']:x}"
@@ -317,8 +322,7 @@ def gen_hw_read_reg(aw, reg, ram_reads):
         fn, w = f"{r}_{lo(f['name'])}", f["width"]
         ports.append(f"  input  logic {bits(w)}{fn}_i,")
         fields.append((f"{fn}_i", f["lsb"], w))
-    in_size = f" && 32'({r}_own_idx) < {reg['size']}" if reg["size"] else ""
-    ram_reads.append((f"{r}_own_hit{in_size}", fields))
+    ram_reads.append((own_element(reg, r), fields))
     return ports, decl
 
 

@@ -790,11 +790,13 @@ module ni_wc #(
   // A header loading into H2 brings the room compares (carry chains, the latest terms):
   // go_d is a sum with each compare ANDed last with what selects it (GoIsSum_A).
   logic go_base, go_app, go_keep, go_none, go_k_take, go_k_q, go_k_snap;
+  logic oq_two;  // room for two records in the output queue (a TLP sent as it is asks it)
+  assign oq_two = 32'(out_hdrs_q) + 2 <= Hdrs;
   assign go_base = !busy_d && h2_valid_n && !fl_due_n;
   assign go_app = go_base && open_d && app_ok_d;
   assign go_keep = go_base && (open_d ? app_ok_d && (rb_d ? h2_pair_rb_q && h2_fits_rb_q : h2_pair_q && h2_fits_q)
-                                      : h2_open_q || 32'(out_hdrs_q) + 2 <= Hdrs);
-  assign go_none = h2_load ? go_base && !open_d && (ld_open || 32'(out_hdrs_q) + 2 <= Hdrs) : go_keep;
+                                      : h2_open_q || oq_two);
+  assign go_none = h2_load ? go_base && !open_d && (ld_open || oq_two) : go_keep;
   assign go_k_take = h2_load && go_app && !rb_d && ld_pair && take && h2_valid_q;
   assign go_k_q = h2_load && go_app && (rb_d ? ld_pair_rb && take : ld_pair && !(take && h2_valid_q));
   assign go_k_snap = h2_load && go_app && rb_d && ld_pair_rb && !take;
@@ -802,7 +804,7 @@ module ni_wc #(
   `NI_ASSERT(GoIsSum_A, go_d == (go_base && (open_d ?
              app_ok_d && (rb_d ? (h2_load ? ld_pair_rb && ld_fits_rb : h2_pair_rb_q && h2_fits_rb_q)
                                : (h2_load ? ld_pair && ld_fits : h2_pair_q && h2_fits_q))
-             : (h2_load ? ld_open : h2_open_q) || 32'(out_hdrs_q) + 2 <= Hdrs)))
+             : (h2_load ? ld_open : h2_open_q) || oq_two)))
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
