@@ -134,7 +134,11 @@ module ni_dma_cnt #(
   `NI_ASSERT(AddedIsDifference_A, c_valid_q |-> c_added == c_total - c_taken_q)
   // An update of the same counter in D writes its results at the end of this cycle.
   assign c_val = (d_valid_q && d_idx_q == c_idx_q) ? d_val_new : val_mem[c_idx_q];
-  assign c_live = (d_valid_q && d_idx_q == c_idx_q) ? d_live_new : live_q[c_idx_q];
+  // (The live bits read at one index each are kept nets of their own: Yosys would
+  // otherwise build the 32-to-1 multiplexer again for every bit it gates.)
+  (* keep *) logic c_live_mem;
+  assign c_live_mem = live_q[c_idx_q];
+  assign c_live = (d_valid_q && d_idx_q == c_idx_q) ? d_live_new : c_live_mem;
 
   // ------------------------------------------------------------ D: the new value
   // load_behind: a load of D's counter follows it (in A, B or C).
@@ -153,8 +157,10 @@ module ni_dma_cnt #(
 
   // ------------------------------------------------------------ read
   // The youngest load of the counter still in the stages, else the value written.
+  (* keep *) logic rd_live;
+  assign rd_live = live_q[rd_idx_i];
   always_comb begin
-    rd_value_o = live_q[rd_idx_i] ? val_mem[rd_idx_i] : 32'd0;
+    rd_value_o = rd_live ? val_mem[rd_idx_i] : 32'd0;
     if (d_valid_q && d_load_q && d_idx_q == rd_idx_i) rd_value_o = d_value_q;
     if (c_valid_q && c_load_q && c_idx_q == rd_idx_i) rd_value_o = c_value_q;
     if (b_valid_q && b_load_q && b_idx_q == rd_idx_i) rd_value_o = b_value_q;
