@@ -82,9 +82,12 @@ module nic_top #(
   // also covers what ni_host_rx holds on its way in (its input queue and
   // ni_pkg::HostRxHeldBeats more): requests admitted under room_o but not yet in the
   // combiner's queue, as many beats and as many TLPs. Without it a request could wait
-  // there for room with a completion behind it that the room depends on.
+  // there for room with a completion behind it that the room depends on. ni_host_widen
+  // in front of it holds up to WidenHeldBeats more (the beat it makes of a widened TLP's
+  // last bytes); a widened TLP is no longer than a 4 DW one of the same payload.
   localparam int unsigned HrxInDepth = 8;
-  localparam int unsigned HrxBeats = HrxInDepth + ni_pkg::HostRxHeldBeats;
+  localparam int unsigned WidenHeldBeats = 1;
+  localparam int unsigned HrxBeats = HrxInDepth + ni_pkg::HostRxHeldBeats + WidenHeldBeats;
   localparam int unsigned RoomMargin = 2 + HrxBeats;
   localparam int unsigned ReqBeats = (HostPorts + 1) * MaxTlpBeats + RoomMargin;
   localparam int unsigned ReqHdrs = HostPorts + 1 + RoomMargin;
@@ -101,11 +104,18 @@ module nic_top #(
 
   // ------------------------------------------------------------ registers
   logic [15:0] node_id, pkey;
-  // The host link as the NI's blocks see it (ports merged; see "host ports" below).
-  logic [DataW-1:0] hin_tdata, hout_tdata;
-  logic [KeepW-1:0] hin_tkeep, hout_tkeep;
+  // The host link as the NI's blocks see it (ports merged; see "host ports" below),
+  // and its TLPs with 3 DW requests widened to 4 DW (wid_), as ni_host_rx takes them.
+  logic [DataW-1:0] hin_tdata, hout_tdata, wid_tdata;
+  logic [KeepW-1:0] hin_tkeep, hout_tkeep, wid_tkeep;
   logic hin_tlast, hin_tvalid, hin_tready, hout_tlast, hout_tuser, hout_tvalid, hout_tready;
+  logic wid_tlast, wid_tuser, wid_tvalid, wid_tready, ev_widened;
   logic [7:0] hout_tdest;
+  // ni_host_tx's TLPs (ntx_), before its requests below 4 GiB are narrowed to 3 DW.
+  logic [DataW-1:0] ntx_tdata;
+  logic [KeepW-1:0] ntx_tkeep;
+  logic ntx_tlast, ntx_tuser, ntx_tvalid, ntx_tready, ev_narrowed;
+  logic [7:0] ntx_tdest;
   logic [31:0] host_stall;
   logic host_up_written;
   logic [3:0] host_up_ports;
@@ -289,7 +299,7 @@ module nic_top #(
     csr_rd_meta2_q <= csr_rd_meta1_q;
   end
   `NI_ASSERT(CsrReadAnswered_A, csr_rd_valid == csr_rd2_q && (!csr_rd_valid || rdc_ready))
-  assign hin_tready = hrx_tready;
+  assign wid_tready = hrx_tready;
   // The events of ni_host_rx and ni_fab_rx count a cycle later: both take them at the
   // end of their deepest decisions, and the status, counters and interrupts they set
   // would otherwise lie on those paths. ni_host_rx's go with the bus of the TLP that
@@ -497,11 +507,19 @@ module nic_top #(
   logic hrx_cpl_tlast, hrx_cpl_tuser, hrx_cpl_tvalid, hrx_cpl_tready;
   logic dma_cpl_tlast, dma_cpl_tuser, dma_cpl_tvalid, dma_cpl_tready;
 
+  ni_host_widen #(.DataW(DataW)) u_host_widen (
+    .clk_i, .rst_ni,
+    .s_axis_tdata(hin_tdata), .s_axis_tkeep(hin_tkeep), .s_axis_tlast(hin_tlast), .s_axis_tuser(1'b0),
+    .s_axis_tvalid(hin_tvalid), .s_axis_tready(hin_tready),
+    .m_axis_tdata(wid_tdata), .m_axis_tkeep(wid_tkeep), .m_axis_tlast(wid_tlast), .m_axis_tuser(wid_tuser),
+    .m_axis_tvalid(wid_tvalid), .m_axis_tready(wid_tready), .ev_widened_o(ev_widened)
+  );
+
   ni_host_rx #(.DataW(DataW), .MaxPayload(MaxPayload), .CsrBase(CsrBase),
                .NiReqId(NiReqId), .NumArt(NumArt), .InDepth(HrxInDepth)) u_host_rx (
     .clk_i, .rst_ni, .dec_hold_i(csr_hold),
-    .s_axis_tdata(hin_tdata), .s_axis_tkeep(hin_tkeep),
-    .s_axis_tlast(hin_tlast), .s_axis_tvalid(hin_tvalid),
+    .s_axis_tdata(wid_tdata), .s_axis_tkeep(wid_tkeep),
+    .s_axis_tlast(wid_tlast), .s_axis_tvalid(wid_tvalid),
     .s_axis_tready(hrx_tready),
     .art_look_valid_o(art_look_valid), .art_addr_o(art_addr), .art_busy_i(art_busy),
     .art_upd_done_i(art_upd_done), .art_res_valid_i(art_res_valid), .art_win_o(hrx_art_win),
@@ -834,7 +852,7 @@ module nic_top #(
   // Atomic permissions wait for the atomics in the tunnel; unmapped CSR reads return 0
   // (so does a CNT_VALUE past NumCnt: the register block reads none, cnt_rd_idx unused).
   logic unused;
-  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf, hrx_art_win, cnt_rd_idx};
+  assign unused = ^{csr_hit, wc_flush_value, retx_used, ev_retx_conf, hrx_art_win, cnt_rd_idx, ev_widened, ev_narrowed, wid_tuser};
 
   // Writes this NI confirmed (receiving-NI point): kept until memory confirms them,
   // issued to memory again on MEM_TIMEOUT.
@@ -976,9 +994,17 @@ module nic_top #(
     .dma_rd_addr_i(dma_rd_addr), .dma_rd_bytes_i(dma_rd_bytes), .dma_rd_tag_i(dma_rd_tag),
     .dma_rd_valid_i(dma_rd_valid), .dma_rd_ready_o(dma_rd_ready),
     .copy_beat_i(copy_beat), .copy_valid_i(copy_valid), .copy_ready_o(copy_ready),
-    .m_axis_tdata(hout_tdata), .m_axis_tkeep(hout_tkeep),
-    .m_axis_tlast(hout_tlast), .m_axis_tuser(hout_tuser),
-    .m_axis_tvalid(hout_tvalid), .m_axis_tready(hout_tready), .m_axis_tdest(hout_tdest)
+    .m_axis_tdata(ntx_tdata), .m_axis_tkeep(ntx_tkeep),
+    .m_axis_tlast(ntx_tlast), .m_axis_tuser(ntx_tuser),
+    .m_axis_tvalid(ntx_tvalid), .m_axis_tready(ntx_tready), .m_axis_tdest(ntx_tdest)
+  );
+  ni_host_narrow #(.DataW(DataW), .DestW(8)) u_host_narrow (
+    .clk_i, .rst_ni,
+    .s_axis_tdata(ntx_tdata), .s_axis_tkeep(ntx_tkeep), .s_axis_tlast(ntx_tlast), .s_axis_tuser(ntx_tuser),
+    .s_axis_tdest(ntx_tdest), .s_axis_tvalid(ntx_tvalid), .s_axis_tready(ntx_tready),
+    .m_axis_tdata(hout_tdata), .m_axis_tkeep(hout_tkeep), .m_axis_tlast(hout_tlast), .m_axis_tuser(hout_tuser),
+    .m_axis_tdest(hout_tdest), .m_axis_tvalid(hout_tvalid), .m_axis_tready(hout_tready),
+    .ev_narrowed_o(ev_narrowed)
   );
 
   // ------------------------------------------------------------ host ports

@@ -30,7 +30,7 @@ LPF = "constraints/block.lpf"
 BLOCKS = [
     "ni_csr_regs", "ni_dma_inj", "ni_fab_rx", "ni_retx", "ni_wc", "ni_fab_tx", "ni_host_rx",
     "ni_mem_keep", "ni_dma_cnt", "ni_amo_cache", "ni_host_demux", "ni_host_tx", "ni_req_merge",
-    "ni_rd_tracker", "ni_host_mux", "ni_art",
+    "ni_rd_tracker", "ni_host_mux", "ni_art", "ni_host_widen", "ni_host_narrow",
 ]
 
 

@@ -85,13 +85,19 @@ uint8_t Node::allocTag(unsigned cpu) {
   return next++;  // 256 loads of one CPU in flight: the caller should not do that
 }
 
+// A CPU's request as the root complex sends it: the 3 DW header below 4 GiB (PCIe).
+Bytes requestTlp(Tlp t) {
+  t.threeDw = t.addr < (uint64_t{1} << 32);
+  return encodeTlp(t);
+}
+
 void Node::store(uint64_t addr, const Bytes& data, Via via) {
   size_t off = 0;
   while (off < data.size()) {
     const uint64_t a = addr + off;
     const size_t n = requestChunk(a, data.size() - off, maxPayload_);
     Bytes chunk(data.begin() + static_cast<long>(off), data.begin() + static_cast<long>(off + n));
-    link(via).toNi.pushTlp(encodeTlp(makeMWr(cpuReqId(via.cpu), 0, a, chunk)));
+    link(via).toNi.pushTlp(requestTlp(makeMWr(cpuReqId(via.cpu), 0, a, chunk)));
     ++st_.tlpsToNi;
     st_.storeBytes += n;
     off += n;
@@ -117,7 +123,7 @@ void Node::load(uint64_t addr, size_t len, LoadCb cb, Via via) {
     const size_t n = requestChunk(a, len - off, maxPayload_);
     const uint8_t tag = allocTag(cpu);
     tags_[static_cast<uint16_t>(cpu << 8 | tag)] = TagUse{id, off, n};
-    link(via).toNi.pushTlp(encodeTlp(makeMRd(cpuReqId(cpu), tag, a, static_cast<uint16_t>(n))));
+    link(via).toNi.pushTlp(requestTlp(makeMRd(cpuReqId(cpu), tag, a, static_cast<uint16_t>(n))));
     ++st_.tlpsToNi;
     off += n;
   }
@@ -127,7 +133,7 @@ void Node::issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, Via via) {
   const uint64_t id = newLoad(answerBytes, std::move(cb));
   t.tag = allocTag(via.cpu);
   tags_[static_cast<uint16_t>(via.cpu << 8 | t.tag)] = TagUse{id, 0, answerBytes};
-  link(via).toNi.pushTlp(encodeTlp(t));
+  link(via).toNi.pushTlp(requestTlp(t));
   ++st_.tlpsToNi;
 }
 

@@ -25,7 +25,6 @@ const char* toString(TlpError e) {
     case TlpError::Truncated: return "truncated";
     case TlpError::BadLength: return "length field does not match the bytes";
     case TlpError::UnknownType: return "unknown Fmt/Type";
-    case TlpError::ThreeDwRequest: return "3DW memory request";
     case TlpError::Digest: return "TLP digest present";
   }
   return "?";
@@ -33,8 +32,10 @@ const char* toString(TlpError e) {
 
 Bytes encodeTlp(const Tlp& t) {
   const bool cpl = t.isCompletion();
-  Bytes b(cpl ? 12 : 16, 0);
+  const bool dw3 = !cpl && t.threeDw;
+  Bytes b(cpl || dw3 ? 12 : 16, 0);
   b[0] = byte0Of(t.kind);
+  if (dw3) b[0] &= ~0x20;  // Fmt bit 0 clear: 3 DW
   uint16_t len = t.lengthDw;
   if (hasData(b[0])) len = static_cast<uint16_t>((t.data.size() + 3) / 4);
   if (t.kind == TlpKind::Cpl) len = 0;
@@ -51,7 +52,8 @@ Bytes encodeTlp(const Tlp& t) {
     putBe(&b[4], 2, t.requester);
     b[6] = t.tag;
     b[7] = static_cast<uint8_t>((t.lastBe << 4) | (t.firstBe & 0xF));
-    putBe(&b[8], 8, t.addr & ~uint64_t{3});
+    if (dw3) putBe(&b[8], 4, t.addr & 0xFFFF'FFFC);
+    else putBe(&b[8], 8, t.addr & ~uint64_t{3});
   }
   b.insert(b.end(), t.data.begin(), t.data.end());
   while (b.size() % 4) b.push_back(0);
@@ -64,15 +66,17 @@ std::optional<Tlp> decodeTlp(const Bytes& b, TlpError* err) {
   if (b.size() < 12) return fail(TlpError::Truncated);
   Tlp t;
   bool known = false;
-  for (auto& k : kTypes) if (k.byte0 == b[0]) { t.kind = k.kind; known = true; }
-  if (!known) {
-    if (b[0] == 0x00 || b[0] == 0x40) return fail(TlpError::ThreeDwRequest);
-    return fail(TlpError::UnknownType);
+  for (auto& k : kTypes) {
+    if (k.byte0 == b[0]) { t.kind = k.kind; known = true; }
+    // A request's 3 DW form: Fmt bit 0 clear.
+    const bool request = k.kind != TlpKind::Cpl && k.kind != TlpKind::CplD;
+    if (request && (k.byte0 & ~0x20) == b[0]) { t.kind = k.kind; t.threeDw = true; known = true; }
   }
+  if (!known) return fail(TlpError::UnknownType);
   if (b[2] & 0x80) return fail(TlpError::Digest);
   uint16_t len = static_cast<uint16_t>(((b[2] & 0x3) << 8) | b[3]);
   size_t lenBytes = (len == 0 ? 1024u : len) * 4u;
-  const size_t hdr = t.isCompletion() ? 12 : 16;
+  const size_t hdr = t.isCompletion() || t.threeDw ? 12 : 16;
   if (b.size() < hdr) return fail(TlpError::Truncated);
   size_t expect = hdr + (hasData(b[0]) ? lenBytes : 0);
   if (b.size() != expect) return fail(b.size() < expect ? TlpError::Truncated : TlpError::BadLength);
@@ -90,7 +94,7 @@ std::optional<Tlp> decodeTlp(const Bytes& b, TlpError* err) {
     t.tag = b[6];
     t.lastBe = b[7] >> 4;
     t.firstBe = b[7] & 0xF;
-    t.addr = getBe(&b[8], 8) & ~uint64_t{3};
+    t.addr = (t.threeDw ? getBe(&b[8], 4) : getBe(&b[8], 8)) & ~uint64_t{3};
   }
   t.data.assign(b.begin() + static_cast<long>(hdr), b.end());
   return t;
@@ -211,6 +215,11 @@ Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_
 Tlp makeAtomic(TlpKind kind, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& operands) {
   Tlp t = makeMWr(req, tag, addr, operands);
   t.kind = kind;
+  return t;
+}
+
+Tlp threeDw(Tlp t) {
+  t.threeDw = true;
   return t;
 }
 

@@ -11,11 +11,11 @@
 namespace ni {
 
 enum class TlpKind : uint8_t {
-  MRd,       // 4DW memory read
-  MWr,       // 4DW memory write
+  MRd,       // memory read
+  MWr,       // memory write
   Cpl,       // completion without data
   CplD,      // completion with data
-  FetchAdd,  // 4DW atomics
+  FetchAdd,  // atomics
   Swap,
   Cas,
   DMWr,      // deferrable memory write: a write that asks for confirmation
@@ -28,6 +28,7 @@ struct Tlp {
   uint16_t requester = 0;  // requests: requester ID; completions: requester ID field
   uint8_t tag = 0;
   uint64_t addr = 0;       // requests, DW aligned
+  bool threeDw = false;    // requests: the 3 DW header (a 32-bit address, below 4 GiB)
   uint8_t firstBe = 0xF, lastBe = 0xF;
   uint16_t lengthDw = 0;   // header length field (1..1024); for MRd the bytes asked for
   Bytes data;              // payload (MWr, CplD, atomics operands, DMWr)
@@ -41,9 +42,11 @@ struct Tlp {
   bool isNonPosted() const { return kind != TlpKind::MWr && !isCompletion(); }
 };
 
-enum class TlpError { None, Truncated, BadLength, UnknownType, ThreeDwRequest, Digest };
+enum class TlpError { None, Truncated, BadLength, UnknownType, Digest };
 const char* toString(TlpError e);
 
+// A request with threeDw set gets the 3 DW header (its address must be below 4 GiB);
+// decoding accepts both forms of every request kind.
 Bytes encodeTlp(const Tlp& t);
 // Decodes one whole TLP (exactly the bytes of one packet).
 std::optional<Tlp> decodeTlp(const Bytes& b, TlpError* err = nullptr);
@@ -66,6 +69,8 @@ Tlp makeDMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
 // significant byte first (what the memory system and the NI answer a DMWr with).
 Tlp makeWriteConfirmation(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr);
 Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes);
+// The same request with the 3 DW header (PCIe's form below 4 GiB).
+Tlp threeDw(Tlp t);
 // Offset (0..3) of the first byte First BE enables; the bytes from it to the last
 // enabled byte of a request (a read completion's Byte Count).
 unsigned firstEnabledByte(uint8_t firstBe);

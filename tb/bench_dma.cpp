@@ -100,7 +100,7 @@ class Bench {
       const NicOut& out = sys_->nicOut(0);
       const uint64_t now = sys_->cycle();
       if (!tBell && in.host[0].inValid && out.host[0].inReady && in.host[0].in.last) tBell = now;
-      if (tBell && !tRd && out.host[0].outValid && in.host[0].outReady && out.host[0].out.data[0] == 0x20) tRd = now;
+      if (tBell && !tRd && out.host[0].outValid && in.host[0].outReady && (out.host[0].out.data[0] | 0x20) == 0x20) tRd = now;  // an MRd (3 or 4 DW)
       if (tRd && !tCpl && in.host[0].inValid && out.host[0].inReady && in.host[0].in.data[0] == 0x4A) tCpl = now;
       if (tBell && out.fabOutValid && in.fabOutReady) tFab = now;
     }
@@ -181,7 +181,7 @@ class Bench {
       const NicIn& in = sys_->nicIn(0);
       const NicOut& out = sys_->nicOut(0);
       if (!out.host[0].outValid || !in.host[0].outReady) continue;
-      if (start) isCopy = out.host[0].out.data[0] == 0x60 && out.host[0].out.data.size() > 6 && out.host[0].out.data[4] == 0x01;
+      if (start) isCopy = (out.host[0].out.data[0] | 0x20) == 0x60 && out.host[0].out.data.size() > 6 && out.host[0].out.data[4] == 0x01;  // an MWr of the NI (3 or 4 DW)
       if (isCopy && !first) first = sys_->cycle();
       start = out.host[0].out.last;
       if (isCopy && out.host[0].out.last) ++seen, last = sys_->cycle();

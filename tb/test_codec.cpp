@@ -229,7 +229,9 @@ TEST(TlpCodec, RoundTripEveryKind) {
       t.byteCount = rng() & 0xFFF;
       t.lowerAddr = rng() & 0x7F;
     } else {
-      t.addr = rng() & ~uint64_t{3};
+      // Half with the 3 DW header (a 32-bit address).
+      t.threeDw = rng() & 1;
+      t.addr = rng() & (t.threeDw ? 0xFFFF'FFFCull : ~uint64_t{3});
       t.firstBe = rng() & 0xF;
       t.lastBe = rng() & 0xF;
     }
@@ -244,7 +246,28 @@ TEST(TlpCodec, RoundTripEveryKind) {
     auto d = decodeTlp(b);
     ASSERT_TRUE(d) << describe(t);
     EXPECT_EQ(encodeTlp(*d), b) << describe(t);
+    EXPECT_EQ(d->threeDw, t.threeDw) << describe(t);
+    if (!t.isCompletion()) EXPECT_EQ(d->addr, t.addr) << describe(t);
   }
+}
+
+TEST(TlpCodec, ThreeDwLayoutsArePcieBitExact) {
+  // MWr, 32-bit address: Fmt=010 Type=00000, length 1 DW, requester 0x0123, tag 0x45,
+  // last BE 0, first BE F, address 0x8765_4320; MRd of 2 DW (Fmt=000): the same header
+  // with its Length, no data; FetchAdd of 8 bytes (Fmt=010 Type=01100) (PCIe Base
+  // Spec, 3DW header: the address in DW 2).
+  EXPECT_EQ(encodeTlp(threeDw(makeMWr(0x0123, 0x45, 0x87654320ull, {0xAA, 0xBB, 0xCC, 0xDD}))),
+            (Bytes{0x40, 0x00, 0x00, 0x01, 0x01, 0x23, 0x45, 0x0F, 0x87, 0x65, 0x43, 0x20, 0xAA, 0xBB, 0xCC, 0xDD}));
+  EXPECT_EQ(encodeTlp(threeDw(makeMRd(0x0123, 0x46, 0x1000, 8))),
+            (Bytes{0x00, 0x00, 0x00, 0x02, 0x01, 0x23, 0x46, 0xFF, 0x00, 0x00, 0x10, 0x00}));
+  EXPECT_EQ(encodeTlp(threeDw(makeAtomic(TlpKind::FetchAdd, 0x0123, 0x47, 0x2008, Bytes(8, 1))))[0], 0x4C);
+  // And back: a 3 DW MWr decodes to the request it is, its address below 4 GiB.
+  auto d = decodeTlp(Bytes{0x40, 0x00, 0x00, 0x01, 0x01, 0x23, 0x45, 0x0F, 0xFF, 0xFF, 0xFF, 0xFC, 1, 2, 3, 4});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kind, TlpKind::MWr);
+  EXPECT_TRUE(d->threeDw);
+  EXPECT_EQ(d->addr, 0xFFFF'FFFCull);
+  EXPECT_EQ(d->data, (Bytes{1, 2, 3, 4}));
 }
 
 TEST(TlpCodec, MwrLayoutIsPcieBitExact) {
@@ -271,10 +294,10 @@ TEST(TlpCodec, MalformedInputReturnsErrors) {
   unk[0] = 0x30;  // a message TLP: not in our subset
   EXPECT_FALSE(decodeTlp(unk, &err));
   EXPECT_EQ(err, TlpError::UnknownType);
-  Bytes threeDw = mwr;
-  threeDw[0] = 0x40;
-  EXPECT_FALSE(decodeTlp(threeDw, &err));
-  EXPECT_EQ(err, TlpError::ThreeDwRequest);
+  Bytes fmtOff = mwr;
+  fmtOff[0] = 0x40;  // a 3 DW header on the bytes of a 4 DW request: 4 bytes too many
+  EXPECT_FALSE(decodeTlp(fmtOff, &err));
+  EXPECT_EQ(err, TlpError::BadLength);
   Bytes digest = mwr;
   digest[2] |= 0x80;
   EXPECT_FALSE(decodeTlp(digest, &err));

@@ -872,6 +872,75 @@ TEST_P(SystemTest, UnservedNonPostedRequestsGetUr) {
   EXPECT_GT(afterCsrRead, before);
 }
 
+// Requests with the 3 DW header (issue 79): the CPU's driver sends its requests below
+// 4 GiB in the 3 DW form, as a root complex does, here through a window at 3 GiB (a
+// 32-bit BAR): stores of every shape up to MaxPayload, loads of them back, a FetchAdd,
+// a CAS and a confirmed store land and answer as their 4 DW forms do, and the register
+// block sees none of them as unsupported. The NI's own requests to memory (the region
+// is at 1.4 GiB) come in the 3 DW form too.
+TEST_P(SystemTest, ThreeDwRequestsToAWindowBelow4GiBAreServed) {
+  const unsigned dst = sys->size() - 1;
+  const uint64_t kRegion = 0x5800'0000ull, kWin = 0xC000'0000ull;
+  sys->setMemId(dst, 6, MemRegion{true, kRegion, 0x10000, true, true, true});
+  Window w = windowTo(kWin, 0x10000, dst, 6);
+  w.atomic = true;
+  sys->setWindow(0, 4, w);
+  ASSERT_TRUE(drain());
+  unsigned memRequests = 0, wrongForm = 0;
+  sys->node(dst).onMemoryRequest([&](const Tlp& t) {
+    ++memRequests;
+    wrongForm += t.threeDw != (t.addr < (uint64_t{1} << 32));
+  });
+  const uint32_t unsupBefore = sys->readCsr(0, regs::UNSUP_CNT);
+  const uint32_t malformedBefore = sys->readCsr(0, regs::MALFORMED_CNT);
+  std::vector<std::pair<uint64_t, Bytes>> stored;
+  for (size_t len = 1, at = 0; len <= 260; len += 1 + len / 8) {
+    const uint64_t off = at + len % 4;
+    stored.push_back({off, randomBytes(len)});
+    sys->node(0).store(kWin + off, stored.back().second);
+    at = (off + len + 63) & ~uint64_t{63};
+  }
+  ASSERT_TRUE(drain());
+  unsigned loaded = 0;
+  for (const auto& [off, data] : stored) {
+    EXPECT_EQ(sys->node(dst).memory().read(kRegion + off, data.size()), data) << "store of " << data.size();
+    sys->node(0).load(kWin + off, data.size(), [&, d = data](const LoadResult& r) {
+      EXPECT_TRUE(r.ok);
+      EXPECT_EQ(r.data, d);
+      ++loaded;
+    });
+  }
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(loaded, stored.size());
+  // An AtomicOp of each kind and a confirmed store, at 0xF000 of the region.
+  sys->node(dst).memory().write(kRegion + 0xF000, le64(40));
+  uint64_t oldAdd = 0, oldCas = 0;
+  bool confirmed = false;
+  sys->node(0).atomic(TlpKind::FetchAdd, kWin + 0xF000, le64(2), [&](const LoadResult& r) {
+    EXPECT_TRUE(r.ok);
+    oldAdd = getLe(r.data.data(), 8);
+  });
+  Bytes cas = le64(42);
+  const Bytes swap = le64(7);
+  cas.insert(cas.end(), swap.begin(), swap.end());
+  sys->node(0).atomic(TlpKind::Cas, kWin + 0xF000, cas, [&](const LoadResult& r) {
+    EXPECT_TRUE(r.ok);
+    oldCas = getLe(r.data.data(), 8);
+  });
+  const Bytes conf = randomBytes(32);
+  sys->node(0).confirmedStore(kWin + 0xF100, conf, [&](const LoadResult& r) { confirmed = r.ok; });
+  ASSERT_TRUE(drain());
+  EXPECT_EQ(oldAdd, 40u);
+  EXPECT_EQ(oldCas, 42u);
+  EXPECT_EQ(getLe(sys->node(dst).memory().read(kRegion + 0xF000, 8).data(), 8), 7u);
+  EXPECT_TRUE(confirmed);
+  EXPECT_EQ(sys->node(dst).memory().read(kRegion + 0xF100, 32), conf);
+  EXPECT_EQ(sys->readCsr(0, regs::UNSUP_CNT), unsupBefore);
+  EXPECT_EQ(sys->readCsr(0, regs::MALFORMED_CNT), malformedBefore);
+  EXPECT_GT(memRequests, 2 * stored.size());
+  EXPECT_EQ(wrongForm, 0u) << "the NI's requests: 3 DW below 4 GiB, 4 DW above";
+}
+
 // Stores and loads of any length at any byte address (issue 78): every length that
 // gives a TLP shape of its own (1 to MaxPayload + 4 bytes, every start offset in a
 // DW), then longer ones that split into several TLPs, each once inside a 4 KiB page

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Board self-test: one node's root complex and memory (on-chip RAM). Serves the NI's
-// TLPs (MWr; DMWr and its write confirmation; MRd with one CplD), hands completions of
+// TLPs (MWr; DMWr and its write confirmation; MRd with one CplD; the NI sends them with
+// the 3 DW header below 4 GiB, and ni_host_widen gives them their 4 DW form here), hands completions of
 // the CPU's requests to the sequencer, and sends the sequencer's requests (CPU loads
 // and stores) to the NI. DataW = 64 only. Speed is not the point: one DW a cycle.
 `default_nettype none
@@ -108,6 +109,16 @@ module ni_board_host #(
   logic [31:0] loc_lo_q, loc_lo_d;
   job_t job_q, job_d;
 
+  // The NI's TLPs in the 4 DW form (w_).
+  logic [63:0] w_tdata;
+  logic [7:0] w_tkeep;
+  logic w_tlast, w_tuser, w_tvalid, w_tready, w_widened;
+  ni_host_widen #(.DataW(64)) u_widen (
+    .clk_i, .rst_ni,
+    .s_axis_tdata, .s_axis_tkeep, .s_axis_tlast, .s_axis_tuser, .s_axis_tvalid, .s_axis_tready,
+    .m_axis_tdata(w_tdata), .m_axis_tkeep(w_tkeep), .m_axis_tlast(w_tlast), .m_axis_tuser(w_tuser),
+    .m_axis_tvalid(w_tvalid), .m_axis_tready(w_tready), .ev_widened_o(w_widened));
+
   logic [7:0] ft;
   logic [9:0] len_dw;
   logic [63:0] addr;
@@ -124,7 +135,7 @@ module ni_board_host #(
   assign in_mem = len_dw != '0 && (addr + {52'd0, len_dw, 2'b00}) <= 64'(MemBytes);
   // Request data DW d is TLP DW 4 + d: beat 2 + d/2, half d%2.
   assign rd_beat = rx_buf_q[BeatW'(2 + 32'(wr_d_q[6:1]))];
-  assign take = s_axis_tvalid && s_axis_tready;
+  assign take = w_tvalid && w_tready;
   assign reads_owed = job_valid || tx_reading;
   // The CPU's own accesses go between the NI's TLPs, when the NI offered none in the
   // cycle before (the NI's traffic here ends; a poll of the CPU must not keep out the
@@ -134,15 +145,15 @@ module ni_board_host #(
   logic loc_go, ni_valid_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) ni_valid_q <= 1'b0;
-    else ni_valid_q <= s_axis_tvalid;
+    else ni_valid_q <= w_tvalid;
   end
   assign loc_go = rx_n_q == '0 && loc_valid_i && !ni_valid_q;
-  assign s_axis_tready = rx_q == RRecv && !loc_go;
+  assign w_tready = rx_q == RRecv && !loc_go;
 
   always_ff @(posedge clk_i) begin
-    if (take && 32'(rx_n_q) < RxBeats) rx_buf_q[rx_n_q] <= s_axis_tdata;
-    if (take && rx_n_q == BeatW'(0)) hdr0_q <= s_axis_tdata;
-    if (take && rx_n_q == BeatW'(1)) hdr1_q <= s_axis_tdata;
+    if (take && 32'(rx_n_q) < RxBeats) rx_buf_q[rx_n_q] <= w_tdata;
+    if (take && rx_n_q == BeatW'(0)) hdr0_q <= w_tdata;
+    if (take && rx_n_q == BeatW'(1)) hdr1_q <= w_tdata;
   end
 
   always_comb begin
@@ -170,9 +181,9 @@ module ni_board_host #(
         end else if (take) begin
           rx_n_d = (32'(rx_n_q) < RxBeats) ? rx_n_q + BeatW'(1) : rx_n_q;
           if (32'(rx_n_q) >= RxBeats) rx_long_d = 1'b1;
-          if (s_axis_tlast) begin
-            rx_dws_d = {rx_n_q, 1'b0} + (BeatW + 1)'(s_axis_tkeep[4] ? 2 : 1);
-            rx_null_d = s_axis_tuser;
+          if (w_tlast) begin
+            rx_dws_d = {rx_n_q, 1'b0} + (BeatW + 1)'(w_tkeep[4] ? 2 : 1);
+            rx_null_d = w_tuser;
             rx_d = RDecode;
           end
         end
@@ -400,7 +411,7 @@ module ni_board_host #(
 
   // Lanes past a DW, address bits below a DW or a word, header fields this memory ignores.
   logic unused;
-  assign unused = ^{s_axis_tkeep[7:5], s_axis_tkeep[3:0], req_addr_i[1:0], loc_addr_i[2:0],
+  assign unused = ^{w_tkeep[7:5], w_tkeep[3:0], w_widened, req_addr_i[1:0], loc_addr_i[2:0],
                     hdr0_q[23:18], hdr0_q[15:8]};
 
   `NI_ASSERT_AXIS_STABLE(TxStable_A, m_axis_tvalid, m_axis_tready, {m_axis_tdata, m_axis_tkeep, m_axis_tlast})
