@@ -83,6 +83,12 @@ package ni_pkg;
     is_dmwr = ft == TLP_DMWR64;
   endfunction
 
+  // TLP type byte of a 4 DW memory request the NI serves and makes (MRd, MWr, an
+  // AtomicOp, DMWr); its 3 DW form is the same byte with Fmt bit 0 (bit 5) clear.
+  function automatic logic is_mem_req(input logic [7:0] ft);
+    is_mem_req = ft == TLP_MRD64 || ft == TLP_MWR64 || is_atomic(ft) || is_dmwr(ft);
+  endfunction
+
   // ---------------------------------------------------------------- fabric packets
   localparam int unsigned NumVc = 2;           // VC0 requests, VC1 responses
   localparam int unsigned FabHdrBytes = 32;    // LRH 8 + BTH 12 + TEH 12

@@ -85,11 +85,13 @@ uint8_t Node::allocTag(unsigned cpu) {
   return next++;  // 256 loads of one CPU in flight: the caller should not do that
 }
 
+namespace {
 // A CPU's request as the root complex sends it: the 3 DW header below 4 GiB (PCIe).
 Bytes requestTlp(Tlp t) {
   t.threeDw = t.addr < (uint64_t{1} << 32);
   return encodeTlp(t);
 }
+}  // namespace
 
 void Node::store(uint64_t addr, const Bytes& data, Via via) {
   size_t off = 0;

@@ -57,10 +57,9 @@ StreamRun TlpStreamTest::streamThrough(VlClocked<M>& dut, const std::vector<Byte
                                        const std::function<Bytes(const Bytes&)>& model,
                                        const std::function<bool(const M&)>& event) {
   constexpr bool kHasDest = HasDest<M>::value;
-  auto& t = *this;
   auto& m = dut.m;
-  AxisSource src(kBpb, &t.rng(), idle);
-  AxisSink sink(kBpb, &t.rng(), stall);
+  AxisSource src(kBpb, &rng(), idle);
+  AxisSink sink(kBpb, &rng(), stall);
   struct Sent {
     bool user;
     uint8_t dest;
@@ -68,11 +67,11 @@ StreamRun TlpStreamTest::streamThrough(VlClocked<M>& dut, const std::vector<Byte
   std::deque<Sent> sent;
   for (const auto& p : tlps) {
     src.push(p);
-    sent.push_back({t.rng()() % 8 == 0, static_cast<uint8_t>(t.rng()())});
+    sent.push_back({rng()() % 8 == 0, static_cast<uint8_t>(rng()())});
   }
   std::deque<Sent> inFlight = sent;
   StreamRun r;
-  const uint64_t start = t.cycles();
+  const uint64_t start = cycles();
   while (sink.packets().size() < tlps.size()) {
     Beat b;
     const bool offered = src.offer(&b);
@@ -95,25 +94,25 @@ StreamRun TlpStreamTest::streamThrough(VlClocked<M>& dut, const std::vector<Byte
     out.last = m.m_axis_tlast;
     out.user = m.m_axis_tuser;
     if constexpr (kHasDest) out.dest = m.m_axis_tdest;
-    sink.observe(m.m_axis_tvalid, out, t.cycles());
-    t.cycle();
+    sink.observe(m.m_axis_tvalid, out, cycles());
+    cycle();
     if (taken) {
       if (b.last) inFlight.pop_front();
       src.accepted();
     }
-    if (t.cycles() - start > 200 * (tlps.size() + 10)) {
-      ADD_FAILURE() << "stalled: " << sink.packets().size() << " of " << tlps.size() << " out, seed " << t.seed();
+    if (cycles() - start > 200 * (tlps.size() + 10)) {
+      ADD_FAILURE() << "stalled: " << sink.packets().size() << " of " << tlps.size() << " out, seed " << seed();
       break;
     }
   }
   for (size_t i = 0; i < sink.packets().size(); ++i) {
     const auto& p = sink.packets()[i];
     EXPECT_EQ(p.bytes, model(tlps[i])) << "TLP " << i << " of " << tlps[i].size() << " bytes, type 0x" << std::hex
-                                       << unsigned(tlps[i][0]) << std::dec << ", seed " << t.seed();
-    EXPECT_EQ(p.user, sent[i].user) << "TLP " << i << " nullified, seed " << t.seed();
-    if constexpr (kHasDest) EXPECT_EQ(p.dest, sent[i].dest) << "TLP " << i << " port, seed " << t.seed();
+                                       << unsigned(tlps[i][0]) << std::dec << ", seed " << seed();
+    EXPECT_EQ(p.user, sent[i].user) << "TLP " << i << " nullified, seed " << seed();
+    if constexpr (kHasDest) EXPECT_EQ(p.dest, sent[i].dest) << "TLP " << i << " port, seed " << seed();
   }
-  r.cycles = t.cycles() - start;
+  r.cycles = cycles() - start;
   return r;
 }
 

@@ -41,12 +41,6 @@ module ni_host_narrow #(
     $error("ni_host_narrow: DataW must be a power of two from 64");
   end
 
-  // Fmt/Type of the 4 DW requests the NI makes.
-  function automatic logic is_4dw_req(input logic [7:0] ft);
-    is_4dw_req = ft == ni_pkg::TLP_MRD64 || ft == ni_pkg::TLP_MWR64 || ni_pkg::is_atomic(ft) ||
-                 ft == ni_pkg::TLP_DMWR64;
-  endfunction
-
   // The holding register: a beat not yet out. In a narrowed TLP after its first beat it
   // holds Bpb - 4 bytes (lanes 0..Bpb-5), which the next beat's first four complete.
   logic h_valid_q, h_last_q, h_user_q;
@@ -67,7 +61,7 @@ module ni_host_narrow #(
   assign out_valid = h_valid_q && (h_last_q || s_axis_tvalid);
   assign take = s_axis_tvalid && s_axis_tready;
   assign emit = out_valid && out_ready;
-  assign dec_narrow = is_4dw_req(h_data_q[7:0]) && s_axis_tdata[31:0] == '0 && &s_axis_tkeep;
+  assign dec_narrow = ni_pkg::is_mem_req(h_data_q[7:0]) && s_axis_tdata[31:0] == '0 && &s_axis_tkeep;
 
   // A TLP's first beat into the holding register.
   logic [DataW-1:0] first_data;
@@ -78,11 +72,11 @@ module ni_host_narrow #(
     assign first_data = s_axis_tdata;
     assign first_keep = s_axis_tkeep;
     assign first_narrow = 1'b0;
-    assign first_undecided = !s_axis_tlast && is_4dw_req(s_axis_tdata[7:0]);
+    assign first_undecided = !s_axis_tlast && ni_pkg::is_mem_req(s_axis_tdata[7:0]);
   end else begin : gen_first_wide
     // The whole header is in this beat: narrowed, bytes 0..7 and 12.. move into lanes
     // 0..Bpb-5 (the next beat's first four bytes complete them).
-    assign first_narrow = is_4dw_req(s_axis_tdata[7:0]) && s_axis_tdata[95:64] == '0 && &s_axis_tkeep[15:0];
+    assign first_narrow = ni_pkg::is_mem_req(s_axis_tdata[7:0]) && s_axis_tdata[95:64] == '0 && &s_axis_tkeep[15:0];
     assign first_data = first_narrow ? {32'd0, s_axis_tdata[DataW-1:96], s_axis_tdata[63:8],
                                         s_axis_tdata[7:0] & 8'hDF}
                                      : s_axis_tdata;

@@ -40,8 +40,7 @@ module ni_host_widen #(
 
   // Fmt/Type of the 3 DW requests the NI serves in their 4 DW form.
   function automatic logic is_3dw_req(input logic [7:0] ft);
-    is_3dw_req = ft == ni_pkg::TLP_MRD32 || ft == ni_pkg::TLP_MWR32 || ft == 8'h4C || ft == 8'h4D ||
-                 ft == 8'h4E || ft == 8'h5B;
+    is_3dw_req = !ft[5] && ni_pkg::is_mem_req(ft | 8'h20);
   endfunction
 
   logic first_q;                 // the next input beat starts a TLP
