@@ -215,7 +215,8 @@ fuzz-host: setup $(BUILD)/.configured
 	mkdir -p docs/figures
 	$(BUILD)/host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS) --md $(BUILD)/fuzz_host.md
 	{ echo '# Host-port fuzz run (written by make fuzz-host)'; echo; \
-	  echo '`host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS)`'; echo; cat $(BUILD)/fuzz_host.md; } > docs/figures/fuzz_host.md
+	  echo "\`host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS)\`, built from $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- rtl sim tb || echo ' with uncommitted changes')"; \
+	  echo; cat $(BUILD)/fuzz_host.md; } > docs/figures/fuzz_host.md
 
 # The fabric-port campaign (issue 79): mutated packets from the fuzz seeds, a few hundred
 # per reset of one NI, the harness's checks after each input (tb/fabric_fuzz_main.cpp);
@@ -228,7 +229,7 @@ fuzz-fabric-campaign: setup $(BUILD)/.configured
 	$(BUILD)/fabric_fuzz --seed $(FABRIC_FUZZ_SEED) --packets $(FABRIC_FUZZ_PACKETS) --dump $(BUILD)/fuzz-fails \
 	  --md $(BUILD)/fuzz_fabric.md
 	{ echo '# Fabric-port fuzz campaign (written by make fuzz-fabric-campaign)'; echo; \
-	  echo '`fabric_fuzz --seed $(FABRIC_FUZZ_SEED) --packets $(FABRIC_FUZZ_PACKETS)`'; echo; \
+	  echo "\`fabric_fuzz --seed $(FABRIC_FUZZ_SEED) --packets $(FABRIC_FUZZ_PACKETS)\`, built from $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- rtl sim tb || echo ' with uncommitted changes')"; echo; \
 	  cat $(BUILD)/fuzz_fabric.md; } > docs/figures/fuzz_fabric.md
 
 coverage: setup

@@ -94,7 +94,7 @@ module ni_fab_rx #(
   output logic [TagW-1:0] trk_commit_tag_o,
   output logic [15:0] trk_commit_node_o,
   output logic [15:0] trk_commit_reqid_o,
-  output logic [7:0] trk_commit_otag_o,
+  output logic [9:0] trk_commit_otag_o,  // the requester's tag, 10 bits
   output logic [23:0] trk_commit_psn_o,
   output logic [1:0] trk_commit_kind_o,   // ni_pkg::TRK_*
   output logic [51:0] trk_commit_page_o,  // memory-ID base page of a translated DMWr
@@ -138,7 +138,7 @@ module ni_fab_rx #(
   // translated back by q_back_i pages (the sender's window).
   input  logic q_conf_i,
   // {requester ID, tag} of the awaited request: a response naming others is not its answer.
-  input  logic [23:0] q_cpl_i,
+  input  logic [25:0] q_cpl_i,  // {requester ID, 10-bit tag}
   input  logic [51:0] q_back_i,
   // Kept result of the atomic from q_lid_o with q_psn_o (ni_amo_cache): replayed to a duplicate.
   input  logic amo_hit_i,
@@ -485,7 +485,8 @@ module ni_fab_rx #(
   logic [1:0] lnh;
   logic [15:0] dlid, slid, memid, t_reqid;
   logic [10:0] pkt_words;
-  logic [7:0] opcode, teh_flags, aeth, t_ft, t_tag;
+  logic [7:0] opcode, teh_flags, aeth, t_ft;
+  logic [9:0] t_tag;  // a request's tag: T9, T8 (TLP byte 1 bits 7, 3) and byte 6
   logic [23:0] psn;
   logic [12:0] t_pos;  // ICRC position = bytes before it
   logic [9:0] t_len_dw;
@@ -545,7 +546,7 @@ module ni_fab_rx #(
       t_ft = ni_pkg::TLP_MWR64;
       t_len_dw = 10'((t_pos - 13'(ni_pkg::ContHdrBytes)) >> 2);
       t_reqid = ctx_reqid;
-      t_tag = 8'h0;
+      t_tag = 10'h0;
       t_addr = {ctx_addr, 2'b00};
     end else begin
       psn = bth_psn;
@@ -554,7 +555,7 @@ module ni_fab_rx #(
       t_ft = view[32*8 +: 8];
       t_len_dw = {view[34*8 +: 2], view[35*8 +: 8]};
       t_reqid = {view[36*8 +: 8], view[37*8 +: 8]};
-      t_tag = view[38*8 +: 8];
+      t_tag = {view[33*8 + 7], view[33*8 + 3], view[38*8 +: 8]};
       t_addr = {view[40*8 +: 8], view[41*8 +: 8], view[42*8 +: 8], view[43*8 +: 8],
                 view[44*8 +: 8], view[45*8 +: 8], view[46*8 +: 8], view[47*8+2 +: 6], 2'b00};
     end
@@ -978,9 +979,9 @@ module ni_fab_rx #(
     end else begin
       gen_hdr_o.kind = ni_pkg::TX_UR;
       gen_hdr_o.pkt_words = 11'((ni_pkg::FabHdrBytes + 12 + 4) / 4);
-      gen_hdr_o.key = 16'(t_target_bytes);
+      gen_hdr_o.key = {2'b00, t_tag[9:8], 12'(t_target_bytes)};  // 4096 bytes: Byte Count 0
       gen_hdr_o.memid = t_reqid;
-      gen_hdr_o.aux8 = t_tag;
+      gen_hdr_o.aux8 = t_tag[7:0];
       gen_hdr_o.flags = {1'b0, t_addr[6:0]};
     end
   end
@@ -1002,7 +1003,9 @@ module ni_fab_rx #(
       ob_keep[j] = 32'(bs_q) + j < 32'(t_pos) && (!in_last || 32'(j) < 32'(kcnt));
     end
     if (is_req && !is_cont && t_tagged) begin
+      // Toward memory with the NI's requester ID and 8-bit tracker tag: T9 and T8 clear.
       for (int j = 0; j < Bpb; j++) begin
+        if (32'(bs_q) + j == 33) ob_data[j*8 +: 8] = in_data[j*8 +: 8] & 8'h77;
         if (32'(bs_q) + j == 36) ob_data[j*8 +: 8] = NiReqId[15:8];
         if (32'(bs_q) + j == 37) ob_data[j*8 +: 8] = NiReqId[7:0];
         if (32'(bs_q) + j == 38) ob_data[j*8 +: 8] = 8'(use_tag);
@@ -1032,7 +1035,8 @@ module ni_fab_rx #(
   // awaited request (type, requester ID, tag; known from byte 42): the request keeps
   // waiting for its answer, or its timer.
   logic rsp_gone, rsp_foreign;
-  assign rsp_foreign = !t_cpl || t_malformed || t_addr[63:40] != q_cpl_i;
+  assign rsp_foreign = !t_cpl || t_malformed ||
+                       {t_addr[63:48], view[33*8 + 7], view[33*8 + 3], t_addr[47:40]} != q_cpl_i;
   assign rsp_gone = !is_req && !is_raw && (!q_held_i || rsp_foreign);
   assign nullify = !good || err_cur != ErrNone || rsp_gone;
 

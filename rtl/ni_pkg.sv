@@ -8,7 +8,7 @@ package ni_pkg;
   // Fmt/Type byte (TLP byte 0) of the kinds the NI knows. See docs/formats.md.
   localparam logic [7:0] TLP_MRD64   = 8'h20;  // Fmt 001 Type 00000, 4DW header
   localparam logic [7:0] TLP_MWR64   = 8'h60;  // Fmt 011 Type 00000, 4DW header
-  localparam logic [7:0] TLP_MRD32   = 8'h00;  // 3DW memory requests: rejected, see formats.md
+  localparam logic [7:0] TLP_MRD32   = 8'h00;  // 3DW memory requests (ni_host_widen makes them 4DW)
   localparam logic [7:0] TLP_MWR32   = 8'h40;
   localparam logic [7:0] TLP_CPL     = 8'h0A;  // Fmt 000 Type 01010
   localparam logic [7:0] TLP_CPLD    = 8'h4A;  // Fmt 010 Type 01010
@@ -54,13 +54,17 @@ package ni_pkg;
 
   // A 3 DW completion header (Cpl, CplD), network byte order, byte p at [8p +: 8]:
   // Length len_dw, completer ID, status, Byte Count (12 bits), requester ID, tag, lower
-  // address. The NI's own completions and a UR answer tunneled to a peer use it.
+  // address. The NI's own completions and a UR answer tunneled to a peer use it. The
+  // tag has 10 bits: the requester's 10-bit tag keeps its bits 9 and 8 in byte 1 (T9 at
+  // bit 7, T8 at bit 3, PCIe 4.0 and later).
   function automatic logic [CplHdrBytes*8-1:0] cpl_header(
       input logic [7:0] ft, input logic [7:0] len_dw, input logic [15:0] cpl_id, input logic [2:0] status,
-      input logic [11:0] byte_count, input logic [15:0] reqid, input logic [7:0] tag, input logic [6:0] laddr);
+      input logic [11:0] byte_count, input logic [15:0] reqid, input logic [9:0] tag, input logic [6:0] laddr);
     logic [CplHdrBytes*8-1:0] h;
     h = '0;
     h[0*8 +: 8] = ft;
+    h[1*8 + 7] = tag[9];
+    h[1*8 + 3] = tag[8];
     h[3*8 +: 8] = len_dw;
     h[4*8 +: 8] = cpl_id[15:8];
     h[5*8 +: 8] = cpl_id[7:0];
@@ -68,7 +72,7 @@ package ni_pkg;
     h[7*8 +: 8] = byte_count[7:0];
     h[8*8 +: 8] = reqid[15:8];
     h[9*8 +: 8] = reqid[7:0];
-    h[10*8 +: 8] = tag;
+    h[10*8 +: 8] = tag[7:0];
     h[11*8 +: 8] = {1'b0, laddr};
     cpl_header = h;
   endfunction
@@ -175,7 +179,7 @@ package ni_pkg;
     logic [7:0] flags;
     logic [7:0] aux8;        // TX_REQ, TX_RSP: TEH byte 21 (reception counter); TX_UR: the tag
     logic [15:0] memid;      // TX_REQ, TX_RSP: TEH bytes 22-23; TX_RAW: EtherType; TX_UR: the requester ID
-    logic [15:0] key;        // TX_REQ, TX_RSP: TEH bytes 24-25; TX_UR: the byte count (11:0)
+    logic [15:0] key;        // TX_REQ, TX_RSP: TEH bytes 24-25; TX_UR: the byte count (11:0), tag bits 9:8 (13:12)
   } tx_desc_t;
   localparam int unsigned TxDescW = 3 + 52 + 1 + 16 + 11 + 24 + 1 + 8 + 8 + 16 + 16;
 
@@ -231,8 +235,8 @@ package ni_pkg;
         h[25*8 +: 8] = d.key[7:0];
       end
       if (d.kind == TX_UR) begin  // the UR completion after the TEH
-        h[32*8 +: CplHdrBytes*8] = cpl_header(TLP_CPL, 8'd0, cpl_id, CPL_UR, d.key[11:0], d.memid, d.aux8,
-                                              d.flags[6:0]);
+        h[32*8 +: CplHdrBytes*8] = cpl_header(TLP_CPL, 8'd0, cpl_id, CPL_UR, d.key[11:0], d.memid,
+                                              {d.key[13:12], d.aux8}, d.flags[6:0]);
       end
     end
     tx_header = h;
@@ -248,7 +252,7 @@ package ni_pkg;
     logic [1:0] kind;
     logic [2:0] status;  // OWN_CPL: CPL_UR or CPL_CA; OWN_CONF: CPL_SC
     logic [15:0] reqid;
-    logic [7:0] tag;
+    logic [9:0] tag;     // the requester's tag, 10 bits (PCIe 10-bit tags)
     logic [63:0] addr;   // OWN_CPL: bits 6:0 are the lower address
     logic [31:0] data;   // OWN_IRQ only
   } own_cpl_t;
@@ -263,7 +267,7 @@ package ni_pkg;
 
   // The structs' widths, for FIFOs that carry them (Yosys takes no $bits of a type;
   // nic_top checks these against $bits under Verilator).
-  localparam int unsigned OwnCplW = 2 + 3 + 16 + 8 + 64 + 32;
+  localparam int unsigned OwnCplW = 2 + 3 + 16 + 10 + 64 + 32;
   localparam int unsigned WcMetaW = 1 + 8 + 64 + 13;
 
   // PSN a comes before b in the 24-bit circle (less than half the circle behind it).

@@ -77,7 +77,7 @@ module ni_retx #(
   output logic q_conf_o,
   output logic [51:0] q_back_o,
   // ... and it must name the requester ID and tag of the request it answers.
-  output logic [23:0] q_cpl_o,
+  output logic [25:0] q_cpl_o,  // {requester ID, 10-bit tag}
   // To the CPU: error completion of a read, atomic or confirmed write that failed or
   // was refused; confirmation of a write the receiving NI confirmed.
   output ni_pkg::own_cpl_t fail_o,
@@ -148,7 +148,7 @@ module ni_retx #(
   // 11k of ni_retx's 24k LUT4s at 32 slots.
   logic [51:0] back_mem_q [NumSlots];  // pages back to the requester's address
   logic [63:0] addr_mem_q [NumSlots];  // the request's address as tunneled
-  logic [23:0] cpl_mem_q [NumSlots];   // {reqid, tag}
+  logic [25:0] cpl_mem_q [NumSlots];   // {reqid, tag}: the tag has 10 bits (T9, T8, byte 6)
 
   // ------------------------------------------------------------ slot scan
   // A resend picks the slot allocated first among the candidates: within one
@@ -396,7 +396,7 @@ module ni_retx #(
   // TLP fields of a new request, kept for its error completion or confirmation. They
   // are gathered in cpl_cap_q/addr_cap_q as the copy's beats pass (the TLP header's 16
   // bytes are whole after its first beats) and written to the slot with each beat.
-  logic [23:0] cpl_cap, cpl_cap_q;
+  logic [25:0] cpl_cap, cpl_cap_q;
   logic [63:0] addr_cap, addr_cap_q;
   logic np_cap, cni_cap;
   always_comb begin
@@ -407,8 +407,9 @@ module ni_retx #(
     for (int j = 0; j < Bpb; j++) begin
       // Non-posted: answered by its own response (reads, atomics, memory-confirmed writes).
       if (32'(act_bi) * Bpb + j == 0) np_cap = in_beat_i[j*8 +: 8] != ni_pkg::TLP_MWR64 && !cni_cap;
-      if (32'(act_bi) * Bpb + j == 4) cpl_cap[23:16] = in_beat_i[j*8 +: 8];
-      if (32'(act_bi) * Bpb + j == 5) cpl_cap[15:8] = in_beat_i[j*8 +: 8];
+      if (32'(act_bi) * Bpb + j == 1) cpl_cap[9:8] = {in_beat_i[j*8 + 7], in_beat_i[j*8 + 3]};
+      if (32'(act_bi) * Bpb + j == 4) cpl_cap[25:18] = in_beat_i[j*8 +: 8];
+      if (32'(act_bi) * Bpb + j == 5) cpl_cap[17:10] = in_beat_i[j*8 +: 8];
       if (32'(act_bi) * Bpb + j == 6) cpl_cap[7:0] = in_beat_i[j*8 +: 8];
       for (int k = 0; k < 8; k++) begin
         if (32'(act_bi) * Bpb + j == 8 + k) addr_cap[(7 - k)*8 +: 8] = in_beat_i[j*8 +: 8];

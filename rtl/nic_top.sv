@@ -128,14 +128,14 @@ module nic_top #(
   logic [31:0] hrx_csr_wdata;
   logic [3:0] hrx_csr_be;
   logic [15:0] hrx_csr_reqid;
-  logic [7:0] hrx_csr_tag;
+  logic [9:0] hrx_csr_tag;
   logic hrx_tready;
   logic csr_valid, csr_ready, csr_write;
   logic [11:0] csr_addr;
   logic [31:0] csr_wdata, csr_rdata;
   logic [3:0] csr_be;
   logic [15:0] csr_reqid;
-  logic [7:0] csr_tag;
+  logic [9:0] csr_tag;
   logic csr_hit;
   logic rdc_ready, rdc_valid, rdc_rd_ready;
 
@@ -266,7 +266,7 @@ module nic_top #(
   // nothing (its input queue goes on filling): a register write takes effect before the
   // next TLP is decided, and the host link's order stays as it was.
   logic csr_hold;  // ni_host_rx's decisions hold for a register request
-  ni_fifo #(.Width(1 + 12 + 32 + 4 + 16 + 8), .Depth(1)) u_csr_q (
+  ni_fifo #(.Width(1 + 12 + 32 + 4 + 16 + 10), .Depth(1)) u_csr_q (
     .clk_i, .rst_ni,
     .wdata_i({hrx_csr_write, hrx_csr_addr, hrx_csr_wdata, hrx_csr_be, hrx_csr_reqid, hrx_csr_tag}),
     .wvalid_i(hrx_csr_valid), .wready_o(hrx_csr_ready),
@@ -282,7 +282,10 @@ module nic_top #(
   localparam int unsigned RdcDepth = 4;  // two reads in the pipeline, two answers waiting
   logic csr_rd_valid, csr_rd_take, csr_rd1_q, csr_rd2_q;
   logic [2:0] csr_rd_credits_q;
-  logic [23:0] csr_rd_meta1_q, csr_rd_meta2_q;  // {requester, tag}
+  logic [32:0] csr_rd_meta1_q, csr_rd_meta2_q;  // {requester, tag, lower address}
+  // A completion's Lower Address: the address of the first byte the read enables.
+  logic [1:0] csr_first_byte;
+  assign csr_first_byte = csr_be[0] ? 2'd0 : csr_be[1] ? 2'd1 : csr_be[2] ? 2'd2 : csr_be[3] ? 2'd3 : 2'd0;
   assign csr_rd_take = csr_valid && csr_ready && !csr_write;
   assign csr_ready = csr_write || csr_rd_credits_q != '0;
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -295,7 +298,7 @@ module nic_top #(
     end
   end
   always_ff @(posedge clk_i) begin
-    csr_rd_meta1_q <= {csr_reqid, csr_tag};
+    csr_rd_meta1_q <= {csr_reqid, csr_tag, csr_addr[6:2], csr_first_byte};
     csr_rd_meta2_q <= csr_rd_meta1_q;
   end
   `NI_ASSERT(CsrReadAnswered_A, csr_rd_valid == csr_rd2_q && (!csr_rd_valid || rdc_ready))
@@ -463,7 +466,8 @@ module nic_top #(
   end
 
   // ------------------------------------------------------------ read tracker
-  logic [7:0] trk_tag, trk_otag, trk_commit_otag;
+  logic [7:0] trk_tag;
+  logic [9:0] trk_otag, trk_commit_otag;  // the requester's 10-bit tag
   logic [23:0] trk_psn, trk_commit_psn;
   logic trk_hit, trk_release, trk_free_avail, trk_commit, trk_drop;
   logic [7:0] trk_drop_tag;
@@ -708,7 +712,7 @@ module nic_top #(
   logic rt_hdr_valid, rt_hdr_ready, rt_beat_valid, rt_beat_ready;
   logic rel_valid, q_hit, q_held, q_conf, fail_valid, fail_ready;
   logic [51:0] q_back;
-  logic [23:0] q_cpl;
+  logic [25:0] q_cpl;
   logic [2:0] rel_kind;
   logic [15:0] rel_lid;
   logic [23:0] rel_psn;
@@ -881,9 +885,9 @@ module nic_top #(
     .rvalid_o(kept_tvalid), .rready_i(kept_tready));
 
   // ------------------------------------------------------------ host transmit
-  logic [62:0] rdc;
-  ni_fifo #(.Width(63), .Depth(RdcDepth)) u_rdc_q (
-    .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_rd_meta2_q, 7'h0}),
+  logic [64:0] rdc;
+  ni_fifo #(.Width(65), .Depth(RdcDepth)) u_rdc_q (
+    .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_rd_meta2_q}),
     .wvalid_i(csr_rd_valid), .wready_o(rdc_ready),
     .rdata_o(rdc), .rvalid_o(rdc_valid), .rready_i(rdc_rd_ready));
   // TLPs the NI makes itself, in this order when several wait: from host_rx (UR for

@@ -76,13 +76,17 @@ Node::Node(unsigned index, unsigned bpb, uint64_t seed, unsigned cpus, unsigned 
   for (unsigned p = 0; p < cpus * rails; ++p) ports_.emplace_back(bpb);
 }
 
-uint8_t Node::allocTag(unsigned cpu) {
-  uint8_t& next = nextTag_[cpu];
-  for (int i = 0; i < 256; ++i) {
-    const uint8_t t = next++;
-    if (!tags_.count(static_cast<uint16_t>(cpu << 8 | t))) return t;
+uint16_t Node::allocTag(unsigned cpu) {
+  // 8-bit tags: 0x00-0xFF. 10-bit tags: 0x100-0x3FF (PCIe forbids T9:T8 = 00 to a
+  // requester using 10-bit tags).
+  const unsigned first = tenBitTags_ ? 0x100 : 0, count = tenBitTags_ ? 0x300 : 0x100;
+  uint16_t& next = nextTag_[cpu];  // offset from first
+  for (unsigned i = 0; i < count; ++i) {
+    const uint16_t t = static_cast<uint16_t>(first + next % count);
+    next = static_cast<uint16_t>((next + 1) % count);
+    if (!tags_.count(cpu << 10 | t)) return t;
   }
-  return next++;  // 256 loads of one CPU in flight: the caller should not do that
+  return static_cast<uint16_t>(first + next);  // every tag of one CPU in flight: the caller should not do that
 }
 
 namespace {
@@ -123,8 +127,8 @@ void Node::load(uint64_t addr, size_t len, LoadCb cb, Via via) {
   while (off < len) {
     const uint64_t a = addr + off;
     const size_t n = requestChunk(a, len - off, maxPayload_);
-    const uint8_t tag = allocTag(cpu);
-    tags_[static_cast<uint16_t>(cpu << 8 | tag)] = TagUse{id, off, n};
+    const uint16_t tag = allocTag(cpu);
+    tags_[cpu << 10 | tag] = TagUse{id, off, n};
     link(via).toNi.pushTlp(requestTlp(makeMRd(cpuReqId(cpu), tag, a, static_cast<uint16_t>(n))));
     ++st_.tlpsToNi;
     off += n;
@@ -134,7 +138,7 @@ void Node::load(uint64_t addr, size_t len, LoadCb cb, Via via) {
 void Node::issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, Via via) {
   const uint64_t id = newLoad(answerBytes, std::move(cb));
   t.tag = allocTag(via.cpu);
-  tags_[static_cast<uint16_t>(via.cpu << 8 | t.tag)] = TagUse{id, 0, answerBytes};
+  tags_[via.cpu << 10 | t.tag] = TagUse{id, 0, answerBytes};
   link(via).toNi.pushTlp(requestTlp(t));
   ++st_.tlpsToNi;
 }
@@ -219,6 +223,7 @@ void Node::afterCycle(const NicIn& in, const NicOut& out, unsigned rail) {
       if (!t->isCompletion()) {
         memoryAccept(*t, p, i);
       } else if (t->requester == cpuReqId(i)) {
+        if (cpuCplObserver_) cpuCplObserver_(*t);
         ++st_.cpuCompletions[i];
         cpuCompletion(*t, i);
       } else {
@@ -296,7 +301,7 @@ void Node::memoryAccept(const Tlp& t, Port& port, unsigned cpu) {
 }
 
 void Node::cpuCompletion(const Tlp& t, unsigned cpu) {
-  auto it = tags_.find(static_cast<uint16_t>(cpu << 8 | t.tag));
+  auto it = tags_.find(cpu << 10 | t.tag);
   if (it == tags_.end()) {
     ++st_.unexpectedCpl;
     return;

@@ -127,6 +127,8 @@ class Node {
   void onMemoryWrite(std::function<void(const Tlp&, unsigned cpu)> f) { memWriteObserver_ = std::move(f); }
   // Called for every request (write, read, atomic) that reaches the memory system.
   void onMemoryRequest(std::function<void(const Tlp&)> f) { memRequestObserver_ = std::move(f); }
+  // Called for every completion the NI sends one of this node's CPUs (before the CPU matches it).
+  void onCpuCompletion(std::function<void(const Tlp&)> f) { cpuCplObserver_ = std::move(f); }
   size_t outstandingLoads() const { return loads_.size(); }
 
   // ---- wiring to the NIs (called by the system each cycle, for each rail)
@@ -155,6 +157,9 @@ class Node {
   void setReadCompletionFault(std::function<int(const Tlp& read)> f) { readCplFault_ = std::move(f); }
   // Largest write and read request the CPU issues (the NI's MaxPayload).
   void setMaxPayload(size_t bytes) { maxPayload_ = bytes; }
+  // The CPUs' requests carry 10-bit tags (0x100-0x3FF, T9 and T8 in byte 1), as a PCIe
+  // 4.0 root complex does with 10-Bit Tag Requester Enable set; else 8-bit tags.
+  void setTenBitTags(bool on) { tenBitTags_ = on; }
   uint64_t now() const { return now_; }
 
  private:
@@ -185,7 +190,7 @@ class Node {
     bool held = false;  // the NI held back the beat offered last cycle
   };
   Port& link(Via v) { return ports_[v.rail * cpus_ + v.cpu]; }
-  uint8_t allocTag(unsigned cpu);
+  uint16_t allocTag(unsigned cpu);
   uint64_t newLoad(size_t len, LoadCb cb);
   // Sends a request the CPU waits an answer of answerBytes for, under a fresh tag.
   void issueAnswered(Tlp t, size_t answerBytes, LoadCb cb, Via via);
@@ -198,8 +203,9 @@ class Node {
   NodeStats st_;
   unsigned cpus_;
   std::vector<Port> ports_;  // rail r, CPU p: ports_[r * cpus_ + p]
-  std::vector<uint8_t> nextTag_;  // per CPU (a CPU's tags are shared by its rails)
-  std::map<uint16_t, TagUse> tags_;  // key: CPU << 8 | tag
+  std::vector<uint16_t> nextTag_;  // per CPU (a CPU's tags are shared by its rails)
+  bool tenBitTags_ = false;
+  std::map<uint32_t, TagUse> tags_;  // key: CPU << 10 | tag
   std::map<uint64_t, PendingLoad> loads_;
   uint64_t nextLoadId_ = 0;
   uint64_t now_ = 0;
@@ -211,6 +217,7 @@ class Node {
   std::vector<bool> reqRoom_;  // each NI's request room as last seen
   std::function<void(const Tlp&, unsigned)> memWriteObserver_;
   std::function<void(const Tlp&)> memRequestObserver_;
+  std::function<void(const Tlp&)> cpuCplObserver_;
   std::function<int(const Tlp&)> readCplFault_;
   std::mt19937_64 rng_;
 };

@@ -30,6 +30,7 @@ System::System(const SystemConfig& cfg) : cfg_(cfg), ctx_(std::make_unique<Veril
     nodes_.push_back(
         std::make_unique<Node>(i, nics_.back()->bytesPerBeat(), cfg.seed * 7919 + i, cfg.hostPorts, cfg.rails));
     nodes_.back()->setMaxPayload(cfg.maxPayload);
+    nodes_.back()->setTenBitTags(cfg.tenBitTagsOnOddNodes && i % 2 == 1);
     nodes_.back()->setHostBackpressure(cfg.hostStall);
   }
   FabricConfig fc;

@@ -33,6 +33,9 @@ struct SystemConfig {
   unsigned fabricCredits = 16;
   uint64_t seed = 1;
   double hostStall = 0.0;        // probability the root complex holds off the NI's host output
+  // The CPUs of odd-numbered nodes use 10-bit tags (PCIe 4.0), the others 8-bit ones:
+  // every system carries both.
+  bool tenBitTagsOnOddNodes = true;
   FabricFaults faults;           // injected by the fabric model (none by default)
   double clockNs = 4.0;          // 250 MHz reference clock for reports and captures
   uint32_t resendTimeout = 0;    // RETX_TIMEOUT programmed at reset; 0: the fabric's longest round trip

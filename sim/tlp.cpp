@@ -39,6 +39,7 @@ Bytes encodeTlp(const Tlp& t) {
   uint16_t len = t.lengthDw;
   if (hasData(b[0])) len = static_cast<uint16_t>((t.data.size() + 3) / 4);
   if (t.kind == TlpKind::Cpl) len = 0;
+  b[1] = static_cast<uint8_t>((t.tag >> 9 & 1) << 7 | (t.tag >> 8 & 1) << 3);  // T9, T8
   b[2] = static_cast<uint8_t>((len >> 8) & 0x3);
   b[3] = static_cast<uint8_t>(len);
   if (cpl) {
@@ -46,11 +47,11 @@ Bytes encodeTlp(const Tlp& t) {
     b[6] = static_cast<uint8_t>((static_cast<uint8_t>(t.status) << 5) | ((t.byteCount >> 8) & 0xF));
     b[7] = static_cast<uint8_t>(t.byteCount);
     putBe(&b[8], 2, t.requester);
-    b[10] = t.tag;
+    b[10] = static_cast<uint8_t>(t.tag);
     b[11] = t.lowerAddr & 0x7F;
   } else {
     putBe(&b[4], 2, t.requester);
-    b[6] = t.tag;
+    b[6] = static_cast<uint8_t>(t.tag);
     b[7] = static_cast<uint8_t>((t.lastBe << 4) | (t.firstBe & 0xF));
     if (dw3) putBe(&b[8], 4, t.addr & 0xFFFF'FFFC);
     else putBe(&b[8], 8, t.addr & ~uint64_t{3});
@@ -81,17 +82,18 @@ std::optional<Tlp> decodeTlp(const Bytes& b, TlpError* err) {
   size_t expect = hdr + (hasData(b[0]) ? lenBytes : 0);
   if (b.size() != expect) return fail(b.size() < expect ? TlpError::Truncated : TlpError::BadLength);
   t.lengthDw = len;
+  const uint16_t tagHigh = static_cast<uint16_t>((b[1] >> 7 & 1) << 9 | (b[1] >> 3 & 1) << 8);  // T9, T8
   if (t.isCompletion()) {
     t.completer = static_cast<uint16_t>(getBe(&b[4], 2));
     t.status = static_cast<CplStatus>(b[6] >> 5);
     t.byteCount = static_cast<uint16_t>(((b[6] & 0xF) << 8) | b[7]);
     t.requester = static_cast<uint16_t>(getBe(&b[8], 2));
-    t.tag = b[10];
+    t.tag = static_cast<uint16_t>(tagHigh | b[10]);
     t.lowerAddr = b[11] & 0x7F;
     if (t.kind == TlpKind::Cpl) t.lengthDw = 0;
   } else {
     t.requester = static_cast<uint16_t>(getBe(&b[4], 2));
-    t.tag = b[6];
+    t.tag = static_cast<uint16_t>(tagHigh | b[6]);
     t.lastBe = b[7] >> 4;
     t.firstBe = b[7] & 0xF;
     t.addr = (t.threeDw ? getBe(&b[8], 4) : getBe(&b[8], 8)) & ~uint64_t{3};
@@ -132,7 +134,7 @@ void setByteEnables(Tlp& t, uint64_t addr, size_t bytes) {
 }
 }  // namespace
 
-Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {
+Tlp makeMWr(uint16_t req, uint16_t tag, uint64_t addr, const Bytes& data) {
   Tlp t;
   t.kind = TlpKind::MWr;
   t.requester = req;
@@ -148,7 +150,7 @@ Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {
   return t;
 }
 
-Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes) {
+Tlp makeMRd(uint16_t req, uint16_t tag, uint64_t addr, uint16_t bytes) {
   Tlp t;
   t.kind = TlpKind::MRd;
   t.requester = req;
@@ -177,17 +179,17 @@ size_t enabledSpan(const Tlp& t) {
   return size_t{dws - 1} * 4 + lastEnd - first;
 }
 
-Tlp makeDMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {
+Tlp makeDMWr(uint16_t req, uint16_t tag, uint64_t addr, const Bytes& data) {
   Tlp t = makeMWr(req, tag, addr, data);
   t.kind = TlpKind::DMWr;
   return t;
 }
 
-Tlp makeWriteConfirmation(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr) {
+Tlp makeWriteConfirmation(uint16_t completer, uint16_t req, uint16_t tag, uint64_t addr) {
   return makeCplD(completer, req, tag, addr, le64(addr));
 }
 
-Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data) {
+Tlp makeCplD(uint16_t completer, uint16_t req, uint16_t tag, uint64_t addr, const Bytes& data) {
   Tlp t;
   t.kind = TlpKind::CplD;
   t.completer = completer;
@@ -200,7 +202,7 @@ Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const
   return t;
 }
 
-Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_t byteCount, uint8_t lowerAddr) {
+Tlp makeCpl(uint16_t completer, uint16_t req, uint16_t tag, CplStatus st, uint16_t byteCount, uint8_t lowerAddr) {
   Tlp t;
   t.kind = TlpKind::Cpl;
   t.completer = completer;
@@ -212,7 +214,7 @@ Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_
   return t;
 }
 
-Tlp makeAtomic(TlpKind kind, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& operands) {
+Tlp makeAtomic(TlpKind kind, uint16_t req, uint16_t tag, uint64_t addr, const Bytes& operands) {
   Tlp t = makeMWr(req, tag, addr, operands);
   t.kind = kind;
   return t;

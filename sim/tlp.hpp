@@ -26,7 +26,7 @@ enum class CplStatus : uint8_t { SC = 0, UR = 1, CRS = 2, CA = 4 };
 struct Tlp {
   TlpKind kind = TlpKind::MWr;
   uint16_t requester = 0;  // requests: requester ID; completions: requester ID field
-  uint8_t tag = 0;
+  uint16_t tag = 0;        // 10 bits: bits 9 and 8 are T9 and T8 of byte 1 (PCIe 10-bit tags)
   uint64_t addr = 0;       // requests, DW aligned
   bool threeDw = false;    // requests: the 3 DW header (a 32-bit address, below 4 GiB)
   uint8_t firstBe = 0xF, lastBe = 0xF;
@@ -62,23 +62,23 @@ inline size_t requestChunk(uint64_t addr, size_t left, size_t maxPayload) {
 
 // Requests at any byte address: Tlp.addr is the DW-aligned address, First/Last BE
 // enable exactly the bytes asked for, and a write's payload is padded to whole DWs.
-Tlp makeMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
+Tlp makeMWr(uint16_t req, uint16_t tag, uint64_t addr, const Bytes& data);
 // Deferrable memory write: the write that asks for confirmation (docs/formats.md).
-Tlp makeDMWr(uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
+Tlp makeDMWr(uint16_t req, uint16_t tag, uint64_t addr, const Bytes& data);
 // Write confirmation: a CplD whose 8 data bytes name the written address, least
 // significant byte first (what the memory system and the NI answer a DMWr with).
-Tlp makeWriteConfirmation(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr);
-Tlp makeMRd(uint16_t req, uint8_t tag, uint64_t addr, uint16_t bytes);
+Tlp makeWriteConfirmation(uint16_t completer, uint16_t req, uint16_t tag, uint64_t addr);
+Tlp makeMRd(uint16_t req, uint16_t tag, uint64_t addr, uint16_t bytes);
 // The same request with the 3 DW header (PCIe's form below 4 GiB).
 Tlp threeDw(Tlp t);
 // Offset (0..3) of the first byte First BE enables; the bytes from it to the last
 // enabled byte of a request (a read completion's Byte Count).
 unsigned firstEnabledByte(uint8_t firstBe);
 size_t enabledSpan(const Tlp& t);
-Tlp makeCplD(uint16_t completer, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& data);
-Tlp makeCpl(uint16_t completer, uint16_t req, uint8_t tag, CplStatus st, uint16_t byteCount, uint8_t lowerAddr);
+Tlp makeCplD(uint16_t completer, uint16_t req, uint16_t tag, uint64_t addr, const Bytes& data);
+Tlp makeCpl(uint16_t completer, uint16_t req, uint16_t tag, CplStatus st, uint16_t byteCount, uint8_t lowerAddr);
 // AtomicOp request; operands in memory byte order: FetchAdd addend, Swap value, CAS compare then swap.
-Tlp makeAtomic(TlpKind kind, uint16_t req, uint8_t tag, uint64_t addr, const Bytes& operands);
+Tlp makeAtomic(TlpKind kind, uint16_t req, uint16_t tag, uint64_t addr, const Bytes& operands);
 
 // AtomicOps (docs/formats.md): the operand size in bytes (FetchAdd/Swap 4 or 8,
 // CAS 4, 8 or 16), or 0 when the Length is not legal for the kind.

@@ -96,7 +96,9 @@ inline Bytes txDescHeader(const TxDesc& d, uint16_t slid, uint32_t ownPsn = 0, u
       break;
     case TxKind::Ur:
       p.opcode = kOpTunnelRsp;
-      p.payload = encodeTlp(makeCpl(cplId, d.memid, d.aux8, CplStatus::UR, d.key & 0xFFF, d.flags & 0x7F));
+      // key: the byte count (11:0) and the tag's bits 9:8 (13:12); aux8 the tag's bits 7:0.
+      p.payload = encodeTlp(makeCpl(cplId, d.memid, static_cast<uint16_t>((d.key >> 12 & 3) << 8 | d.aux8), CplStatus::UR,
+                                    d.key & 0xFFF, d.flags & 0x7F));
       len += p.payload.size();
       break;
     case TxKind::Ack:
@@ -121,13 +123,13 @@ inline Bytes txDescHeader(const TxDesc& d, uint16_t slid, uint32_t ownPsn = 0, u
 // write, NI-confirmed write).
 enum : uint8_t { kTrkRead = 0, kTrkAtomic = 1, kTrkConfMem = 2, kTrkConfNi = 3 };
 
-// ni_pkg::own_cpl_t: {kind[2], status[3], reqid[16], tag[8], addr[64], data[32]}.
+// ni_pkg::own_cpl_t: {kind[2], status[3], reqid[16], tag[10], addr[64], data[32]}.
 enum class OwnKind : uint8_t { Cpl = 0, Conf = 1, Irq = 2 };
 struct OwnCpl {
   OwnKind kind = OwnKind::Cpl;
   uint8_t status = 0;  // PCIe completion status code (0 SC, 1 UR, 4 CA)
   uint16_t reqid = 0;
-  uint8_t tag = 0;
+  uint16_t tag = 0;  // 10 bits
   uint64_t addr = 0;
   uint32_t data = 0;
   bool operator==(const OwnCpl& o) const {
@@ -139,10 +141,10 @@ template <class P>
 void packOwnCpl(P& p, const OwnCpl& c) {
   setField(p, 0, 32, c.data);
   setField(p, 32, 64, c.addr);
-  setField(p, 96, 8, c.tag);
-  setField(p, 104, 16, c.reqid);
-  setField(p, 120, 3, c.status);
-  setField(p, 123, 2, static_cast<uint8_t>(c.kind));
+  setField(p, 96, 10, c.tag);
+  setField(p, 106, 16, c.reqid);
+  setField(p, 122, 3, c.status);
+  setField(p, 125, 2, static_cast<uint8_t>(c.kind));
 }
 
 template <class P>
@@ -150,10 +152,10 @@ OwnCpl unpackOwnCpl(const P& p) {
   OwnCpl c;
   c.data = static_cast<uint32_t>(getField(p, 0, 32));
   c.addr = getField(p, 32, 64);
-  c.tag = static_cast<uint8_t>(getField(p, 96, 8));
-  c.reqid = static_cast<uint16_t>(getField(p, 104, 16));
-  c.status = static_cast<uint8_t>(getField(p, 120, 3));
-  c.kind = static_cast<OwnKind>(getField(p, 123, 2));
+  c.tag = static_cast<uint16_t>(getField(p, 96, 10));
+  c.reqid = static_cast<uint16_t>(getField(p, 106, 16));
+  c.status = static_cast<uint8_t>(getField(p, 122, 3));
+  c.kind = static_cast<OwnKind>(getField(p, 125, 2));
   return c;
 }
 

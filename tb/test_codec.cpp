@@ -222,7 +222,7 @@ TEST(TlpCodec, RoundTripEveryKind) {
     Tlp t;
     t.kind = kinds[rng() % 8];
     t.requester = static_cast<uint16_t>(rng());
-    t.tag = static_cast<uint8_t>(rng());
+    t.tag = static_cast<uint16_t>(rng() & 0x3FF);  // 10-bit tags
     if (t.isCompletion()) {
       t.completer = static_cast<uint16_t>(rng());
       t.status = (rng() & 1) ? CplStatus::SC : CplStatus::UR;
@@ -277,6 +277,22 @@ TEST(TlpCodec, MwrLayoutIsPcieBitExact) {
   const Bytes expect = {0x60, 0x00, 0x00, 0x01, 0x01, 0x23, 0x45, 0x0F, 0x00, 0x00, 0x00, 0x12,
                         0x34, 0x56, 0x78, 0x90, 0xAA, 0xBB, 0xCC, 0xDD};
   EXPECT_EQ(encodeTlp(t), expect);
+}
+
+TEST(TlpCodec, TenBitTagsArePcieBitExact) {
+  // 10-bit tags (PCIe 4.0): Tag[9] is byte 1 bit 7 (T9), Tag[8] byte 1 bit 3 (T8),
+  // Tag[7:0] byte 6 of a request and byte 10 of a completion.
+  EXPECT_EQ(encodeTlp(makeMRd(0x0123, 0x2AB, 0x1'0000'1000ull, 4)),
+            (Bytes{0x20, 0x80, 0x00, 0x01, 0x01, 0x23, 0xAB, 0x0F, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x10, 0x00}));
+  EXPECT_EQ(encodeTlp(makeCpl(0x0100, 0x0123, 0x1CD, CplStatus::UR, 4, 0x10)),
+            (Bytes{0x0A, 0x08, 0x00, 0x00, 0x01, 0x00, 0x20, 0x04, 0x01, 0x23, 0xCD, 0x10}));
+  auto d = decodeTlp(Bytes{0x4A, 0x88, 0x00, 0x01, 0x01, 0x00, 0x00, 0x04, 0x01, 0x23, 0xEF, 0x00, 1, 2, 3, 4});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->tag, 0x3EF);
+  // The other bits of byte 1 (TC, attributes, TH) are not the tag's.
+  d = decodeTlp(Bytes{0x20, 0x77, 0x00, 0x01, 0x01, 0x23, 0x12, 0x0F, 0, 0, 0, 1, 0, 0, 0x10, 0});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->tag, 0x12);
 }
 
 TEST(TlpCodec, MalformedInputReturnsErrors) {

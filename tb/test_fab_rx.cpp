@@ -84,7 +84,7 @@ struct Expect {
   uint64_t trkPage = 0;   // memory-ID base page kept with it (receiver translation)
   uint16_t slid = 0;
   uint16_t origReqId = 0;
-  uint8_t origTag = 0;
+  uint16_t origTag = 0;  // 10 bits
   Bytes gen;              // header bytes the framer must get (NAK or UR completion), empty if none
   unsigned events = kRx;
   uint32_t psn = 0;
@@ -264,7 +264,7 @@ class FabRxTest : public tb::VerilatedTest {
     const Seq seq = unicastReq ? pickSeq(p, kind == 12 || kind >= 14 ? 30 : 8) : Seq::Next;  // duplicates often
     Tlp reqTlp;  // the request, for its sequence outcome
     const uint16_t req = static_cast<uint16_t>(rng()());
-    const uint8_t tag = r8();
+    const uint16_t tag = static_cast<uint16_t>(rng()() & 0x3FF);  // 10-bit tags (8-bit ones among them)
     // cont: a continuation, which carries no key.
     auto request = [&](const Tlp& t, bool xlate, uint16_t memid, uint8_t confFlag = 0, bool cont = false) {
       p.tehFlags = static_cast<uint8_t>((xlate ? kTehRxXlate : 0) | confFlag);
@@ -376,7 +376,7 @@ class FabRxTest : public tb::VerilatedTest {
         // answer: not its answer, nullified and dropped as one nobody awaits.
         const bool foreign = awaitedRsp && rng()() % 6 == 0;
         if (awaitedRsp) {
-          awaited[{p.slid, p.psn}] = uint32_t{req} << 8 | (foreign ? tag ^ (1u << rng()() % 8) : tag);
+          awaited[{p.slid, p.psn}] = uint32_t{req} << 10 | (foreign ? tag ^ (1u << rng()() % 10) : tag);
           e.toHost = true;
           e.nullified = foreign;
           e.events |= foreign ? kDup : kRelRsp;
@@ -392,7 +392,7 @@ class FabRxTest : public tb::VerilatedTest {
           p.vl = p.sl = 1;
           p.opcode = kOpTunnelRsp;
           p.psn = nextRspPsn++;
-          awaited[{p.slid, p.psn}] = uint32_t{req} << 8 | tag;
+          awaited[{p.slid, p.psn}] = uint32_t{req} << 10 | tag;
           p.payload = encodeTlp(makeCplD(0x0100, req, tag, 0, randomData(64)));
         } else {
           p.tehFlags = kTehRxXlate;
@@ -704,7 +704,7 @@ class FabRxTest : public tb::VerilatedTest {
   };
   std::map<uint16_t, Run> runOf;
   uint16_t lastWriter = 0;
-  std::map<std::pair<uint16_t, uint32_t>, uint32_t> awaited;  // responses ni_retx waits for: {requester, tag}
+  std::map<std::pair<uint16_t, uint32_t>, uint32_t> awaited;  // responses ni_retx waits for: {requester, 10-bit tag}
   std::map<std::pair<uint16_t, uint32_t>, uint64_t> confBack;  // awaited confirmations: sender's window offset (pages)
   std::pair<uint16_t, uint32_t> lastQuery{};  // the query of the last cycle (ni_retx QueryReg at 64 bits)
   std::map<std::pair<uint16_t, uint32_t>, unsigned> keptAmo;  // atomic results ni_amo_cache keeps: bytes (0: evicted)
@@ -734,7 +734,7 @@ void FabRxTest::run() {
   for (const auto& p : packets) src.push(p.bytes, p.vc, p.lastHole);
   bool used[kTags] = {};
   std::deque<unsigned> inUse;
-  struct Commit { unsigned tag; uint16_t node, reqid; uint8_t otag; uint32_t psn; uint8_t kind; uint64_t page; };
+  struct Commit { unsigned tag; uint16_t node, reqid, otag; uint32_t psn; uint8_t kind; uint64_t page; };
   std::vector<std::pair<uint16_t, uint32_t>> rels;  // (lid, psn) of each answer reported
   std::deque<Commit> commits;
   std::vector<unsigned> events;
@@ -924,7 +924,7 @@ void FabRxTest::run() {
       EXPECT_EQ(k.kind, e.trkKind) << "tracker kind of packet " << i << " seed " << seed();
       EXPECT_EQ(k.page, e.trkPage) << "memory-ID base page of packet " << i << " seed " << seed();
       want.requester = kNiReqId;
-      want.tag = static_cast<uint8_t>(k.tag);
+      want.tag = static_cast<uint16_t>(k.tag);  // the tracker's: 8 bits, T9 and T8 clear
       ++reads;
       if (e.trkKind == tb::kTrkConfNi || e.trkKind == tb::kTrkConfMem) ++confirmedWrites[e.trkKind == tb::kTrkConfNi];
     }

@@ -41,7 +41,7 @@ struct Csr {
   uint32_t addr, wdata;
   unsigned be;
   uint16_t reqid;
-  uint8_t tag;
+  uint16_t tag;  // 10 bits
   bool operator==(const Csr& o) const {
     return write == o.write && addr == o.addr && (!write || wdata == o.wdata) && be == o.be && reqid == o.reqid &&
            tag == o.tag;
@@ -54,7 +54,7 @@ struct Tunneled {
   size_t length = 0;  // bytes it leaves with: as its Length says (a short one is padded)
 };
 // kind: tb::kTrk* (ni_pkg::TRK_*).
-struct TrkEntry { uint16_t node, reqid; uint8_t otag; uint32_t psn; uint8_t kind; uint64_t page; };
+struct TrkEntry { uint16_t node, reqid, otag; uint32_t psn; uint8_t kind; uint64_t page; };  // otag: 10 bits
 // A completion of an atomic kept for ni_amo_cache: source, PSN, TLP as it left.
 struct AmoRecord {
   uint16_t lid;
@@ -113,9 +113,10 @@ class HostRxFixture : public tb::VerilatedTest {
       w.rxXlate = i == 6;
       ref.setWindow(i, w);
     }
-    // Every tag but the DMA engine's (0x80-0x8F) stands for a tracked remote request.
+    // Every tag but the DMA engine's (0x80-0x8F) stands for a tracked remote request, whose
+    // requester's tag has 10 bits (8-bit tags among them).
     for (unsigned t = 0; t < 256; ++t)
-      if (t < 0x80 || t > 0x8F) trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint8_t>(255 - t),
+      if (t < 0x80 || t > 0x8F) trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint16_t>((255 - t) | (t % 4) << 8),
                         0x10203u * (t + 1) & 0xFFFFFF, static_cast<uint8_t>(t % 4),
                         t % 2 ? 0x12345u * t : 0};
     genAvail = trk;
@@ -159,7 +160,7 @@ class HostRxFixture : public tb::VerilatedTest {
     reqExpect.push_back(Tunneled{headerFor(t, 0, 0, &r), out, bad, encodeTlp(t).size()});
     backExpect.push_back(pagesBack(t.addr, r.tlpAddr));
   }
-  static tb::OwnCpl urOf(uint16_t req, uint8_t tag, uint64_t addr) {
+  static tb::OwnCpl urOf(uint16_t req, uint16_t tag, uint64_t addr) {
     tb::OwnCpl c;
     c.status = 1;  // UR
     c.reqid = req;
@@ -182,7 +183,7 @@ class HostRxFixture : public tb::VerilatedTest {
   void addRandom() {
     const unsigned kind = rng()() % 17;
     const uint16_t req = static_cast<uint16_t>(rng()() % 4 ? 0 : r8());
-    const uint8_t tag = r8();
+    const uint16_t tag = static_cast<uint16_t>(rng()() & 0x3FF);  // a 10-bit tag (an 8-bit one a quarter of the time)
     switch (kind) {
       case 0: case 1: {  // write through a window, either translation mode
         const size_t len = 4 * (1 + rng()() % 64);
@@ -280,14 +281,16 @@ class HostRxFixture : public tb::VerilatedTest {
         if (atomic || e.kind == kTrkConfMem) amoExpect.push_back(AmoRecord{e.node, e.psn, encodeTlp(back)});
         break;
       }
-      case 7: {  // completion nobody waits for: wrong requester ID, or a tag already completed
-        const bool wrongId = rng()() & 1 || genAvail.size() == trk.size();
-        uint8_t t8 = r8();
-        if (!wrongId) {
-          do t8 = r8();
-          while (genAvail.count(t8) || (t8 >= 0x80 && t8 <= 0x8F));  // 0x80-0x8F: the DMA engine's
+      case 7: {  // completion nobody waits for: wrong requester ID, a tag already completed, or
+                 // any tag of the NI's with T9 or T8 set (the NI's own tags have 8 bits)
+        const unsigned how = genAvail.size() == trk.size() ? rng()() % 2 * 2 : rng()() % 3;
+        uint16_t tag = r8();
+        if (how == 1) {
+          do tag = r8();
+          while (genAvail.count(tag) || (tag >= 0x80 && tag <= 0x8F));  // 0x80-0x8F: the DMA engine's
         }
-        const Tlp t = makeCplD(0, wrongId ? 0x0300 : kNiReqId, t8, 0, randomData(8));
+        if (how == 2) tag = static_cast<uint16_t>(tag | (1 + rng()() % 3) << 8);
+        const Tlp t = makeCplD(0, how == 0 ? 0x0300 : kNiReqId, tag, 0, randomData(8));
         send(encodeTlp(t), Ev::CplUnexp);
         break;
       }

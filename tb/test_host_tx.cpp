@@ -27,7 +27,7 @@ namespace {
 constexpr unsigned kBpb = 8;
 constexpr uint16_t kNiReqId = 0x0100;
 
-struct RdCpl { uint32_t data; uint16_t reqid; uint8_t tag, laddr; };
+struct RdCpl { uint32_t data; uint16_t reqid, tag; uint8_t laddr; };  // a 10-bit tag
 struct DmaRd { uint64_t addr; uint16_t bytes; uint8_t tag; };
 
 // In the block's round-robin order.
@@ -70,7 +70,7 @@ class HostTxTest : public tb::VerilatedTest {
     c.kind = k < 2 ? tb::OwnKind::Cpl : k == 2 ? tb::OwnKind::Conf : tb::OwnKind::Irq;
     c.status = c.kind == tb::OwnKind::Cpl ? (k ? 4 : 1) : 0;
     c.reqid = static_cast<uint16_t>(rng()());
-    c.tag = static_cast<uint8_t>(rng()());
+    c.tag = static_cast<uint16_t>(rng()() & 0x3FF);
     c.addr = rng()() & (c.kind == tb::OwnKind::Cpl ? 0x7Cu : ~uint64_t{3});
     c.data = static_cast<uint32_t>(rng()());
     ur.push_back(c);
@@ -86,8 +86,8 @@ class HostTxTest : public tb::VerilatedTest {
     }
   }
   void addRd() {
-    rd.push_back(RdCpl{static_cast<uint32_t>(rng()()), static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()),
-                       static_cast<uint8_t>(rng()() & 0x7C)});
+    rd.push_back(RdCpl{static_cast<uint32_t>(rng()()), static_cast<uint16_t>(rng()()),
+                       static_cast<uint16_t>(rng()() & 0x3FF), static_cast<uint8_t>(rng()() & 0x7F)});
     rdExpect.push_back(rd.back());
   }
   // A memory read of the DMA engine: 4 to 4096 bytes, whole DWs.
@@ -131,9 +131,12 @@ class HostTxTest : public tb::VerilatedTest {
       m.ur_valid_i = urHeld;
       if (urHeld) tb::packOwnCpl(m.ur_i, ur.front());
       m.rd_valid_i = rdHeld;
-      if (rdHeld)
-        m.rd_i = uint64_t{rd.front().data} << 31 | uint64_t{rd.front().reqid} << 15 | uint64_t{rd.front().tag} << 7 |
-                 rd.front().laddr;
+      if (rdHeld) {  // {data, reqid, tag, lower address}
+        setField(m.rd_i, 0, 7, rd.front().laddr);
+        setField(m.rd_i, 7, 10, rd.front().tag);
+        setField(m.rd_i, 17, 16, rd.front().reqid);
+        setField(m.rd_i, 33, 32, rd.front().data);
+      }
       dmaHeld = dmaHeld || (!dma.empty() && std::uniform_real_distribution<>(0, 1)(rng()) < localOfferProb);
       m.dma_rd_valid_i = dmaHeld;
       if (dmaHeld) {

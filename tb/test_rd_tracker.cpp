@@ -20,7 +20,7 @@ constexpr unsigned kTags = 4;
 
 struct Entry {
   uint16_t node, reqid;
-  uint8_t otag;
+  uint16_t otag;  // 10 bits
   uint32_t psn;
   uint8_t kind;   // ni_pkg::TRK_*: read, atomic, memory-confirmed write, NI-confirmed write
   uint64_t page;  // 52 bits
@@ -62,7 +62,7 @@ TEST_F(RdTrackerTest, MatchesModelUnderRandomCommitsLookupsAndReleases) {
     // Release what was found (sometimes), commit the offered tag (sometimes), both in one cycle.
     const bool release = hit && rng()() % 100 < 40;
     const bool commit = lowestFree && rng()() % 100 < 45;
-    Entry e{static_cast<uint16_t>(rng()()), static_cast<uint16_t>(rng()()), static_cast<uint8_t>(rng()()),
+    Entry e{static_cast<uint16_t>(rng()()), static_cast<uint16_t>(rng()()), static_cast<uint16_t>(rng()() & 0x3FF),
             static_cast<uint32_t>(rng()() & 0xFFFFFF), static_cast<uint8_t>(rng()() % 4),
             rng()() & ((uint64_t{1} << 52) - 1)};
     dut.m.release_i = release;

@@ -941,6 +941,74 @@ TEST_P(SystemTest, ThreeDwRequestsToAWindowBelow4GiBAreServed) {
   EXPECT_EQ(wrongForm, 0u) << "the NI's requests: 3 DW below 4 GiB, 4 DW above";
 }
 
+// 10-bit tags (PCIe 4.0, issue 79): node 1's CPUs use them (tags 0x100-0x3FF), node 0's
+// 8-bit ones. Every answer a CPU gets names its request's whole tag: a register read, a
+// UR for a load outside every window and for an I/O read, a remote load, an atomic,
+// and the confirmation of a confirmed store at each confirmation point. An answer with
+// T9 or T8 lost would find no request waiting (the CPU counts it unexpected and its
+// load never ends). The NI's non-posted requests to memory use its 8-bit tracker tags
+// (a posted write keeps the requester's ID and tag, which nobody answers).
+TEST_P(SystemTest, TenBitTagsComeBackInEveryAnswer) {
+  const uint64_t kRegion = 0x6000'0000ull, kWin = 0x2'4000'0000ull;
+  for (unsigned n = 0; n < 2; ++n) {
+    sys->setMemId(n, 6, MemRegion{true, kRegion, 0x10000, true, true, true});
+    for (unsigned k = 0; k < 4; ++k) {  // window 4: plain; 5-7: confirmed at the sender, receiver, memory
+      Window w = windowTo(kWin + k * 0x10000, 0x10000, 1 - n, 6);
+      w.atomic = true;
+      if (k) {
+        w.confirmAll = true;
+        w.confAt = static_cast<ConfAt>(k - 1);
+      }
+      sys->setWindow(n, 4 + k, w);
+    }
+  }
+  ASSERT_TRUE(drain());
+  unsigned memTagTooWide = 0;
+  for (unsigned n = 0; n < 2; ++n)
+    sys->node(n).onMemoryRequest([&](const Tlp& t) { memTagTooWide += t.isNonPosted() && t.tag > 0xFF; });
+  for (unsigned src = 0; src < 2; ++src) {
+    SCOPED_TRACE(src ? "10-bit tags" : "8-bit tags");
+    Node& cpu = sys->node(src);
+    const unsigned dst = 1 - src;
+    const uint64_t unexpectedBefore = cpu.stats().unexpectedCpl;
+    EXPECT_EQ(sys->readCsr(src, regs::NODE_ID) & regs::NODE_ID_LID_MASK, src + 1) << "a register read";
+    const Bytes data = randomBytes(48);
+    sys->node(dst).memory().write(kRegion + 0x200, data);
+    sys->node(dst).memory().write(kRegion + 0x300, le64(5));
+    unsigned answered = 0, good = 0;
+    auto expect = [&](const char* what, bool ok) {
+      ++answered;
+      good += ok;
+      EXPECT_TRUE(ok) << what;
+    };
+    cpu.load(kWin + 0x200, 48, [&](const LoadResult& r) { expect("load", r.ok && r.data == data); });
+    cpu.atomic(TlpKind::FetchAdd, kWin + 0x300, le64(3), [&](const LoadResult& r) {
+      expect("FetchAdd", r.ok && getLe(r.data.data(), 8) == 5);
+    });
+    for (unsigned k = 1; k < 4; ++k)
+      cpu.confirmedStore(kWin + k * 0x10000 + 0x400 + 64 * k, randomBytes(16),
+                         [&](const LoadResult& r) { expect("confirmed store", r.ok); });
+    cpu.load(kWin + 0x10'0000, 8, [&](const LoadResult& r) {
+      expect("load outside every window: UR", !r.ok && r.status == CplStatus::UR);
+    });
+    ASSERT_TRUE(sys->runUntil([&] { return answered == 6; }, 200000)) << answered << " of 6 answered";
+    EXPECT_EQ(good, 6u);
+    // An I/O read (3 DW) under the CPU's largest tag: its UR completion carries it.
+    const uint16_t ioTag = src ? 0x3FF : 0xFF;
+    unsigned urTag = 0xFFFF;
+    auto seen = [&](const Tlp& t) { if (t.isCompletion() && t.status == CplStatus::UR) urTag = t.tag; };
+    cpu.onCpuCompletion(seen);
+    Bytes ioRd = {0x02, static_cast<uint8_t>(src ? 0x88 : 0), 0, 1, 0, 0, 0xFF, 0x0F, 0x00, 0x00, 0x10, 0x00};
+    cpu.sendRawTlp(ioRd);
+    ASSERT_TRUE(sys->runUntil([&] { return urTag != 0xFFFF; }, 100000));
+    EXPECT_EQ(urTag, ioTag);
+    cpu.onCpuCompletion(nullptr);
+    ASSERT_TRUE(drain());
+    EXPECT_EQ(cpu.stats().unexpectedCpl - unexpectedBefore, 1u) << "the I/O read's UR only: no CPU waits for it";
+  }
+  EXPECT_EQ(memTagTooWide, 0u) << "the NI's non-posted requests to memory carry its 8-bit tags";
+}
+
 // Stores and loads of any length at any byte address (issue 78): every length that
 // gives a TLP shape of its own (1 to MaxPayload + 4 bytes, every start offset in a
 // DW), then longer ones that split into several TLPs, each once inside a 4 KiB page

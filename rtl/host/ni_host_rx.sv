@@ -78,7 +78,7 @@ module ni_host_rx #(
   input  logic trk_hit_i,
   input  logic [15:0] trk_node_i,
   input  logic [15:0] trk_reqid_i,
-  input  logic [7:0] trk_otag_i,
+  input  logic [9:0] trk_otag_i,     // the requester's tag, 10 bits
   input  logic [23:0] trk_psn_i,
   input  logic [1:0] trk_kind_i,     // ni_pkg::TRK_*
   input  logic [51:0] trk_page_i,    // memory-ID base page of a translated confirmed write
@@ -122,7 +122,7 @@ module ni_host_rx #(
   output logic [31:0] csr_wdata_o,
   output logic [3:0] csr_be_o,
   output logic [15:0] csr_reqid_o,
-  output logic [7:0] csr_tag_o,
+  output logic [9:0] csr_tag_o,      // 10 bits: T9 and T8 of byte 1 above byte 6
   // Completion the NI makes toward the host: UR for a refused read, atomic or DMWr;
   // the confirmation of a write the sending NI confirms itself (CONF_AT_SENDER).
   output ni_pkg::own_cpl_t ur_o,
@@ -342,11 +342,12 @@ module ni_host_rx #(
     logic [12:0] fwd_bytes;  // where the TLP passed on ends (no digest)
     logic [12:0] len_bytes;
     logic [7:0] ft;
-    logic [7:0] be, tag;
+    logic [7:0] be;
+    logic [9:0] tag;       // 10 bits: T9, T8 (byte 1 bits 7, 3) and byte 6
     logic [15:0] reqid;
     logic [63:0] addr;     // request address; a completion's requester ID and tag are its bytes 8-10
   } dec_t;
-  localparam int unsigned DecW = 20 + 3 * 13 + 8 + 8 + 8 + 16 + 64;  // $bits(dec_t), for Yosys
+  localparam int unsigned DecW = 20 + 3 * 13 + 8 + 8 + 10 + 16 + 64;  // $bits(dec_t), for Yosys
 `ifdef VERILATOR
   if (DecW != $bits(dec_t)) begin : gen_bad_dec_width
     $error("ni_host_rx: DecW does not match dec_t");
@@ -378,7 +379,9 @@ module ni_host_rx #(
     k1_d.csr_hit = addr[63:12] == CsrBase[63:12];
     k1_d.one_dw = len_dw == 10'd1;
     k1_d.be_full = hb[7*8 +: 4] == 4'hF && ((len_dw == 10'd1) ? hb[7*8+4 +: 4] == 4'h0 : hb[7*8+4 +: 4] == 4'hF);
-    k1_d.cpl_ni = {hb[8*8 +: 8], hb[9*8 +: 8]} == NiReqId;
+    // The NI's own requests use 8-bit tags: a completion naming a 10-bit tag (T9 or T8
+    // set) is not the answer to one of them.
+    k1_d.cpl_ni = {hb[8*8 +: 8], hb[9*8 +: 8]} == NiReqId && !hb[1*8 + 7] && !hb[1*8 + 3];
     k1_d.cpl_dma = hb[10*8+4 +: 4] == 4'h8;
     k1_d.cpl_ok = hb[6*8+5 +: 3] == ni_pkg::CPL_SC;
     k1_d.fwd_bytes = fwd_bytes;
@@ -386,7 +389,7 @@ module ni_host_rx #(
     k1_d.len_bytes = len_bytes;
     k1_d.ft = ft;
     k1_d.be = hb[7*8 +: 8];
-    k1_d.tag = hb[6*8 +: 8];
+    k1_d.tag = {hb[1*8 + 7], hb[1*8 + 3], hb[6*8 +: 8]};
     k1_d.reqid = {hb[4*8 +: 8], hb[5*8 +: 8]};
     k1_d.addr = addr;
   end
@@ -491,10 +494,13 @@ module ni_host_rx #(
   typedef struct packed {
     logic [12:0] fwd_bytes;  // where the TLP passed on ends (no digest)
     logic [7:0] ft_out;    // TLP type byte as passed on
-    logic [7:0] be, tag;
+    logic [7:0] be;
+    logic [9:0] tag;
     logic [15:0] reqid;
     logic [63:0] addr;     // the request's address (a confirmation names it)
-    logic [63:0] out_addr; // the request's address as tunneled; a completion: {requester ID, tag, 40'h0}
+    // The request's address as tunneled; a completion: {requester ID, tag bits 7:0,
+    // 38'h0, tag bits 9:8} (bytes 8-10, and T9, T8 of byte 1).
+    logic [63:0] out_addr;
     logic [15:0] node;     // destination LID; of a completion, its requester's
     logic [15:0] memid;
     logic [23:0] psn;      // a completion's request's PSN
@@ -525,7 +531,7 @@ module ni_host_rx #(
     logic [KcntW-1:0] exp_lane, fwd_lane;
   } dcs_t;
   localparam int unsigned CtlW = 3 + 2 + 3 + 12 + KeepW + 2 * BnW + 2 * KcntW;
-  localparam int unsigned DcsW = 13 + 8 + 8 + 8 + 16 + 64 + 64 + 16 + 16 + 24 + 4 + 52 + 11 + 1 + 8 + 13 + CtlW;
+  localparam int unsigned DcsW = 13 + 8 + 8 + 10 + 16 + 64 + 64 + 16 + 16 + 24 + 4 + 52 + 11 + 1 + 8 + 13 + CtlW;
 `ifdef VERILATOR
   if (DcsW != $bits(dcs_t)) begin : gen_bad_dcs_width
     $error("ni_host_rx: DcsW does not match dcs_t");
@@ -568,7 +574,7 @@ module ni_host_rx #(
     dn.fwd_lane = KcntW'((k1.fwd_bytes - 13'd1) % 13'(Bpb)) + KcntW'(1);
     dn.pkt_words = 11'((13'(ni_pkg::FabHdrBytes) + k1.fwd_bytes + 13'd4) >> 2);
     if (k1.is_cpl) begin
-      dn.out_addr = {trk_reqid_i, trk_otag_i, 40'h0};
+      dn.out_addr = {trk_reqid_i, trk_otag_i[7:0], 38'h0, trk_otag_i[9:8]};
       dn.node = trk_node_i;
       dn.psn = trk_psn_i;
       dn.page = trk_page_i;
@@ -708,6 +714,10 @@ module ni_host_rx #(
       end
     end
     if (dh.is_rsp) begin
+      if (first_q) begin  // T9, T8: the requester's 10-bit tag (memory answered the NI's 8-bit one)
+        in_data[1*8 + 7] = dh.out_addr[1];
+        in_data[1*8 + 3] = dh.out_addr[0];
+      end
       for (int p = 8; p < 11; p++) begin
         if (bidx_oh_q[p / Bpb])
           in_data[(p % Bpb)*8 +: 8] = dh.out_addr[(15 - p)*8 +: 8];

@@ -31,7 +31,7 @@ module ni_host_tx #(
   input  logic ur_valid_i,
   output logic ur_ready_o,
   // CSR read completion: {data, reqid, tag, lower address}.
-  input  logic [62:0] rd_i,
+  input  logic [64:0] rd_i,
   input  logic rd_valid_i,
   output logic rd_ready_o,
   // A memory read of the DMA engine (MRd, requester ID NiReqId).
@@ -85,7 +85,7 @@ module ni_host_tx #(
   // whose data is the address, least significant byte first).
   function automatic logic [OwnBytes*8-1:0] cpl_bytes(input logic [7:0] ft, input logic [7:0] len_dw,
                                                       input logic [2:0] status, input logic [7:0] byte_count,
-                                                      input logic [15:0] reqid, input logic [7:0] tag,
+                                                      input logic [15:0] reqid, input logic [9:0] tag,
                                                       input logic [6:0] laddr, input logic [63:0] data);
     cpl_bytes = (OwnBytes*8)'({data, ni_pkg::cpl_header(ft, len_dw, NiReqId, status, 12'(byte_count), reqid, tag,
                                                         laddr)});
@@ -105,9 +105,9 @@ module ni_host_tx #(
                                    ur_i.addr[6:0], 64'd0), 5'd12, 8'd0);
     endcase
   end
-  // rd_i: {data, reqid, tag, lower address}.
-  assign rd_tlp = own_tlp(cpl_bytes(ni_pkg::TLP_CPLD, 8'd1, ni_pkg::CPL_SC, 8'd4, rd_i[30:15], rd_i[14:7],
-                                    rd_i[6:0], {32'h0, rd_i[62:31]}), 5'd16, 8'd0);
+  // rd_i: {data, reqid, tag (10 bits), lower address}.
+  assign rd_tlp = own_tlp(cpl_bytes(ni_pkg::TLP_CPLD, 8'd1, ni_pkg::CPL_SC, 8'd4, rd_i[32:17], rd_i[16:7],
+                                    rd_i[6:0], {32'h0, rd_i[64:33]}), 5'd16, 8'd0);
   logic [9:0] dma_dw;
   assign dma_dw = dma_rd_bytes_i[11:2];  // 4096 bytes: Length 0 (1024 DW); DW multiples
   assign dma_tlp = own_tlp((OwnBytes*8)'(ni_pkg::mem_req_header(ni_pkg::TLP_MRD64, dma_dw, NiReqId, dma_rd_tag_i,

@@ -17,7 +17,7 @@ module ni_rd_tracker #(
   input  logic [TagW-1:0] commit_tag_i,
   input  logic [15:0] commit_node_i,
   input  logic [15:0] commit_reqid_i,
-  input  logic [7:0] commit_otag_i,
+  input  logic [9:0] commit_otag_i,  // the requester's tag (10 bits)
   input  logic [23:0] commit_psn_i,   // the request's PSN, echoed by its response
   input  logic [1:0] commit_kind_i,   // ni_pkg::TRK_*
   input  logic [51:0] commit_page_i,  // memory-ID base page (TRK_CONF_MEM through a memory ID)
@@ -26,7 +26,7 @@ module ni_rd_tracker #(
   output logic lookup_hit_o,
   output logic [15:0] lookup_node_o,
   output logic [15:0] lookup_reqid_o,
-  output logic [7:0] lookup_otag_o,
+  output logic [9:0] lookup_otag_o,
   output logic [23:0] lookup_psn_o,
   output logic [1:0] lookup_kind_o,
   output logic [51:0] lookup_page_o,
@@ -37,7 +37,7 @@ module ni_rd_tracker #(
 );
   logic [NumTags-1:0] valid_q, valid_d;
   // A tag's record: one write port, one asynchronous read port (LUT RAM).
-  localparam int unsigned RecW = 16 + 16 + 8 + 24 + 2 + 52;
+  localparam int unsigned RecW = 16 + 16 + 10 + 24 + 2 + 52;
   logic [RecW-1:0] rec_mem_q [NumTags];
   logic [TagW-1:0] lidx;
 
