@@ -942,7 +942,7 @@ TEST_P(SystemTest, ThreeDwRequestsToAWindowBelow4GiBAreServed) {
 }
 
 // 10-bit tags (PCIe 4.0, issue 79): node 1's CPUs use them (tags 0x100-0x3FF), node 0's
-// 8-bit ones. Every answer a CPU gets names its request's whole tag: a register read, a
+// 8-bit ones. Every answer a CPU gets names its request's whole tag: register reads, a
 // UR for a load outside every window and for an I/O read, a remote load, an atomic,
 // and the confirmation of a confirmed store at each confirmation point. An answer with
 // T9 or T8 lost would find no request waiting (the CPU counts it unexpected and its
@@ -972,6 +972,7 @@ TEST_P(SystemTest, TenBitTagsComeBackInEveryAnswer) {
     const unsigned dst = 1 - src;
     const uint64_t unexpectedBefore = cpu.stats().unexpectedCpl;
     EXPECT_EQ(sys->readCsr(src, regs::NODE_ID) & regs::NODE_ID_LID_MASK, src + 1) << "a register read";
+    const uint32_t id = sys->readCsr(src, regs::ID);
     const Bytes data = randomBytes(48);
     sys->node(dst).memory().write(kRegion + 0x200, data);
     sys->node(dst).memory().write(kRegion + 0x300, le64(5));
@@ -982,6 +983,11 @@ TEST_P(SystemTest, TenBitTagsComeBackInEveryAnswer) {
       EXPECT_TRUE(ok) << what;
     };
     cpu.load(kWin + 0x200, 48, [&](const LoadResult& r) { expect("load", r.ok && r.data == data); });
+    // A register read of bytes 2-3: its completion's Lower Address names byte 2 (the CPU
+    // takes the data from there).
+    cpu.load(kCsrBase + regs::ID + 2, 2, [&](const LoadResult& r) {
+      expect("register read of bytes 2-3", r.ok && getLe(r.data.data(), 2) == id >> 16);
+    });
     cpu.atomic(TlpKind::FetchAdd, kWin + 0x300, le64(3), [&](const LoadResult& r) {
       expect("FetchAdd", r.ok && getLe(r.data.data(), 8) == 5);
     });
@@ -991,8 +997,8 @@ TEST_P(SystemTest, TenBitTagsComeBackInEveryAnswer) {
     cpu.load(kWin + 0x10'0000, 8, [&](const LoadResult& r) {
       expect("load outside every window: UR", !r.ok && r.status == CplStatus::UR);
     });
-    ASSERT_TRUE(sys->runUntil([&] { return answered == 6; }, 200000)) << answered << " of 6 answered";
-    EXPECT_EQ(good, 6u);
+    ASSERT_TRUE(sys->runUntil([&] { return answered == 7; }, 200000)) << answered << " of 7 answered";
+    EXPECT_EQ(good, 7u);
     // An I/O read (3 DW) under the CPU's largest tag: its UR completion carries it.
     const uint16_t ioTag = src ? 0x3FF : 0xFF;
     unsigned urTag = 0xFFFF;
