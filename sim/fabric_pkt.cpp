@@ -16,6 +16,7 @@ const char* toString(FabError e) {
     case FabError::BadIcrc: return "ICRC mismatch";
     case FabError::BadVcrc: return "VCRC mismatch";
     case FabError::BadLnh: return "LRH next header is neither BTH nor raw";
+    case FabError::BadVersion: return "LRH LVer or BTH TVer not 0";
     case FabError::UnknownOpcode: return "unknown opcode";
   }
   return "?";
@@ -107,6 +108,7 @@ std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {
     const size_t t = b.size() - kRawTrailerBytes;
     if (crc16Vcrc(b.data(), t) != static_cast<uint16_t>(getLe(&b[t], 2))) return fail(FabError::BadVcrc);
     if (t < kRawHdrBytes) return fail(FabError::BadLength);
+    if (b[0] & 0x0F) return fail(FabError::BadVersion);  // LVer
     FabricPacket p;
     p.raw = true;
     p.vl = b[0] >> 4;
@@ -127,6 +129,8 @@ std::optional<FabricPacket> decodeFabric(const Bytes& b, FabError* err) {
   if (crc16Vcrc(b.data(), t + 4) != vcrc) return fail(FabError::BadVcrc);
   if (computeIcrc(b.data(), t) != icrc) return fail(FabError::BadIcrc);
   if ((b[1] & 0x3) != 0x2) return fail(FabError::BadLnh);
+  // Versions this fabric speaks (formats.md): LVer 0, TVer 0 (BTH or CTH byte 9, bits 3:0).
+  if ((b[0] & 0x0F) || (b[9] & 0x0F)) return fail(FabError::BadVersion);
   FabricPacket p;
   p.vl = b[0] >> 4;
   p.sl = b[1] >> 4;

@@ -79,7 +79,7 @@ inline FabricPacket answerPacket(uint16_t dlid, uint16_t slid, uint8_t opcode, u
   return a;
 }
 
-enum class FabError { None, Truncated, BadLength, BadIcrc, BadVcrc, BadLnh, UnknownOpcode };
+enum class FabError { None, Truncated, BadLength, BadIcrc, BadVcrc, BadLnh, BadVersion, UnknownOpcode };
 const char* toString(FabError e);
 
 // Whole packet including ICRC (not raw) and VCRC. A raw datagram is padded to whole
