@@ -247,6 +247,7 @@ void Fabric::ingress(unsigned port, Bytes pkt, uint8_t vc) {
   }
   if (cfg_.capturePoint == CaptureWriter::Point::Tx)
     tap_.write(static_cast<uint64_t>(static_cast<double>(now_) * cfg_.clockNs), pkt, port, CaptureWriter::Point::Tx);
+  if (ingressObserver_) ingressObserver_(pkt, port);
   ++st_.packets;
   st_.bytes += pkt.size();
   ++st_.perVc[vc & 1];

@@ -9,6 +9,7 @@
 // each class (requests, answers) on two virtual channels with a dateline per ring.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <deque>
 #include <map>
 #include <random>
@@ -85,6 +86,8 @@ class Fabric {
  public:
   explicit Fabric(const FabricConfig& c);
   CaptureWriter& tap() { return tap_; }
+  // Called with every packet an NI sends into the fabric, and the port it came in on.
+  void onIngress(std::function<void(const Bytes& pkt, unsigned port)> f) { ingressObserver_ = std::move(f); }
   const FabricStats& stats() const { return st_; }
   // The switch replicates packets to a multicast LID (0xC000 and up) to these ports
   // (never back to the sender); a group without members drops them.
@@ -173,6 +176,7 @@ class Fabric {
     unsigned corrupt = 0;
   };
   void ingress(unsigned port, Bytes pkt, uint8_t vc);
+  std::function<void(const Bytes&, unsigned)> ingressObserver_;
   bool chance(double p) { return p > 0 && std::uniform_real_distribution<double>(0, 1)(faultRng_) < p; }
   void enqueue(unsigned dst, Pkt pkt);
 

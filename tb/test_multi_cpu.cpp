@@ -280,14 +280,34 @@ TEST_P(RailsTest, StripedAndPerDestinationPutsLandOverEveryPlane) {
   }
 }
 
-// Eager sends and rendezvous (RTS, remote gets) over the rail of their destination.
+// Eager sends and rendezvous (RTS, remote gets) over the rail of their destination
+// (node % rails): every DMA packet a plane carries belongs to a message whose receiver
+// is on that rail. Sends, the RTS and the data of a remote get go from the sender to
+// the receiver (the packet's DLID); a remote get, and the put of its descriptor chain
+// into the sender's scratch memory ID, go from the receiver to the sender (its SLID).
 TEST_P(RailsTest, SendsAndRendezvousGoOverTheirDestinationsRail) {
+  const unsigned rails = sys->rails();
+  std::vector<unsigned> checked(rails, 0), wrongRail(rails, 0);
+  for (unsigned k = 0; k < rails; ++k) {
+    sys->fabric(k).onIngress([&, k](const Bytes& pkt, unsigned) {
+      const auto p = decodeFabric(pkt);
+      if (!p || p->opcode != kOpTunnelReq || !(p->tehFlags & kTehDma)) return;
+      const bool toSender = (p->tehFlags & kTehRget) || p->memid == RuntimeLayout{}.scratchMid;
+      const unsigned receiver = toSender ? p->slid - 1u : p->dlid - 1u;
+      ++checked[k];
+      wrongRail[k] += receiver % rails != k;
+    });
+  }
   for (Transport t : {Transport::Eager, Transport::Rendezvous}) {
     Messaging msg(*sys, t, 16 << 10);
     const WorkloadRow r = msg.allToAll(16 << 10);
     EXPECT_TRUE(r.ok) << transportName(t) << ": " << r.error << "; seed " << seed;
   }
-  for (unsigned k = 0; k < sys->rails(); ++k) EXPECT_GT(sys->fabric(k).stats().packets, 0u) << "plane " << k;
+  for (unsigned k = 0; k < rails; ++k) {
+    sys->fabric(k).onIngress(nullptr);
+    EXPECT_GT(checked[k], 0u) << "plane " << k << " carried no DMA packet";
+    EXPECT_EQ(wrongRail[k], 0u) << "plane " << k << ": DMA packets of messages to another rail's nodes";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Rails, RailsTest, ::testing::Values(1u, 2u),
