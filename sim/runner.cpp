@@ -677,6 +677,7 @@ int main(int argc, char** argv) {
   auto storeDest = [&](unsigned s, unsigned k) { return (s + 1 + (k / o.run) % (n - 1)) % n; };
   auto remoteAddr = [&](unsigned s, unsigned d, uint64_t off) { return windowBase(d) + s * (kSlot / n) + off; };
   std::map<std::pair<unsigned, uint64_t>, Bytes> written;  // (dst, landing addr) -> data
+  std::vector<Memory> landed(n);  // what each node's memory must hold after the stores
 
   const bool doStores = o.scenario == "mixed" || o.scenario == "stores";
   if (doStores) {
@@ -688,11 +689,17 @@ int main(int argc, char** argv) {
         for (auto& x : data) x = uint8_t(rng());
         sys.node(s).store(remoteAddr(s, d, off), data);
         written[{d, kLanding + s * (kSlot / n) + off}] = data;
+        landed[d].write(kLanding + s * (kSlot / n) + off, data);
         ++st.ops;
         st.bytes += o.size;
       }
   }
   if (!drainWatched(sys, o, "the stores phase")) return 1;
+  // Every store in the memory its window's translation names, checked there (the reads
+  // below come back through the same windows, which a translation wrong both ways
+  // would pass).
+  for (const auto& [at, data] : written)
+    st.mismatches += sys.node(at.first).memory().read(at.second, data.size()) != landed[at.first].read(at.second, data.size());
   const uint64_t tStores = sys.cycle() - t0;
   // Setup traffic is CSR only: no fabric bytes. VC0 carries the writes, VC1 their ACKs.
   const uint64_t storeFabricBytes = sys.fabric().stats().bytes;
