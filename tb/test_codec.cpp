@@ -5,6 +5,7 @@
 #include <random>
 
 #include "crc.hpp"
+#include "dma.hpp"
 #include "fabric_pkt.hpp"
 #include "tlp.hpp"
 #include "verilated_fixture.hpp"
@@ -375,4 +376,39 @@ TEST(TlpCodec, MalformedInputReturnsErrors) {
   digest[2] |= 0x80;
   EXPECT_FALSE(decodeTlp(digest, &err));
   EXPECT_EQ(err, TlpError::Digest);
+}
+
+// The DMA descriptor's bytes as docs/formats.md's table gives them (typed here from
+// the table, not from sim/dma.hpp): every field at its offset, little-endian, distinct
+// values so that a field moved or cut shows. The producer (the runtime) and the golden
+// model both go through DmaDescriptor, so only this pins the layout the NI reads.
+TEST(DmaCodec, DescriptorLayoutIsTheDocumentedOne) {
+  DmaDescriptor d;
+  d.op = 2;
+  d.flags = 0x0E;
+  d.slots = 0x13;
+  d.injCnt = 0x1D;
+  d.dest = 0xA1B2;
+  d.qid = 0xC3D4;
+  d.len = 0x11223344;
+  d.rcvCnt = 0x1E;
+  d.srcMid = 0x2F;
+  d.key = 0x8765;
+  d.src = 0x0102030405060740ull;
+  d.dst = 0x1112131415161780ull;
+  d.tag = 0xCAFEF00D;
+  for (size_t i = 0; i < d.words.size(); ++i) d.words[i] = static_cast<uint8_t>(0x90 + i);
+  Bytes want = {0x02, 0x0E, 0x13, 0x1D,                          // op, flags, slots, inj_cnt
+                0xB2, 0xA1, 0xD4, 0xC3,                          // dest, qid
+                0x44, 0x33, 0x22, 0x11,                          // len
+                0x1E, 0x2F, 0x65, 0x87,                          // rcv_cnt, src_mid, key
+                0x40, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,  // src
+                0x80, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11,  // dst
+                0x0D, 0xF0, 0xFE, 0xCA};                         // tag
+  for (uint8_t i = 0; i < 28; ++i) want.push_back(static_cast<uint8_t>(0x90 + i));  // words
+  EXPECT_EQ(d.encode(), want);
+  const DmaDescriptor back = DmaDescriptor::decode(want.data());
+  EXPECT_EQ(back.encode(), want);
+  EXPECT_EQ(back.key, 0x8765);
+  EXPECT_EQ(back.src, d.src);
 }
