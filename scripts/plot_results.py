@@ -8,12 +8,16 @@ topology) and the commit the figures come from.
 
   usage: plot_results.py OUT_DIR FILE.csv [FILE.csv ...]
 
+Also writes OUT_DIR/plotted.json: every plotted point, per figure and line (the test
+plots_from_ni_sim_results checks them against the rows).
+
 Writes OUT_DIR/latency.png from the pingpong rows, OUT_DIR/bandwidth.png from the
 bw and bibw rows and OUT_DIR/rate.png (millions of messages per second, the whole
 system) from the rate rows (each is skipped when no file has such rows). Needs matplotlib
 (scripts/setup.sh installs it into .venv).
 """
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -62,9 +66,9 @@ def link_peak_mb_s(r):
     return int(r["width"]) / 8 / float(r["clock_ns"]) * 1e3
 
 
-def plot(rows, workloads, y, ylabel, title, path, log_y=True, peak=None):
+def plot(rows, workloads, y, ylabel, title, path, log_y=True, peak=None, plotted=None):
     """y: a column name, or a function of a row; peak: a function of a row giving a
-    horizontal line (the link's peak)."""
+    horizontal line (the link's peak). plotted[file name] gets the lines' points."""
     value = y if callable(y) else (lambda r: float(r[y]))
     series, used = {}, []
     for r in rows:
@@ -76,6 +80,8 @@ def plot(rows, workloads, y, ylabel, title, path, log_y=True, peak=None):
         return False
     fig, ax = plt.subplots(figsize=(7, 4.5))
     sizes = set()
+    if plotted is not None:
+        plotted[os.path.basename(path)] = {name: sorted(pts) for name, pts in series.items()}
     for name, pts in sorted(series.items()):
         pts.sort()
         sizes.update(b for b, _ in pts)
@@ -111,18 +117,20 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     rows = read_rows(sys.argv[2:])
-    made = []
+    made, plotted = [], {}
     if plot(rows, {"pingpong"}, lambda r: float(r["latency_ns"]) / 1e3, "half round trip (µs)",
-            "Ping-pong latency", os.path.join(out, "latency.png")):
+            "Ping-pong latency", os.path.join(out, "latency.png"), plotted=plotted):
         made.append("latency.png")
     if plot(rows, {"bw", "bibw"}, lambda r: float(r["gb_per_s"]) * 1e3, "bandwidth (MB/s)", "Bandwidth",
-            os.path.join(out, "bandwidth.png"), log_y=False, peak=link_peak_mb_s):
+            os.path.join(out, "bandwidth.png"), log_y=False, peak=link_peak_mb_s, plotted=plotted):
         made.append("bandwidth.png")
     if plot(rows, {"rate"}, msg_rate, "messages per second (millions)", "Message rate",
-            os.path.join(out, "rate.png")):
+            os.path.join(out, "rate.png"), plotted=plotted):
         made.append("rate.png")
     if not made:
         sys.exit("no pingpong, bw, bibw or rate rows to plot")
+    with open(os.path.join(out, "plotted.json"), "w") as f:
+        json.dump(plotted, f, indent=1)
     print("wrote " + ", ".join(os.path.join(out, m) for m in made))
 
 
