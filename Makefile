@@ -206,6 +206,10 @@ fuzz-fabric: setup
 	  echo "committed corpus: $$(ls tb/fuzz_corpus | wc -l) inputs"; echo '```'; } > docs/figures/fuzz.md
 	cat docs/figures/fuzz.md
 
+# The revision a run is built from, for the figures it writes: make expands a recipe
+# before it runs it, so this is the revision at the run's start.
+BUILT_FROM = $(shell git rev-parse --short HEAD)$(shell git diff --quiet HEAD -- rtl sim tb || echo ' with uncommitted changes')
+
 # The host-port fuzzer (issue 79): seeded hostile TLP streams into node 0 of a two-node
 # system, a liveness round after each (tb/host_fuzz.hpp); figures in docs/figures/fuzz_host.md.
 HOST_FUZZ_TLPS ?= 1000000
@@ -215,7 +219,7 @@ fuzz-host: setup $(BUILD)/.configured
 	mkdir -p docs/figures
 	$(BUILD)/host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS) --md $(BUILD)/fuzz_host.md
 	{ echo '# Host-port fuzz run (written by make fuzz-host)'; echo; \
-	  echo "\`host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS)\`, built from $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- rtl sim tb || echo ' with uncommitted changes')"; \
+	  echo "\`host_fuzz --seed $(HOST_FUZZ_SEED) --tlps $(HOST_FUZZ_TLPS)\`, built from $(BUILT_FROM)"; \
 	  echo; cat $(BUILD)/fuzz_host.md; } > docs/figures/fuzz_host.md
 
 # The fabric-port campaign (issue 79): mutated packets from the fuzz seeds, a few hundred
@@ -229,7 +233,7 @@ fuzz-fabric-campaign: setup $(BUILD)/.configured
 	$(BUILD)/fabric_fuzz --seed $(FABRIC_FUZZ_SEED) --packets $(FABRIC_FUZZ_PACKETS) --dump $(BUILD)/fuzz-fails \
 	  --md $(BUILD)/fuzz_fabric.md
 	{ echo '# Fabric-port fuzz campaign (written by make fuzz-fabric-campaign)'; echo; \
-	  echo "\`fabric_fuzz --seed $(FABRIC_FUZZ_SEED) --packets $(FABRIC_FUZZ_PACKETS)\`, built from $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- rtl sim tb || echo ' with uncommitted changes')"; echo; \
+	  echo "\`fabric_fuzz --seed $(FABRIC_FUZZ_SEED) --packets $(FABRIC_FUZZ_PACKETS)\`, built from $(BUILT_FROM)"; echo; \
 	  cat $(BUILD)/fuzz_fabric.md; } > docs/figures/fuzz_fabric.md
 
 coverage: setup
