@@ -82,18 +82,17 @@ std::optional<Tlp> decodeTlp(const Bytes& b, TlpError* err) {
   size_t expect = hdr + (hasData(b[0]) ? lenBytes : 0);
   if (b.size() != expect) return fail(b.size() < expect ? TlpError::Truncated : TlpError::BadLength);
   t.lengthDw = len;
-  const uint16_t tagHigh = static_cast<uint16_t>((b[1] >> 7 & 1) << 9 | (b[1] >> 3 & 1) << 8);  // T9, T8
   if (t.isCompletion()) {
     t.completer = static_cast<uint16_t>(getBe(&b[4], 2));
     t.status = static_cast<CplStatus>(b[6] >> 5);
     t.byteCount = static_cast<uint16_t>(((b[6] & 0xF) << 8) | b[7]);
     t.requester = static_cast<uint16_t>(getBe(&b[8], 2));
-    t.tag = static_cast<uint16_t>(tagHigh | b[10]);
+    t.tag = tlpTag(b.data(), b[10]);
     t.lowerAddr = b[11] & 0x7F;
     if (t.kind == TlpKind::Cpl) t.lengthDw = 0;
   } else {
     t.requester = static_cast<uint16_t>(getBe(&b[4], 2));
-    t.tag = static_cast<uint16_t>(tagHigh | b[6]);
+    t.tag = tlpTag(b.data(), b[6]);
     t.lastBe = b[7] >> 4;
     t.firstBe = b[7] & 0xF;
     t.addr = (t.threeDw ? getBe(&b[8], 4) : getBe(&b[8], 8)) & ~uint64_t{3};

@@ -45,6 +45,12 @@ struct Tlp {
 enum class TlpError { None, Truncated, BadLength, UnknownType, Digest };
 const char* toString(TlpError e);
 
+// The 10-bit tag of a TLP header (b: its bytes from byte 0): T9 and T8 from byte 1
+// (bits 7, 3) above tagByte (a request's byte 6, a completion's byte 10).
+inline uint16_t tlpTag(const uint8_t* b, uint8_t tagByte) {
+  return static_cast<uint16_t>((b[1] >> 7 & 1) << 9 | (b[1] >> 3 & 1) << 8 | tagByte);
+}
+
 // A request with threeDw set gets the 3 DW header (its address must be below 4 GiB);
 // decoding accepts both forms of every request kind.
 Bytes encodeTlp(const Tlp& t);

@@ -43,11 +43,6 @@ using ni::setField;
 
 namespace {
 
-// A request's tag, 10 bits: T9, T8 (byte 1 bits 7, 3) and byte 6.
-uint16_t tagOf(const Bytes& tlp) {
-  return static_cast<uint16_t>((tlp[1] >> 7 & 1) << 9 | (tlp[1] >> 3 & 1) << 8 | tlp[6]);
-}
-
 constexpr unsigned kBpb = 8;
 constexpr unsigned kSlots = 4;
 constexpr uint16_t kSilent = 3;
@@ -204,7 +199,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
   std::multiset<Report> failWords;
   std::map<std::pair<uint16_t, uint32_t>, bool> refused;  // receiving-NI confirmed writes the receiver refused
   auto reportOf = [](const Pkt& p, unsigned status, uint64_t back) {
-    return Report{status, static_cast<uint16_t>(p.tlp[4] << 8 | p.tlp[5]), tagOf(p.tlp), p.addr() + (back << 12)};
+    return Report{status, static_cast<uint16_t>(p.tlp[4] << 8 | p.tlp[5]), tlpTag(p.tlp.data(), p.tlp[6]), p.addr() + (back << 12)};
   };
   std::map<std::pair<uint16_t, uint32_t>, uint64_t> backOf;
   std::deque<uint64_t> reqOfBack;  // back_page of each sequenced request, in the order they were taken
@@ -276,7 +271,7 @@ TEST_F(RetxTest, ResendsCopiesUntilAnsweredAndFailsASilentDestination) {
                    // a memory-confirmed write its address's way back
         const std::pair<uint16_t, uint32_t> key{ans->lid, ans->psn};
         const Pkt& o = original.at(key);
-        EXPECT_EQ(dut->m.q_cpl_o, uint32_t{o.tlp[4]} << 18 | uint32_t{o.tlp[5]} << 10 | tagOf(o.tlp))
+        EXPECT_EQ(dut->m.q_cpl_o, uint32_t{o.tlp[4]} << 18 | uint32_t{o.tlp[5]} << 10 | tlpTag(o.tlp.data(), o.tlp[6]))
             << "requester ID and tag for " << ans->lid << "/" << ans->psn << ", seed " << seed();
         EXPECT_EQ(bool(dut->m.q_conf_o), o.cmem()) << "memory-confirmed, seed " << seed();
         if (o.cmem()) EXPECT_EQ(dut->m.q_back_o, backOf.at(key)) << "pages back, seed " << seed();
