@@ -9,26 +9,37 @@
 // without a new hit. Loading a counter clears its hit-zero bit (in the load's cycle). All
 // three decrements may come in every cycle, also for the same counter.
 //
-// The counters live in RAM (LUT RAM on an FPGA), with one subtractor for all of them:
-// - Each source adds its bytes to a running sum per counter (sum_mem, its own RAM: a
-//   read, an add and a write in the cycle of its decrement).
+// The counters live in block RAM, with one subtractor for all of them (the way
+// Corundum keeps statistics counters: accumulate where the events arrive, apply in a
+// pipeline):
+// - Each source adds its bytes to a running sum per counter (sum_mem, block RAM of its
+//   own): S0 reads at the decrement's counter, S1 takes the RAM's output into a
+//   register, S2 adds and writes. The two decrements before it may not be in the RAM
+//   yet (one is written in this cycle, one was written in the cycle of the read, which
+//   block RAM leaves undefined), so their sums are taken from S2's result registers.
 // - An update pipeline applies what the sources added since its last visit to one
-//   counter a cycle: A picks the counter (a load, else the next counter of a round-
-//   robin walk over all of them), B reads the three sums and the total taken before
-//   (taken_mem), C forms what was added (their sum, less the total taken) and stores
-//   the new total, D subtracts it from the value (val_mem), stopping at 0, and finds
-//   the hit.
+//   counter a cycle, in stages 0 to 8: 0 picks the counter (a load, else the next
+//   counter of a round-robin walk over all of them), 2 reads the three sums (the
+//   decrements up to the pick's cycle: that cycle's own, written in this one, is taken
+//   from S2), 4 adds two of them, 5 forms their total and stores it (taken_mem), 6
+//   takes off the total stored at the last visit (what was added since), 7 subtracts
+//   that from the value (val_mem), 8 finds the hit (the difference is negative or 0
+//   while the value counts) and writes the live and hit-zero bits and the value's copy
+//   for register reads.
 // - A load goes through the same stages: the decrements up to its own cycle are
 //   applied to the old value first (they may hit zero), then it sets the value.
-// - A counter is not picked while an update of it is in the stages (its value and
-//   total would be read before they are written); a load may follow one, and takes
-//   the results still on their way (the total from C, the value from D).
+// - Every block-RAM read is registered before its data is used, so an update of the
+//   same counter one or two stages ahead (behind a load, or with fewer counters than
+//   stages) has not written what the read needs. Where one does, the read is reset to
+//   0 (the RAM's own output reset) and the value is taken from the update ahead: a
+//   register ORed in, or one LUT4 a bit, never a wide multiplexer.
 // A counter's hit is therefore found a few cycles after its last decrement (at most
-// NumCnt + 4 while no load keeps stage A). A register read (rd_idx_i, answered in the
-// same cycle) gives the value as last written, or the value of a load still in the
-// stages: a value at most that many cycles old, and never one from before a load.
-// The running sums count modulo 2**SumW: what a counter gains between two visits must
-// stay below that (NumCnt cycles of all three sources at most: 3 * 8191 bytes each).
+// NumCnt + 9 while no load keeps stage 0). A register read (rd_idx_i, answered in the
+// same cycle from a LUT-RAM copy of the value) gives the value as last written, or the
+// value of a load still in the stages: a value at most that many cycles old, and never
+// one from before a load. The running sums count modulo 2**SumW: what a counter gains
+// between two visits must stay below that (NumCnt cycles of all three sources at most:
+// 3 * 8191 bytes each).
 `default_nettype none
 `include "ni_assert.svh"
 
@@ -57,10 +68,12 @@ module ni_dma_cnt #(
   input  logic [IdW-1:0] rd_idx_i,
   output logic [31:0] rd_value_o,
   output logic [NumCnt-1:0] zero_o,  // hit zero since last loaded
-  output logic ev_zero_o,            // a counter reached zero (a cycle after D found it) ...
+  output logic ev_zero_o,            // a counter reached zero (a cycle after stage 8 found it) ...
   output logic [IdW-1:0] ev_zero_idx_o  // ... this one
 );
   localparam int unsigned Srcs = 3;
+  localparam int unsigned Last = 7;  // the stage that forms the value and writes val_mem
+  localparam int unsigned Wr = 8;    // the stage that finds the hit, writes live_q, zero_q, rd_mem
   logic [Srcs-1:0] src_valid;
   logic [Srcs-1:0][IdW-1:0] src_id;
   logic [Srcs-1:0][12:0] src_bytes;
@@ -68,159 +81,265 @@ module ni_dma_cnt #(
   assign src_id = {loc_id_i, rcv_id_i, inj_id_i};
   assign src_bytes = {loc_bytes_i, rcv_bytes_i, inj_bytes_i};
 
-  // The stages' registers (B, C, D: the op in that stage).
-  logic b_valid_q, c_valid_q, d_valid_q;
-  logic b_load_q, c_load_q, d_load_q;
-  logic [IdW-1:0] b_idx_q, c_idx_q, d_idx_q;
-  logic [31:0] b_value_q, c_value_q, d_value_q;  // a load's value
-  logic c_value_nz_q, d_value_nz_q;
-  logic [SumW-1:0] c_pair_q, c_last_q;           // the sources' sums, read in B: the
-                                                 // first two added, the third
-  logic [SumW-1:0] c_taken_q;                    // the total taken before, read in B
-  logic [SumW-1:0] d_added_q;                    // what was added since, formed in C
-  logic [31:0] d_val_q;                          // the value before, read in C
-  logic d_live_q;                                // ... and whether it counts (not at 0)
-
-  // Per counter: the value is not 0 (live), it hit zero since loaded.
-  logic [NumCnt-1:0] live_q, zero_q;
-  logic [IdW-1:0] rr_q;
+  // The update pipeline's stages 1 to 8: the op in each (valid, a load, its counter, a
+  // load's value).
+  logic [Wr:1] st_v_q, st_load_q;
+  logic [Wr:1][IdW-1:0] st_idx_q;
+  logic [Wr:1][31:0] st_value_q;
 
   // ------------------------------------------------------------ sources
-  logic [Srcs-1:0][SumW-1:0] b_sum;
+  // s1..s3: the decrement in S1, S2, and the one before it (its sum in s3_sum_q).
+  // Forwarding without a wide multiplexer: when a decrement of one of the two before
+  // names the same counter, S0's read is reset to 0 (the block RAM's own output
+  // reset), and the sum it needs is either the one S2 is forming (taken from s3_sum_q
+  // in S2) or the one before it (kept in s2_pre_q, otherwise 0), so that S2 adds
+  // s3_sum_q or the OR of two words: one LUT4 a bit.
+  logic [Srcs-1:0] s1_v_q, s2_v_q;
+  logic [Srcs-1:0][IdW-1:0] s1_id_q, s2_id_q;
+  logic [Srcs-1:0][12:0] s1_bytes_q, s2_bytes_q;
+  logic [Srcs-1:0][SumW-1:0] s1_dout, s2_rd_q, s2_pre_q, s2_sum, s3_sum_q;
+  logic [Srcs-1:0] s0_near1, s0_near2;  // S0's counter is S1's, S2's
+  logic [Srcs-1:0] s1_near1_q, s1_near2_q, s2_near1_q;
+  logic [Srcs-1:0] p2_near;                // stage 2's counter is S2's
+  logic [Srcs-1:0][SumW-1:0] p3_dout;     // the pipeline's read (stage 2's counter), in stage 3
   for (genvar s = 0; s < Srcs; s++) begin : gen_src
-    logic [SumW-1:0] sum_mem [NumCnt];  // not reset: only differences of it are used
+    // Not reset: only differences of it are used. A read and a write of one address in
+    // a cycle never matter (no_rw_check: no logic to define them).
+    (* ram_style = "block", no_rw_check *) logic [SumW-1:0] sum_mem [NumCnt];
+    logic [SumW-1:0] own_q, pipe_q;
     always_ff @(posedge clk_i) begin
-      if (src_valid[s]) sum_mem[src_id[s]] <= sum_mem[src_id[s]] + SumW'(src_bytes[s]);
+      if (s0_near1[s] || s0_near2[s]) own_q <= '0;
+      else own_q <= sum_mem[src_id[s]];
+      if (p2_near[s]) pipe_q <= '0;
+      else pipe_q <= sum_mem[st_idx_q[2]];
+      if (s2_v_q[s]) sum_mem[s2_id_q[s]] <= s2_sum[s];
     end
-    assign b_sum[s] = sum_mem[b_idx_q];
+    assign s0_near1[s] = s1_v_q[s] && s1_id_q[s] == src_id[s];
+    assign s0_near2[s] = s2_v_q[s] && s2_id_q[s] == src_id[s];
+    assign p2_near[s] = s2_v_q[s] && s2_id_q[s] == st_idx_q[2];
+    assign s1_dout[s] = own_q;
+    assign p3_dout[s] = pipe_q;
+    assign s2_sum[s] = (s2_near1_q[s] ? s3_sum_q[s] : s2_rd_q[s] | s2_pre_q[s]) + SumW'(s2_bytes_q[s]);
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      {s1_v_q, s2_v_q} <= '0;
+    end else begin
+      s1_v_q <= src_valid;
+      s2_v_q <= s1_v_q;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    s1_id_q <= src_id;
+    s1_bytes_q <= src_bytes;
+    s1_near1_q <= s0_near1;
+    s1_near2_q <= s0_near2;
+    s2_id_q <= s1_id_q;
+    s2_bytes_q <= s1_bytes_q;
+    s2_rd_q <= s1_dout;
+    s2_near1_q <= s1_near1_q;
+    for (int s = 0; s < Srcs; s++) begin
+      // The sum of the decrement two before (in s3_sum_q now) where it is the one S2 needs.
+      s2_pre_q[s] <= (s1_near2_q[s] && !s1_near1_q[s]) ? s3_sum_q[s] : '0;
+    end
+    s3_sum_q <= s2_sum;
   end
 
-  // ------------------------------------------------------------ A: pick
+  // ------------------------------------------------------------ 0: pick
   // The counter at rr_q is visited (whether or not a source named it: an update that
-  // finds nothing added writes what was there) when no load takes the stage and no
-  // update of it is in B, C or D (behind a load, or with fewer than 4 counters); the
-  // pointer waits on it while a load takes the stage.
-  logic busy, issue, a_valid;
+  // finds nothing added writes what was there) when no load takes the stage; the
+  // pointer waits on it while a load does.
+  logic [IdW-1:0] rr_q;
   logic [IdW-1:0] a_idx;
-  assign busy = (b_valid_q && b_idx_q == rr_q) || (c_valid_q && c_idx_q == rr_q) ||
-                (d_valid_q && d_idx_q == rr_q);
-  assign issue = !load_i && !busy;
-  assign a_valid = load_i || issue;
   assign a_idx = load_i ? load_idx_i : rr_q;
 
-  // ------------------------------------------------------------ B: read the sums
-  // (the first two added here, so that C has one carry chain per result)
-  logic [SumW-1:0] taken_mem [NumCnt];  // the sum of the three sums at the last update
-  logic [SumW-1:0] c_total;             // that sum now (formed in C)
-  logic [SumW-1:0] b_taken;
-  // An update of the same counter in C stores its total at the end of this cycle.
-  assign b_taken = (c_valid_q && c_idx_q == b_idx_q) ? c_total : taken_mem[b_idx_q];
+  // ------------------------------------------------------------ 2, 3: read the sums
+  // Stage 2 reads at its counter; the decrement of the pick's own cycle is in S2 now
+  // (written at the end of this cycle): where it names the counter, the read is reset
+  // and its sum (in s3_sum_q next cycle) is kept instead.
+  logic [Srcs-1:0] p3_near_q;
+  logic [Srcs-1:0][SumW-1:0] p4_rd_q, p4_fsum_q, p4_sum;
 
-  // ------------------------------------------------------------ C: what was added
-  // c_added = pair + last - taken, as one add of a carry-save pair (x, y): the bits of
-  // pair + last + ~taken, and their carries moved up a place with the 1 of -taken.
-  logic [31:0] val_mem [NumCnt];
-  logic [SumW-1:0] c_added, csa_x, csa_y, c_untaken;
-  logic [31:0] c_val;
-  logic c_live;
-  logic [31:0] d_val_new;
-  logic d_live_new, d_hit;
-  assign c_total = c_pair_q + c_last_q;
-  assign c_untaken = ~c_taken_q;
-  assign csa_x = c_pair_q ^ c_last_q ^ c_untaken;
-  assign csa_y = {(c_pair_q[SumW-2:0] & c_last_q[SumW-2:0]) | (c_pair_q[SumW-2:0] & c_untaken[SumW-2:0]) |
-                  (c_last_q[SumW-2:0] & c_untaken[SumW-2:0]), 1'b1};
-  assign c_added = csa_x + csa_y;
-  `NI_ASSERT(AddedIsDifference_A, c_valid_q |-> c_added == c_total - c_taken_q)
-  // An update of the same counter in D writes its results at the end of this cycle.
-  assign c_val = (d_valid_q && d_idx_q == c_idx_q) ? d_val_new : val_mem[c_idx_q];
-  // (The live bits read at one index each are kept nets of their own: Yosys would
-  // otherwise build the 32-to-1 multiplexer again for every bit it gates.)
-  (* keep *) logic c_live_mem;
-  assign c_live_mem = live_q[c_idx_q];
-  assign c_live = (d_valid_q && d_idx_q == c_idx_q) ? d_live_new : c_live_mem;
+  // ------------------------------------------------------------ 4: add two
+  logic [SumW-1:0] p5_pair_q, p5_last_q;
+  for (genvar s = 0; s < Srcs; s++) begin : gen_p4
+    assign p4_sum[s] = p4_rd_q[s] | p4_fsum_q[s];
+  end
 
-  // ------------------------------------------------------------ D: the new value
-  // load_behind: a load of D's counter follows it (in A, B or C).
-  logic load_behind;
-  assign load_behind = (load_i && load_idx_i == d_idx_q) || (b_valid_q && b_load_q && b_idx_q == d_idx_q) ||
-                       (c_valid_q && c_load_q && c_idx_q == d_idx_q);
-  assign d_hit = d_live_q && {8'd0, d_added_q} >= 32'(d_val_q);
+  // ------------------------------------------------------------ 5: total, stored
+  // taken_mem: the total of the three sums at the counter's last visit. Stage 4 reads
+  // it; the update one stage ahead writes it in the cycle of that read, so its total
+  // (in p7_total_q when this one is in 6) is taken instead.
+  (* ram_style = "block", no_rw_check *) logic [SumW-1:0] taken_mem [NumCnt];
+  logic [SumW-1:0] p5_taken_dout, p5_total, p6_total_q, p6_taken_q, p7_total_q;
+  logic p6_near_q;
+  assign p5_total = p5_pair_q + p5_last_q;
+
+  // ------------------------------------------------------------ 6: what was added
+  logic [SumW-1:0] p6_added, p7_added_q;
+  assign p6_added = p6_total_q - (p6_near_q ? p7_total_q : p6_taken_q);
+
+  // ------------------------------------------------------------ 7: the new value
+  // val_mem: the value, read by stage 5. The updates one and two stages ahead write it
+  // after that read and in its cycle: where one of them names the counter, the read is
+  // reset, and stage 7 takes the value of the one ahead (r8_val_q, formed in the cycle
+  // before) or of the one two ahead (kept in p7_pre_q, otherwise 0). The value is
+  // written whether or not it counts (one that does not is never used).
+  (* ram_style = "block", no_rw_check *) logic [31:0] val_mem [NumCnt];
+  logic [31:0] p6_val_dout, p7_rd_q, p7_pre_q, p7_val, r8_val_q, new_val;
+  logic p5_near1, p5_near2, p6_near1_q, p6_near2_q, p7_near1_q;
+  logic [32:0] p7_diff, r8_diff_q;
+  assign p5_near1 = st_v_q[6] && st_idx_q[6] == st_idx_q[5];
+  assign p5_near2 = st_v_q[Last] && st_idx_q[Last] == st_idx_q[5];
+  assign p7_val = p7_near1_q ? r8_val_q : p7_rd_q | p7_pre_q;
+  assign p7_diff = {1'b0, p7_val} - 33'(p7_added_q);
+  assign new_val = st_load_q[Last] ? st_value_q[Last] : p7_diff[31:0];
+
+  // ------------------------------------------------------------ 8: the hit
+  // The difference gives the hit: what was added reaches the value (the difference is
+  // negative or 0) of a counter whose value counts (live_q: it is not 0). live_q is
+  // read by stage 7 and written here: the update one stage ahead's (r9_live_q) is
+  // taken where it names the counter.
+  logic [NumCnt-1:0] live_q, zero_q;
+  logic r8_live, r8_live_q, r8_near_q, r8_behind_q, r8_hit, new_live, r9_live_q, load_behind;
+  assign r8_live = r8_near_q ? r9_live_q : r8_live_q;
+  assign r8_hit = r8_live && (r8_diff_q[32] || r8_diff_q[31:0] == 32'd0);
+  assign new_live = st_load_q[Wr] ? st_value_q[Wr] != 32'd0 : r8_live && !r8_hit;
+  // Each bit of live_q and zero_q is one LUT4 with these decodes of stage 8's counter
+  // (dec8: it is written; set8: its hit-zero bit is set) and of the load's. From 8
+  // counters on, stage 8's decodes are made of two parts (8 x 4), kept nets, which the
+  // bit's LUT4 combines: the synthesis would otherwise decode the counter again for
+  // every bit.
+  logic [NumCnt-1:0] dec8, set8;
+  logic r8_zset;
+  assign r8_zset = r8_hit && !st_load_q[Wr] && !r8_behind_q;
+  (* keep *) logic [NumCnt-1:0] dec_ld;
   always_comb begin
-    d_val_new = (d_live_q && !d_hit) ? d_val_q - 32'(d_added_q) : 32'd0;
-    d_live_new = d_live_q && !d_hit;
-    if (d_load_q) begin
-      d_val_new = d_value_q;
-      d_live_new = d_value_nz_q;
+    dec_ld = '0;
+    dec_ld[load_idx_i] = load_i;
+  end
+  if (IdW >= 3) begin : gen_dec8_split
+    (* keep *) logic [NumCnt/4-1:0] hi;
+    (* keep *) logic [3:0] lo, set_lo;
+    always_comb begin
+      hi = '0;
+      hi[st_idx_q[Wr][IdW-1:2]] = st_v_q[Wr];
+      lo = '0;
+      lo[st_idx_q[Wr][1:0]] = 1'b1;
+      set_lo = r8_zset ? lo : '0;
+    end
+    for (genvar k = 0; k < NumCnt; k++) begin : gen_bit
+      assign dec8[k] = hi[k / 4] && lo[k % 4];
+      assign set8[k] = hi[k / 4] && set_lo[k % 4];
+    end
+  end else begin : gen_dec8_whole
+    always_comb begin
+      dec8 = '0;
+      dec8[st_idx_q[Wr]] = st_v_q[Wr];
+    end
+    assign set8 = r8_zset ? dec8 : '0;
+  end
+  // A load of stage 7's counter follows it (in stages 0 to 6): a hit of decrements
+  // before that load leaves the hit-zero bit clear (registered for stage 8, where a
+  // load in stage 0 clears the bit in the same cycle).
+  always_comb begin
+    load_behind = load_i && load_idx_i == st_idx_q[Last];
+    for (int k = 1; k < Last; k++) begin
+      if (st_v_q[k] && st_load_q[k] && st_idx_q[k] == st_idx_q[Last]) load_behind = 1'b1;
     end
   end
 
   // ------------------------------------------------------------ read
-  // The youngest load of the counter still in the stages, else the value written.
+  // A load's value waits in lv_mem (LUT RAM, a slot for each load the stages can
+  // hold; the stages carry its slot) until stage 8 has written it: a read of a counter
+  // with a load in the stages gets the youngest one's value, else the value written
+  // (rd_mem, LUT RAM: val_mem's copy for this read).
+  logic [2:0] lv_wr_q;
+  logic [Wr:1][2:0] st_slot_q;
+  logic [31:0] lv_mem [8];
+  logic [31:0] rd_mem [NumCnt];
+  logic [2:0] rd_slot;
+  logic rd_loaded;
   (* keep *) logic rd_live;
   assign rd_live = live_q[rd_idx_i];
   always_comb begin
-    rd_value_o = rd_live ? val_mem[rd_idx_i] : 32'd0;
-    if (d_valid_q && d_load_q && d_idx_q == rd_idx_i) rd_value_o = d_value_q;
-    if (c_valid_q && c_load_q && c_idx_q == rd_idx_i) rd_value_o = c_value_q;
-    if (b_valid_q && b_load_q && b_idx_q == rd_idx_i) rd_value_o = b_value_q;
+    rd_loaded = 1'b0;
+    rd_slot = st_slot_q[1];
+    for (int k = Wr; k >= 1; k--) begin  // the youngest (lowest stage) last
+      if (st_v_q[k] && st_load_q[k] && st_idx_q[k] == rd_idx_i) begin
+        rd_loaded = 1'b1;
+        rd_slot = st_slot_q[k];
+      end
+    end
+    rd_value_o = rd_loaded ? lv_mem[rd_slot] : rd_live ? rd_mem[rd_idx_i] : 32'd0;
   end
   assign zero_o = zero_q;
 
   // ------------------------------------------------------------ registers
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      {b_valid_q, c_valid_q, d_valid_q} <= '0;
+      st_v_q <= '0;
       live_q <= '0;
       zero_q <= '0;
       rr_q <= '0;
+      lv_wr_q <= '0;
       ev_zero_o <= 1'b0;
     end else begin
-      b_valid_q <= a_valid;
-      c_valid_q <= b_valid_q;
-      d_valid_q <= c_valid_q;
+      st_v_q <= {st_v_q[Wr-1:1], 1'b1};  // stage 0 always picks a counter
       if (!load_i) rr_q <= rr_q + IdW'(1);
-      if (d_valid_q) live_q[d_idx_q] <= d_live_new;
+      if (load_i) lv_wr_q <= lv_wr_q + 3'd1;
       // A load clears the hit-zero bit in its own cycle (a register read right after it
-      // must see the bit clear); a hit found later of decrements before it raises the
-      // event but leaves the bit clear.
-      if (d_valid_q && d_hit && !d_load_q && !load_behind) zero_q[d_idx_q] <= 1'b1;
-      if (load_i) zero_q[load_idx_i] <= 1'b0;
-      ev_zero_o <= d_valid_q && d_hit;
+      // must see the bit clear); a hit found later of decrements before it (a load in
+      // stages 0 to 6 when the hit was found, or in stage 0 now) raises the event but
+      // leaves the bit clear.
+      for (int k = 0; k < NumCnt; k++) begin
+        if (dec8[k]) live_q[k] <= new_live;
+        zero_q[k] <= !dec_ld[k] && (zero_q[k] || set8[k]);
+      end
+      ev_zero_o <= st_v_q[Wr] && r8_hit;
     end
   end
   // Datapath: not reset (the valid bits say what the stages hold).
   always_ff @(posedge clk_i) begin
-    b_load_q <= load_i;
-    b_idx_q <= a_idx;
-    b_value_q <= load_value_i;
-    c_load_q <= b_load_q;
-    c_idx_q <= b_idx_q;
-    c_value_q <= b_value_q;
-    c_value_nz_q <= b_value_q != 32'd0;
-    c_pair_q <= b_sum[0] + b_sum[1];
-    c_last_q <= b_sum[2];
-    // (The enable and the reset term below keep these registers at the RAMs' outputs: a
-    // plain register there would be moved to the read address, putting the RAM's read
-    // in front of the next stage's carry chain.)
-    if (b_valid_q) c_taken_q <= b_taken;
-    d_load_q <= c_load_q;
-    d_idx_q <= c_idx_q;
-    d_value_q <= c_value_q;
-    d_value_nz_q <= c_value_nz_q;
-    d_added_q <= c_added;
-    d_val_q <= c_live ? c_val : 32'd0;  // read only while live
-    d_live_q <= c_live;
-    if (c_valid_q) taken_mem[c_idx_q] <= c_total;
-    if (d_valid_q) val_mem[d_idx_q] <= d_val_new;
-    ev_zero_idx_o <= d_idx_q;
+    st_load_q <= {st_load_q[Wr-1:1], load_i};
+    st_idx_q <= {st_idx_q[Wr-1:1], a_idx};
+    st_value_q <= {st_value_q[Wr-1:1], load_value_i};
+    st_slot_q <= {st_slot_q[Wr-1:1], lv_wr_q};
+    if (load_i) lv_mem[lv_wr_q] <= load_value_i;
+    // 2, 3: the sums
+    p3_near_q <= p2_near;
+    p4_rd_q <= p3_dout;
+    for (int s = 0; s < Srcs; s++) begin
+      p4_fsum_q[s] <= p3_near_q[s] ? s3_sum_q[s] : '0;  // S2's sum as stage 2 read
+    end
+    // 4, 5, 6: the total, stored, and what was added since the last one
+    p5_pair_q <= p4_sum[0] + p4_sum[1];
+    p5_last_q <= p4_sum[2];
+    p5_taken_dout <= taken_mem[st_idx_q[4]];
+    if (st_v_q[5]) taken_mem[st_idx_q[5]] <= p5_total;
+    p6_total_q <= p5_total;
+    p6_taken_q <= p5_taken_dout;
+    p6_near_q <= st_v_q[6] && st_idx_q[6] == st_idx_q[5];
+    p7_total_q <= p6_total_q;
+    p7_added_q <= p6_added;
+    // 5, 6, 7: the value
+    if (p5_near1 || p5_near2) p6_val_dout <= '0;
+    else p6_val_dout <= val_mem[st_idx_q[5]];
+    p6_near1_q <= p5_near1;
+    p6_near2_q <= p5_near2;
+    p7_rd_q <= p6_val_dout;
+    p7_near1_q <= p6_near1_q;
+    p7_pre_q <= (p6_near2_q && !p6_near1_q) ? r8_val_q : '0;  // formed by the update two ahead
+    if (st_v_q[Last]) val_mem[st_idx_q[Last]] <= new_val;
+    if (st_v_q[Wr]) rd_mem[st_idx_q[Wr]] <= r8_val_q;  // with live_q
+    r8_val_q <= new_val;
+    r8_diff_q <= p7_diff;
+    r8_live_q <= live_q[st_idx_q[Last]];
+    r8_near_q <= st_v_q[Wr] && st_idx_q[Wr] == st_idx_q[Last];
+    r8_behind_q <= load_behind;
+    r9_live_q <= new_live;
+    ev_zero_idx_o <= st_idx_q[Wr];
   end
-
-  // A counter is in the stages at most once, except behind a load (which may follow
-  // an update of it).
-  `NI_ASSERT(NoPickInFlight_A, issue |-> !busy)
-  `NI_ASSERT(DrainBehindNothing_A, (b_valid_q && !b_load_q) |->
-             !((c_valid_q && c_idx_q == b_idx_q) || (d_valid_q && d_idx_q == b_idx_q)))
 endmodule
 
 `default_nettype wire

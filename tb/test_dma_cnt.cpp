@@ -225,4 +225,61 @@ TEST_F(DmaCntTest, LoadReadsBackAndOldDecrementsStillHit) {
   EXPECT_FALSE((m.zero_o >> 5) & 1u) << "the load cleared the hit-zero bit";
 }
 
+// Loads of one counter in consecutive cycles, each with decrements in its own cycle:
+// every one of them is still in the update pipeline when the next arrives (its value
+// and total are forwarded from the stages ahead). The decrements of a load's cycle
+// count against the value before it: the third cycle's 60 bytes bring the second
+// load's 50 to 0 (one hit, the bit left clear by the third load); the fourth cycle's
+// 4 bytes count against the third load's 10.
+TEST_F(DmaCntTest, BackToBackLoadsOfOneCounter) {
+  start();
+  auto& m = dut_->m;
+  Step idle;
+  for (int i = 0; i < 40; ++i) step(idle, 3);
+  const uint32_t values[3] = {100, 50, 10};
+  const unsigned bytes[3] = {60, 50, 60};
+  for (int k = 0; k < 3; ++k) {
+    Step s;
+    s.load = true;
+    s.li = 3;
+    s.lv = values[k];
+    s.valid[k] = true;  // a different source each time
+    s.id[k] = 3;
+    s.bytes[k] = bytes[k];
+    step(s, 3);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_EQ(m.rd_value_o, 10u) << "the youngest load, a cycle after it";
+  Step d;
+  d.valid[0] = true;
+  d.id[0] = 3;
+  d.bytes[0] = 4;
+  step(d, 3);
+  settleAndCompare();
+  EXPECT_EQ(hits_, 1u);
+  EXPECT_EQ(hist_[3].back().second.val, 6u);
+  // Two loads a cycle apart (the second takes the first's value from two stages
+  // ahead): 30, then 25 bytes (5 left), then a load of 8 whose cycle's 3 bytes leave
+  // 2 of the 5 (no hit).
+  Step a;
+  a.load = true;
+  a.li = 3;
+  a.lv = 30;
+  step(a, 3);
+  Step b;
+  b.valid[1] = true;
+  b.id[1] = 3;
+  b.bytes[1] = 25;
+  step(b, 3);
+  Step c = a;
+  c.lv = 8;
+  c.valid[2] = true;
+  c.id[2] = 3;
+  c.bytes[2] = 3;
+  step(c, 3);
+  settleAndCompare();
+  EXPECT_EQ(hits_, 1u);
+  EXPECT_EQ(hist_[3].back().second.val, 8u);
+}
+
 }  // namespace
