@@ -513,7 +513,6 @@ module ni_host_rx #(
     // Control fields.
     logic [2:0] cls;       // cls_e
     logic is_req, is_rsp;  // cls is ClsReq, ClsRsp (registered: the beat's rewrites read them)
-    logic is_csr;          // cls is ClsCsr (one bit: the beat's ready reads it)
     logic [2:0] err;       // err_e
     logic ur;              // refused and answered UR at its last beat (if non-posted)
     logic own;             // may make a completion of its own at its last beat (UR, confirmation)
@@ -531,7 +530,7 @@ module ni_host_rx #(
     logic [BnW-1:0] exp_beat, fwd_beat;
     logic [KcntW-1:0] exp_lane, fwd_lane;
   } dcs_t;
-  localparam int unsigned CtlW = 3 + 3 + 3 + 12 + KeepW + 2 * BnW + 2 * KcntW;
+  localparam int unsigned CtlW = 3 + 2 + 3 + 12 + KeepW + 2 * BnW + 2 * KcntW;
   localparam int unsigned DcsW = 13 + 8 + 8 + 10 + 16 + 64 + 64 + 16 + 16 + 24 + 4 + 52 + 11 + 1 + 8 + 13 + CtlW;
 `ifdef VERILATOR
   if (DcsW != $bits(dcs_t)) begin : gen_bad_dcs_width
@@ -546,7 +545,6 @@ module ni_host_rx #(
     dn.cls = cls;
     dn.is_req = cls == ClsReq;
     dn.is_rsp = cls == ClsRsp;
-    dn.is_csr = cls == ClsCsr;
     dn.err = err;
     dn.ur = ur;
     dn.conf_sender = cls == ClsReq && conf_sender;
@@ -753,25 +751,19 @@ module ni_host_rx #(
   // TLP hands over its header record; the last issues the register access or the
   // TLP's own completion (their readies are asked of every last beat that may need
   // them, so that no check of the beat's length gates its ready).
-  logic need_hdr, last_ok;
+  logic need_hdr, hdr_ready, last_ok;
   assign need_hdr = first_q && (dh.is_req || dh.is_rsp);
-  assign last_ok = !f_tlast || ((!dh.is_csr || csr_ready_i) && (!dh.own || ur_ready_i));
+  assign hdr_ready = dh.is_req ? req_hdr_ready_i : rsp_hdr_ready_i;
+  assign last_ok = !f_tlast || ((cur_cls != ClsCsr || csr_ready_i) && (!dh.own || ur_ready_i));
   logic beat_go;  // the head beat may go, as far as its decision and the output queue go
   assign beat_go = dq_valid && out_wready && !pad_q && (!cb_need || cb_ready_q);
-  // The beat's ready in three parts of a few inputs each, kept nets: a tree of two LUT4
-  // levels in front of the queues' clock enables.
-  (* keep *) logic go_part, hdr_part, last_part;
-  assign go_part = beat_go;
-  assign hdr_part = !first_q || !((dh.is_req && !req_hdr_ready_i) || (dh.is_rsp && !rsp_hdr_ready_i));
-  assign last_part = last_ok;
-  assign f_tready = go_part && hdr_part && last_part;
+  assign f_tready = beat_go && (!need_hdr || hdr_ready) && last_ok;
   assign accept = f_qvalid && f_tready;
   assign dq_pop = accept && f_tlast;
 
   assign req_hdr_valid_o = f_qvalid && beat_go && need_hdr && dh.is_req && last_ok;
   assign rsp_hdr_valid_o = f_qvalid && beat_go && need_hdr && dh.is_rsp && last_ok;
-  `NI_ASSERT(ClsBitsAreCls_A, !dq_valid || (dh.is_req == (cur_cls == ClsReq) && dh.is_rsp == (cur_cls == ClsRsp) &&
-                              dh.is_csr == (cur_cls == ClsCsr)))
+  `NI_ASSERT(ClsBitsAreCls_A, !dq_valid || (dh.is_req == (cur_cls == ClsReq) && dh.is_rsp == (cur_cls == ClsRsp)))
   always_comb begin
     req_hdr_o = '0;
     req_hdr_o.kind = ni_pkg::TX_REQ;
@@ -801,7 +793,7 @@ module ni_host_rx #(
   logic csr_poison, own_now, issue;
   assign issue = f_qvalid && beat_go && f_tlast;
   assign csr_poison = dh.has_data && dh.ep;
-  assign csr_valid_o = issue && dh.is_csr && !tlp_bad && !csr_poison && (!dh.own || ur_ready_i);
+  assign csr_valid_o = issue && cur_cls == ClsCsr && !tlp_bad && !csr_poison && (!dh.own || ur_ready_i);
   assign csr_write_o = dh.has_data;
   assign csr_addr_o = {dh.addr[11:2], 2'b00};
   assign csr_wdata_o = view[16*8 +: 32];  // byte 16 is the lowest-addressed byte
@@ -810,8 +802,8 @@ module ni_host_rx #(
   assign csr_tag_o = dh.tag;
   // UR for a refused non-posted request; the confirmation of a write the sending NI
   // confirms (UR instead if its length turned out wrong).
-  assign own_now = (dh.ur && (cur_cls == ClsDrop || (dh.is_csr && tlp_bad))) || dh.conf_sender;
-  assign ur_valid_o = issue && own_now && (!dh.is_csr || csr_ready_i);
+  assign own_now = (dh.ur && (cur_cls == ClsDrop || (cur_cls == ClsCsr && tlp_bad))) || dh.conf_sender;
+  assign ur_valid_o = issue && own_now && (cur_cls != ClsCsr || csr_ready_i);
   always_comb begin
     ur_o = '0;
     ur_o.kind = ni_pkg::OWN_CPL;
