@@ -40,6 +40,23 @@ class DmaCntTest : public tb::VerilatedTest {
     unsigned bytes[3] = {};
   };
 
+  // A step with a load of counter idx, and one with a decrement by source src (0:
+  // injection, 1: reception, 2: local copy), added to step s.
+  static Step withLoad(unsigned idx, uint32_t value, Step s) {
+    s.load = true;
+    s.li = idx;
+    s.lv = value;
+    return s;
+  }
+  static Step withLoad(unsigned idx, uint32_t value) { return withLoad(idx, value, Step()); }
+  static Step withDec(int src, unsigned idx, unsigned bytes, Step s) {
+    s.valid[src] = true;
+    s.id[src] = idx;
+    s.bytes[src] = bytes;
+    return s;
+  }
+  static Step withDec(int src, unsigned idx, unsigned bytes) { return withDec(src, idx, bytes, Step()); }
+
   void start() {
     dut_ = std::make_unique<tb::VlClocked<Vni_dma_cnt>>(ctx(), "cnt");
     attach(dut_.get());
@@ -195,29 +212,15 @@ TEST_F(DmaCntTest, EverySourceEveryCycle) {
 TEST_F(DmaCntTest, LoadReadsBackAndOldDecrementsStillHit) {
   start();
   auto& m = dut_->m;
-  Step s;
-  s.load = true;
-  s.li = 5;
-  s.lv = 100;
-  step(s, 5);
+  step(withLoad(5, 100), 5);
   Step rd;
   step(rd, 5);
   EXPECT_EQ(m.rd_value_o, 100u) << "the value loaded a cycle before";
   for (int i = 0; i < 40; ++i) step(rd, 5);
-  // 60 + 40 bytes in the load's own cycle: counter 5 reaches 0 before it is loaded again.
-  Step d;
-  d.valid[0] = true;
-  d.id[0] = 5;
-  d.bytes[0] = 60;
-  step(d, 5);
-  d.valid[1] = true;
-  d.id[1] = 5;
-  d.bytes[1] = 40;
-  d.valid[0] = false;
-  d.load = true;
-  d.li = 5;
-  d.lv = 7;
-  step(d, 5);
+  // 60 bytes, then 40 in the load's own cycle: counter 5 reaches 0 before it is loaded
+  // again.
+  step(withDec(0, 5, 60), 5);
+  step(withDec(1, 5, 40, withLoad(5, 7)), 5);
   step(rd, 5);
   EXPECT_EQ(m.rd_value_o, 7u);
   settleAndCompare();
@@ -239,44 +242,20 @@ TEST_F(DmaCntTest, BackToBackLoadsOfOneCounter) {
   const uint32_t values[3] = {100, 50, 10};
   const unsigned bytes[3] = {60, 50, 60};
   for (int k = 0; k < 3; ++k) {
-    Step s;
-    s.load = true;
-    s.li = 3;
-    s.lv = values[k];
-    s.valid[k] = true;  // a different source each time
-    s.id[k] = 3;
-    s.bytes[k] = bytes[k];
-    step(s, 3);
+    step(withDec(k, 3, bytes[k], withLoad(3, values[k])), 3);  // a different source each time
     if (HasFatalFailure()) return;
   }
   EXPECT_EQ(m.rd_value_o, 10u) << "the youngest load, a cycle after it";
-  Step d;
-  d.valid[0] = true;
-  d.id[0] = 3;
-  d.bytes[0] = 4;
-  step(d, 3);
+  step(withDec(0, 3, 4), 3);
   settleAndCompare();
   EXPECT_EQ(hits_, 1u);
   EXPECT_EQ(hist_[3].back().second.val, 6u);
   // Two loads a cycle apart (the second takes the first's value from two stages
   // ahead): 30, then 25 bytes (5 left), then a load of 8 whose cycle's 3 bytes leave
   // 2 of the 5 (no hit).
-  Step a;
-  a.load = true;
-  a.li = 3;
-  a.lv = 30;
-  step(a, 3);
-  Step b;
-  b.valid[1] = true;
-  b.id[1] = 3;
-  b.bytes[1] = 25;
-  step(b, 3);
-  Step c = a;
-  c.lv = 8;
-  c.valid[2] = true;
-  c.id[2] = 3;
-  c.bytes[2] = 3;
-  step(c, 3);
+  step(withLoad(3, 30), 3);
+  step(withDec(1, 3, 25), 3);
+  step(withDec(2, 3, 3, withLoad(3, 8)), 3);
   settleAndCompare();
   EXPECT_EQ(hits_, 1u);
   EXPECT_EQ(hist_[3].back().second.val, 8u);
