@@ -172,12 +172,11 @@ module ni_dma_cnt #(
   // (in p7_total_q when this one is in 6) is taken instead.
   (* ram_style = "block", no_rw_check *) logic [SumW-1:0] taken_mem [NumCnt];
   logic [SumW-1:0] p5_taken_dout, p5_total, p6_total_q, p6_taken_q, p7_total_q;
-  logic p6_near_q;
   assign p5_total = p5_pair_q + p5_last_q;
 
   // ------------------------------------------------------------ 6: what was added
   logic [SumW-1:0] p6_added, p7_added_q;
-  assign p6_added = p6_total_q - (p6_near_q ? p7_total_q : p6_taken_q);
+  assign p6_added = p6_total_q - (p6_near1_q ? p7_total_q : p6_taken_q);
 
   // ------------------------------------------------------------ 7: the new value
   // val_mem: the value, read by stage 5. The updates one and two stages ahead write it
@@ -319,7 +318,6 @@ module ni_dma_cnt #(
     if (st_v_q[5]) taken_mem[st_idx_q[5]] <= p5_total;
     p6_total_q <= p5_total;
     p6_taken_q <= p5_taken_dout;
-    p6_near_q <= st_v_q[6] && st_idx_q[6] == st_idx_q[5];
     p7_total_q <= p6_total_q;
     p7_added_q <= p6_added;
     // 5, 6, 7: the value
@@ -335,7 +333,7 @@ module ni_dma_cnt #(
     r8_val_q <= new_val;
     r8_diff_q <= p7_diff;
     r8_live_q <= live_q[st_idx_q[Last]];
-    r8_near_q <= st_v_q[Wr] && st_idx_q[Wr] == st_idx_q[Last];
+    r8_near_q <= p7_near1_q;  // the update one ahead names the counter
     r8_behind_q <= load_behind;
     r9_live_q <= new_live;
     ev_zero_idx_o <= st_idx_q[Wr];
