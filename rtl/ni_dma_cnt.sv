@@ -35,7 +35,7 @@
 //   register ORed in, or one LUT4 a bit, never a wide multiplexer.
 // A counter's hit is therefore found a few cycles after its last decrement (at most
 // NumCnt + 9 while no load keeps stage 0). A register read (rd_idx_i, answered in the
-// same cycle from a LUT-RAM copy of the value) gives the value as last written, or the
+// next cycle from a block-RAM copy of the value) gives the value as last written, or the
 // value of a load still in the stages: a value at most that many cycles old, and never
 // one from before a load. The running sums count modulo 2**SumW: what a counter gains
 // between two visits must stay below that (NumCnt cycles of all three sources at most:
@@ -64,7 +64,8 @@ module ni_dma_cnt #(
   input  logic loc_valid_i,
   input  logic [IdW-1:0] loc_id_i,
   input  logic [12:0] loc_bytes_i,
-  // Software: read counter rd_idx_i (a CNT_VALUE read), answered in the same cycle.
+  // Software: read counter rd_idx_i (a CNT_VALUE read); the value (as of this cycle)
+  // comes in the next.
   input  logic [IdW-1:0] rd_idx_i,
   output logic [31:0] rd_value_o,
   output logic [NumCnt-1:0] zero_o,  // hit zero since last loaded
@@ -249,18 +250,25 @@ module ni_dma_cnt #(
   end
 
   // ------------------------------------------------------------ read
-  // A load's value waits in lv_mem (LUT RAM, a slot for each load the stages can
-  // hold; the stages carry its slot) until stage 8 has written it: a read of a counter
-  // with a load in the stages gets the youngest one's value, else the value written
-  // (rd_mem, LUT RAM: val_mem's copy for this read).
-  logic [2:0] lv_wr_q;
-  logic [Wr:1][2:0] st_slot_q;
-  logic [31:0] lv_mem [8];
-  logic [31:0] rd_mem [NumCnt];
-  logic [2:0] rd_slot;
-  logic rd_loaded;
-  (* keep *) logic rd_live;
-  assign rd_live = live_q[rd_idx_i];
+  // A register read (rd_idx_i) is answered in the next cycle, as of its request cycle:
+  // - a load of the counter still in the stages (1 to 8): the youngest one's value.
+  //   Loads wait in lv_mem (LUT RAM, 16 slots: a slot is not written again until 8
+  //   more loads, so it still holds the value when the answer reads it); the stages
+  //   carry their slot, and the request registers the slot of the youngest match.
+  // - else the value stage 8 last wrote (rd_mem, block RAM: val_mem's copy for this
+  //   read), or 0 if that value does not count. Where stage 8 writes the counter in
+  //   the request's cycle (the read would be undefined), its result is taken from
+  //   r9_val_q and r9_live_q instead.
+  // The RAM's read is reset to 0 (its output reset) unless it is the answer, so the
+  // answer is its OR with the other two: two LUT4 a bit.
+  logic [3:0] lv_wr_q;
+  logic [Wr:1][3:0] st_slot_q;
+  logic [31:0] lv_mem [16];
+  (* ram_style = "block", no_rw_check *) logic [31:0] rd_mem [NumCnt];
+  logic [3:0] rd_slot, rd_slot_q;
+  logic rd_loaded, rd_near, rd_loaded_q, rd_near_live_q;
+  logic [31:0] rd_dout_q, r9_val_q;
+  assign rd_near = st_v_q[Wr] && st_idx_q[Wr] == rd_idx_i;
   always_comb begin
     rd_loaded = 1'b0;
     rd_slot = st_slot_q[1];
@@ -270,8 +278,18 @@ module ni_dma_cnt #(
         rd_slot = st_slot_q[k];
       end
     end
-    rd_value_o = rd_loaded ? lv_mem[rd_slot] : rd_live ? rd_mem[rd_idx_i] : 32'd0;
   end
+  always_ff @(posedge clk_i) begin
+    if (rd_loaded || rd_near || !live_q[rd_idx_i]) rd_dout_q <= '0;
+    else rd_dout_q <= rd_mem[rd_idx_i];
+    if (st_v_q[Wr]) rd_mem[st_idx_q[Wr]] <= r8_val_q;  // with live_q
+    rd_loaded_q <= rd_loaded;
+    rd_slot_q <= rd_slot;
+    rd_near_live_q <= rd_near && !rd_loaded;  // r9_live_q is ANDed in the next cycle
+    r9_val_q <= r8_val_q;
+  end
+  assign rd_value_o = rd_dout_q
+                    | (rd_loaded_q ? lv_mem[rd_slot_q] : (rd_near_live_q && r9_live_q) ? r9_val_q : 32'd0);
   assign zero_o = zero_q;
 
   // ------------------------------------------------------------ registers
@@ -286,7 +304,7 @@ module ni_dma_cnt #(
     end else begin
       st_v_q <= {st_v_q[Wr-1:1], 1'b1};  // stage 0 always picks a counter
       if (!load_i) rr_q <= rr_q + IdW'(1);
-      if (load_i) lv_wr_q <= lv_wr_q + 3'd1;
+      if (load_i) lv_wr_q <= lv_wr_q + 4'd1;
       // A load clears the hit-zero bit in its own cycle (a register read right after it
       // must see the bit clear); a hit found later of decrements before it (a load in
       // stages 0 to 6 when the hit was found, or in stage 0 now) raises the event but
@@ -329,7 +347,6 @@ module ni_dma_cnt #(
     p7_near1_q <= p6_near1_q;
     p7_pre_q <= (p6_near2_q && !p6_near1_q) ? r8_val_q : '0;  // formed by the update two ahead
     if (st_v_q[Last]) val_mem[st_idx_q[Last]] <= new_val;
-    if (st_v_q[Wr]) rd_mem[st_idx_q[Wr]] <= r8_val_q;  // with live_q
     r8_val_q <= new_val;
     r8_diff_q <= p7_diff;
     r8_live_q <= live_q[st_idx_q[Last]];

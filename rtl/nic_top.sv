@@ -234,7 +234,7 @@ module nic_top #(
   logic [31:0] cnt_load_value;  // CNT_LOAD as written (the register block keeps it in a RAM)
   logic [NumCnt-1:0] cnt_load_written, cnt_zero;
   logic [4:0] cnt_rd_idx;        // CNT_VALUE: the counter a register read names ...
-  logic [31:0] cnt_rd_value;     // ... and its value, in the same cycle
+  logic [31:0] cnt_rd_value;     // ... and its value, in the next cycle
   logic [CntW-1:0] ev_cnt_idx;   // the counter that reached zero (with ev_cnt_zero)
   logic ev_cnt_zero, rcnt_valid;
   logic [CntW-1:0] rcnt_id;

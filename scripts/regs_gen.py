@@ -42,7 +42,10 @@ the same cycle (a second read port of the RAM: on an FPGA a second LUT RAM copy)
 so a block that uses one element at a time needs no copy of the whole array.
 A hw register array with ni_hw_read is kept by the hardware (a RAM of its own): the
 block drives <reg>_rd_idx_o, the element a request names (its cycle; any request), and
-reads <reg>_<field>_i, that element's value in the same cycle, as it reads its own RAMs.
+reads <reg>_<field>_i, that element's value as of the request, in the next cycle (the
+keeper registers its read, as a block RAM does: no path crosses the two blocks). That
+answer is registered beside the second stage's and ORed in a third: a read then takes
+three cycles.
 A staged ram register with ni_commit_value has no active copy in the register
 block: it drives <reg>_<field>_cmt_o, the staged value of the element whose commit
 register is written in this cycle (a pulse register: <commit>_written_o), and the
@@ -308,9 +311,9 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
     return ports, decl, comb, ram, rst, upd
 
 
-def gen_hw_read_reg(aw, reg, ram_reads):
+def gen_hw_read_reg(aw, reg, hw_reads):
     """A hw array the hardware keeps and answers reads of, by index (see the docstring):
-    (ports, declarations); its read joins the RAM reads (ram_reads)."""
+    (ports, declarations); its read goes to hw_reads (hit, [(input, lsb, width)])."""
     r, n = lo(reg["name"]), reg["count"]
     iw = (n - 1).bit_length()
     decl = [f"  // {reg['name']}: kept by the hardware, read at the request's element."]
@@ -322,7 +325,7 @@ def gen_hw_read_reg(aw, reg, ram_reads):
         fn, w = f"{r}_{lo(f['name'])}", f["width"]
         ports.append(f"  input  logic {bits(w)}{fn}_i,")
         fields.append((f"{fn}_i", f["lsb"], w))
-    ram_reads.append((own_element(reg, r), fields))
+    hw_reads.append((own_element(reg, r), fields))
     return ports, decl
 
 
@@ -331,6 +334,7 @@ def gen_sv(spec):
     ports, decl, comb, rst, upd, ram = [], [], [], [], [], []
     counters = []  # the event counters (name, offset): in ni_event_counters
     ram_reads = []  # the arrays in RAM: read into registers of their own (read_side)
+    hw_reads = []  # the arrays the hardware keeps: answered a cycle after the request
     # The read side: address -> assignments to rdata_o, the leaves of read_side's tree.
     reads = {}
     cmt_indexed = set()
@@ -359,7 +363,7 @@ def gen_sv(spec):
             counters.append((r, reg["offset"]))
             continue
         if reg["hw_read"]:
-            p_, d_ = gen_hw_read_reg(aw, reg, ram_reads)
+            p_, d_ = gen_hw_read_reg(aw, reg, hw_reads)
             ports += p_
             decl += d_
             continue
@@ -450,7 +454,7 @@ def gen_sv(spec):
         "  input  logic clk_i,",
         "  input  logic rst_ni,",
         "  // One 32-bit register per request: a write is applied in the cycle of req_valid_i; a",
-        f"  // read's answer (rdata_o, rd_hit_o: the address names a register) comes {READ_LATENCY} cycles",
+        f"  // read's answer (rdata_o, rd_hit_o: the address names a register) comes {read_latency(hw_reads or counters)} cycles",
         "  // later, with rd_valid_o. req_bank_i selects the copy of a banked register.",
         "  input  logic req_valid_i,",
         "  input  logic req_write_i,",
@@ -471,7 +475,7 @@ def gen_sv(spec):
         "  end",
         "",
         *event_counters(aw, counters),
-        *read_side(aw, reads, bool(counters), ram_reads),
+        *read_side(aw, reads, bool(counters), ram_reads, hw_reads),
         "",
         *(["  // The RAMs: no reset (an element not written since reset reads its reset value).",
             "  always_ff @(posedge clk_i) begin", *ram, "  end", ""] if ram else []),
@@ -489,33 +493,37 @@ def gen_sv(spec):
     ])
 
 
-# A read takes READ_LATENCY cycles: the words of each group of 2**GROUP_WORD_BITS
+# A read takes read_latency() cycles: the words of each group of 2**GROUP_WORD_BITS
 # words are chosen by the low address bits into a register (rd_grp_q), then the group by
-# the high bits into rdata_o. Neither stage is a multiplexer of every register.
+# the high bits into rdata_o (or into rd_ans_q, and a third stage ORs in the answers of
+# the arrays the hardware keeps). Neither stage is a multiplexer of every register.
 GROUP_WORD_BITS = 6
-READ_LATENCY = 2
+
+
+def read_latency(late):
+    """Cycles from a read's request to its answer: 2, or 3 where answers come late (the
+    event counters, arrays the hardware keeps)."""
+    return 3 if late else 2
 
 
 def event_counters(aw, counters):
     """The event counters in ni_event_counters: an event input each, cleared by any write
-    to its register, read through its read port (evt_value, the cycle after)."""
+    to its register, read through its read port (evt_value, two cycles after the request,
+    0 unless the request names a counter)."""
     if not counters:
         return []
     n = len(counters)
-    addrs = ", ".join(f"{aw - 2}'h{off >> 2:x}" for _, off in reversed(counters))
+    addrs = ", ".join(f"{aw}'h{off:03x}" for _, off in reversed(counters))
     return [
-        "  // The event counters, in RAM (ni_event_counters): any write clears one; a read",
-        "  // takes its value from there, a cycle after its request.",
+        "  // The event counters (ni_event_counters): any write clears one; a read takes its",
+        "  // value from there, two cycles after its request (0 unless it names a counter).",
         f"  localparam int unsigned NumEvt = {n};",
-        "  logic [NumEvt-1:0] evt_inc, evt_clr;",
-        "  logic evt_rd_hit;",
+        "  logic [NumEvt-1:0] evt_inc;",
         "  logic [31:0] evt_value;",
         "  assign evt_inc = {" + ", ".join(f"{r}_inc_i" for r, _ in reversed(counters)) + "};",
-        *[f"  assign evt_clr[{k}] = req_valid_i && req_write_i && req_addr_i == {aw}'h{off:03x};"
-          for k, (_, off) in enumerate(counters)],
-        f"  ni_event_counters #(.N(NumEvt), .AddrW({aw - 2}), .Addrs({{{addrs}}})) u_evt (",
-        "    .clk_i, .rst_ni, .inc_i(evt_inc), .clr_i(evt_clr),",
-        f"    .rd_addr_i(req_addr_i[{aw - 1}:2]), .rd_hit_o(evt_rd_hit), .rd_value_o(evt_value)",
+        f"  ni_event_counters #(.N(NumEvt), .AddrW({aw}), .Addrs({{{addrs}}})) u_evt (",
+        "    .clk_i, .rst_ni, .inc_i(evt_inc), .addr_i(req_addr_i), .wr_i(req_valid_i && req_write_i),",
+        "    .rd_value_o(evt_value)",
         "  );",
         "",
     ]
@@ -526,7 +534,12 @@ def read_reg(src):
     return src.rsplit("_", 1)[0] + "_rdq"
 
 
-def read_side(aw, reads, has_counters, ram_reads):
+def read_hit(fields):
+    """The stage-1 register that says a read names an element of a kept (hw_read) array."""
+    return fields[0][0].rsplit("_", 2)[0] + "_rd_hit_q"
+
+
+def read_side(aw, reads, has_counters, ram_reads, hw_reads):
     """rdata_o, rd_valid_o and rd_hit_o, READ_LATENCY cycles after the request. Each
     stage is a tree of ifs on address bits, a bit a level from the top, whose leaves
     are the words (stage 1: the registers' words within a group; stage 2: the groups'
@@ -536,7 +549,11 @@ def read_side(aw, reads, has_counters, ram_reads):
     Verilator runs only the path taken. Which words exist is a constant. An array in
     RAM is not in the first stage's tree: its RAM's read (at the request's element) goes
     into registers of its own, 0 unless the request names it, and the second stage ORs
-    it in (at most one is not 0: no priority chain). A read has no
+    it in (at most one is not 0: no priority chain). An array the hardware keeps answers
+    in stage 2, into a register reset to 0 unless stage 1 registered a hit of it; stage 3
+    ORs that in, and the event counters' answer (0 unless the request named one). (ORed into stage 2's own answer, the gated input cost the block about
+    1,400 LUT4 more in Yosys: ABC9, mapping for depth first, then spent wide multiplexers
+    on the whole first stage.) A read has no
     side effect: it answers the state of its request cycle (a write in a later cycle
     does not reach it)."""
     words = {a >> 2: reads[a] for a in reads}
@@ -563,8 +580,8 @@ def read_side(aw, reads, has_counters, ram_reads):
         "  // address's low bits), stage 2 the group.",
         f"  logic [{len(groups) - 1}:0][31:0] rd_grp_d, rd_grp_q;",
         f"  logic [{aw - 3 - gb}:0] rd_sel_q;  // the group's address bits",
-        "  logic rd_valid1_q, rd_hit1_q;",
-        *(["  logic rd_evt_q;  // the read names an event counter"] if has_counters else []),
+        "  logic rd_hit1_q;",
+        f"  logic [{read_latency(hw_reads or has_counters) - 1}:0] rd_vld_q;  // a read in each stage",
         "  logic [31:0] rdata_d;",
     ]
     for k, g in enumerate(groups):
@@ -580,10 +597,21 @@ def read_side(aw, reads, has_counters, ram_reads):
             "  end",
         ]
 
+    late = bool(hw_reads or has_counters)  # answers that join in a third stage
+    ans = "rd_ans_q" if late else "rdata_o"
+    lat = read_latency(late)
+
+    def pad(n, sep=", "):
+        """n zero bits as a concatenation's part (before or after a field), or nothing."""
+        return "" if n == 0 else (f"{n}'d0{sep}" if sep == ", " else f", {n}'d0")
+
     def leaf2(gi, ind):
         return [f"{ind}rdata_d = rd_grp_q[{groups.index(gi)}];"] if gi in groups else []
     out += [
         *[f"  logic [{w - 1}:0] {read_reg(fn)};" for _, fl in ram_reads for fn, _, w in fl],
+        *[f"  logic {read_hit(fl)};" for _, fl in hw_reads],
+        *[f"  logic [{w - 1}:0] {read_reg(fn)};" for _, fl in hw_reads for fn, _, w in fl],
+        *(["  logic rd_hit2_q;", "  logic [31:0] rd_ans_q;"] if late else []),
         "  always_comb begin",
         "    rdata_d = '0;",
         *tree(0, 1 << (aw - 2 - gb), aw - 3 - gb, "    ", leaf2, "rd_sel_q"),
@@ -595,22 +623,28 @@ def read_side(aw, reads, has_counters, ram_reads):
         "  always_ff @(posedge clk_i) begin",
         "    rd_grp_q <= rd_grp_d;",
         *[f"    {read_reg(fn)} <= req_addr_i[1:0] == 2'b00 && {hit} ? {fn} : '0;" for hit, fl in ram_reads for fn, _, _ in fl],
+        *[f"    {read_hit(fl)} <= req_addr_i[1:0] == 2'b00 && {hit};" for hit, fl in hw_reads],
         f"    rd_sel_q <= req_addr_i[{aw - 1}:{gb + 2}];",
-        *(["    rdata_o <= rd_evt_q ? evt_value : rdata_d;  // an event counter's, or the groups'",
-           "    rd_evt_q <= evt_rd_hit && req_addr_i[1:0] == 2'b00;"] if has_counters else
-          ["    rdata_o <= rdata_d;"]),
-        "    rd_hit_o <= rd_hit1_q;",
+        # Stage 2's answer: rdata_o, or rd_ans_q beside the late answers (0 unless the
+        # request named their register), which stage 3 ORs in.
+        f"    {ans} <= rdata_d;",
+        *[f"    {read_reg(fn)} <= {read_hit(fl)} ? {fn} : '0;" for _, fl in hw_reads for fn, _, _ in fl],
+        *(["    rdata_o <= rd_ans_q" + "".join(f" | {{{pad(32 - lsb - w)}{read_reg(fn)}{pad(lsb, ', ')}}}"
+                                          for _, fl in hw_reads for fn, lsb, w in fl)
+           + (" | evt_value" if has_counters else "") + ";",
+           "    rd_hit2_q <= rd_hit1_q;"] if late else []),
+        f"    rd_hit_o <= {'rd_hit2_q' if late else 'rd_hit1_q'};",
         f"    rd_hit1_q <= req_addr_i[1:0] == 2'b00 && Mapped[req_addr_i[{aw - 1}:2]];",
         "  end",
+        "  // A read's valid goes down a shift register, one bit a stage.",
         "  always_ff @(posedge clk_i or negedge rst_ni) begin",
         "    if (!rst_ni) begin",
-        "      rd_valid1_q <= 1'b0;",
-        "      rd_valid_o <= 1'b0;",
+        "      rd_vld_q <= '0;",
         "    end else begin",
-        "      rd_valid1_q <= req_valid_i && !req_write_i;",
-        "      rd_valid_o <= rd_valid1_q;",
+        f"      rd_vld_q <= {{rd_vld_q[{lat - 2}:0], req_valid_i && !req_write_i}};",
         "    end",
         "  end",
+        f"  assign rd_valid_o = rd_vld_q[{lat - 1}];",
     ]
     return out
 

@@ -310,9 +310,10 @@ TEST_F(CsrRegsTest, CountersCountEveryEventAndAnyWriteClears) {
     } else if (op == 1) {  // the events of the request's cycle only (none while it is answered)
       requestRead(cnt[k]);
       for (auto* s : incs) *s = 0;
+      for (size_t j = 0; j < cnt.size(); ++j) expect[j] += pulsed[j];
+      // A counter's answer is its value at the end of the request's cycle: its events counted.
       ASSERT_EQ(awaitRead(), expect[k]) << "counter 0x" << std::hex << cnt[k] << std::dec << " cycle " << i
                                         << " seed " << seed();
-      for (size_t j = 0; j < cnt.size(); ++j) expect[j] += pulsed[j];
     } else {
       cycle();
       for (size_t j = 0; j < cnt.size(); ++j) expect[j] += pulsed[j];

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit test of ni_event_counters alone (Vni_event_counters: five counters at the
-// scattered word addresses 0x06, 0xA0, 0x11, 0x2F, 0x03) against a model of plain 32-bit
+// scattered addresses 0x06, 0xA0, 0x11, 0x2F, 0x03) against a model of plain 32-bit
 // counters: events on any counters in any cycle (every counter in every cycle for long
-// stretches: nothing may be lost), clears (one or several in a cycle, with or without
-// the counter's event), and a read of a random word address every cycle, whose value the
-// next cycle must be the model's as of the read's cycle.
+// stretches: nothing may be lost), and a request every cycle: a write that clears the
+// counter it names (with or without that counter's event), or a read of a random
+// address, whose answer two cycles later must be the model's as of the end of the
+// read's cycle (0 for an address that names no counter).
 #include <gtest/gtest.h>
 
 #include <array>
+#include <deque>
 
 #include "Vni_event_counters.h"
 #include "verilated_fixture.hpp"
@@ -32,61 +34,85 @@ class EventCountersTest : public tb::VerilatedTest {
       if (kAddrs[k] == addr) return static_cast<int>(k);
     return -1;
   }
-  // One cycle with these events, clears and read; checks the read's answer the cycle
-  // after, and the model follows.
-  void step(unsigned inc, unsigned clr, uint32_t rdAddr, const char* what) {
+  // One cycle with these events and a request (a write clears, else a read); checks the
+  // answer of the read two cycles before, and the model follows.
+  void step(unsigned inc, bool write, uint32_t addr, const char* what) {
     auto& m = dut->m;
     m.inc_i = inc;
-    m.clr_i = clr;
-    m.rd_addr_i = rdAddr;
+    m.wr_i = write;
+    m.addr_i = addr;
     dut->eval();
-    const int k = indexOf(rdAddr);
-    ASSERT_EQ(m.rd_hit_o, k >= 0) << what << " addr 0x" << std::hex << rdAddr;
-    const uint32_t expect = k >= 0 ? val[k] : 0;
+    if (pending.size() == 2) {
+      const Answer a = pending.front();
+      pending.pop_front();
+      if (a.read) {
+        ASSERT_EQ(m.rd_value_o, a.value) << what << ": a read of counter " << a.counter << " two cycles before, cycle "
+                                         << cycles() << " seed " << seed();
+      }
+    }
+    const int k = indexOf(addr);
     for (unsigned i = 0; i < kN; ++i) {
-      if (clr >> i & 1) val[i] = 0;  // a clear wins over the event of its cycle
+      if (write && static_cast<int>(i) == k) val[i] = 0;  // a clear wins over the event of its cycle
       else val[i] += inc >> i & 1;
     }
+    // A write has no answer (the register block takes none then).
+    pending.push_back({!write, k, k >= 0 ? val[k] : 0});
     cycle();
-    dut->eval();
-    if (k >= 0) ASSERT_EQ(m.rd_value_o, expect) << what << " counter " << k << " cycle " << cycles() << " seed " << seed();
   }
   uint32_t randomAddr() {
     return rng()() % 3 ? kAddrs[rng()() % kN] : static_cast<uint32_t>(rng()() % 256);
   }
+  // Idle cycles with reads of every counter: every answer checked.
+  void settle(const char* what) {
+    for (unsigned k = 0; k < kN + 2; ++k) step(0, false, kAddrs[k % kN], what);
+  }
 
   std::unique_ptr<tb::VlClocked<Vni_event_counters>> dut;
   std::array<uint32_t, kN> val{};
+  struct Answer {
+    bool read;       // the request was a read
+    int counter;     // the counter it named (-1: none)
+    uint32_t value;  // the answer it must get
+  };
+  std::deque<Answer> pending;  // the last two requests' answers
 };
 
 TEST_F(EventCountersTest, EveryCounterCountingInEveryCycleLosesNothing) {
-  for (int c = 0; c < 3000; ++c) step(0x1F, 0, kAddrs[c % kN], "all counting");
-  for (unsigned k = 0; k < kN; ++k) step(0, 0, kAddrs[k], "settled");
+  for (int c = 0; c < 3000; ++c) step(0x1F, false, kAddrs[c % kN], "all counting");
+  settle("settled");
   for (unsigned k = 0; k < kN; ++k) EXPECT_EQ(val[k], 3000u);
 }
 
 TEST_F(EventCountersTest, RandomEventsClearsAndReadsMatchTheModel) {
-  unsigned clears = 0;
+  unsigned clears = 0, clearsWithEvent = 0;
   for (int c = 0; c < 40000; ++c) {
     // Stretches of every counter counting, of sparse events, of frequent clears.
     const unsigned phase = (c / 2000) % 3;
-    unsigned inc = 0, clr = 0;
+    unsigned inc = 0;
     for (unsigned i = 0; i < kN; ++i) {
       if (phase == 0 || rng()() % 100 < 40) inc |= 1u << i;
-      if (rng()() % 100 < (phase == 2 ? 20 : 2)) clr |= 1u << i;
     }
-    clears += __builtin_popcount(clr);
-    step(inc, clr, randomAddr(), "random");
+    const bool write = rng()() % 100 < (phase == 2 ? 40 : 3);
+    const uint32_t addr = randomAddr();
+    const int k = indexOf(addr);
+    clears += write && k >= 0;
+    clearsWithEvent += write && k >= 0 && (inc >> k & 1);
+    step(inc, write, addr, "random");
+    if (HasFatalFailure()) return;
   }
+  settle("random, settled");
   EXPECT_GT(clears, 1000u);
+  EXPECT_GT(clearsWithEvent, 500u);
 }
 
 TEST_F(EventCountersTest, AResetClearsEveryCounter) {
-  for (int c = 0; c < 200; ++c) step(0x1F, 0, kAddrs[c % kN], "before the reset");
+  for (int c = 0; c < 200; ++c) step(0x1F, false, kAddrs[c % kN], "before the reset");
   reset();
   val = {};
-  for (unsigned k = 0; k < kN; ++k) step(0, 0, kAddrs[k], "after the reset");
-  for (int c = 0; c < 100; ++c) step(1u << (c % kN), 0, randomAddr(), "counting again");
+  pending.clear();
+  settle("after the reset");
+  for (int c = 0; c < 100; ++c) step(1u << (c % kN), false, randomAddr(), "counting again");
+  settle("counting again, settled");
 }
 
 }  // namespace

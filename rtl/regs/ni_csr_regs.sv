@@ -13,7 +13,7 @@ module ni_csr_regs #(
   input  logic clk_i,
   input  logic rst_ni,
   // One 32-bit register per request: a write is applied in the cycle of req_valid_i; a
-  // read's answer (rdata_o, rd_hit_o: the address names a register) comes 2 cycles
+  // read's answer (rdata_o, rd_hit_o: the address names a register) comes 3 cycles
   // later, with rd_valid_o. req_bank_i selects the copy of a banked register.
   input  logic req_valid_i,
   input  logic req_write_i,
@@ -954,53 +954,15 @@ module ni_csr_regs #(
     if (req_be_i[3]) cnt_load_value_wr[31:24] = req_wdata_i[31:24];
   end
 
-  // The event counters, in RAM (ni_event_counters): any write clears one; a read
-  // takes its value from there, a cycle after its request.
+  // The event counters (ni_event_counters): any write clears one; a read takes its
+  // value from there, two cycles after its request (0 unless it names a counter).
   localparam int unsigned NumEvt = 37;
-  logic [NumEvt-1:0] evt_inc, evt_clr;
-  logic evt_rd_hit;
+  logic [NumEvt-1:0] evt_inc;
   logic [31:0] evt_value;
   assign evt_inc = {ack_unsent_cnt_inc_i, poison_fab_cnt_inc_i, poison_host_cnt_inc_i, pkey_err_cnt_inc_i, host_drop_cnt_inc_i, host_port_err_cnt_inc_i, rts_tx_cnt_inc_i, key_err_cnt_inc_i, rget_rx_cnt_inc_i, raw_drop_cnt_inc_i, raw_rx_cnt_inc_i, rnr_rx_cnt_inc_i, rnr_tx_cnt_inc_i, dma_err_cnt_inc_i, mem_fail_cnt_inc_i, mem_reissue_cnt_inc_i, retx_fail_cnt_inc_i, oos_cnt_inc_i, retx_cnt_inc_i, dup_cnt_inc_i, wc_merged_cnt_inc_i, cpl_unexp_cnt_inc_i, rd_served_cnt_inc_i, bad_pkt_cnt_inc_i, nak_rx_cnt_inc_i, nak_tx_cnt_inc_i, bounds_err_cnt_inc_i, memid_err_cnt_inc_i, crc_err_cnt_inc_i, unsup_cnt_inc_i, malformed_cnt_inc_i, perm_cnt_inc_i, win_miss_cnt_inc_i, rx_pkts_inc_i, tx_pkts_inc_i, intr_cnt_inc_i, conf_cnt_inc_i};
-  assign evt_clr[0] = req_valid_i && req_write_i && req_addr_i == 12'h018;
-  assign evt_clr[1] = req_valid_i && req_write_i && req_addr_i == 12'h01c;
-  assign evt_clr[2] = req_valid_i && req_write_i && req_addr_i == 12'h020;
-  assign evt_clr[3] = req_valid_i && req_write_i && req_addr_i == 12'h024;
-  assign evt_clr[4] = req_valid_i && req_write_i && req_addr_i == 12'h028;
-  assign evt_clr[5] = req_valid_i && req_write_i && req_addr_i == 12'h02c;
-  assign evt_clr[6] = req_valid_i && req_write_i && req_addr_i == 12'h030;
-  assign evt_clr[7] = req_valid_i && req_write_i && req_addr_i == 12'h034;
-  assign evt_clr[8] = req_valid_i && req_write_i && req_addr_i == 12'h038;
-  assign evt_clr[9] = req_valid_i && req_write_i && req_addr_i == 12'h03c;
-  assign evt_clr[10] = req_valid_i && req_write_i && req_addr_i == 12'h040;
-  assign evt_clr[11] = req_valid_i && req_write_i && req_addr_i == 12'h044;
-  assign evt_clr[12] = req_valid_i && req_write_i && req_addr_i == 12'h048;
-  assign evt_clr[13] = req_valid_i && req_write_i && req_addr_i == 12'h04c;
-  assign evt_clr[14] = req_valid_i && req_write_i && req_addr_i == 12'h050;
-  assign evt_clr[15] = req_valid_i && req_write_i && req_addr_i == 12'h054;
-  assign evt_clr[16] = req_valid_i && req_write_i && req_addr_i == 12'h058;
-  assign evt_clr[17] = req_valid_i && req_write_i && req_addr_i == 12'h05c;
-  assign evt_clr[18] = req_valid_i && req_write_i && req_addr_i == 12'h068;
-  assign evt_clr[19] = req_valid_i && req_write_i && req_addr_i == 12'h06c;
-  assign evt_clr[20] = req_valid_i && req_write_i && req_addr_i == 12'h070;
-  assign evt_clr[21] = req_valid_i && req_write_i && req_addr_i == 12'h098;
-  assign evt_clr[22] = req_valid_i && req_write_i && req_addr_i == 12'h09c;
-  assign evt_clr[23] = req_valid_i && req_write_i && req_addr_i == 12'h314;
-  assign evt_clr[24] = req_valid_i && req_write_i && req_addr_i == 12'h318;
-  assign evt_clr[25] = req_valid_i && req_write_i && req_addr_i == 12'h31c;
-  assign evt_clr[26] = req_valid_i && req_write_i && req_addr_i == 12'h330;
-  assign evt_clr[27] = req_valid_i && req_write_i && req_addr_i == 12'h334;
-  assign evt_clr[28] = req_valid_i && req_write_i && req_addr_i == 12'h33c;
-  assign evt_clr[29] = req_valid_i && req_write_i && req_addr_i == 12'h340;
-  assign evt_clr[30] = req_valid_i && req_write_i && req_addr_i == 12'h348;
-  assign evt_clr[31] = req_valid_i && req_write_i && req_addr_i == 12'h34c;
-  assign evt_clr[32] = req_valid_i && req_write_i && req_addr_i == 12'h350;
-  assign evt_clr[33] = req_valid_i && req_write_i && req_addr_i == 12'h364;
-  assign evt_clr[34] = req_valid_i && req_write_i && req_addr_i == 12'h368;
-  assign evt_clr[35] = req_valid_i && req_write_i && req_addr_i == 12'h36c;
-  assign evt_clr[36] = req_valid_i && req_write_i && req_addr_i == 12'h370;
-  ni_event_counters #(.N(NumEvt), .AddrW(10), .Addrs({10'hdc, 10'hdb, 10'hda, 10'hd9, 10'hd4, 10'hd3, 10'hd2, 10'hd0, 10'hcf, 10'hcd, 10'hcc, 10'hc7, 10'hc6, 10'hc5, 10'h27, 10'h26, 10'h1c, 10'h1b, 10'h1a, 10'h17, 10'h16, 10'h15, 10'h14, 10'h13, 10'h12, 10'h11, 10'h10, 10'hf, 10'he, 10'hd, 10'hc, 10'hb, 10'ha, 10'h9, 10'h8, 10'h7, 10'h6})) u_evt (
-    .clk_i, .rst_ni, .inc_i(evt_inc), .clr_i(evt_clr),
-    .rd_addr_i(req_addr_i[11:2]), .rd_hit_o(evt_rd_hit), .rd_value_o(evt_value)
+  ni_event_counters #(.N(NumEvt), .AddrW(12), .Addrs({12'h370, 12'h36c, 12'h368, 12'h364, 12'h350, 12'h34c, 12'h348, 12'h340, 12'h33c, 12'h334, 12'h330, 12'h31c, 12'h318, 12'h314, 12'h09c, 12'h098, 12'h070, 12'h06c, 12'h068, 12'h05c, 12'h058, 12'h054, 12'h050, 12'h04c, 12'h048, 12'h044, 12'h040, 12'h03c, 12'h038, 12'h034, 12'h030, 12'h02c, 12'h028, 12'h024, 12'h020, 12'h01c, 12'h018})) u_evt (
+    .clk_i, .rst_ni, .inc_i(evt_inc), .addr_i(req_addr_i), .wr_i(req_valid_i && req_write_i),
+    .rd_value_o(evt_value)
   );
 
   localparam logic [1023:0] Mapped = 1024'hffffffffffffffff000000007f7f7f7f7f7f7f7f7f7f7f7f000000000000ffffffffffffffffffff000000003fffffffffffffffffffffffffffffffffffffffffff0fffffffffdf;
@@ -1008,8 +970,8 @@ module ni_csr_regs #(
   // address's low bits), stage 2 the group.
   logic [8:0][31:0] rd_grp_d, rd_grp_q;
   logic [3:0] rd_sel_q;  // the group's address bits
-  logic rd_valid1_q, rd_hit1_q;
-  logic rd_evt_q;  // the read names an event counter
+  logic rd_hit1_q;
+  logic [2:0] rd_vld_q;  // a read in each stage
   logic [31:0] rdata_d;
   always_comb begin
     rd_grp_d[0] = '0;  // words 0x000 to 0x0FC
@@ -1871,7 +1833,10 @@ module ni_csr_regs #(
   logic [15:0] memid_key_key_rdq;
   logic [15:0] inj_tail_slot_rdq;
   logic [31:0] cnt_load_value_rdq;
+  logic cnt_value_rd_hit_q;
   logic [31:0] cnt_value_value_rdq;
+  logic rd_hit2_q;
+  logic [31:0] rd_ans_q;
   always_comb begin
     rdata_d = '0;
     if (!rd_sel_q[3]) begin
@@ -1929,7 +1894,6 @@ module ni_csr_regs #(
     rdata_d[15:0] = rdata_d[15:0] | memid_key_key_rdq;
     rdata_d[15:0] = rdata_d[15:0] | inj_tail_slot_rdq;
     rdata_d[31:0] = rdata_d[31:0] | cnt_load_value_rdq;
-    rdata_d[31:0] = rdata_d[31:0] | cnt_value_value_rdq;
   end
   // Datapath registers: no reset (rd_valid_o says when they hold an answer).
   always_ff @(posedge clk_i) begin
@@ -1950,22 +1914,24 @@ module ni_csr_regs #(
     memid_key_key_rdq <= req_addr_i[1:0] == 2'b00 && memid_key_own_hit && 32'(memid_key_own_idx) < NumMemId ? memid_key_key_rd : '0;
     inj_tail_slot_rdq <= req_addr_i[1:0] == 2'b00 && inj_tail_own_hit && 32'(inj_tail_own_idx) < NumInj ? inj_tail_slot_rd : '0;
     cnt_load_value_rdq <= req_addr_i[1:0] == 2'b00 && cnt_load_own_hit && 32'(cnt_load_own_idx) < NumCnt ? cnt_load_value_rd : '0;
-    cnt_value_value_rdq <= req_addr_i[1:0] == 2'b00 && cnt_value_own_hit && 32'(cnt_value_own_idx) < NumCnt ? cnt_value_value_i : '0;
+    cnt_value_rd_hit_q <= req_addr_i[1:0] == 2'b00 && cnt_value_own_hit && 32'(cnt_value_own_idx) < NumCnt;
     rd_sel_q <= req_addr_i[11:8];
-    rdata_o <= rd_evt_q ? evt_value : rdata_d;  // an event counter's, or the groups'
-    rd_evt_q <= evt_rd_hit && req_addr_i[1:0] == 2'b00;
-    rd_hit_o <= rd_hit1_q;
+    rd_ans_q <= rdata_d;
+    cnt_value_value_rdq <= cnt_value_rd_hit_q ? cnt_value_value_i : '0;
+    rdata_o <= rd_ans_q | {cnt_value_value_rdq} | evt_value;
+    rd_hit2_q <= rd_hit1_q;
+    rd_hit_o <= rd_hit2_q;
     rd_hit1_q <= req_addr_i[1:0] == 2'b00 && Mapped[req_addr_i[11:2]];
   end
+  // A read's valid goes down a shift register, one bit a stage.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      rd_valid1_q <= 1'b0;
-      rd_valid_o <= 1'b0;
+      rd_vld_q <= '0;
     end else begin
-      rd_valid1_q <= req_valid_i && !req_write_i;
-      rd_valid_o <= rd_valid1_q;
+      rd_vld_q <= {rd_vld_q[1:0], req_valid_i && !req_write_i};
     end
   end
+  assign rd_valid_o = rd_vld_q[2];
 
   // The RAMs: no reset (an element not written since reset reads its reset value).
   always_ff @(posedge clk_i) begin
