@@ -273,16 +273,16 @@ module nic_top #(
     .rdata_o({csr_write, csr_addr, csr_wdata, csr_be, csr_reqid, csr_tag}),
     .rvalid_o(csr_valid), .rready_i(csr_ready));
   assign csr_hold = csr_valid;
-  // A read's answer comes from the register block's read pipeline two cycles after its
-  // request (rd_valid), its completion's requester and tag beside it through two
+  // A read's answer comes from the register block's read pipeline three cycles after
+  // its request (rd_valid), its completion's requester and tag beside it through three
   // registers. A read is taken when its answer will have room in u_rdc_q: a credit per
   // slot, taken by a read, given back as a completion leaves (nothing else writes
   // there), so reads go one a cycle. A write may follow a read at once (the read
   // answers the state of its own cycle).
-  localparam int unsigned RdcDepth = 4;  // two reads in the pipeline, two answers waiting
-  logic csr_rd_valid, csr_rd_take, csr_rd1_q, csr_rd2_q;
+  localparam int unsigned RdcDepth = 4;  // reads in the pipeline (three) and answers waiting
+  logic csr_rd_valid, csr_rd_take, csr_rd1_q, csr_rd2_q, csr_rd3_q;
   logic [2:0] csr_rd_credits_q;
-  logic [32:0] csr_rd_meta1_q, csr_rd_meta2_q;  // {requester, tag, lower address}
+  logic [32:0] csr_rd_meta1_q, csr_rd_meta2_q, csr_rd_meta3_q;  // {requester, tag, lower address}
   // A completion's Lower Address: the address of the first byte the read enables.
   logic [1:0] csr_first_byte;
   assign csr_first_byte = csr_be[0] ? 2'd0 : csr_be[1] ? 2'd1 : csr_be[2] ? 2'd2 : csr_be[3] ? 2'd3 : 2'd0;
@@ -291,17 +291,18 @@ module nic_top #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       csr_rd_credits_q <= 3'(RdcDepth);
-      {csr_rd1_q, csr_rd2_q} <= '0;
+      {csr_rd1_q, csr_rd2_q, csr_rd3_q} <= '0;
     end else begin
       csr_rd_credits_q <= csr_rd_credits_q - 3'(csr_rd_take) + 3'(rdc_valid && rdc_rd_ready);
-      {csr_rd1_q, csr_rd2_q} <= {csr_rd_take, csr_rd1_q};
+      {csr_rd1_q, csr_rd2_q, csr_rd3_q} <= {csr_rd_take, csr_rd1_q, csr_rd2_q};
     end
   end
   always_ff @(posedge clk_i) begin
     csr_rd_meta1_q <= {csr_reqid, csr_tag, csr_addr[6:2], csr_first_byte};
     csr_rd_meta2_q <= csr_rd_meta1_q;
+    csr_rd_meta3_q <= csr_rd_meta2_q;
   end
-  `NI_ASSERT(CsrReadAnswered_A, csr_rd_valid == csr_rd2_q && (!csr_rd_valid || rdc_ready))
+  `NI_ASSERT(CsrReadAnswered_A, csr_rd_valid == csr_rd3_q && (!csr_rd_valid || rdc_ready))
   assign wid_tready = hrx_tready;
   // The events of ni_host_rx and ni_fab_rx count a cycle later: both take them at the
   // end of their deepest decisions, and the status, counters and interrupts they set
@@ -887,7 +888,7 @@ module nic_top #(
   // ------------------------------------------------------------ host transmit
   logic [64:0] rdc;
   ni_fifo #(.Width(65), .Depth(RdcDepth)) u_rdc_q (
-    .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_rd_meta2_q}),
+    .clk_i, .rst_ni, .wdata_i({csr_rdata, csr_rd_meta3_q}),
     .wvalid_i(csr_rd_valid), .wready_o(rdc_ready),
     .rdata_o(rdc), .rvalid_o(rdc_valid), .rready_i(rdc_rd_ready));
   // TLPs the NI makes itself, in this order when several wait: from host_rx (UR for

@@ -104,6 +104,9 @@ def main():
     ap.add_argument("--top", default="nic_top",
                     help="one block of nic_top alone, at its own default parameters (only DataW taken "
                          "from the configuration); for its Fmax out of context with scripts/pnr.py")
+    ap.add_argument("--abc9-delay", type=int, metavar="PS",
+                    help="ECP5: the delay target ABC9 maps for (its own delay units, ps), instead of the "
+                         "least delay it can reach (docs/synthesis.md)")
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="with --top: a parameter of the block (e.g. Hdrs=17 for ni_wc as the "
                          "configurations build it)")
@@ -142,6 +145,7 @@ def main():
     script = "\n".join([
         "read_verilog -sv -noassert -DSYNTHESIS -Irtl " + " ".join(rtl_sources()),
         f"hierarchy -check -top {a.top} {chparams}",
+    ] + ([f"scratchpad -set abc9.D {a.abc9_delay}"] if a.abc9_delay else []) + [
         family_script(a.family, a.top, params),
         f"tee -q -o {out}/stat.json stat -json",
     ] + (["flatten", f"write_json {out}/netlist.json"] if a.family in PNR_FAMILIES else [])
