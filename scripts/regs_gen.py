@@ -35,7 +35,10 @@ read and written at one index, instead of flip-flops behind a wide multiplexer. 
 must be staged (the active copy, which the hardware sees, stays in flip-flops), a
 pulse register (the hardware sees the value only as it is written: <reg>_<field>_o
 is the register's new value in the cycle <reg>_written_o is high) or hw_index (below). A bit per entry
-says whether it was written since reset; an unwritten entry reads its reset value.
+says whether it was written since reset; an unwritten entry reads its reset value. Each
+field has a RAM per byte lane, written where the write's byte enables say (every lane
+at an entry's first write, the reset value where they do not): a partial write does
+not read the word it changes.
 A ram register with ni_hw_index (neither staged nor pulse) is read by the hardware
 at an index of its own: <reg>_hw_idx_i in, <reg>_<field>_o the element's value in
 the same cycle (a second read port of the RAM: on an FPGA a second LUT RAM copy),
@@ -282,12 +285,24 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
     for f in reg["fields"]:
         fn, lsb, w = f"{r}_{lo(f['name'])}", f["lsb"], f["width"]
         reset = f"{w}'h{f['reset']:x}"
-        decl += [f"  logic [{w - 1}:0] {fn}_mem [{n}];", f"  logic [{w - 1}:0] {fn}_rd, {fn}_wr;",
-                 f"  assign {fn}_rd = {r}_vld_q[{ra}] ? {fn}_mem[{ra}] : {reset};"]
-        comb.append(f"    {fn}_wr = {fn}_rd;")
-        for b, blo, bhi in byte_slices(f):
-            comb.append(f"    if (req_be_i[{b}]) {fn}_wr[{bhi - lsb}:{blo - lsb}] = req_wdata_i[{bhi}:{blo}];")
-        ram.append(f"    if ({r}_we) {fn}_mem[{ra}] <= {fn}_wr;")
+        # A RAM per byte lane, written only where the write enables it (and every lane at
+        # an element's first write, with the reset value where it does not): a partial
+        # write needs no read of the word, so no path runs from a RAM's read into its
+        # own write data.
+        lanes = list(byte_slices(f))
+        decl += [f"  logic [{bhi - blo}:0] {fn}_mem{b} [{n}];" for b, blo, bhi in lanes]
+        def word(i):  # the element at index i, its lanes joined
+            return "{" + ", ".join(f"{fn}_mem{b}[{i}]" for b, _, _ in reversed(lanes)) + "}"
+        decl += [f"  logic [{w - 1}:0] {fn}_rd;", f"  assign {fn}_rd = {r}_vld_q[{ra}] ? {word(ra)} : {reset};"]
+        if reg.get("pulse"):  # the value as written: the element's other bytes as they were
+            decl.append(f"  logic [{w - 1}:0] {fn}_wr;")
+            comb.append(f"    {fn}_wr = {fn}_rd;")
+            comb += [f"    if (req_be_i[{b}]) {fn}_wr[{bhi - lsb}:{blo - lsb}] = req_wdata_i[{bhi}:{blo}];"
+                     for b, blo, bhi in lanes]
+        for b, blo, bhi in lanes:
+            part = f"{bhi - blo + 1}'h{(f['reset'] >> (blo - lsb)) & ((1 << (bhi - blo + 1)) - 1):x}"
+            ram.append(f"    if ({r}_we && (req_be_i[{b}] || !{r}_vld_q[{ra}])) "
+                       f"{fn}_mem{b}[{ra}] <= req_be_i[{b}] ? req_wdata_i[{bhi}:{blo}] : {part};")
         ram_fields.append((f"{fn}_rd", lsb, w))
         if reg["commit_value"]:  # the hardware keeps the active copy: the value as it commits
             ports.append(f"  output logic {bits(w)}{fn}_cmt_o,")
@@ -303,7 +318,7 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
             rst.append(f"      {fn}_act_q <= {{{n}{{{reset}}}}};")
             upd.append(f"      {fn}_act_q <= {fn}_act_d;")
         elif reg["hw_index"]:  # the hardware reads an element at its own index (a second read port)
-            decl.append(f"  assign {fn}_o = {r}_vld_q[{r}_hw_idx_i] ? {fn}_mem[{r}_hw_idx_i] : {reset};")
+            decl.append(f"  assign {fn}_o = {r}_vld_q[{r}_hw_idx_i] ? {word(r + '_hw_idx_i')} : {reset};")
             ports.append(f"  output logic {bits(w)}{fn}_o,")
         else:  # pulse: the value as written, with <reg>_written_o
             ports.append(f"  output logic {bits(w)}{fn}_o,")

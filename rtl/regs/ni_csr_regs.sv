@@ -219,14 +219,16 @@ module ni_csr_regs #(
   logic [15:0] mgrp_member_vld_q, mgrp_member_vld_d;
   logic mgrp_member_we;
   assign mgrp_member_we = req_valid_i && req_write_i && mgrp_member_own_hit;
-  logic [15:0] mgrp_member_dlid_mem [16];
-  logic [15:0] mgrp_member_dlid_rd, mgrp_member_dlid_wr;
-  assign mgrp_member_dlid_rd = mgrp_member_vld_q[mgrp_member_own_idx] ? mgrp_member_dlid_mem[mgrp_member_own_idx] : 16'h0;
-  assign mgrp_member_dlid_o = mgrp_member_vld_q[mgrp_member_hw_idx_i] ? mgrp_member_dlid_mem[mgrp_member_hw_idx_i] : 16'h0;
-  logic [15:0] mgrp_member_memid_mem [16];
-  logic [15:0] mgrp_member_memid_rd, mgrp_member_memid_wr;
-  assign mgrp_member_memid_rd = mgrp_member_vld_q[mgrp_member_own_idx] ? mgrp_member_memid_mem[mgrp_member_own_idx] : 16'h0;
-  assign mgrp_member_memid_o = mgrp_member_vld_q[mgrp_member_hw_idx_i] ? mgrp_member_memid_mem[mgrp_member_hw_idx_i] : 16'h0;
+  logic [7:0] mgrp_member_dlid_mem0 [16];
+  logic [7:0] mgrp_member_dlid_mem1 [16];
+  logic [15:0] mgrp_member_dlid_rd;
+  assign mgrp_member_dlid_rd = mgrp_member_vld_q[mgrp_member_own_idx] ? {mgrp_member_dlid_mem1[mgrp_member_own_idx], mgrp_member_dlid_mem0[mgrp_member_own_idx]} : 16'h0;
+  assign mgrp_member_dlid_o = mgrp_member_vld_q[mgrp_member_hw_idx_i] ? {mgrp_member_dlid_mem1[mgrp_member_hw_idx_i], mgrp_member_dlid_mem0[mgrp_member_hw_idx_i]} : 16'h0;
+  logic [7:0] mgrp_member_memid_mem2 [16];
+  logic [7:0] mgrp_member_memid_mem3 [16];
+  logic [15:0] mgrp_member_memid_rd;
+  assign mgrp_member_memid_rd = mgrp_member_vld_q[mgrp_member_own_idx] ? {mgrp_member_memid_mem3[mgrp_member_own_idx], mgrp_member_memid_mem2[mgrp_member_own_idx]} : 16'h0;
+  assign mgrp_member_memid_o = mgrp_member_vld_q[mgrp_member_hw_idx_i] ? {mgrp_member_memid_mem3[mgrp_member_hw_idx_i], mgrp_member_memid_mem2[mgrp_member_hw_idx_i]} : 16'h0;
   // ART_BASE_LO: in a RAM; art_base_lo_vld_q[i] says element i was written since reset.
   logic [11:0] art_base_lo_own_off;
   logic art_base_lo_own_hit;
@@ -245,9 +247,11 @@ module ni_csr_regs #(
   logic [15:0] art_base_lo_vld_q, art_base_lo_vld_d;
   logic art_base_lo_we;
   assign art_base_lo_we = req_valid_i && req_write_i && art_base_lo_own_hit && 32'(art_base_lo_own_idx) < NumArt;
-  logic [19:0] art_base_lo_addr_mem [16];
-  logic [19:0] art_base_lo_addr_rd, art_base_lo_addr_wr;
-  assign art_base_lo_addr_rd = art_base_lo_vld_q[art_base_lo_ra] ? art_base_lo_addr_mem[art_base_lo_ra] : 20'h0;
+  logic [3:0] art_base_lo_addr_mem1 [16];
+  logic [7:0] art_base_lo_addr_mem2 [16];
+  logic [7:0] art_base_lo_addr_mem3 [16];
+  logic [19:0] art_base_lo_addr_rd;
+  assign art_base_lo_addr_rd = art_base_lo_vld_q[art_base_lo_ra] ? {art_base_lo_addr_mem3[art_base_lo_ra], art_base_lo_addr_mem2[art_base_lo_ra], art_base_lo_addr_mem1[art_base_lo_ra]} : 20'h0;
   assign art_base_lo_addr_cmt_o = art_base_lo_addr_rd;
   // ART_BASE_HI: in a RAM; art_base_hi_vld_q[i] says element i was written since reset.
   logic [11:0] art_base_hi_own_off;
@@ -261,9 +265,12 @@ module ni_csr_regs #(
   logic [15:0] art_base_hi_vld_q, art_base_hi_vld_d;
   logic art_base_hi_we;
   assign art_base_hi_we = req_valid_i && req_write_i && art_base_hi_own_hit && 32'(art_base_hi_own_idx) < NumArt;
-  logic [31:0] art_base_hi_addr_mem [16];
-  logic [31:0] art_base_hi_addr_rd, art_base_hi_addr_wr;
-  assign art_base_hi_addr_rd = art_base_hi_vld_q[art_base_hi_ra] ? art_base_hi_addr_mem[art_base_hi_ra] : 32'h0;
+  logic [7:0] art_base_hi_addr_mem0 [16];
+  logic [7:0] art_base_hi_addr_mem1 [16];
+  logic [7:0] art_base_hi_addr_mem2 [16];
+  logic [7:0] art_base_hi_addr_mem3 [16];
+  logic [31:0] art_base_hi_addr_rd;
+  assign art_base_hi_addr_rd = art_base_hi_vld_q[art_base_hi_ra] ? {art_base_hi_addr_mem3[art_base_hi_ra], art_base_hi_addr_mem2[art_base_hi_ra], art_base_hi_addr_mem1[art_base_hi_ra], art_base_hi_addr_mem0[art_base_hi_ra]} : 32'h0;
   assign art_base_hi_addr_cmt_o = art_base_hi_addr_rd;
   // ART_LIMIT_LO: in a RAM; art_limit_lo_vld_q[i] says element i was written since reset.
   logic [11:0] art_limit_lo_own_off;
@@ -277,9 +284,11 @@ module ni_csr_regs #(
   logic [15:0] art_limit_lo_vld_q, art_limit_lo_vld_d;
   logic art_limit_lo_we;
   assign art_limit_lo_we = req_valid_i && req_write_i && art_limit_lo_own_hit && 32'(art_limit_lo_own_idx) < NumArt;
-  logic [19:0] art_limit_lo_addr_mem [16];
-  logic [19:0] art_limit_lo_addr_rd, art_limit_lo_addr_wr;
-  assign art_limit_lo_addr_rd = art_limit_lo_vld_q[art_limit_lo_ra] ? art_limit_lo_addr_mem[art_limit_lo_ra] : 20'h0;
+  logic [3:0] art_limit_lo_addr_mem1 [16];
+  logic [7:0] art_limit_lo_addr_mem2 [16];
+  logic [7:0] art_limit_lo_addr_mem3 [16];
+  logic [19:0] art_limit_lo_addr_rd;
+  assign art_limit_lo_addr_rd = art_limit_lo_vld_q[art_limit_lo_ra] ? {art_limit_lo_addr_mem3[art_limit_lo_ra], art_limit_lo_addr_mem2[art_limit_lo_ra], art_limit_lo_addr_mem1[art_limit_lo_ra]} : 20'h0;
   assign art_limit_lo_addr_cmt_o = art_limit_lo_addr_rd;
   // ART_LIMIT_HI: in a RAM; art_limit_hi_vld_q[i] says element i was written since reset.
   logic [11:0] art_limit_hi_own_off;
@@ -293,9 +302,12 @@ module ni_csr_regs #(
   logic [15:0] art_limit_hi_vld_q, art_limit_hi_vld_d;
   logic art_limit_hi_we;
   assign art_limit_hi_we = req_valid_i && req_write_i && art_limit_hi_own_hit && 32'(art_limit_hi_own_idx) < NumArt;
-  logic [31:0] art_limit_hi_addr_mem [16];
-  logic [31:0] art_limit_hi_addr_rd, art_limit_hi_addr_wr;
-  assign art_limit_hi_addr_rd = art_limit_hi_vld_q[art_limit_hi_ra] ? art_limit_hi_addr_mem[art_limit_hi_ra] : 32'h0;
+  logic [7:0] art_limit_hi_addr_mem0 [16];
+  logic [7:0] art_limit_hi_addr_mem1 [16];
+  logic [7:0] art_limit_hi_addr_mem2 [16];
+  logic [7:0] art_limit_hi_addr_mem3 [16];
+  logic [31:0] art_limit_hi_addr_rd;
+  assign art_limit_hi_addr_rd = art_limit_hi_vld_q[art_limit_hi_ra] ? {art_limit_hi_addr_mem3[art_limit_hi_ra], art_limit_hi_addr_mem2[art_limit_hi_ra], art_limit_hi_addr_mem1[art_limit_hi_ra], art_limit_hi_addr_mem0[art_limit_hi_ra]} : 32'h0;
   assign art_limit_hi_addr_cmt_o = art_limit_hi_addr_rd;
   // ART_XLATE_LO: in a RAM; art_xlate_lo_vld_q[i] says element i was written since reset.
   logic [11:0] art_xlate_lo_own_off;
@@ -309,9 +321,11 @@ module ni_csr_regs #(
   logic [15:0] art_xlate_lo_vld_q, art_xlate_lo_vld_d;
   logic art_xlate_lo_we;
   assign art_xlate_lo_we = req_valid_i && req_write_i && art_xlate_lo_own_hit && 32'(art_xlate_lo_own_idx) < NumArt;
-  logic [19:0] art_xlate_lo_addr_mem [16];
-  logic [19:0] art_xlate_lo_addr_rd, art_xlate_lo_addr_wr;
-  assign art_xlate_lo_addr_rd = art_xlate_lo_vld_q[art_xlate_lo_ra] ? art_xlate_lo_addr_mem[art_xlate_lo_ra] : 20'h0;
+  logic [3:0] art_xlate_lo_addr_mem1 [16];
+  logic [7:0] art_xlate_lo_addr_mem2 [16];
+  logic [7:0] art_xlate_lo_addr_mem3 [16];
+  logic [19:0] art_xlate_lo_addr_rd;
+  assign art_xlate_lo_addr_rd = art_xlate_lo_vld_q[art_xlate_lo_ra] ? {art_xlate_lo_addr_mem3[art_xlate_lo_ra], art_xlate_lo_addr_mem2[art_xlate_lo_ra], art_xlate_lo_addr_mem1[art_xlate_lo_ra]} : 20'h0;
   assign art_xlate_lo_addr_cmt_o = art_xlate_lo_addr_rd;
   // ART_XLATE_HI: in a RAM; art_xlate_hi_vld_q[i] says element i was written since reset.
   logic [11:0] art_xlate_hi_own_off;
@@ -325,9 +339,12 @@ module ni_csr_regs #(
   logic [15:0] art_xlate_hi_vld_q, art_xlate_hi_vld_d;
   logic art_xlate_hi_we;
   assign art_xlate_hi_we = req_valid_i && req_write_i && art_xlate_hi_own_hit && 32'(art_xlate_hi_own_idx) < NumArt;
-  logic [31:0] art_xlate_hi_addr_mem [16];
-  logic [31:0] art_xlate_hi_addr_rd, art_xlate_hi_addr_wr;
-  assign art_xlate_hi_addr_rd = art_xlate_hi_vld_q[art_xlate_hi_ra] ? art_xlate_hi_addr_mem[art_xlate_hi_ra] : 32'h0;
+  logic [7:0] art_xlate_hi_addr_mem0 [16];
+  logic [7:0] art_xlate_hi_addr_mem1 [16];
+  logic [7:0] art_xlate_hi_addr_mem2 [16];
+  logic [7:0] art_xlate_hi_addr_mem3 [16];
+  logic [31:0] art_xlate_hi_addr_rd;
+  assign art_xlate_hi_addr_rd = art_xlate_hi_vld_q[art_xlate_hi_ra] ? {art_xlate_hi_addr_mem3[art_xlate_hi_ra], art_xlate_hi_addr_mem2[art_xlate_hi_ra], art_xlate_hi_addr_mem1[art_xlate_hi_ra], art_xlate_hi_addr_mem0[art_xlate_hi_ra]} : 32'h0;
   assign art_xlate_hi_addr_cmt_o = art_xlate_hi_addr_rd;
   // ART_DEST: in a RAM; art_dest_vld_q[i] says element i was written since reset.
   logic [11:0] art_dest_own_off;
@@ -341,13 +358,15 @@ module ni_csr_regs #(
   logic [15:0] art_dest_vld_q, art_dest_vld_d;
   logic art_dest_we;
   assign art_dest_we = req_valid_i && req_write_i && art_dest_own_hit && 32'(art_dest_own_idx) < NumArt;
-  logic [15:0] art_dest_node_mem [16];
-  logic [15:0] art_dest_node_rd, art_dest_node_wr;
-  assign art_dest_node_rd = art_dest_vld_q[art_dest_ra] ? art_dest_node_mem[art_dest_ra] : 16'h0;
+  logic [7:0] art_dest_node_mem0 [16];
+  logic [7:0] art_dest_node_mem1 [16];
+  logic [15:0] art_dest_node_rd;
+  assign art_dest_node_rd = art_dest_vld_q[art_dest_ra] ? {art_dest_node_mem1[art_dest_ra], art_dest_node_mem0[art_dest_ra]} : 16'h0;
   assign art_dest_node_cmt_o = art_dest_node_rd;
-  logic [15:0] art_dest_memid_mem [16];
-  logic [15:0] art_dest_memid_rd, art_dest_memid_wr;
-  assign art_dest_memid_rd = art_dest_vld_q[art_dest_ra] ? art_dest_memid_mem[art_dest_ra] : 16'h0;
+  logic [7:0] art_dest_memid_mem2 [16];
+  logic [7:0] art_dest_memid_mem3 [16];
+  logic [15:0] art_dest_memid_rd;
+  assign art_dest_memid_rd = art_dest_vld_q[art_dest_ra] ? {art_dest_memid_mem3[art_dest_ra], art_dest_memid_mem2[art_dest_ra]} : 16'h0;
   assign art_dest_memid_cmt_o = art_dest_memid_rd;
   logic [15:0] art_ctrl_valid_q, art_ctrl_valid_d;
   assign art_ctrl_valid_o = art_ctrl_valid_q[NumArt-1:0];
@@ -403,9 +422,11 @@ module ni_csr_regs #(
   logic [15:0] memid_base_lo_vld_q, memid_base_lo_vld_d;
   logic memid_base_lo_we;
   assign memid_base_lo_we = req_valid_i && req_write_i && memid_base_lo_own_hit && 32'(memid_base_lo_own_idx) < NumMemId;
-  logic [19:0] memid_base_lo_addr_mem [16];
-  logic [19:0] memid_base_lo_addr_rd, memid_base_lo_addr_wr;
-  assign memid_base_lo_addr_rd = memid_base_lo_vld_q[memid_base_lo_ra] ? memid_base_lo_addr_mem[memid_base_lo_ra] : 20'h0;
+  logic [3:0] memid_base_lo_addr_mem1 [16];
+  logic [7:0] memid_base_lo_addr_mem2 [16];
+  logic [7:0] memid_base_lo_addr_mem3 [16];
+  logic [19:0] memid_base_lo_addr_rd;
+  assign memid_base_lo_addr_rd = memid_base_lo_vld_q[memid_base_lo_ra] ? {memid_base_lo_addr_mem3[memid_base_lo_ra], memid_base_lo_addr_mem2[memid_base_lo_ra], memid_base_lo_addr_mem1[memid_base_lo_ra]} : 20'h0;
   assign memid_base_lo_addr_cmt_o = memid_base_lo_addr_rd;
   // MEMID_BASE_HI: in a RAM; memid_base_hi_vld_q[i] says element i was written since reset.
   logic [11:0] memid_base_hi_own_off;
@@ -419,9 +440,12 @@ module ni_csr_regs #(
   logic [15:0] memid_base_hi_vld_q, memid_base_hi_vld_d;
   logic memid_base_hi_we;
   assign memid_base_hi_we = req_valid_i && req_write_i && memid_base_hi_own_hit && 32'(memid_base_hi_own_idx) < NumMemId;
-  logic [31:0] memid_base_hi_addr_mem [16];
-  logic [31:0] memid_base_hi_addr_rd, memid_base_hi_addr_wr;
-  assign memid_base_hi_addr_rd = memid_base_hi_vld_q[memid_base_hi_ra] ? memid_base_hi_addr_mem[memid_base_hi_ra] : 32'h0;
+  logic [7:0] memid_base_hi_addr_mem0 [16];
+  logic [7:0] memid_base_hi_addr_mem1 [16];
+  logic [7:0] memid_base_hi_addr_mem2 [16];
+  logic [7:0] memid_base_hi_addr_mem3 [16];
+  logic [31:0] memid_base_hi_addr_rd;
+  assign memid_base_hi_addr_rd = memid_base_hi_vld_q[memid_base_hi_ra] ? {memid_base_hi_addr_mem3[memid_base_hi_ra], memid_base_hi_addr_mem2[memid_base_hi_ra], memid_base_hi_addr_mem1[memid_base_hi_ra], memid_base_hi_addr_mem0[memid_base_hi_ra]} : 32'h0;
   assign memid_base_hi_addr_cmt_o = memid_base_hi_addr_rd;
   // MEMID_SIZE: in a RAM; memid_size_vld_q[i] says element i was written since reset.
   logic [11:0] memid_size_own_off;
@@ -435,9 +459,11 @@ module ni_csr_regs #(
   logic [15:0] memid_size_vld_q, memid_size_vld_d;
   logic memid_size_we;
   assign memid_size_we = req_valid_i && req_write_i && memid_size_own_hit && 32'(memid_size_own_idx) < NumMemId;
-  logic [19:0] memid_size_bytes_mem [16];
-  logic [19:0] memid_size_bytes_rd, memid_size_bytes_wr;
-  assign memid_size_bytes_rd = memid_size_vld_q[memid_size_ra] ? memid_size_bytes_mem[memid_size_ra] : 20'h0;
+  logic [3:0] memid_size_bytes_mem1 [16];
+  logic [7:0] memid_size_bytes_mem2 [16];
+  logic [7:0] memid_size_bytes_mem3 [16];
+  logic [19:0] memid_size_bytes_rd;
+  assign memid_size_bytes_rd = memid_size_vld_q[memid_size_ra] ? {memid_size_bytes_mem3[memid_size_ra], memid_size_bytes_mem2[memid_size_ra], memid_size_bytes_mem1[memid_size_ra]} : 20'h0;
   assign memid_size_bytes_cmt_o = memid_size_bytes_rd;
   logic [15:0] memid_ctrl_valid_q, memid_ctrl_valid_d;
   assign memid_ctrl_valid_o = memid_ctrl_valid_q[NumMemId-1:0];
@@ -457,9 +483,10 @@ module ni_csr_regs #(
   logic [15:0] memid_key_vld_q, memid_key_vld_d;
   logic memid_key_we;
   assign memid_key_we = req_valid_i && req_write_i && memid_key_own_hit && 32'(memid_key_own_idx) < NumMemId;
-  logic [15:0] memid_key_key_mem [16];
-  logic [15:0] memid_key_key_rd, memid_key_key_wr;
-  assign memid_key_key_rd = memid_key_vld_q[memid_key_ra] ? memid_key_key_mem[memid_key_ra] : 16'h0;
+  logic [7:0] memid_key_key_mem0 [16];
+  logic [7:0] memid_key_key_mem1 [16];
+  logic [15:0] memid_key_key_rd;
+  assign memid_key_key_rd = memid_key_vld_q[memid_key_ra] ? {memid_key_key_mem1[memid_key_ra], memid_key_key_mem0[memid_key_ra]} : 16'h0;
   assign memid_key_key_cmt_o = memid_key_key_rd;
   logic [7:0][31:0] inj_base_lo_addr_q, inj_base_lo_addr_d;
   assign inj_base_lo_addr_o = inj_base_lo_addr_q[NumInj-1:0];
@@ -477,9 +504,11 @@ module ni_csr_regs #(
   logic [7:0] inj_tail_vld_q, inj_tail_vld_d;
   logic inj_tail_we;
   assign inj_tail_we = req_valid_i && req_write_i && inj_tail_own_hit && 32'(inj_tail_own_idx) < NumInj;
-  logic [15:0] inj_tail_slot_mem [8];
-  logic [15:0] inj_tail_slot_rd, inj_tail_slot_wr;
-  assign inj_tail_slot_rd = inj_tail_vld_q[inj_tail_own_idx] ? inj_tail_slot_mem[inj_tail_own_idx] : 16'h0;
+  logic [7:0] inj_tail_slot_mem0 [8];
+  logic [7:0] inj_tail_slot_mem1 [8];
+  logic [15:0] inj_tail_slot_rd;
+  assign inj_tail_slot_rd = inj_tail_vld_q[inj_tail_own_idx] ? {inj_tail_slot_mem1[inj_tail_own_idx], inj_tail_slot_mem0[inj_tail_own_idx]} : 16'h0;
+  logic [15:0] inj_tail_slot_wr;
   assign inj_tail_slot_o = inj_tail_slot_wr;
   logic [7:0][15:0] inj_head_slot_all;
   logic [7:0] inj_ctrl_enable_q, inj_ctrl_enable_d;
@@ -514,9 +543,13 @@ module ni_csr_regs #(
   logic [31:0] cnt_load_vld_q, cnt_load_vld_d;
   logic cnt_load_we;
   assign cnt_load_we = req_valid_i && req_write_i && cnt_load_own_hit && 32'(cnt_load_own_idx) < NumCnt;
-  logic [31:0] cnt_load_value_mem [32];
-  logic [31:0] cnt_load_value_rd, cnt_load_value_wr;
-  assign cnt_load_value_rd = cnt_load_vld_q[cnt_load_own_idx] ? cnt_load_value_mem[cnt_load_own_idx] : 32'h0;
+  logic [7:0] cnt_load_value_mem0 [32];
+  logic [7:0] cnt_load_value_mem1 [32];
+  logic [7:0] cnt_load_value_mem2 [32];
+  logic [7:0] cnt_load_value_mem3 [32];
+  logic [31:0] cnt_load_value_rd;
+  assign cnt_load_value_rd = cnt_load_vld_q[cnt_load_own_idx] ? {cnt_load_value_mem3[cnt_load_own_idx], cnt_load_value_mem2[cnt_load_own_idx], cnt_load_value_mem1[cnt_load_own_idx], cnt_load_value_mem0[cnt_load_own_idx]} : 32'h0;
+  logic [31:0] cnt_load_value_wr;
   assign cnt_load_value_o = cnt_load_value_wr;
   // CNT_VALUE: kept by the hardware, read at the request's element.
   logic cnt_value_own_hit;
@@ -629,73 +662,34 @@ module ni_csr_regs #(
     for (int i = 0; i < 16; i++) begin
       if (mgrp_member_we && mgrp_member_own_idx == 4'(i)) mgrp_member_vld_d[i] = 1'b1;
     end
-    mgrp_member_dlid_wr = mgrp_member_dlid_rd;
-    if (req_be_i[0]) mgrp_member_dlid_wr[7:0] = req_wdata_i[7:0];
-    if (req_be_i[1]) mgrp_member_dlid_wr[15:8] = req_wdata_i[15:8];
-    mgrp_member_memid_wr = mgrp_member_memid_rd;
-    if (req_be_i[2]) mgrp_member_memid_wr[7:0] = req_wdata_i[23:16];
-    if (req_be_i[3]) mgrp_member_memid_wr[15:8] = req_wdata_i[31:24];
     art_base_lo_vld_d = art_base_lo_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_base_lo_we && art_base_lo_own_idx == 4'(i)) art_base_lo_vld_d[i] = 1'b1;
     end
-    art_base_lo_addr_wr = art_base_lo_addr_rd;
-    if (req_be_i[1]) art_base_lo_addr_wr[3:0] = req_wdata_i[15:12];
-    if (req_be_i[2]) art_base_lo_addr_wr[11:4] = req_wdata_i[23:16];
-    if (req_be_i[3]) art_base_lo_addr_wr[19:12] = req_wdata_i[31:24];
     art_base_hi_vld_d = art_base_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_base_hi_we && art_base_hi_own_idx == 4'(i)) art_base_hi_vld_d[i] = 1'b1;
     end
-    art_base_hi_addr_wr = art_base_hi_addr_rd;
-    if (req_be_i[0]) art_base_hi_addr_wr[7:0] = req_wdata_i[7:0];
-    if (req_be_i[1]) art_base_hi_addr_wr[15:8] = req_wdata_i[15:8];
-    if (req_be_i[2]) art_base_hi_addr_wr[23:16] = req_wdata_i[23:16];
-    if (req_be_i[3]) art_base_hi_addr_wr[31:24] = req_wdata_i[31:24];
     art_limit_lo_vld_d = art_limit_lo_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_limit_lo_we && art_limit_lo_own_idx == 4'(i)) art_limit_lo_vld_d[i] = 1'b1;
     end
-    art_limit_lo_addr_wr = art_limit_lo_addr_rd;
-    if (req_be_i[1]) art_limit_lo_addr_wr[3:0] = req_wdata_i[15:12];
-    if (req_be_i[2]) art_limit_lo_addr_wr[11:4] = req_wdata_i[23:16];
-    if (req_be_i[3]) art_limit_lo_addr_wr[19:12] = req_wdata_i[31:24];
     art_limit_hi_vld_d = art_limit_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_limit_hi_we && art_limit_hi_own_idx == 4'(i)) art_limit_hi_vld_d[i] = 1'b1;
     end
-    art_limit_hi_addr_wr = art_limit_hi_addr_rd;
-    if (req_be_i[0]) art_limit_hi_addr_wr[7:0] = req_wdata_i[7:0];
-    if (req_be_i[1]) art_limit_hi_addr_wr[15:8] = req_wdata_i[15:8];
-    if (req_be_i[2]) art_limit_hi_addr_wr[23:16] = req_wdata_i[23:16];
-    if (req_be_i[3]) art_limit_hi_addr_wr[31:24] = req_wdata_i[31:24];
     art_xlate_lo_vld_d = art_xlate_lo_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_xlate_lo_we && art_xlate_lo_own_idx == 4'(i)) art_xlate_lo_vld_d[i] = 1'b1;
     end
-    art_xlate_lo_addr_wr = art_xlate_lo_addr_rd;
-    if (req_be_i[1]) art_xlate_lo_addr_wr[3:0] = req_wdata_i[15:12];
-    if (req_be_i[2]) art_xlate_lo_addr_wr[11:4] = req_wdata_i[23:16];
-    if (req_be_i[3]) art_xlate_lo_addr_wr[19:12] = req_wdata_i[31:24];
     art_xlate_hi_vld_d = art_xlate_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_xlate_hi_we && art_xlate_hi_own_idx == 4'(i)) art_xlate_hi_vld_d[i] = 1'b1;
     end
-    art_xlate_hi_addr_wr = art_xlate_hi_addr_rd;
-    if (req_be_i[0]) art_xlate_hi_addr_wr[7:0] = req_wdata_i[7:0];
-    if (req_be_i[1]) art_xlate_hi_addr_wr[15:8] = req_wdata_i[15:8];
-    if (req_be_i[2]) art_xlate_hi_addr_wr[23:16] = req_wdata_i[23:16];
-    if (req_be_i[3]) art_xlate_hi_addr_wr[31:24] = req_wdata_i[31:24];
     art_dest_vld_d = art_dest_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (art_dest_we && art_dest_own_idx == 4'(i)) art_dest_vld_d[i] = 1'b1;
     end
-    art_dest_node_wr = art_dest_node_rd;
-    if (req_be_i[0]) art_dest_node_wr[7:0] = req_wdata_i[7:0];
-    if (req_be_i[1]) art_dest_node_wr[15:8] = req_wdata_i[15:8];
-    art_dest_memid_wr = art_dest_memid_rd;
-    if (req_be_i[2]) art_dest_memid_wr[7:0] = req_wdata_i[23:16];
-    if (req_be_i[3]) art_dest_memid_wr[15:8] = req_wdata_i[31:24];
     for (int i = 0; i < NumArt; i++) begin
       art_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h11c + 12'(i * 32));
     end
@@ -794,27 +788,14 @@ module ni_csr_regs #(
     for (int i = 0; i < 16; i++) begin
       if (memid_base_lo_we && memid_base_lo_own_idx == 4'(i)) memid_base_lo_vld_d[i] = 1'b1;
     end
-    memid_base_lo_addr_wr = memid_base_lo_addr_rd;
-    if (req_be_i[1]) memid_base_lo_addr_wr[3:0] = req_wdata_i[15:12];
-    if (req_be_i[2]) memid_base_lo_addr_wr[11:4] = req_wdata_i[23:16];
-    if (req_be_i[3]) memid_base_lo_addr_wr[19:12] = req_wdata_i[31:24];
     memid_base_hi_vld_d = memid_base_hi_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (memid_base_hi_we && memid_base_hi_own_idx == 4'(i)) memid_base_hi_vld_d[i] = 1'b1;
     end
-    memid_base_hi_addr_wr = memid_base_hi_addr_rd;
-    if (req_be_i[0]) memid_base_hi_addr_wr[7:0] = req_wdata_i[7:0];
-    if (req_be_i[1]) memid_base_hi_addr_wr[15:8] = req_wdata_i[15:8];
-    if (req_be_i[2]) memid_base_hi_addr_wr[23:16] = req_wdata_i[23:16];
-    if (req_be_i[3]) memid_base_hi_addr_wr[31:24] = req_wdata_i[31:24];
     memid_size_vld_d = memid_size_vld_q;
     for (int i = 0; i < 16; i++) begin
       if (memid_size_we && memid_size_own_idx == 4'(i)) memid_size_vld_d[i] = 1'b1;
     end
-    memid_size_bytes_wr = memid_size_bytes_rd;
-    if (req_be_i[1]) memid_size_bytes_wr[3:0] = req_wdata_i[15:12];
-    if (req_be_i[2]) memid_size_bytes_wr[11:4] = req_wdata_i[23:16];
-    if (req_be_i[3]) memid_size_bytes_wr[19:12] = req_wdata_i[31:24];
     for (int i = 0; i < NumMemId; i++) begin
       memid_ctrl_written_o[i] = req_valid_i && req_write_i && (req_addr_i == 12'h40c + 12'(i * 16));
     end
@@ -836,9 +817,6 @@ module ni_csr_regs #(
     for (int i = 0; i < 16; i++) begin
       if (memid_key_we && memid_key_own_idx == 4'(i)) memid_key_vld_d[i] = 1'b1;
     end
-    memid_key_key_wr = memid_key_key_rd;
-    if (req_be_i[0]) memid_key_key_wr[7:0] = req_wdata_i[7:0];
-    if (req_be_i[1]) memid_key_key_wr[15:8] = req_wdata_i[15:8];
     inj_base_lo_addr_d = inj_base_lo_addr_q;
     for (int i = 0; i < NumInj; i++) begin
       if (req_valid_i && req_write_i && req_be_i[0] && (req_addr_i == 12'h600 + 12'(i * 32))) inj_base_lo_addr_d[i][7:0] = req_wdata_i[7:0];
@@ -1935,22 +1913,53 @@ module ni_csr_regs #(
 
   // The RAMs: no reset (an element not written since reset reads its reset value).
   always_ff @(posedge clk_i) begin
-    if (mgrp_member_we) mgrp_member_dlid_mem[mgrp_member_own_idx] <= mgrp_member_dlid_wr;
-    if (mgrp_member_we) mgrp_member_memid_mem[mgrp_member_own_idx] <= mgrp_member_memid_wr;
-    if (art_base_lo_we) art_base_lo_addr_mem[art_base_lo_ra] <= art_base_lo_addr_wr;
-    if (art_base_hi_we) art_base_hi_addr_mem[art_base_hi_ra] <= art_base_hi_addr_wr;
-    if (art_limit_lo_we) art_limit_lo_addr_mem[art_limit_lo_ra] <= art_limit_lo_addr_wr;
-    if (art_limit_hi_we) art_limit_hi_addr_mem[art_limit_hi_ra] <= art_limit_hi_addr_wr;
-    if (art_xlate_lo_we) art_xlate_lo_addr_mem[art_xlate_lo_ra] <= art_xlate_lo_addr_wr;
-    if (art_xlate_hi_we) art_xlate_hi_addr_mem[art_xlate_hi_ra] <= art_xlate_hi_addr_wr;
-    if (art_dest_we) art_dest_node_mem[art_dest_ra] <= art_dest_node_wr;
-    if (art_dest_we) art_dest_memid_mem[art_dest_ra] <= art_dest_memid_wr;
-    if (memid_base_lo_we) memid_base_lo_addr_mem[memid_base_lo_ra] <= memid_base_lo_addr_wr;
-    if (memid_base_hi_we) memid_base_hi_addr_mem[memid_base_hi_ra] <= memid_base_hi_addr_wr;
-    if (memid_size_we) memid_size_bytes_mem[memid_size_ra] <= memid_size_bytes_wr;
-    if (memid_key_we) memid_key_key_mem[memid_key_ra] <= memid_key_key_wr;
-    if (inj_tail_we) inj_tail_slot_mem[inj_tail_own_idx] <= inj_tail_slot_wr;
-    if (cnt_load_we) cnt_load_value_mem[cnt_load_own_idx] <= cnt_load_value_wr;
+    if (mgrp_member_we && (req_be_i[0] || !mgrp_member_vld_q[mgrp_member_own_idx])) mgrp_member_dlid_mem0[mgrp_member_own_idx] <= req_be_i[0] ? req_wdata_i[7:0] : 8'h0;
+    if (mgrp_member_we && (req_be_i[1] || !mgrp_member_vld_q[mgrp_member_own_idx])) mgrp_member_dlid_mem1[mgrp_member_own_idx] <= req_be_i[1] ? req_wdata_i[15:8] : 8'h0;
+    if (mgrp_member_we && (req_be_i[2] || !mgrp_member_vld_q[mgrp_member_own_idx])) mgrp_member_memid_mem2[mgrp_member_own_idx] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (mgrp_member_we && (req_be_i[3] || !mgrp_member_vld_q[mgrp_member_own_idx])) mgrp_member_memid_mem3[mgrp_member_own_idx] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (art_base_lo_we && (req_be_i[1] || !art_base_lo_vld_q[art_base_lo_ra])) art_base_lo_addr_mem1[art_base_lo_ra] <= req_be_i[1] ? req_wdata_i[15:12] : 4'h0;
+    if (art_base_lo_we && (req_be_i[2] || !art_base_lo_vld_q[art_base_lo_ra])) art_base_lo_addr_mem2[art_base_lo_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (art_base_lo_we && (req_be_i[3] || !art_base_lo_vld_q[art_base_lo_ra])) art_base_lo_addr_mem3[art_base_lo_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (art_base_hi_we && (req_be_i[0] || !art_base_hi_vld_q[art_base_hi_ra])) art_base_hi_addr_mem0[art_base_hi_ra] <= req_be_i[0] ? req_wdata_i[7:0] : 8'h0;
+    if (art_base_hi_we && (req_be_i[1] || !art_base_hi_vld_q[art_base_hi_ra])) art_base_hi_addr_mem1[art_base_hi_ra] <= req_be_i[1] ? req_wdata_i[15:8] : 8'h0;
+    if (art_base_hi_we && (req_be_i[2] || !art_base_hi_vld_q[art_base_hi_ra])) art_base_hi_addr_mem2[art_base_hi_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (art_base_hi_we && (req_be_i[3] || !art_base_hi_vld_q[art_base_hi_ra])) art_base_hi_addr_mem3[art_base_hi_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (art_limit_lo_we && (req_be_i[1] || !art_limit_lo_vld_q[art_limit_lo_ra])) art_limit_lo_addr_mem1[art_limit_lo_ra] <= req_be_i[1] ? req_wdata_i[15:12] : 4'h0;
+    if (art_limit_lo_we && (req_be_i[2] || !art_limit_lo_vld_q[art_limit_lo_ra])) art_limit_lo_addr_mem2[art_limit_lo_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (art_limit_lo_we && (req_be_i[3] || !art_limit_lo_vld_q[art_limit_lo_ra])) art_limit_lo_addr_mem3[art_limit_lo_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (art_limit_hi_we && (req_be_i[0] || !art_limit_hi_vld_q[art_limit_hi_ra])) art_limit_hi_addr_mem0[art_limit_hi_ra] <= req_be_i[0] ? req_wdata_i[7:0] : 8'h0;
+    if (art_limit_hi_we && (req_be_i[1] || !art_limit_hi_vld_q[art_limit_hi_ra])) art_limit_hi_addr_mem1[art_limit_hi_ra] <= req_be_i[1] ? req_wdata_i[15:8] : 8'h0;
+    if (art_limit_hi_we && (req_be_i[2] || !art_limit_hi_vld_q[art_limit_hi_ra])) art_limit_hi_addr_mem2[art_limit_hi_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (art_limit_hi_we && (req_be_i[3] || !art_limit_hi_vld_q[art_limit_hi_ra])) art_limit_hi_addr_mem3[art_limit_hi_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (art_xlate_lo_we && (req_be_i[1] || !art_xlate_lo_vld_q[art_xlate_lo_ra])) art_xlate_lo_addr_mem1[art_xlate_lo_ra] <= req_be_i[1] ? req_wdata_i[15:12] : 4'h0;
+    if (art_xlate_lo_we && (req_be_i[2] || !art_xlate_lo_vld_q[art_xlate_lo_ra])) art_xlate_lo_addr_mem2[art_xlate_lo_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (art_xlate_lo_we && (req_be_i[3] || !art_xlate_lo_vld_q[art_xlate_lo_ra])) art_xlate_lo_addr_mem3[art_xlate_lo_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (art_xlate_hi_we && (req_be_i[0] || !art_xlate_hi_vld_q[art_xlate_hi_ra])) art_xlate_hi_addr_mem0[art_xlate_hi_ra] <= req_be_i[0] ? req_wdata_i[7:0] : 8'h0;
+    if (art_xlate_hi_we && (req_be_i[1] || !art_xlate_hi_vld_q[art_xlate_hi_ra])) art_xlate_hi_addr_mem1[art_xlate_hi_ra] <= req_be_i[1] ? req_wdata_i[15:8] : 8'h0;
+    if (art_xlate_hi_we && (req_be_i[2] || !art_xlate_hi_vld_q[art_xlate_hi_ra])) art_xlate_hi_addr_mem2[art_xlate_hi_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (art_xlate_hi_we && (req_be_i[3] || !art_xlate_hi_vld_q[art_xlate_hi_ra])) art_xlate_hi_addr_mem3[art_xlate_hi_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (art_dest_we && (req_be_i[0] || !art_dest_vld_q[art_dest_ra])) art_dest_node_mem0[art_dest_ra] <= req_be_i[0] ? req_wdata_i[7:0] : 8'h0;
+    if (art_dest_we && (req_be_i[1] || !art_dest_vld_q[art_dest_ra])) art_dest_node_mem1[art_dest_ra] <= req_be_i[1] ? req_wdata_i[15:8] : 8'h0;
+    if (art_dest_we && (req_be_i[2] || !art_dest_vld_q[art_dest_ra])) art_dest_memid_mem2[art_dest_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (art_dest_we && (req_be_i[3] || !art_dest_vld_q[art_dest_ra])) art_dest_memid_mem3[art_dest_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (memid_base_lo_we && (req_be_i[1] || !memid_base_lo_vld_q[memid_base_lo_ra])) memid_base_lo_addr_mem1[memid_base_lo_ra] <= req_be_i[1] ? req_wdata_i[15:12] : 4'h0;
+    if (memid_base_lo_we && (req_be_i[2] || !memid_base_lo_vld_q[memid_base_lo_ra])) memid_base_lo_addr_mem2[memid_base_lo_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (memid_base_lo_we && (req_be_i[3] || !memid_base_lo_vld_q[memid_base_lo_ra])) memid_base_lo_addr_mem3[memid_base_lo_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (memid_base_hi_we && (req_be_i[0] || !memid_base_hi_vld_q[memid_base_hi_ra])) memid_base_hi_addr_mem0[memid_base_hi_ra] <= req_be_i[0] ? req_wdata_i[7:0] : 8'h0;
+    if (memid_base_hi_we && (req_be_i[1] || !memid_base_hi_vld_q[memid_base_hi_ra])) memid_base_hi_addr_mem1[memid_base_hi_ra] <= req_be_i[1] ? req_wdata_i[15:8] : 8'h0;
+    if (memid_base_hi_we && (req_be_i[2] || !memid_base_hi_vld_q[memid_base_hi_ra])) memid_base_hi_addr_mem2[memid_base_hi_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (memid_base_hi_we && (req_be_i[3] || !memid_base_hi_vld_q[memid_base_hi_ra])) memid_base_hi_addr_mem3[memid_base_hi_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (memid_size_we && (req_be_i[1] || !memid_size_vld_q[memid_size_ra])) memid_size_bytes_mem1[memid_size_ra] <= req_be_i[1] ? req_wdata_i[15:12] : 4'h0;
+    if (memid_size_we && (req_be_i[2] || !memid_size_vld_q[memid_size_ra])) memid_size_bytes_mem2[memid_size_ra] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (memid_size_we && (req_be_i[3] || !memid_size_vld_q[memid_size_ra])) memid_size_bytes_mem3[memid_size_ra] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
+    if (memid_key_we && (req_be_i[0] || !memid_key_vld_q[memid_key_ra])) memid_key_key_mem0[memid_key_ra] <= req_be_i[0] ? req_wdata_i[7:0] : 8'h0;
+    if (memid_key_we && (req_be_i[1] || !memid_key_vld_q[memid_key_ra])) memid_key_key_mem1[memid_key_ra] <= req_be_i[1] ? req_wdata_i[15:8] : 8'h0;
+    if (inj_tail_we && (req_be_i[0] || !inj_tail_vld_q[inj_tail_own_idx])) inj_tail_slot_mem0[inj_tail_own_idx] <= req_be_i[0] ? req_wdata_i[7:0] : 8'h0;
+    if (inj_tail_we && (req_be_i[1] || !inj_tail_vld_q[inj_tail_own_idx])) inj_tail_slot_mem1[inj_tail_own_idx] <= req_be_i[1] ? req_wdata_i[15:8] : 8'h0;
+    if (cnt_load_we && (req_be_i[0] || !cnt_load_vld_q[cnt_load_own_idx])) cnt_load_value_mem0[cnt_load_own_idx] <= req_be_i[0] ? req_wdata_i[7:0] : 8'h0;
+    if (cnt_load_we && (req_be_i[1] || !cnt_load_vld_q[cnt_load_own_idx])) cnt_load_value_mem1[cnt_load_own_idx] <= req_be_i[1] ? req_wdata_i[15:8] : 8'h0;
+    if (cnt_load_we && (req_be_i[2] || !cnt_load_vld_q[cnt_load_own_idx])) cnt_load_value_mem2[cnt_load_own_idx] <= req_be_i[2] ? req_wdata_i[23:16] : 8'h0;
+    if (cnt_load_we && (req_be_i[3] || !cnt_load_vld_q[cnt_load_own_idx])) cnt_load_value_mem3[cnt_load_own_idx] <= req_be_i[3] ? req_wdata_i[31:24] : 8'h0;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
