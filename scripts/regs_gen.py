@@ -328,7 +328,7 @@ def gen_ram_reg(aw, reg, by_name, ram_reads, cmt_indexed):
 
 def gen_hw_read_reg(aw, reg, hw_reads):
     """A hw array the hardware keeps and answers reads of, by index (see the docstring):
-    (ports, declarations); its read goes to hw_reads (hit, [(input, lsb, width)])."""
+    (ports, declarations); its read goes to hw_reads (hit, name, [(input, lsb, width)])."""
     r, n = lo(reg["name"]), reg["count"]
     iw = (n - 1).bit_length()
     decl = [f"  // {reg['name']}: kept by the hardware, read at the request's element."]
@@ -340,7 +340,7 @@ def gen_hw_read_reg(aw, reg, hw_reads):
         fn, w = f"{r}_{lo(f['name'])}", f["width"]
         ports.append(f"  input  logic {bits(w)}{fn}_i,")
         fields.append((f"{fn}_i", f["lsb"], w))
-    hw_reads.append((own_element(reg, r), fields))
+    hw_reads.append((own_element(reg, r), r, fields))
     return ports, decl
 
 
@@ -549,13 +549,19 @@ def read_reg(src):
     return src.rsplit("_", 1)[0] + "_rdq"
 
 
-def read_hit(fields):
-    """The stage-1 register that says a read names an element of a kept (hw_read) array."""
-    return fields[0][0].rsplit("_", 2)[0] + "_rd_hit_q"
+def read_hit(r):
+    """The stage-1 register that says a read names an element of kept (hw_read) array r."""
+    return f"{r}_rd_hit_q"
+
+
+def placed(sig, lsb, w):
+    """A w-bit field's signal as a 32-bit word, at bit lsb (zeros around it)."""
+    parts = ([f"{32 - lsb - w}'d0"] if lsb + w < 32 else []) + [sig] + ([f"{lsb}'d0"] if lsb else [])
+    return "{" + ", ".join(parts) + "}"
 
 
 def read_side(aw, reads, has_counters, ram_reads, hw_reads):
-    """rdata_o, rd_valid_o and rd_hit_o, READ_LATENCY cycles after the request. Each
+    """rdata_o, rd_valid_o and rd_hit_o, read_latency() cycles after the request. Each
     stage is a tree of ifs on address bits, a bit a level from the top, whose leaves
     are the words (stage 1: the registers' words within a group; stage 2: the groups'
     registers) and whose empty halves are left out (the word stays 0). Yosys makes a
@@ -566,12 +572,16 @@ def read_side(aw, reads, has_counters, ram_reads, hw_reads):
     into registers of its own, 0 unless the request names it, and the second stage ORs
     it in (at most one is not 0: no priority chain). An array the hardware keeps answers
     in stage 2, into a register reset to 0 unless stage 1 registered a hit of it; stage 3
-    ORs that in, and the event counters' answer (0 unless the request named one). (ORed into stage 2's own answer, the gated input cost the block about
-    1,400 LUT4 more in Yosys: ABC9, mapping for depth first, then spent wide multiplexers
-    on the whole first stage.) A read has no
+    ORs that in, and the event counters' answer (0 unless the request named one). (ORed
+    into stage 2's own answer, the gated input cost the block about 1,400 LUT4 more in
+    Yosys: ABC9, mapping for depth first, then spent wide multiplexers on the whole first
+    stage.) A read has no
     side effect: it answers the state of its request cycle (a write in a later cycle
     does not reach it)."""
     words = {a >> 2: reads[a] for a in reads}
+    late = bool(hw_reads or has_counters)  # answers that join in a third stage
+    ans = "rd_ans_q" if late else "rdata_o"
+    lat = read_latency(late)
     gb = GROUP_WORD_BITS
     groups = sorted({w >> gb for w in words})
 
@@ -596,7 +606,7 @@ def read_side(aw, reads, has_counters, ram_reads, hw_reads):
         f"  logic [{len(groups) - 1}:0][31:0] rd_grp_d, rd_grp_q;",
         f"  logic [{aw - 3 - gb}:0] rd_sel_q;  // the group's address bits",
         "  logic rd_hit1_q;",
-        f"  logic [{read_latency(hw_reads or has_counters) - 1}:0] rd_vld_q;  // a read in each stage",
+        f"  logic [{lat - 1}:0] rd_vld_q;  // a read in each stage",
         "  logic [31:0] rdata_d;",
     ]
     for k, g in enumerate(groups):
@@ -612,20 +622,13 @@ def read_side(aw, reads, has_counters, ram_reads, hw_reads):
             "  end",
         ]
 
-    late = bool(hw_reads or has_counters)  # answers that join in a third stage
-    ans = "rd_ans_q" if late else "rdata_o"
-    lat = read_latency(late)
-
-    def pad(n, sep=", "):
-        """n zero bits as a concatenation's part (before or after a field), or nothing."""
-        return "" if n == 0 else (f"{n}'d0{sep}" if sep == ", " else f", {n}'d0")
 
     def leaf2(gi, ind):
         return [f"{ind}rdata_d = rd_grp_q[{groups.index(gi)}];"] if gi in groups else []
     out += [
         *[f"  logic [{w - 1}:0] {read_reg(fn)};" for _, fl in ram_reads for fn, _, w in fl],
-        *[f"  logic {read_hit(fl)};" for _, fl in hw_reads],
-        *[f"  logic [{w - 1}:0] {read_reg(fn)};" for _, fl in hw_reads for fn, _, w in fl],
+        *[f"  logic {read_hit(r)};" for _, r, _ in hw_reads],
+        *[f"  logic [{w - 1}:0] {read_reg(fn)};" for _, _, fl in hw_reads for fn, _, w in fl],
         *(["  logic rd_hit2_q;", "  logic [31:0] rd_ans_q;"] if late else []),
         "  always_comb begin",
         "    rdata_d = '0;",
@@ -638,14 +641,14 @@ def read_side(aw, reads, has_counters, ram_reads, hw_reads):
         "  always_ff @(posedge clk_i) begin",
         "    rd_grp_q <= rd_grp_d;",
         *[f"    {read_reg(fn)} <= req_addr_i[1:0] == 2'b00 && {hit} ? {fn} : '0;" for hit, fl in ram_reads for fn, _, _ in fl],
-        *[f"    {read_hit(fl)} <= req_addr_i[1:0] == 2'b00 && {hit};" for hit, fl in hw_reads],
+        *[f"    {read_hit(r)} <= req_addr_i[1:0] == 2'b00 && {hit};" for hit, r, _ in hw_reads],
         f"    rd_sel_q <= req_addr_i[{aw - 1}:{gb + 2}];",
         # Stage 2's answer: rdata_o, or rd_ans_q beside the late answers (0 unless the
         # request named their register), which stage 3 ORs in.
         f"    {ans} <= rdata_d;",
-        *[f"    {read_reg(fn)} <= {read_hit(fl)} ? {fn} : '0;" for _, fl in hw_reads for fn, _, _ in fl],
-        *(["    rdata_o <= rd_ans_q" + "".join(f" | {{{pad(32 - lsb - w)}{read_reg(fn)}{pad(lsb, ', ')}}}"
-                                          for _, fl in hw_reads for fn, lsb, w in fl)
+        *[f"    {read_reg(fn)} <= {read_hit(r)} ? {fn} : '0;" for _, r, fl in hw_reads for fn, _, _ in fl],
+        *(["    rdata_o <= rd_ans_q" + "".join(f" | {placed(read_reg(fn), lsb, w)}"
+                                          for _, _, fl in hw_reads for fn, lsb, w in fl)
            + (" | evt_value" if has_counters else "") + ";",
            "    rd_hit2_q <= rd_hit1_q;"] if late else []),
         f"    rd_hit_o <= {'rd_hit2_q' if late else 'rd_hit1_q'};",

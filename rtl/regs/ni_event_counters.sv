@@ -24,8 +24,8 @@
 
 module ni_event_counters #(
   parameter int unsigned N = 4,       // counters
-  parameter int unsigned AddrW = 8,   // the word-address bits that name a counter
-  parameter logic [N*AddrW-1:0] Addrs = '0,  // counter k's word address at bits [k*AddrW +: AddrW]
+  parameter int unsigned AddrW = 8,   // the address bits that name a counter
+  parameter logic [N*AddrW-1:0] Addrs = '0,  // counter k's address at bits [k*AddrW +: AddrW]
   localparam int unsigned IdxW = (N > 1) ? $clog2(N) : 1,
   localparam int unsigned L = $clog2(N + 1),  // low bits: 2**L > N
   localparam int unsigned HiW = 32 - L
@@ -33,9 +33,9 @@ module ni_event_counters #(
   input  logic clk_i,
   input  logic rst_ni,
   input  logic [N-1:0] inc_i,          // counter k counts an event
-  input  logic [AddrW-1:0] addr_i,     // a request's word address (any cycle) ...
+  input  logic [AddrW-1:0] addr_i,     // a request's address (any cycle) ...
   input  logic wr_i,                   // ... a write: it clears the counter it names
-  output logic [31:0] rd_value_o       // the named counter's value, two cycles after the request (from registers, one adder)
+  output logic [31:0] rd_value_o       // the named counter's value, two cycles after the request
 );
   logic [N-1:0][L-1:0] lo_q, lo_d;
   logic [N-1:0] carry_q, carry_d;  // the low part wrapped since the drain's last visit
@@ -129,7 +129,7 @@ module ni_event_counters #(
     `NI_ASSERT(CarryTaken_A, !(inc_i[k] && lo_q[k] == '1 && carry_q[k] && !take_q[k] && !clr[k]))
   end
   if (N < 2) begin : gen_n_chk
-    $error("ni_event_counters: N must be 2 or more");
+    $error("ni_event_counters: N must be 2 or more (D1 reads a word a cycle before D2 writes it)");
   end
   `NI_ASSERT(RrInRange_A, 32'(rr_q) < N && take_q == N'(1) << rr_q)
   `NI_ASSERT(OneMatch_A, $onehot0(match))
