@@ -24,8 +24,8 @@
 //   from S2), 4 adds two of them, 5 forms their total and stores it (taken_mem), 6
 //   takes off the total stored at the last visit (what was added since), 7 subtracts
 //   that from the value (val_mem), 8 finds the hit (the difference is negative or 0
-//   while the value counts) and writes the live and hit-zero bits and the value's copy
-//   for register reads.
+//   while the value counts) and writes the live and hit-zero bits; 9 writes the value's
+//   copy for register reads (0 where it does not count).
 // - A load goes through the same stages: the decrements up to its own cycle are
 //   applied to the old value first (they may hit zero), then it sets the value.
 // - Every block-RAM read is registered before its data is used, so an update of the
@@ -35,9 +35,9 @@
 //   register ORed in, or one LUT4 a bit, never a wide multiplexer.
 // A counter's hit is therefore found a few cycles after its last decrement (at most
 // NumCnt + 9 while no load keeps stage 0). A register read (rd_idx_i, answered in the
-// next cycle from a block-RAM copy of the value) gives the value as last written, or the
-// value of a load still in the stages: a value at most that many cycles old, and never
-// one from before a load. The running sums count modulo 2**SumW: what a counter gains
+// next cycle from a block-RAM copy of the value) gives the value stage 8 last wrote, or the
+// value of a load still in the stages: a value at most a cycle older than that, and
+// never one from before a load. The running sums count modulo 2**SumW: what a counter gains
 // between two visits must stay below that (NumCnt cycles of all three sources at most:
 // 3 * 8191 bytes each).
 `default_nettype none
@@ -74,7 +74,7 @@ module ni_dma_cnt #(
 );
   localparam int unsigned Srcs = 3;
   localparam int unsigned Last = 7;  // the stage that forms the value and writes val_mem
-  localparam int unsigned Wr = 8;    // the stage that finds the hit, writes live_q, zero_q, rd_mem
+  localparam int unsigned Wr = 8;    // the stage that finds the hit, writes live_q, zero_q
   logic [Srcs-1:0] src_valid;
   logic [Srcs-1:0][IdW-1:0] src_id;
   logic [Srcs-1:0][12:0] src_bytes;
@@ -205,15 +205,17 @@ module ni_dma_cnt #(
   assign r8_live = r8_near_q ? r9_live_q : r8_live_q;
   assign r8_hit = r8_live && (r8_diff_q[32] || r8_diff_q[31:0] == 32'd0);
   assign new_live = st_load_q[Wr] ? st_value_q[Wr] != 32'd0 : r8_live && !r8_hit;
-  // Each bit of live_q and zero_q is one LUT4 with these decodes of stage 8's counter
-  // (dec8: it is written; set8: its hit-zero bit is set) and of the load's. From 8
+  // Each bit of live_q is one LUT4 with these decodes of stage 8's counter (dec8: it is
+  // written; set8: its hit-zero bit is set); a bit of zero_q is a flip-flop whose
+  // synchronous reset is the load's decode and whose enable is set8 (written as such:
+  // as one expression, the synthesis gave each bit a LUT4 of its own: about 70 cells more). From 8
   // counters on, stage 8's decodes are made of two parts (8 x 4), kept nets, which the
   // bit's LUT4 combines: the synthesis would otherwise decode the counter again for
   // every bit.
   logic [NumCnt-1:0] dec8, set8;
   logic r8_zset;
   assign r8_zset = r8_hit && !st_load_q[Wr] && !r8_behind_q;
-  (* keep *) logic [NumCnt-1:0] dec_ld;
+  logic [NumCnt-1:0] dec_ld;
   always_comb begin
     dec_ld = '0;
     dec_ld[load_idx_i] = load_i;
@@ -255,20 +257,22 @@ module ni_dma_cnt #(
   //   Loads wait in lv_mem (LUT RAM, 16 slots: a slot is not written again until 8
   //   more loads, so it still holds the value when the answer reads it); the stages
   //   carry their slot, and the request registers the slot of the youngest match.
-  // - else the value stage 8 last wrote (rd_mem, block RAM: val_mem's copy for this
-  //   read), or 0 if that value does not count. Where stage 8 writes the counter in
-  //   the request's cycle (the read would be undefined), its result is taken from
-  //   r9_val_q and r9_live_q instead.
-  // The RAM's read is reset to 0 (its output reset) unless it is the answer, so the
-  // answer is its OR with the other two: two LUT4 a bit.
+  // - else the value in rd_mem (block RAM: val_mem's copy for this read), written by
+  //   stage 9 from r9_val_q, which stage 8 fills with its value where it counts and
+  //   clears where it does not (the flip-flops' synchronous reset): so no live bit is
+  //   looked up for the read. Where stage 9 writes the counter in the request's cycle
+  //   (the read would be undefined), r9_val_q is taken instead.
+  // The RAM's read is reset to 0 (its output reset) unless it is the answer, and so is
+  // the register for stage 9's value: the answer is the OR of three words and a load's
+  // value, one LUT4 a bit.
   logic [3:0] lv_wr_q;
   logic [Wr:1][3:0] st_slot_q;
   logic [31:0] lv_mem [16];
   (* ram_style = "block", no_rw_check *) logic [31:0] rd_mem [NumCnt];
   logic [3:0] rd_slot, rd_slot_q;
-  logic rd_loaded, rd_near, rd_loaded_q, rd_near_live_q;
-  logic [31:0] rd_dout_q, r9_val_q;
-  assign rd_near = st_v_q[Wr] && st_idx_q[Wr] == rd_idx_i;
+  logic rd_loaded, rd_near, rd_loaded_q, r9_v_q;
+  logic [31:0] rd_dout_q, r9_val_q, rd_near_q;
+  assign rd_near = r9_v_q && ev_zero_idx_o == rd_idx_i;  // ev_zero_idx_o: stage 9's counter
   always_comb begin
     rd_loaded = 1'b0;
     rd_slot = st_slot_q[1];
@@ -280,22 +284,25 @@ module ni_dma_cnt #(
     end
   end
   always_ff @(posedge clk_i) begin
-    if (rd_loaded || rd_near || !live_q[rd_idx_i]) rd_dout_q <= '0;
+    if (rd_loaded || rd_near) rd_dout_q <= '0;
     else rd_dout_q <= rd_mem[rd_idx_i];
-    if (st_v_q[Wr]) rd_mem[st_idx_q[Wr]] <= r8_val_q;  // with live_q
+    if (r9_v_q) rd_mem[ev_zero_idx_o] <= r9_val_q;
     rd_loaded_q <= rd_loaded;
     rd_slot_q <= rd_slot;
-    rd_near_live_q <= rd_near && !rd_loaded;  // r9_live_q is ANDed in the next cycle
-    r9_val_q <= r8_val_q;
+    if (rd_near && !rd_loaded) rd_near_q <= r9_val_q;
+    else rd_near_q <= '0;
+    if (new_live) r9_val_q <= r8_val_q;
+    else r9_val_q <= '0;
   end
   assign rd_value_o = rd_dout_q
-                    | (rd_loaded_q ? lv_mem[rd_slot_q] : (rd_near_live_q && r9_live_q) ? r9_val_q : 32'd0);
+                    | rd_near_q | (rd_loaded_q ? lv_mem[rd_slot_q] : 32'd0);
   assign zero_o = zero_q;
 
   // ------------------------------------------------------------ registers
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       st_v_q <= '0;
+      r9_v_q <= 1'b0;
       live_q <= '0;
       zero_q <= '0;
       rr_q <= '0;
@@ -303,6 +310,7 @@ module ni_dma_cnt #(
       ev_zero_o <= 1'b0;
     end else begin
       st_v_q <= {st_v_q[Wr-1:1], 1'b1};  // stage 0 always picks a counter
+      r9_v_q <= st_v_q[Wr];
       if (!load_i) rr_q <= rr_q + IdW'(1);
       if (load_i) lv_wr_q <= lv_wr_q + 4'd1;
       // A load clears the hit-zero bit in its own cycle (a register read right after it
@@ -311,7 +319,8 @@ module ni_dma_cnt #(
       // leaves the bit clear.
       for (int k = 0; k < NumCnt; k++) begin
         if (dec8[k]) live_q[k] <= new_live;
-        zero_q[k] <= !dec_ld[k] && (zero_q[k] || set8[k]);
+        if (dec_ld[k]) zero_q[k] <= 1'b0;
+        else if (set8[k]) zero_q[k] <= 1'b1;
       end
       ev_zero_o <= st_v_q[Wr] && r8_hit;
     end
