@@ -483,7 +483,7 @@ class DmaInjTest : public tb::VerilatedTest {
     d.src = 0x1000'0000 + (uint64_t{f} << 22) + (uint64_t{seq % 512} << 13) + 64 * r(64);
     d.dst = 64 * r(1024);
     if (d.isRaw() && (d.src & 0xFFF) + len > 4096)  // a raw datagram's source stays in its page
-      d.src -= std::max<uint64_t>(256, ((d.src & 0xFFF) + len - 4096 + 63) & ~uint64_t{63});
+      d.src = (d.src & ~uint64_t{0xFFF}) + ((4096 - len) & ~uint64_t{63});
     if (!inl && r(3) == 0) {
       // The source named by memory ID: the same offsets, into ID kSrcId's region.
       d.flags |= kDescSrcMid;
