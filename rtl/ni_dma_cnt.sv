@@ -205,13 +205,13 @@ module ni_dma_cnt #(
   assign r8_live = r8_near_q ? r9_live_q : r8_live_q;
   assign r8_hit = r8_live && (r8_diff_q[32] || r8_diff_q[31:0] == 32'd0);
   assign new_live = st_load_q[Wr] ? st_value_q[Wr] != 32'd0 : r8_live && !r8_hit;
-  // Each bit of live_q is one LUT4 with these decodes of stage 8's counter (dec8: it is
-  // written; set8: its hit-zero bit is set); a bit of zero_q is a flip-flop whose
-  // synchronous reset is the load's decode and whose enable is set8 (written as such:
-  // as one expression, the synthesis gave each bit a LUT4 of its own: about 70 cells more). From 8
-  // counters on, stage 8's decodes are made of two parts (8 x 4), kept nets, which the
-  // bit's LUT4 combines: the synthesis would otherwise decode the counter again for
-  // every bit.
+  // Decodes of stage 8's counter: dec8, it is written (a bit of live_q is one LUT4 with
+  // it); set8, its hit-zero bit is set. A bit of zero_q is a flip-flop whose synchronous
+  // reset is the load's decode and whose enable is set8 (written as such: as one
+  // expression, the synthesis gave each bit a LUT4 of its own, about 70 cells more).
+  // From 8 counters on, stage 8's decodes are made of two parts (8 x 4), kept nets,
+  // which the bit's LUT4 combines: the synthesis would otherwise decode the counter
+  // again for every bit.
   logic [NumCnt-1:0] dec8, set8;
   logic r8_zset;
   assign r8_zset = r8_hit && !st_load_q[Wr] && !r8_behind_q;
@@ -263,8 +263,8 @@ module ni_dma_cnt #(
   //   looked up for the read. Where stage 9 writes the counter in the request's cycle
   //   (the read would be undefined), r9_val_q is taken instead.
   // The RAM's read is reset to 0 (its output reset) unless it is the answer, and so is
-  // the register for stage 9's value: the answer is the OR of three words and a load's
-  // value, one LUT4 a bit.
+  // the register for stage 9's value: the answer is the OR of those two words and a
+  // load's value, one LUT4 a bit.
   logic [3:0] lv_wr_q;
   logic [Wr:1][3:0] st_slot_q;
   logic [31:0] lv_mem [16];

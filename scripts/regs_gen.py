@@ -575,9 +575,8 @@ def read_side(aw, reads, has_counters, ram_reads, hw_reads):
     ORs that in, and the event counters' answer (0 unless the request named one). (ORed
     into stage 2's own answer, the gated input cost the block about 1,400 LUT4 more in
     Yosys: ABC9, mapping for depth first, then spent wide multiplexers on the whole first
-    stage.) A read has no
-    side effect: it answers the state of its request cycle (a write in a later cycle
-    does not reach it)."""
+    stage.) A read has no side effect: it answers the state of its request cycle (a
+    write in a later cycle does not reach it)."""
     words = {a >> 2: reads[a] for a in reads}
     late = bool(hw_reads or has_counters)  # answers that join in a third stage
     ans = "rd_ans_q" if late else "rdata_o"
@@ -621,7 +620,6 @@ def read_side(aw, reads, has_counters, ram_reads, hw_reads):
             "    end",
             "  end",
         ]
-
 
     def leaf2(gi, ind):
         return [f"{ind}rdata_d = rd_grp_q[{groups.index(gi)}];"] if gi in groups else []
