@@ -483,7 +483,7 @@ class DmaInjTest : public tb::VerilatedTest {
     d.src = 0x1000'0000 + (uint64_t{f} << 22) + (uint64_t{seq % 512} << 13) + 64 * r(64);
     d.dst = 64 * r(1024);
     if (d.isRaw() && (d.src & 0xFFF) + len > 4096)  // a raw datagram's source stays in its page
-      d.src -= std::max<uint64_t>(256, ((d.src & 0xFFF) + len - 4096 + 63) & ~uint64_t{63});
+      d.src = (d.src & ~uint64_t{0xFFF}) + ((4096 - len) & ~uint64_t{63});
     if (!inl && r(3) == 0) {
       // The source named by memory ID: the same offsets, into ID kSrcId's region.
       d.flags |= kDescSrcMid;
@@ -1011,9 +1011,11 @@ class DmaInjTest : public tb::VerilatedTest {
   }
 
   // A message longer than a turn (60 slots; BatchSlots is 32) in FIFO 0 while the
-  // seven others are full of 2-slot messages: FIFO 0's first turn ends before it, its
-  // next turn reads it whole, so it leaves within three rounds, not after the others
-  // have drained (which is what a turn that kept its usual length would give).
+  // seven others are full of 2-slot messages: FIFO 0's first turn reads on until it has
+  // the message (when the walker finds it while the turn's reads go on) or ends before
+  // it (when they are over; its next turn reads it whole), so it leaves within three
+  // rounds, not after the others have drained (which is what a turn that kept its
+  // usual length would give). Which of the two happens depends on the memory's timing.
   template <class M, unsigned kBpb>
   void longMessageAmongBusyFifos() {
     constexpr unsigned kBatch = 32, kSmall = 100;
@@ -1046,7 +1048,6 @@ class DmaInjTest : public tb::VerilatedTest {
     }
     ASSERT_EQ(b->head(0), b->ring[0].tail) << "the long message never left";
     EXPECT_LE(servedMax, 3 * kBatch) << "slots another FIFO had served before the long message left";
-    EXPECT_GT(servedMax, 0u);
     runUntilIdle(*b);
     for (unsigned f = 0; f < kFifos; ++f) EXPECT_EQ(b->head(f), b->ring[f].tail) << "FIFO " << f;
     std::cout << "slots served per other FIFO when the long message left: at most " << servedMax << "\n";
