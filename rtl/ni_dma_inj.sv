@@ -221,7 +221,6 @@ module ni_dma_inj #(
     logic [31:0] len, tag;
     logic [63:0] dst;         // put: the destination offset; local copy: its host address
     logic [63:0] src;         // a message from memory: the source's host address
-    logic [15:0] desc_end;    // the head once the message is sent
     logic [7:0] slots;
     logic [12:0] chunk0;      // inline or RTS: the first packet's data bytes
   } cmd_t;
@@ -381,16 +380,10 @@ module ni_dma_inj #(
   logic [15:0] f_cnt_q, f_cnt_d;        // slots read in the turn (saturating)
   logic [15:0] f_lim_q, f_lim_d;        // slots the turn reads while others wait
   logic [FifoW-1:0] rr_q, rr_d;         // round robin: the next pick starts here
-  logic [15:0] f_size, f_ptr, f_head, to_tail, to_end;
-  logic [63:0] f_base;
+  logic [15:0] f_head;
   logic f_stop, fon_act;
   logic [RsW-1:0] s_nslots;
-  assign f_size = size_q[f_fifo_q];
-  assign f_ptr = fp_q[f_fifo_q];
   assign f_head = head_q[f_fifo_q];
-  assign f_base = base_i[f_fifo_q];
-  assign to_tail = ring_dist(tail_q[f_fifo_q], f_ptr, f_size);
-  assign to_end = f_size - f_ptr;
   assign f_stop = stopped[f_fifo_q];
   assign fon_act = f_on_q && f_fifo_q == w_act_q;
 
@@ -408,28 +401,54 @@ module ni_dma_inj #(
   assign next = pick[FifoW-1:0];
   assign pick = rr_pick(has_work & ~turn_q & ~(rst_pend_q | reset_i), rr_q);
 
-  // Slots of the next read: up to the tail, the ring's end, a region, a 4 KiB page.
-  // The read (address, slots) is registered, computed from the registers of the cycle
-  // before: a slot read waits a cycle after the read or turn start before it
-  // (s_fresh_q), so the pointer it starts at is the current one.
-  logic [63:0] s_addr_c, s_addr_q;
-  logic [12:0] to_page;
-  logic [RsW-1:0] s_nslots_c, s_nslots_q;
-  logic s_fresh_q;
-  assign s_addr_c = f_base + 64'(f_ptr) * 64'(SlotBytes);
-  assign to_page = 13'd4096 - {1'b0, s_addr_c[11:0]};
-  always_comb begin
+  // The turn's read position in registers of its own: its slot (t_ptr_q, copied to
+  // fp_q for the walker), the ring's base and size as the turn started (software
+  // changes them only while the FIFO is disabled), loaded in the cycle after the turn
+  // starts (f_load_q). From them and the tail (a cycle old: it only grows in a turn),
+  // the next read's address and size are formed over two registered steps: the slot's
+  // address and its distances to the tail and the ring's end, then the size (up to the
+  // tail, the ring's end, a region, a 4 KiB page). A read waits until they are those of
+  // the current position (f_age_q: cycles since it last moved).
+  logic [15:0] t_ptr_q, t_size_q, t_tail_q, to_tail_q, to_end_q, t_ptr_nx;
+  logic [63:0] t_base_q, t_addr_q;
+  logic [1:0] f_age_q;
+  logic f_load_q, f_ready;
+  logic [RsW-1:0] s_nslots_q;
+  assign f_ready = f_on_q && !f_load_q && f_age_q == 2'd2;
+  assign t_ptr_nx = ring_add(t_ptr_q, 16'(s_nslots_q), t_size_q);
+  always_ff @(posedge clk_i) begin
     logic [15:0] n;
-    n = to_tail;
-    if (to_end < n) n = to_end;
+    t_tail_q <= tail_q[f_fifo_q];
+    t_addr_q <= t_base_q + 64'(t_ptr_q) * 64'(SlotBytes);
+    to_tail_q <= ring_dist(t_tail_q, t_ptr_q, t_size_q);
+    to_end_q <= t_size_q - t_ptr_q;
+    n = to_tail_q;
+    if (to_end_q < n) n = to_end_q;
     if (16'(RegSlots) < n) n = 16'(RegSlots);
-    if (16'(to_page) / 16'(SlotBytes) < n) n = 16'(to_page) / 16'(SlotBytes);
-    s_nslots_c = RsW'(n);
+    if ((16'd4096 - 16'(t_addr_q[11:0])) / 16'(SlotBytes) < n) n = (16'd4096 - 16'(t_addr_q[11:0])) / 16'(SlotBytes);
+    s_nslots_q <= RsW'(n);
+    if (f_load_q) begin
+      t_ptr_q <= head_q[f_fifo_q];
+      t_size_q <= size_q[f_fifo_q];
+      t_base_q <= base_i[f_fifo_q];
+    end else if (s_issue) begin
+      t_ptr_q <= t_ptr_nx;
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_age_q <= '0;
+      f_load_q <= 1'b0;
+    end else begin
+      f_load_q <= !f_on_q && f_on_d;
+      if (f_load_q || s_issue) f_age_q <= '0;
+      else if (f_age_q != 2'd2) f_age_q <= f_age_q + 2'd1;
+    end
   end
   assign s_nslots = s_nslots_q;
   // A stopped FIFO's reads stop, unless the message being walked needs them. (The
   // registered read has no slots when none were up to the tail.)
-  assign s_want = f_on_q && s_fresh_q && s_nslots_q != '0 && s_cnt < SqW'(NumSReg) &&
+  assign s_want = f_ready && s_nslots_q != '0 && s_cnt < SqW'(NumSReg) &&
                   (!f_stop || hold_q) && (f_cnt_q < f_lim_q || hold_q || !pick[FifoW]);
   // A read takes its region when it enters the request register; it leaves from there
   // unchanged however long the host port makes it wait.
@@ -453,7 +472,7 @@ module ni_dma_inj #(
       rd_tag_q <= '0;
     end else if (rd_load) begin
       rd_valid_q <= d_issue || s_issue;
-      rd_addr_q <= d_want ? rq_src + 64'(rq_dfo_q) : s_addr_q;
+      rd_addr_q <= d_want ? rq_src + 64'(rq_dfo_q) : t_addr_q;
       rd_bytes_q <= d_want ? rq_chunk_q : 13'(s_nslots) * 13'(SlotBytes);
       rd_tag_q <= d_want ? {4'h8, d_reg_of(d_alloc_q)} : {4'h8, 4'(s_alloc_q[SW-1:0])};
     end
@@ -472,7 +491,7 @@ module ni_dma_inj #(
     rr_d = rr_q;
     cnt = '0;
     if (s_issue) begin
-      fp_d[f_fifo_q] = ring_add(f_ptr, 16'(s_nslots), f_size);
+      fp_d[f_fifo_q] = t_ptr_nx;
       f_first_d = 1'b0;
       cnt = {1'b0, f_cnt_q} + 17'(s_nslots);
       f_cnt_d = cnt[16] ? 16'hFFFF : cnt[15:0];
@@ -489,8 +508,8 @@ module ni_dma_inj #(
     // the read that made it so.
     if (f_on_q) begin
       if ((w_turn_end && fon_act) ||
-          (!hold_d && (f_stop || (pick[FifoW] && (f_cnt_q >= f_lim_q || to_tail == 16'd0)) ||
-                       (to_tail == 16'd0 && f_ptr == f_head)))) begin
+          (!hold_d && (f_stop || (pick[FifoW] && (f_cnt_q >= f_lim_q || (f_ready && to_tail_q == 16'd0))) ||
+                       (f_ready && to_tail_q == 16'd0 && t_ptr_q == f_head)))) begin
         f_on_d = 1'b0;
         // A turn that read nothing never reaches the walker.
         if (f_first_d) turn_d[f_fifo_q] = 1'b0;
@@ -789,7 +808,7 @@ module ni_dma_inj #(
   logic c2_icnt_en, c2_rcnt_en;
   logic [CntW-1:0] c2_icnt;
   logic [7:0] c2_rcnt, c2_slots;
-  logic [15:0] c2_dest, c2_qid, c2_key, c2_filled, c2_end;
+  logic [15:0] c2_dest, c2_qid, c2_key, c2_filled;
   logic [31:0] c2_len, c2_tag;
   logic [63:0] c2_src, c2_dst;
   logic [52:0] c2_cp_last_pg, c2_src_last_pg;
@@ -842,7 +861,6 @@ module ni_dma_inj #(
     // A local copy's address: its memory ID's base plus the offset (inside the region: checked).
     c2_cmd.dst = c2_copy ? {c2_mi_base + c2_dst[63:12], c2_dst[11:0]} : c2_dst;
     c2_cmd.src = src_addr;
-    c2_cmd.desc_end = c2_end;
     c2_cmd.slots = c2_slots;
     c2_cmd.chunk0 = c2_chunk0;
   end
@@ -893,7 +911,6 @@ module ni_dma_inj #(
     c2_src <= d_src;
     c2_dst <= d_dst;
     c2_filled <= ring_dist(tail_q[c1_fifo], c1_pos, size_q[c1_fifo]);
-    c2_end <= ring_add(c1_pos, 16'(d_slots), size_q[c1_fifo]);
     c2_cp_last_pg <= cp_last[64:12];
     c2_src_last_pg <= src_last[64:12];
     {c2_mi_base, c2_mi_pages} <= mem_tab_q[mi];
@@ -1114,8 +1131,19 @@ module ni_dma_inj #(
   logic [DataW-1:0] src_beat, hdr_beat, obeat;
   logic [KeepW-1:0] okeep;
   logic [9:0] sidx;
-  logic [7:0] shift;  // lanes the data moves up
-  assign shift = 8'(32'(hdr_bytes) % Bpb);
+  // The header takes at most 32 bytes, HdrBeats beats; the data moves up by one of three
+  // fixed amounts (the TLP header, a send's two headers, a raw packet's LRH and RWH):
+  // multiplexers of fixed selections, not shifters.
+  localparam int unsigned HdrBeats = (32 + Bpb - 1) / Bpb;
+  localparam int unsigned ShTlp = 16 % Bpb, ShSend = 32 % Bpb, ShRaw = ni_pkg::RawHdrBytes % Bpb;
+  logic [DataW-1:0] src_up, prev_down;
+  always_comb begin
+    src_up = pc_q.raw ? src_beat << (8 * ShRaw) : pc_q.send ? src_beat << (8 * ShSend) : src_beat << (8 * ShTlp);
+    prev_down = '0;
+    if (pc_q.raw && ShRaw != 0) prev_down = prev_q >> (8 * (Bpb - ShRaw));
+    if (!pc_q.raw && pc_q.send && ShSend != 0) prev_down = prev_q >> (8 * (Bpb - ShSend));
+    if (!pc_q.raw && !pc_q.send && ShTlp != 0) prev_down = prev_q >> (8 * (Bpb - ShTlp));
+  end
   assign sidx = ob_q - q_beats;
   assign need_src = ob_q + 10'd1 > q_beats && sidx < src_beats;  // ob_q >= q_beats
   // An RTS's data is its descriptor, read again from the slot region (its beats were
@@ -1126,13 +1154,17 @@ module ni_dma_inj #(
   assign last_beat = ob_q == pkt_beats - 10'd1;
   always_comb begin
     hdr_beat = '0;
-    for (int l = 0; l < Bpb; l++) begin
-      if (32'(ob_q) * Bpb + l < 32'(hdr_bytes)) hdr_beat[l * 8 +: 8] = hb[(32'(ob_q) * Bpb + l) * 8 +: 8];
+    for (int j = 0; j < HdrBeats; j++) begin
+      if (ob_q == 10'(j)) begin
+        for (int l = 0; l < Bpb; l++) begin
+          if (j * Bpb + l < 32 && 32'(j * Bpb + l) < 32'(hdr_bytes)) hdr_beat[l * 8 +: 8] = hb[(j * Bpb + l) * 8 +: 8];
+        end
+      end
     end
     obeat = hdr_beat;
     if (ob_q + 10'd1 > q_beats) begin
-      if (need_src) obeat = obeat | (src_beat << (8 * shift));
-      if (ob_q > q_beats && shift != 0) obeat = obeat | (prev_q >> (8 * (32'(Bpb) - 32'(shift))));
+      if (need_src) obeat = obeat | src_up;
+      if (ob_q > q_beats) obeat = obeat | prev_down;
     end
     okeep = '1;
     if (last_beat && pkt_bytes % 14'(Bpb) != 14'd0) begin
@@ -1187,7 +1219,8 @@ module ni_dma_inj #(
     p_err_we = 1'b0;
     p_turn_clr = 1'b0;
     p_fifo = pc_q.fifo;
-    p_head_val = pc_q.desc_end;
+    // The message began at the head: the head passes its slots.
+    p_head_val = ring_add(head_q[pc_q.fifo], 16'(pc_q.slots), size_q[pc_q.fifo]);
     p_err_code = perr_q;
     p_need = pc_q.aux;
     ev_err = '0;
@@ -1423,6 +1456,9 @@ module ni_dma_inj #(
   logic s_free;
   assign s_free = s_head_q != rel_q && s_head_q != w_seq_q && s_cnt != '0 &&
                   rdone[{1'b0, s_head_q[SW-1:0]}];
+  // What the packetizer frees the walker has passed (the walker's check above never
+  // holds a region back).
+  `NI_ASSERT(DmaFreeBehindWalker_A, !(s_head_q != rel_q && s_head_q == w_seq_q && s_cnt != '0))
   always_comb begin
     rq_bytes_d = rq_bytes_q;
     got_bytes_d = got_bytes_q;
@@ -1528,7 +1564,6 @@ module ni_dma_inj #(
       fp_q <= '0;
       need_q <= '0;
       f_on_q <= 1'b0;
-      s_fresh_q <= 1'b0;
       f_fifo_q <= '0;
       f_first_q <= 1'b0;
       f_cnt_q <= '0;
@@ -1593,7 +1628,6 @@ module ni_dma_inj #(
       fp_q <= fp_d;
       need_q <= need_d;
       f_on_q <= f_on_d;
-      s_fresh_q <= f_on_q && !s_issue;
       f_fifo_q <= f_fifo_d;
       f_first_q <= f_first_d;
       f_cnt_q <= f_cnt_d;
@@ -1651,8 +1685,6 @@ module ni_dma_inj #(
   end
   // Datapath registers: no reset.
   always_ff @(posedge clk_i) begin
-    s_addr_q <= s_addr_c;
-    s_nslots_q <= s_nslots_c;
     prev_q <= prev_d;
     c_prev_q <= c_prev_d;
     // The next packet's size (inline data), from this packet's offset and size: a
@@ -1685,7 +1717,7 @@ module ni_dma_inj #(
     if (tk_tok) $display("%0t W tok kind %0d fifo %0d aux %0d seq %0d", $time, tk_kind, w_act_q, tk_aux, tk_seq);
     if (tk_go) $display("%0t W go fifo %0d pos %0d seq %0d slot %0d", $time, w_act_q, w_pos_q, w_dseq_q, w_dslot_q);
     if (c2_v) $display("%0t C cmd kind %0d fifo %0d aux %0d end %0d slots %0d op %0d%0d%0d%0d%0d inl %0d rts %0d len %0d src %h", $time,
-      c2_cmd.kind, c2_cmd.fifo, c2_cmd.aux, c2_cmd.desc_end, c2_cmd.slots, c2_put, c2_send, c2_copy, c2_raw, c2_rget, c2_inl, c2_rts, c2_len, c2_src);
+      c2_cmd.kind, c2_cmd.fifo, c2_cmd.aux, 16'd0, c2_cmd.slots, c2_put, c2_send, c2_copy, c2_raw, c2_rget, c2_inl, c2_rts, c2_len, c2_src);
     if (p_head_we) $display("%0t P head fifo %0d := %0d", $time, p_fifo, p_head_val);
     if (p_err_we) $display("%0t P err fifo %0d code %0d", $time, p_fifo, p_err_code);
     if (p_turn_clr) $display("%0t P tend fifo %0d", $time, p_fifo);
@@ -1707,11 +1739,11 @@ module ni_dma_inj #(
                                     !hdr_pend_q || (raw_hdr_valid_o && raw_hdr_ready_i))
   `NI_ASSERT(DmaBeatAfterHdr_A, !(out_beat_valid_o && out_beat_ready_i) ||
                                  !hdr_pend_q || (out_hdr_valid_o && out_hdr_ready_i))
-  // A turn the walker or the fetcher is in is held in turn_q.
-  `NI_ASSERT(DmaWalkerTurnHeld_A, w_st_q == WIdle || turn_q[w_act_q])
+  // A turn the fetcher is in is held in turn_q (the walker's: DmaTurnFifo_A).
+
   `NI_ASSERT(DmaFetchTurnHeld_A, !f_on_q || turn_q[f_fifo_q])
   // A turn's head and next slot read lie inside the ring in use.
-  `NI_ASSERT(DmaFetchInRing_A, !f_on_q || (f_ptr < f_size && f_head < f_size))
+  `NI_ASSERT(DmaFetchInRing_A, !f_ready || (t_ptr_q < t_size_q && f_head < t_size_q))
   // The registered packet size of inline data is the one for the packet's offset.
   `NI_ASSERT(DmaChunkAhead_A, !(ps_q == PBeats && ob_q != '0 && !pc_q.from_mem) || po_q + 32'(chunk_q) == m_len ||
                               chunk_nx_q == chunk_at(po_q + 32'(chunk_q), pc_q.put || pc_q.copy, pc_q.rget, 1'b1,
@@ -1726,9 +1758,40 @@ module ni_dma_inj #(
   // Between turns no data region is held; a turn ends with none.
   `NI_ASSERT(DmaTendRegions_A, !(ps_q == PStart && pc_q.kind == KTend && !p_flush_q) || d_cnt_q == '0)
   // A message being served takes fewer slots than its ring has (it was checked against
-  // the slots filled), so the head it moves to stays in the ring (make formal, dma_rings).
-  `NI_ASSERT(DmaMsgInRing_A, !(ps_q == PHdr || ps_q == PBeats) ||
+  // the slots filled), so the head it moves to stays in the ring. With the positions
+  // the walker reads at and the ends the checker forms, these carry the ring pointers'
+  // proof by induction through the pipeline (make formal, dma_rings).
+  `NI_ASSERT(DmaMsgInRing_A, !((ps_q == PStart && pc_q.kind == KMsg) || ps_q == PHdr || ps_q == PBeats) ||
                              (pc_q.slots != 8'd0 && 16'(pc_q.slots) < size_q[pc_q.fifo]))
+  // What carries it through the pipeline, for the proof by induction: the walker's
+  // positions, the checker's ring distances and the queued messages are inside their
+  // rings, and the walker's turn is held.
+  `NI_ASSERT(DmaWalkInRing_A, w_st_q == WIdle || (w_pos_q < size_q[w_act_q] && w_npos_q < size_q[w_act_q]))
+  `NI_ASSERT(DmaTurnFifo_A, w_st_q == WIdle || turn_q[w_act_q])
+  `NI_ASSERT(DmaCheck1InRing_A, !(c1_v && c1_kind == KMsg) || c1_pos < size_q[c1_fifo])
+  `NI_ASSERT(DmaCheck2InRing_A, !(c2_v && c2_kind == KMsg) || c2_filled < size_q[c2_fifo])
+  // The queued commands' kind, FIFO and slot count, kept apart for this check.
+  logic [1:0] cq_kind_m [CqDepth];
+  logic [FifoW-1:0] cq_fifo_m [CqDepth];
+  logic [7:0] cq_slots_m [CqDepth];
+  always_ff @(posedge clk_i) begin
+    if (c2_v) begin
+      cq_kind_m[cq_wp_q[CqW-1:0]] <= c2_cmd.kind;
+      cq_fifo_m[cq_wp_q[CqW-1:0]] <= c2_cmd.fifo;
+      cq_slots_m[cq_wp_q[CqW-1:0]] <= c2_cmd.slots;
+    end
+  end
+  logic [CqW:0] cq_queued;
+  logic cq_in_ring;
+  assign cq_queued = cq_wp_q - cq_rp_q;
+  always_comb begin
+    cq_in_ring = 1'b1;
+    for (int i = 0; i < CqDepth; i++) begin
+      if ({1'b0, CqW'(i) - cq_rp_q[CqW-1:0]} < cq_queued && cq_kind_m[i] == KMsg &&
+          !(cq_slots_m[i] != 8'd0 && 16'(cq_slots_m[i]) < size_q[cq_fifo_m[i]])) cq_in_ring = 1'b0;
+    end
+  end
+  `NI_ASSERT(DmaQueuedInRing_A, cq_in_ring)
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
   // A completion taken in is one a region waits for, and never more than it asked for.
   `NI_ASSERT(DmaCplFits_A, !(c_take && !c_skip && s_cpl_tlast) ||

@@ -48,7 +48,8 @@ JOBS = {
 KEEP = {
     # ni_dma_inj's other invariants (turns, regions) do not close by induction in 20
     # steps at this size; the ring pointers do, with the invariant on the message served.
-    "dma_rings": ["SizeInUse*", "HeadInRing*", "TailInRing*", "u_dut.DmaMsgInRing_A"],
+    "dma_rings": ["SizeInUse*", "HeadInRing*", "TailInRing*", "u_dut.DmaMsgInRing_A", "u_dut.DmaWalkInRing_A",
+                  "u_dut.DmaTurnFifo_A", "u_dut.DmaCheck1InRing_A", "u_dut.DmaCheck2InRing_A", "u_dut.DmaQueuedInRing_A"],
     "fab_rx_rings": ["RfTailInRing*"],
     # The framer's queues and counters (TrailerRoom_A: a trailer per queued packet;
     # HeaderBeatCounted_A) are checked in simulation: the proof is of the credits.

@@ -895,15 +895,15 @@ class DmaInjTest : public tb::VerilatedTest {
     EXPECT_EQ(b->rtsEvents, 2u);
   }
 
-  // The look-ahead. With a fixed 20-cycle memory and no back-pressure, twelve 2 KiB
+  // Reads ahead. With a fixed 20-cycle memory and no back-pressure, twelve 2 KiB
   // puts from memory leave back to back: while one leaves, the engine reads the next
   // descriptor and issues its first data reads, so no memory round trip (about 25
   // cycles each) stands between messages, only the parse of the descriptor. Then the two ways its reads are given up,
-  // each after a look-ahead read of the next message was seen: that message's memory
+  // each after a read of the next message's data was seen: that message's memory
   // ID moved to another base (it leaves with the data at the new base), and its FIFO
   // disabled (nothing of it leaves while disabled; enabled again, it leaves whole).
   template <class M, unsigned kBpb>
-  void lookAhead() {
+  void readAhead() {
     auto b = makeBench<M, kBpb>();
     auto& m = b->dut().m;
     b->setRing(0, 0x3000'0000, 64);
@@ -933,7 +933,7 @@ class DmaInjTest : public tb::VerilatedTest {
     };
     // Back to back: output cycles without a beat, from the first beat to the last. Every
     // third message is read from a host address, the others from two memory IDs in turn
-    // (the look-ahead finds the next message's region in its own memory ID).
+    // (the engine finds the next message's region in its own memory ID).
     constexpr unsigned kMsgs = 12, kLen = 2048;
     for (unsigned i = 0; i < kMsgs; ++i) {
       const DmaDescriptor d = i % 3 == 0 ? put(kLen, 0x3100'0000 + 0x1000ull * i, false)
@@ -958,9 +958,9 @@ class DmaInjTest : public tb::VerilatedTest {
     // What is left between messages: the parse of the next descriptor, a beat a cycle.
     EXPECT_LE(idle, kMsgs * (64 / kBpb + 2)) << "a memory round trip between messages";
 
-    // Given up: a long message, then one from memory ID kSrcId; once the look-ahead has
+    // Given up: a long message, then one from memory ID kSrcId; once the engine has
     // read the second's data, `change` alters what it will find. Returns whether the
-    // look-ahead's read was seen while the first message was still leaving.
+    // read ahead was seen while the first message was still leaving.
     auto slotBack = [&b](unsigned n) { return static_cast<uint16_t>((b->ring[0].tail + 64 - n) % 64); };
     auto giveUp = [&](const std::function<void(const DmaDescriptor&, const Bytes&)>& change) {
       b->produce(0, put(8192, 0x3200'0000, false), data(8192));
@@ -987,7 +987,7 @@ class DmaInjTest : public tb::VerilatedTest {
       b->write(kMoved + d.src, now);
       b->setMemBase(kSrcId, kMoved);
       b->expectMessage(0, d, now);
-    })) << "no look-ahead read of the second message";
+    })) << "no read ahead of the second message";
     runUntilIdle(*b);
     EXPECT_FALSE(b->err(0));
     b->setMemBase(kSrcId, memBase(kSrcId));
@@ -998,7 +998,7 @@ class DmaInjTest : public tb::VerilatedTest {
       m.enable_i &= ~1u;
       waiting = d;
       waitingData = old;
-    })) << "no look-ahead read of the second message";
+    })) << "no read ahead of the second message";
     run(*b, 3000);
     EXPECT_EQ(b->head(0), slotBack(1)) << "the first message left, the second did not";
     EXPECT_TRUE(b->expect[0].empty());
@@ -1144,8 +1144,8 @@ class DmaInjTest : public tb::VerilatedTest {
 TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W64) { remoteFedFifo<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W512) { remoteFedFifo<Vni_dma_inj512, 64>(); }
 
-TEST_F(DmaInjTest, LookAheadHidesTheRoundTripBetweenMessages_W64) { lookAhead<Vni_dma_inj, 8>(); }
-TEST_F(DmaInjTest, LookAheadHidesTheRoundTripBetweenMessages_W512) { lookAhead<Vni_dma_inj512, 64>(); }
+TEST_F(DmaInjTest, ReadAheadHidesTheRoundTripBetweenMessages_W64) { readAhead<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, ReadAheadHidesTheRoundTripBetweenMessages_W512) { readAhead<Vni_dma_inj512, 64>(); }
 
 TEST_F(DmaInjTest, ProtocolSelectionByLength_W64) { protocolSelection<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, ProtocolSelectionByLength_W512) { protocolSelection<Vni_dma_inj512, 64>(); }
