@@ -201,6 +201,23 @@ module ni_dma_inj #(
     rest = len - off;
     chunk_at = (rest < 32'(lim)) ? rest[12:0] : lim;
   endfunction
+  // chunk_at in two steps, for the reader's registers: the bytes from a page offset
+  // plus off to the page's end; then the least of the limits (a raw datagram: its
+  // length).
+  function automatic logic [12:0] to_page_end(input logic [11:0] pg, input logic [11:0] off);
+    logic [11:0] a;
+    a = pg + off;
+    to_page_end = 13'd4096 - {1'b0, a};
+  endfunction
+  function automatic logic [12:0] chunk_min(input logic raw, input logic at_dst, input logic [12:0] lim,
+                                            input logic [12:0] pg_dst, input logic [12:0] pg_src,
+                                            input logic [31:0] rest, input logic [12:0] len);
+    logic [12:0] m;
+    m = lim;
+    if (at_dst && pg_dst < m) m = pg_dst;
+    if (pg_src < m) m = pg_src;
+    chunk_min = raw ? len : (rest < 32'(m)) ? rest[12:0] : m;
+  endfunction
 
   // ------------------------------------------------------------ commands
   // What the checker queues for the packetizer: a message, an error that stops a FIFO,
@@ -274,10 +291,11 @@ module ni_dma_inj #(
   logic [NumSReg-1:0][RsW-1:0] nslots_q, nslots_d;   // slots a slot region holds
   logic [NumSReg-1:0][FifoW-1:0] rfifo_q, rfifo_d;   // the FIFO a slot region was read for
   logic [NumSReg-1:0] rfirst_q, rfirst_d;            // the region opens a turn not begun yet
-  logic [NumReg-1:0] rdone;
-  for (genvar r = 0; r < NumReg; r++) begin : gen_done
-    assign rdone[r] = rerr_q[r] || got_bytes_q[r] == rq_bytes_q[r];
-  end
+  // Kept in registers, so that no reader compares: the bytes still missing, and
+  // whether the region's reads are over (all arrived, or one failed).
+  logic [NumReg-1:0][12:0] rem_q, rem_d;
+  logic [NumReg-1:0] done_q, done_d, rdone;
+  assign rdone = done_q;
   // Data region i is buffer region NumSReg + i.
   function automatic logic [3:0] d_reg_of(input logic [DW-1:0] i);
     d_reg_of = 4'(NumSReg) + 4'(i);
@@ -324,7 +342,7 @@ module ni_dma_inj #(
   assign c_take = s_cpl_tvalid && s_cpl_tready;
   assign c_known = c_tag[7:4] == 4'h8 && 32'(c_tag[3:0]) < NumReg;
   assign c_tag_reg = c_known ? c_tag[3:0] : 4'd0;
-  assign c_fits = !rdone[c_tag_reg] && 14'(got_bytes_q[c_tag_reg]) + 14'(c_len) <= 14'(rq_bytes_q[c_tag_reg]);
+  assign c_fits = !rdone[c_tag_reg] && c_len <= rem_q[c_tag_reg];
   assign c_unexp = c_take && c_beat_q == CbW'(TagBeat) && !(c_known && c_fits);
   assign c_skip = c_unexp || c_drop_q;
   assign ev_cpl_unexp_o = c_unexp;
@@ -950,7 +968,17 @@ module ni_dma_inj #(
   logic [CqDepth-1:0] cq_stale_q;
   logic [CqW:0] cq_cnt, rq_lag;
   cmd_t cq_head;
-  assign cq_head = cq_mem[cq_rp_q[CqW-1:0]];
+  // A command's kind, FIFO and slot count are kept apart from the rest (the proof of
+  // the ring pointers states that every queued message's count is inside its ring).
+  logic [1:0] cq_kind_m [CqDepth];
+  logic [FifoW-1:0] cq_fifo_m [CqDepth];
+  logic [7:0] cq_slots_m [CqDepth];
+  always_comb begin
+    cq_head = cq_mem[cq_rp_q[CqW-1:0]];
+    cq_head.kind = cq_kind_m[cq_rp_q[CqW-1:0]];
+    cq_head.fifo = cq_fifo_m[cq_rp_q[CqW-1:0]];
+    cq_head.slots = cq_slots_m[cq_rp_q[CqW-1:0]];
+  end
   // The reader may stand on the entry the packetizer took last (its reads going on).
   assign rq_lag = cq_rp_q - rq_ptr_q;
   assign cq_cnt = cq_wp_q - ((rq_lag != '0 && !rq_lag[CqW]) ? rq_ptr_q : cq_rp_q);
@@ -959,6 +987,9 @@ module ni_dma_inj #(
   always_ff @(posedge clk_i) begin
     if (c2_v) begin
       cq_mem[cq_wp_q[CqW-1:0]] <= c2_cmd;
+      cq_kind_m[cq_wp_q[CqW-1:0]] <= c2_cmd.kind;
+      cq_fifo_m[cq_wp_q[CqW-1:0]] <= c2_cmd.fifo;
+      cq_slots_m[cq_wp_q[CqW-1:0]] <= c2_cmd.slots;
       rqm_src[cq_wp_q[CqW-1:0]] <= c2_cmd.src;
       rqm_len[cq_wp_q[CqW-1:0]] <= c2_cmd.len;
       rqm_info[cq_wp_q[CqW-1:0]] <= {c2_cmd.kind, c2_cmd.kind == KMsg && c2_cmd.from_mem,
@@ -984,9 +1015,13 @@ module ni_dma_inj #(
   // message that needs no read, and stops at an error or a turn's end until the
   // packetizer has taken it (a turn's reads are all its own, so a dropped turn's
   // regions are all drained), and at a stale message (the packetizer drops its turn).
-  // The next read's size is computed in the cycle before it (from registers).
+  // The next read's size is formed over two registered steps before it: the distances
+  // to the pages' ends and to the message's end, then the least of them.
   logic [1:0] rq_kind;
-  logic rq_mem, rq_at_dst, rq_rget, rq_raw, rq_in, rq_ck_q, rq_pass, rq_behind;
+  logic rq_mem, rq_at_dst, rq_rget, rq_raw, rq_in, rq_ck_q, rq_ck1_q, rq_pass, rq_behind;
+  logic rq_raw1_q, rq_at_dst1_q;
+  logic [12:0] rq_lim1_q, rq_pgd1_q, rq_pgs1_q, rq_len1_q;
+  logic [31:0] rq_rest1_q;
   logic [11:0] rq_dst_pg;
   logic [31:0] rq_len;
   assign {rq_kind, rq_mem, rq_at_dst, rq_rget, rq_raw, rq_dst_pg} = rqm_info[rq_ptr_q[CqW-1:0]];
@@ -1004,28 +1039,43 @@ module ni_dma_inj #(
     if (!rst_ni) begin
       rq_ptr_q <= '0;
       rq_dfo_q <= '0;
+      rq_ck1_q <= 1'b0;
       rq_ck_q <= 1'b0;
       rq_chunk_q <= '0;
     end else begin
-      rq_ck_q <= rq_in;  // the entry was there when its size was computed
-      // A raw datagram is one read (and one packet): its length and source page are checked.
-      rq_chunk_q <= rq_raw ? rq_len[12:0] : chunk_at(rq_dfo_q, rq_at_dst, rq_rget, 1'b0, rq_src[11:0], rq_dst_pg, rq_len);
+      // The entry was there when the step was formed, from what the step before had.
+      rq_ck1_q <= rq_in;
+      rq_ck_q <= rq_ck1_q;
+      rq_chunk_q <= chunk_min(rq_raw1_q, rq_at_dst1_q, rq_lim1_q, rq_pgd1_q, rq_pgs1_q, rq_rest1_q, rq_len1_q);
       if (d_issue) begin
         rq_dfo_q <= rq_dfo_q + 32'(rq_chunk_q);
+        rq_ck1_q <= 1'b0;
         rq_ck_q <= 1'b0;
       end
       if (p_flush_q) begin
         // Back to the packetizer's entry: the one it takes as the flush ends is read for.
         rq_ptr_q <= cq_rp_q;
         rq_dfo_q <= '0;
+        rq_ck1_q <= 1'b0;
         rq_ck_q <= 1'b0;
       end else if (rq_pass && !(rq_behind && rq_kind == KMsg && rq_mem && rq_dfo_q != rq_len) &&
                    !d_issue) begin
         rq_ptr_q <= rq_ptr_q + (CqW+1)'(1);
         rq_dfo_q <= '0;
+        rq_ck1_q <= 1'b0;
         rq_ck_q <= 1'b0;
       end
     end
+  end
+
+  always_ff @(posedge clk_i) begin
+    rq_raw1_q <= rq_raw;
+    rq_at_dst1_q <= rq_at_dst;
+    rq_lim1_q <= rq_rget ? 13'(SlotBytes) : rq_at_dst ? 13'(MaxPayload) : 13'(MaxPayload - 64);
+    rq_pgd1_q <= to_page_end(rq_dst_pg, rq_dfo_q[11:0]);
+    rq_pgs1_q <= to_page_end(rq_src[11:0], rq_dfo_q[11:0]);
+    rq_rest1_q <= rq_len - rq_dfo_q;
+    rq_len1_q <= rq_len[12:0];
   end
 
   // ------------------------------------------------------------ packetizer
@@ -1036,7 +1086,14 @@ module ni_dma_inj #(
   logic p_flush_d;
   logic [FifoW-1:0] p_flush_fifo_d;
   logic [31:0] po_q, po_d;                // offset of the packet being sent
-  logic [12:0] chunk_q, chunk_d, chunk_nx_q;
+  logic [12:0] chunk_q, chunk_d, chunk_nx, nx_pgd_q;
+  // Inline data and an RTS: the next packet's size is formed from registers in two
+  // steps, the second at the packet's end: the message's bytes from this packet on
+  // (pk_rest_q) and the destination's page offset of this packet (pk_dpg_q) are kept,
+  // the distances for the next packet registered in each cycle of a packet (a packet
+  // that has a next one has two beats at least).
+  logic [31:0] pk_rest_q, pk_rest_d, nx_rest_q;
+  logic [11:0] pk_dpg_q, pk_dpg_d;
   logic [RbW-1:0] db_q, db_d;             // beat in the head data region
   logic [9:0] ob_q, ob_d;                 // beat of the packet being sent
   logic [DataW-1:0] prev_q, prev_d;       // data beat before the current one
@@ -1068,6 +1125,9 @@ module ni_dma_inj #(
   logic [31:0] m_len;   // bytes of what is sent: the message, or the RTS
   assign chunk = pc_q.from_mem ? rq_bytes_q[d_reg] : chunk_q;
   assign m_len = pc_q.rts ? 32'(RtsBytes) : pc_q.len;
+  assign chunk_nx = chunk_min(pc_q.raw, pc_q.put || pc_q.copy,
+                              pc_q.rget ? 13'(SlotBytes) : (pc_q.put || pc_q.copy) ? 13'(MaxPayload) : 13'(MaxPayload - 64),
+                              nx_pgd_q, 13'd4096, nx_rest_q, pc_q.len[12:0]);
   logic [255:0] hb;
   logic [5:0] hdr_bytes;
   logic [13:0] pkt_bytes;
@@ -1203,6 +1263,8 @@ module ni_dma_inj #(
     p_flush_fifo_d = p_flush_fifo_q;
     po_d = po_q;
     chunk_d = chunk_q;
+    pk_rest_d = pk_rest_q;
+    pk_dpg_d = pk_dpg_q;
     db_d = db_q;
     ob_d = ob_q;
     prev_d = prev_q;
@@ -1273,6 +1335,8 @@ module ni_dma_inj #(
               rel_d = pc_q.seq;
               po_d = '0;
               chunk_d = pc_q.chunk0;
+              pk_rest_d = pc_q.rts ? 32'(RtsBytes) : pc_q.len;
+              pk_dpg_d = pc_q.dst[11:0];
               db_d = '0;
               ob_d = '0;
               hdr_pend_d = !pc_q.copy;
@@ -1330,7 +1394,9 @@ module ni_dma_inj #(
             loc_cnt_valid_o = pc_q.loc_rcnt;
             ev_rts_o = pc_q.rts;
             po_d = po_q + 32'(chunk);
-            chunk_d = chunk_nx_q;
+            chunk_d = chunk_nx;
+            pk_rest_d = nx_rest_q;
+            pk_dpg_d = pk_dpg_q + chunk_q[11:0];
             if (pc_q.from_mem) begin
               // The packet's data region is used up.
               d_pop = 1'b1;
@@ -1462,6 +1528,8 @@ module ni_dma_inj #(
   always_comb begin
     rq_bytes_d = rq_bytes_q;
     got_bytes_d = got_bytes_q;
+    rem_d = rem_q;
+    done_d = done_q;
     wbeats_d = wbeats_q;
     rerr_d = rerr_q;
     nslots_d = nslots_q;
@@ -1476,6 +1544,8 @@ module ni_dma_inj #(
     if (s_issue) begin
       rq_bytes_d[4'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
       got_bytes_d[4'(s_alloc_q[SW-1:0])] = '0;
+      rem_d[4'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
+      done_d[4'(s_alloc_q[SW-1:0])] = 1'b0;
       wbeats_d[4'(s_alloc_q[SW-1:0])] = '0;
       rerr_d[4'(s_alloc_q[SW-1:0])] = 1'b0;
       nslots_d[s_alloc_q[SW-1:0]] = s_nslots;
@@ -1486,6 +1556,8 @@ module ni_dma_inj #(
     if (d_issue) begin
       rq_bytes_d[d_reg_of(d_alloc_q)] = rq_chunk_q;
       got_bytes_d[d_reg_of(d_alloc_q)] = '0;
+      rem_d[d_reg_of(d_alloc_q)] = rq_chunk_q;
+      done_d[d_reg_of(d_alloc_q)] = 1'b0;
       wbeats_d[d_reg_of(d_alloc_q)] = '0;
       rerr_d[d_reg_of(d_alloc_q)] = 1'b0;
       d_alloc_d = d_alloc_q + DW'(1);
@@ -1507,8 +1579,13 @@ module ni_dma_inj #(
       if (32'(c_beat_q) > CplHdrBeats) wbeats_d[c_reg] = wbeats_q[c_reg] + RbW'(1);
       if (s_cpl_tlast) begin
         got_bytes_d[c_reg] = got_bytes_q[c_reg] + c_len;
+        rem_d[c_reg] = rem_q[c_reg] - c_len;
+        if (rem_q[c_reg] == c_len) done_d[c_reg] = 1'b1;
         // A malformed completion (marked bad) fails its read as an error status does.
-        if (c_status != ni_pkg::CPL_SC || s_cpl_tuser) rerr_d[c_reg] = 1'b1;
+        if (c_status != ni_pkg::CPL_SC || s_cpl_tuser) begin
+          rerr_d[c_reg] = 1'b1;
+          done_d[c_reg] = 1'b1;
+        end
       end
     end
   end
@@ -1588,6 +1665,8 @@ module ni_dma_inj #(
       cq_rp_q <= '0;
       po_q <= '0;
       chunk_q <= '0;
+      pk_rest_q <= '0;
+      pk_dpg_q <= '0;
       db_q <= '0;
       ob_q <= '0;
       perr_q <= '0;
@@ -1600,6 +1679,8 @@ module ni_dma_inj #(
       rel_q <= '0;
       rq_bytes_q <= '0;
       got_bytes_q <= '0;
+      rem_q <= '0;
+      done_q <= '1;  // no read outstanding: a completion naming it is a stray
       wbeats_q <= '0;
       rerr_q <= '0;
       nslots_q <= '0;
@@ -1652,6 +1733,8 @@ module ni_dma_inj #(
       cq_rp_q <= cq_rp_d;
       po_q <= po_d;
       chunk_q <= chunk_d;
+      pk_rest_q <= pk_rest_d;
+      pk_dpg_q <= pk_dpg_d;
       db_q <= db_d;
       ob_q <= ob_d;
       perr_q <= perr_d;
@@ -1664,6 +1747,8 @@ module ni_dma_inj #(
       rel_q <= rel_d;
       rq_bytes_q <= rq_bytes_d;
       got_bytes_q <= got_bytes_d;
+      rem_q <= rem_d;
+      done_q <= done_d;
       wbeats_q <= wbeats_d;
       rerr_q <= rerr_d;
       nslots_q <= nslots_d;
@@ -1687,10 +1772,8 @@ module ni_dma_inj #(
   always_ff @(posedge clk_i) begin
     prev_q <= prev_d;
     c_prev_q <= c_prev_d;
-    // The next packet's size (inline data), from this packet's offset and size: a
-    // packet that has a next one has two beats at least (DmaChunkAhead_A).
-    chunk_nx_q <= pc_q.raw ? pc_q.len[12:0] :
-                  chunk_at(po_q + 32'(chunk_q), pc_q.put || pc_q.copy, pc_q.rget, 1'b1, 12'd0, pc_q.dst[11:0], m_len);
+    nx_rest_q <= pk_rest_q - 32'(chunk_q);
+    nx_pgd_q <= to_page_end(pk_dpg_q, chunk_q[11:0]);
     // The walker's decisions read these a cycle later than they are formed.
     w_room_q <= ring_dist(fp_q[w_act_q], w_pos_q, size_q[w_act_q]);
     w_filled_q <= ring_dist(tail_q[w_act_q], w_pos_q, size_q[w_act_q]);
@@ -1746,7 +1829,7 @@ module ni_dma_inj #(
   `NI_ASSERT(DmaFetchInRing_A, !f_ready || (t_ptr_q < t_size_q && f_head < t_size_q))
   // The registered packet size of inline data is the one for the packet's offset.
   `NI_ASSERT(DmaChunkAhead_A, !(ps_q == PBeats && ob_q != '0 && !pc_q.from_mem) || po_q + 32'(chunk_q) == m_len ||
-                              chunk_nx_q == chunk_at(po_q + 32'(chunk_q), pc_q.put || pc_q.copy, pc_q.rget, 1'b1,
+                              chunk_nx == chunk_at(po_q + 32'(chunk_q), pc_q.put || pc_q.copy, pc_q.rget, 1'b1,
                                                      12'd0, pc_q.dst[11:0], m_len))
   // A completion writes a region in use, never the one a read takes in the same cycle.
   logic c_wr;
@@ -1770,17 +1853,6 @@ module ni_dma_inj #(
   `NI_ASSERT(DmaTurnFifo_A, w_st_q == WIdle || turn_q[w_act_q])
   `NI_ASSERT(DmaCheck1InRing_A, !(c1_v && c1_kind == KMsg) || c1_pos < size_q[c1_fifo])
   `NI_ASSERT(DmaCheck2InRing_A, !(c2_v && c2_kind == KMsg) || c2_filled < size_q[c2_fifo])
-  // The queued commands' kind, FIFO and slot count, kept apart for this check.
-  logic [1:0] cq_kind_m [CqDepth];
-  logic [FifoW-1:0] cq_fifo_m [CqDepth];
-  logic [7:0] cq_slots_m [CqDepth];
-  always_ff @(posedge clk_i) begin
-    if (c2_v) begin
-      cq_kind_m[cq_wp_q[CqW-1:0]] <= c2_cmd.kind;
-      cq_fifo_m[cq_wp_q[CqW-1:0]] <= c2_cmd.fifo;
-      cq_slots_m[cq_wp_q[CqW-1:0]] <= c2_cmd.slots;
-    end
-  end
   logic [CqW:0] cq_queued;
   logic cq_in_ring;
   assign cq_queued = cq_wp_q - cq_rp_q;
