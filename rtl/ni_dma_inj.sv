@@ -311,7 +311,7 @@ module ni_dma_inj #(
   // at 64 bits, 514 beats; an 8-bit count wrapped and read a data beat as the header).
   localparam int unsigned CbW = 10;
   logic [CbW-1:0] c_beat_q, c_beat_d;
-  logic [3:0] c_reg_q, c_reg_d, c_reg;
+  logic [3:0] c_reg_q, c_reg_d;
   logic [2:0] c_status_q, c_status_d;
   logic [12:0] c_len_q, c_len_d, c_len;       // data bytes of this completion
   logic [DataW-1:0] c_prev_q, c_prev_d;
@@ -324,12 +324,16 @@ module ni_dma_inj #(
   // and its data fits what is still missing there; any other (a host's stray or hostile
   // completion) is consumed without a write and counted. The tag beat comes no later
   // than the first data beat, so nothing of it reaches the buffer.
-  logic c_drop_q, c_drop_d;  // the rest of this completion is dropped
-  logic c_known, c_fits, c_unexp, c_skip;
+  // The verdict is formed at the tag beat and registered (c_acc_q): the beats that
+  // carry data come after it. A completion that ends with its tag beat has its region
+  // brought up to date in the cycle after (c_end_q, one cycle without a beat taken),
+  // so that the next completion's tag beat sees it.
+  logic c_acc_q, c_acc_d;    // this completion is taken (its data written)
+  logic c_end_q, c_end_d, c_bad_q, c_bad_d, c_unexp_q;
+  logic c_known, c_fits, c_at_tag, c_fin;
   logic [3:0] c_tag_reg;
 
   assign c_tag = (c_beat_q == CbW'(TagBeat)) ? s_cpl_tdata[(10 % Bpb) * 8 +: 8] : {4'h8, c_reg_q};
-  assign c_reg = (c_beat_q == CbW'(TagBeat)) ? c_tag[3:0] : c_reg_q;
   // A poisoned completion (EP, byte 2 bit 6) fails its read as an error status does.
   assign c_status = (c_beat_q != '0) ? c_status_q :
                     s_cpl_tdata[2 * 8 + 6] ? ni_pkg::CPL_CA : s_cpl_tdata[6 * 8 + 5 +: 3];
@@ -338,14 +342,15 @@ module ni_dma_inj #(
                  {s_cpl_tdata[2 * 8 +: 2] == 2'b00 && s_cpl_tdata[3 * 8 +: 8] == 8'h00 &&
                   s_cpl_tdata[0 +: 8] == ni_pkg::TLP_CPLD,
                   s_cpl_tdata[2 * 8 +: 2], s_cpl_tdata[3 * 8 +: 8], 2'b00};
-  assign s_cpl_tready = !c_flush_q;
+  assign s_cpl_tready = !c_flush_q && !c_end_q;
   assign c_take = s_cpl_tvalid && s_cpl_tready;
+  assign c_at_tag = c_beat_q == CbW'(TagBeat);
   assign c_known = c_tag[7:4] == 4'h8 && 32'(c_tag[3:0]) < NumReg;
   assign c_tag_reg = c_known ? c_tag[3:0] : 4'd0;
   assign c_fits = !rdone[c_tag_reg] && c_len <= rem_q[c_tag_reg];
-  assign c_unexp = c_take && c_beat_q == CbW'(TagBeat) && !(c_known && c_fits);
-  assign c_skip = c_unexp || c_drop_q;
-  assign ev_cpl_unexp_o = c_unexp;
+  assign ev_cpl_unexp_o = c_unexp_q;
+  // A taken completion's end: its bytes arrived (or its read failed).
+  assign c_fin = c_acc_q && ((c_take && s_cpl_tlast && !c_at_tag) || c_end_q);
 
   // ------------------------------------------------------------ memory IDs
   // The active memory IDs' regions: {base page, pages}. The flags stay flip-flops.
@@ -1572,20 +1577,17 @@ module ni_dma_inj #(
     // j - CplHdrBeats - 1, made of this beat's low lanes and the previous beat's high
     // lanes; what is left in the last beat is written in one more cycle. (A region
     // being written is in use: never the one a read issued in this cycle takes.)
-    if (c_flush_q) begin
+    if ((c_flush_q && c_acc_q) || (c_take && c_acc_q && 32'(c_beat_q) > CplHdrBeats)) begin
       wbeats_d[c_reg_q] = wbeats_q[c_reg_q] + RbW'(1);
     end
-    if (c_take && !c_skip) begin
-      if (32'(c_beat_q) > CplHdrBeats) wbeats_d[c_reg] = wbeats_q[c_reg] + RbW'(1);
-      if (s_cpl_tlast) begin
-        got_bytes_d[c_reg] = got_bytes_q[c_reg] + c_len;
-        rem_d[c_reg] = rem_q[c_reg] - c_len;
-        if (rem_q[c_reg] == c_len) done_d[c_reg] = 1'b1;
-        // A malformed completion (marked bad) fails its read as an error status does.
-        if (c_status != ni_pkg::CPL_SC || s_cpl_tuser) begin
-          rerr_d[c_reg] = 1'b1;
-          done_d[c_reg] = 1'b1;
-        end
+    if (c_fin) begin
+      got_bytes_d[c_reg_q] = got_bytes_q[c_reg_q] + c_len_q;
+      rem_d[c_reg_q] = rem_q[c_reg_q] - c_len_q;
+      if (rem_q[c_reg_q] == c_len_q) done_d[c_reg_q] = 1'b1;
+      // A malformed completion (marked bad) fails its read as an error status does.
+      if (c_status_q != ni_pkg::CPL_SC || (c_end_q ? c_bad_q : s_cpl_tuser)) begin
+        rerr_d[c_reg_q] = 1'b1;
+        done_d[c_reg_q] = 1'b1;
       end
     end
   end
@@ -1596,27 +1598,29 @@ module ni_dma_inj #(
   assign c_written = (32'(c_beat_q) > CplHdrBeats) ? 32'(c_beat_q) - CplHdrBeats : 32'd0;
   always_comb begin
     c_beat_d = c_beat_q;
-    c_reg_d = c_skip ? c_reg_q : c_reg;
+    c_reg_d = c_reg_q;
     c_status_d = c_status;
     c_len_d = c_len;
     c_prev_d = c_prev_q;
     c_flush_d = 1'b0;
-    c_drop_d = c_drop_q;
+    c_end_d = 1'b0;
+    c_bad_d = c_bad_q;
+    c_acc_d = c_acc_q;
     c_wb_d = c_wb_q;
     ram_we = 1'b0;
-    ram_waddr = RamW'(c_reg) * RamW'(RegBeats) + RamW'(c_wb_q);
+    ram_waddr = RamW'(c_reg_q) * RamW'(RegBeats) + RamW'(c_wb_q);
     ram_wdata = (c_prev_q >> (8 * CplSkip)) | (s_cpl_tdata << (8 * (Bpb - CplSkip)));
     if (c_flush_q) begin
-      ram_we = 1'b1;
-      ram_waddr = RamW'(c_reg_q) * RamW'(RegBeats) + RamW'(c_wb_q);
+      ram_we = c_acc_q;
       ram_wdata = c_prev_q >> (8 * CplSkip);
-    end else if (c_take && c_skip) begin
-      c_beat_d = s_cpl_tlast ? '0 : c_beat_q + CbW'(1);
-      c_drop_d = !s_cpl_tlast;
     end else if (c_take) begin
-      if (c_beat_q == CbW'(TagBeat)) c_wb_d = RbW'(got_bytes_q[c_reg] / 13'(Bpb));
+      if (c_at_tag) begin
+        c_acc_d = c_known && c_fits;
+        c_reg_d = c_tag_reg;
+        c_wb_d = RbW'(got_bytes_q[c_tag_reg] / 13'(Bpb));
+      end
       if (32'(c_beat_q) > CplHdrBeats) begin
-        ram_we = 1'b1;
+        ram_we = c_acc_q;
         c_wb_d = c_wb_q + RbW'(1);
       end
       c_prev_d = s_cpl_tdata;
@@ -1625,6 +1629,8 @@ module ni_dma_inj #(
         c_beat_d = '0;
         // Data bytes still in this beat's upper lanes: one more write.
         c_flush_d = 32'(c_len) > c_written * Bpb;
+        c_end_d = c_at_tag;
+        c_bad_d = s_cpl_tuser;
       end
     end
   end
@@ -1696,7 +1702,10 @@ module ni_dma_inj #(
       c_status_q <= '0;
       c_len_q <= '0;
       c_flush_q <= 1'b0;
-      c_drop_q <= 1'b0;
+      c_end_q <= 1'b0;
+      c_bad_q <= 1'b0;
+      c_acc_q <= 1'b0;
+      c_unexp_q <= 1'b0;
       c_wb_q <= '0;
     end else begin
       head_q <= head_d;
@@ -1764,7 +1773,10 @@ module ni_dma_inj #(
       c_status_q <= c_status_d;
       c_len_q <= c_len_d;
       c_flush_q <= c_flush_d;
-      c_drop_q <= c_drop_d;
+      c_end_q <= c_end_d;
+      c_bad_q <= c_bad_d;
+      c_acc_q <= c_acc_d;
+      c_unexp_q <= c_take && c_at_tag && !(c_known && c_fits);
       c_wb_q <= c_wb_d;
     end
   end
@@ -1834,8 +1846,8 @@ module ni_dma_inj #(
   // A completion writes a region in use, never the one a read takes in the same cycle.
   logic c_wr;
   logic [3:0] c_wr_reg;
-  assign c_wr = c_flush_q || (c_take && !c_skip && 32'(c_beat_q) > CplHdrBeats);
-  assign c_wr_reg = c_flush_q ? c_reg_q : c_reg;
+  assign c_wr = c_acc_q && (c_flush_q || (c_take && 32'(c_beat_q) > CplHdrBeats));
+  assign c_wr_reg = c_reg_q;
   `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == 4'(s_alloc_q[SW-1:0])) ||
                                              (d_issue && c_wr_reg == d_reg_of(d_alloc_q)))))
   // Between turns no data region is held; a turn ends with none.
@@ -1866,8 +1878,7 @@ module ni_dma_inj #(
   `NI_ASSERT(DmaQueuedInRing_A, cq_in_ring)
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
   // A completion taken in is one a region waits for, and never more than it asked for.
-  `NI_ASSERT(DmaCplFits_A, !(c_take && !c_skip && s_cpl_tlast) ||
-                           (32'(c_reg) < NumReg && got_bytes_q[c_reg] + c_len <= rq_bytes_q[c_reg]))
+  `NI_ASSERT(DmaCplFits_A, !c_fin || got_bytes_q[c_reg_q] + c_len_q <= rq_bytes_q[c_reg_q])
   // The command queue never overflows.
   `NI_ASSERT(DmaCmdRoom_A, !c2_v || cq_cnt < (CqW+1)'(CqDepth))
 endmodule
