@@ -987,8 +987,14 @@ module ni_dma_inj #(
   // The reader may stand on the entry the packetizer took last (its reads going on).
   assign rq_lag = cq_rp_q - rq_ptr_q;
   assign cq_cnt = cq_wp_q - ((rq_lag != '0 && !rq_lag[CqW]) ? rq_ptr_q : cq_rp_q);
-  // Room for the two tokens on their way through the checker and one more.
-  assign credit = cq_cnt <= (CqW+1)'(CqDepth - 3);
+  // Room for the two tokens on their way through the checker and one more, seen a cycle
+  // late (a register: the walker's decisions start at flip-flops).
+  logic credit_q;
+  assign credit = credit_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) credit_q <= 1'b0;
+    else credit_q <= cq_cnt <= (CqW+1)'(CqDepth - 4);
+  end
   always_ff @(posedge clk_i) begin
     if (c2_v) begin
       cq_mem[cq_wp_q[CqW-1:0]] <= c2_cmd;
