@@ -1812,25 +1812,6 @@ module ni_dma_inj #(
   logic unused;
   assign unused = ^{s_cpl_tkeep, d_flags[7:4], pc_q.slots, cp_last[11:0], src_last[11:0]};
 
-`ifdef DMA_DEBUG
-  always_ff @(posedge clk_i) if (rst_ni) begin
-    if (w_st_q == WIdle && w_st_d == WDesc) $display("%0t W start fifo %0d pos %0d seq %0d", $time, w_act_d, w_pos_d, w_seq_q);
-    if (tk_tok) $display("%0t W tok kind %0d fifo %0d aux %0d seq %0d", $time, tk_kind, w_act_q, tk_aux, tk_seq);
-    if (tk_go) $display("%0t W go fifo %0d pos %0d seq %0d slot %0d", $time, w_act_q, w_pos_q, w_dseq_q, w_dslot_q);
-    if (c2_v) $display("%0t C cmd kind %0d fifo %0d aux %0d end %0d slots %0d op %0d%0d%0d%0d%0d inl %0d rts %0d len %0d src %h", $time,
-      c2_cmd.kind, c2_cmd.fifo, c2_cmd.aux, 16'd0, c2_cmd.slots, c2_put, c2_send, c2_copy, c2_raw, c2_rget, c2_inl, c2_rts, c2_len, c2_src);
-    if (p_head_we) $display("%0t P head fifo %0d := %0d", $time, p_fifo, p_head_val);
-    if (p_err_we) $display("%0t P err fifo %0d code %0d", $time, p_fifo, p_err_code);
-    if (p_turn_clr) $display("%0t P tend fifo %0d", $time, p_fifo);
-    if (ps_q == PStart && pc_q.kind == KMsg) $display("%0t P start fifo %0d flush %0d stopped %0d stale %0d", $time, pc_q.fifo, p_flush_q, stopped[pc_q.fifo], pc_stale_q);
-    if (s_issue) $display("%0t F read fifo %0d seq %0d slots %0d first %0d", $time, f_fifo_q, s_alloc_q, s_nslots, f_first_q);
-    if (f_on_q && !f_on_d) $display("%0t F end fifo %0d", $time, f_fifo_q);
-    if (s_free) $display("%0t R free seq %0d", $time, s_head_q);
-    if ($time % 200000 == 1) $display("%0t STATE w_st %0d w_act %0d w_seq %0d w_slot %0d s_alloc %0d s_head %0d rel %0d f_on %0d f_fifo %0d turn %b work %b ps %0d flush %0d d_cnt %0d hold %0d",
-      $time, w_st_q, w_act_q, w_seq_q, w_slot_q, s_alloc_q, s_head_q, rel_q, f_on_q, f_fifo_q, turn_q, has_work, ps_q, p_flush_q, d_cnt_q, hold_q);
-    for (int i = 0; i < NumFifos; i++) if (tail_we_i[i]) $display("%0t doorbell fifo %0d tail %0d", $time, i, tail_i);
-  end
-`endif
   `NI_ASSERT_AXIS_STABLE(DmaHdrStable_A, out_hdr_valid_o, out_hdr_ready_i, out_hdr_o)
   `NI_ASSERT_AXIS_STABLE(DmaBeatStable_A, out_beat_valid_o, out_beat_ready_i, out_beat_o)
   `NI_ASSERT_AXIS_STABLE(DmaLocStable_A, loc_beat_valid_o, loc_beat_ready_i, loc_beat_o)
@@ -1859,16 +1840,27 @@ module ni_dma_inj #(
   // Between turns no data region is held; a turn ends with none.
   `NI_ASSERT(DmaTendRegions_A, !(ps_q == PStart && pc_q.kind == KTend && !p_flush_q) || d_cnt_q == '0)
   // A message being served takes fewer slots than its ring has (it was checked against
-  // the slots filled), so the head it moves to stays in the ring. With the positions
-  // the walker reads at and the ends the checker forms, these carry the ring pointers'
-  // proof by induction through the pipeline (make formal, dma_rings).
+  // the slots filled), so the head it moves to stays in the ring.
   `NI_ASSERT(DmaMsgInRing_A, !((ps_q == PStart && pc_q.kind == KMsg) || ps_q == PHdr || ps_q == PBeats) ||
                              (pc_q.slots != 8'd0 && 16'(pc_q.slots) < size_q[pc_q.fifo]))
-  // What carries it through the pipeline, for the proof by induction: the walker's
-  // positions, the checker's ring distances and the queued messages are inside their
-  // rings, and the walker's turn is held.
-  `NI_ASSERT(DmaWalkInRing_A, w_st_q == WIdle || (w_pos_q < size_q[w_act_q] && w_npos_q < size_q[w_act_q]))
+  // The walker's turn is held while it walks (checked in simulation).
   `NI_ASSERT(DmaTurnFifo_A, w_st_q == WIdle || turn_q[w_act_q])
+  // The chain that carries the ring pointers' proof by induction through the pipeline
+  // (make formal, dma_rings; it closes at length 2): a turn is taken only by a FIFO
+  // whose ring has a size, and so is a region that opens a turn; the walker's positions
+  // (the first is the head) lie inside the ring; so do the descriptor position at
+  // checker stage 1 and the slots filled from it at stage 2, which bound a message's
+  // slot count; and every queued message's count is inside its ring.
+  `NI_ASSERT(DmaFetchSized_A, !f_on_q || size_q[f_fifo_q] != '0)
+  logic regions_sized;
+  always_comb begin
+    regions_sized = 1'b1;
+    for (int r = 0; r < NumSReg; r++) begin
+      if (rfirst_q[r] && size_q[rfifo_q[r]] == '0) regions_sized = 1'b0;
+    end
+  end
+  `NI_ASSERT(DmaRegionSized_A, regions_sized)
+  `NI_ASSERT(DmaWalkInRing_A, w_st_q == WIdle || (w_pos_q < size_q[w_act_q] && w_npos_q < size_q[w_act_q]))
   `NI_ASSERT(DmaCheck1InRing_A, !(c1_v && c1_kind == KMsg) || c1_pos < size_q[c1_fifo])
   `NI_ASSERT(DmaCheck2InRing_A, !(c2_v && c2_kind == KMsg) || c2_filled < size_q[c2_fifo])
   logic [CqW:0] cq_queued;
