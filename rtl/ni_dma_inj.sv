@@ -125,10 +125,15 @@ module ni_dma_inj #(
   output logic ev_cpl_unexp_o  // a completion no read of the engine waits for: dropped
 );
   // ------------------------------------------------------------ sizes
-  localparam int unsigned NumSReg = 8;           // regions for ring slots: reads in flight
+  // Regions for ring slots: reads in flight. At 512 bits the host port brings a 4-slot
+  // region every 5 cycles, and a region lives a memory round trip plus the walk, the
+  // check and the send of its messages (about 45 cycles): 16 keep 8-byte puts at the
+  // port's rate (8 held 91 %).
+  localparam int unsigned NumSReg = (DataW >= 512) ? 16 : 8;
   localparam int unsigned NumDReg = 8;           // regions for data read from memory: reads in flight
                                                  // enough to cover memory's latency at 512 bits
-  localparam int unsigned NumReg = NumSReg + NumDReg;  // at most 16: tags 0x80-0x8F
+  localparam int unsigned NumReg = NumSReg + NumDReg;  // at most 32: tags 0x80-0x9F
+  localparam int unsigned RegW = $clog2(NumReg);
   localparam int unsigned DW = $clog2(NumDReg);
   localparam int unsigned SW = $clog2(NumSReg);
   localparam int unsigned SqW = SW + 1;          // slot region sequence numbers (modulo 2 NumSReg)
@@ -264,8 +269,9 @@ module ni_dma_inj #(
   // packetizer's, the data regions once; each RAM has a registered read port that
   // reads the address of the next cycle (from its reader's next state) and passes a
   // word written in the same cycle through. A write address is {data RAM, region,
-  // beat} (NumSReg = NumDReg, a power of two).
+  // beat} (NumSReg a power of two, NumDReg at most NumSReg).
   localparam int unsigned HalfW = RamW - 1;
+  localparam int unsigned DhW = $clog2(NumDReg * RegBeats);  // a data RAM address
   logic [DataW-1:0] sram_w_q [NumSReg * RegBeats];
   logic [DataW-1:0] sram_p_q [NumSReg * RegBeats];
   logic [DataW-1:0] dram_q [NumDReg * RegBeats];
@@ -278,10 +284,10 @@ module ni_dma_inj #(
       sram_w_q[ram_waddr[HalfW-1:0]] <= ram_wdata;
       sram_p_q[ram_waddr[HalfW-1:0]] <= ram_wdata;
     end
-    if (ram_we && ram_waddr[RamW-1]) dram_q[ram_waddr[HalfW-1:0]] <= ram_wdata;
+    if (ram_we && ram_waddr[RamW-1]) dram_q[DhW'(ram_waddr[HalfW-1:0])] <= ram_wdata;
     w_rdata <= (ram_we && ram_waddr == {1'b0, w_raddr_d}) ? ram_wdata : sram_w_q[w_raddr_d];
     p_rdata <= (ram_we && ram_waddr == {1'b0, p_raddr_d}) ? ram_wdata : sram_p_q[p_raddr_d];
-    d_rdata <= (ram_we && ram_waddr == {1'b1, d_raddr_d}) ? ram_wdata : dram_q[d_raddr_d];
+    d_rdata <= (ram_we && ram_waddr == {1'b1, d_raddr_d}) ? ram_wdata : dram_q[DhW'(d_raddr_d)];
   end
 
   logic [NumReg-1:0][12:0] rq_bytes_q, rq_bytes_d;   // bytes asked for
@@ -297,8 +303,8 @@ module ni_dma_inj #(
   logic [NumReg-1:0] done_q, done_d, rdone;
   assign rdone = done_q;
   // Data region i is buffer region NumSReg + i.
-  function automatic logic [3:0] d_reg_of(input logic [DW-1:0] i);
-    d_reg_of = 4'(NumSReg) + 4'(i);
+  function automatic logic [RegW-1:0] d_reg_of(input logic [DW-1:0] i);
+    d_reg_of = RegW'(NumSReg) + RegW'(i);
   endfunction
   logic [SqW-1:0] s_alloc_q, s_alloc_d, s_head_q, s_head_d;
   logic [SqW-1:0] s_cnt;
@@ -311,7 +317,7 @@ module ni_dma_inj #(
   // at 64 bits, 514 beats; an 8-bit count wrapped and read a data beat as the header).
   localparam int unsigned CbW = 10;
   logic [CbW-1:0] c_beat_q, c_beat_d;
-  logic [3:0] c_reg_q, c_reg_d;
+  logic [RegW-1:0] c_reg_q, c_reg_d;
   logic [2:0] c_status_q, c_status_d;
   logic [12:0] c_len_q, c_len_d, c_len;       // data bytes of this completion
   logic [DataW-1:0] c_prev_q, c_prev_d;
@@ -331,9 +337,9 @@ module ni_dma_inj #(
   logic c_acc_q, c_acc_d;    // this completion is taken (its data written)
   logic c_end_q, c_end_d, c_bad_q, c_bad_d, c_unexp_q;
   logic c_known, c_fits, c_at_tag, c_fin;
-  logic [3:0] c_tag_reg;
+  logic [RegW-1:0] c_tag_reg;
 
-  assign c_tag = (c_beat_q == CbW'(TagBeat)) ? s_cpl_tdata[(10 % Bpb) * 8 +: 8] : {4'h8, c_reg_q};
+  assign c_tag = (c_beat_q == CbW'(TagBeat)) ? s_cpl_tdata[(10 % Bpb) * 8 +: 8] : 8'h80 | 8'(c_reg_q);
   // A poisoned completion (EP, byte 2 bit 6) fails its read as an error status does.
   assign c_status = (c_beat_q != '0) ? c_status_q :
                     s_cpl_tdata[2 * 8 + 6] ? ni_pkg::CPL_CA : s_cpl_tdata[6 * 8 + 5 +: 3];
@@ -345,8 +351,8 @@ module ni_dma_inj #(
   assign s_cpl_tready = !c_flush_q && !c_end_q;
   assign c_take = s_cpl_tvalid && s_cpl_tready;
   assign c_at_tag = c_beat_q == CbW'(TagBeat);
-  assign c_known = c_tag[7:4] == 4'h8 && 32'(c_tag[3:0]) < NumReg;
-  assign c_tag_reg = c_known ? c_tag[3:0] : 4'd0;
+  assign c_known = c_tag >= 8'h80 && 32'(c_tag) < 32'h80 + NumReg;
+  assign c_tag_reg = c_known ? RegW'(c_tag) : '0;
   assign c_fits = !rdone[c_tag_reg] && c_len <= rem_q[c_tag_reg];
   assign ev_cpl_unexp_o = c_unexp_q;
   // A taken completion's end: its bytes arrived (or its read failed).
@@ -483,6 +489,8 @@ module ni_dma_inj #(
   assign rd_load = !rd_valid_q || rd_ready_i;
   assign d_issue = d_want && rd_load;
   assign s_issue = s_want && !d_want && rd_load;
+  logic [RegW-1:0] rd_reg;  // the region a read is for: its tag is 0x80 + region
+  assign rd_reg = d_want ? d_reg_of(d_alloc_q) : RegW'(s_alloc_q[SW-1:0]);
   assign rd_valid_o = rd_valid_q;
   assign rd_addr_o = rd_addr_q;
   assign rd_bytes_o = rd_bytes_q;
@@ -497,7 +505,7 @@ module ni_dma_inj #(
       rd_valid_q <= d_issue || s_issue;
       rd_addr_q <= d_want ? rq_src + 64'(rq_dfo_q) : t_addr_q;
       rd_bytes_q <= d_want ? rq_chunk_q : 13'(s_nslots) * 13'(SlotBytes);
-      rd_tag_q <= d_want ? {4'h8, d_reg_of(d_alloc_q)} : {4'h8, 4'(s_alloc_q[SW-1:0])};
+      rd_tag_q <= 8'h80 | 8'(rd_reg);
     end
   end
 
@@ -578,11 +586,11 @@ module ni_dma_inj #(
   logic [SqW-1:0] w_dseq_q;             // the descriptor's region and slot
   logic [RsW-1:0] w_dslot_q;
   logic [15:0] w_room_q, w_filled_q;    // slots read for the turn / up to the tail, from w_pos_q
-  logic [3:0] w_reg;
+  logic [RegW-1:0] w_reg;
   logic [RbW-1:0] w_rbeat, w_rbeat_d;
   logic w_have, w_avail, w_bad, w_slot_ok, w_next_turn, kill_w;
   logic w_adv_beat, w_adv_slot;
-  assign w_reg = {1'b0, w_seq_q[SW-1:0]};
+  assign w_reg = RegW'(w_seq_q[SW-1:0]);
   assign w_have = w_seq_q != s_alloc_q;
   assign w_rbeat = RbW'(w_slot_q) * RbW'(SlotBeats) + RbW'(w_beat_q);
   assign w_avail = w_have && w_rbeat < wbeats_q[w_reg];
@@ -1116,10 +1124,10 @@ module ni_dma_inj #(
   logic [SqW-1:0] pp_seq_q, pp_seq_d;
   logic [RsW-1:0] pp_slot_q, pp_slot_d;
   logic [SbW-1:0] pp_beat_q, pp_beat_d;
-  logic [3:0] p_reg, d_reg, next_reg;
+  logic [RegW-1:0] p_reg, d_reg, next_reg;
   logic [RbW-1:0] p_rbeat, p_rbeat_d;
   logic p_have, p_avail, p_bad, d_avail, d_bad, p_src_inl;
-  assign p_reg = {1'b0, pp_seq_q[SW-1:0]};
+  assign p_reg = RegW'(pp_seq_q[SW-1:0]);
   assign p_have = pp_seq_q != s_alloc_q;
   assign p_rbeat = RbW'(pp_slot_q) * RbW'(SlotBeats) + RbW'(pp_beat_q);
   assign p_avail = p_have && p_rbeat < wbeats_q[p_reg];
@@ -1532,7 +1540,7 @@ module ni_dma_inj #(
   // arrived (one a cycle).
   logic s_free;
   assign s_free = s_head_q != rel_q && s_head_q != w_seq_q && s_cnt != '0 &&
-                  rdone[{1'b0, s_head_q[SW-1:0]}];
+                  rdone[RegW'(s_head_q[SW-1:0])];
   // What the packetizer frees the walker has passed (the walker's check above never
   // holds a region back).
   `NI_ASSERT(DmaFreeBehindWalker_A, !(s_head_q != rel_q && s_head_q == w_seq_q && s_cnt != '0))
@@ -1553,12 +1561,12 @@ module ni_dma_inj #(
     d_cnt_d = d_cnt_q;
     if (w_clr_first) rfirst_d[w_reg[SW-1:0]] = 1'b0;
     if (s_issue) begin
-      rq_bytes_d[4'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
-      got_bytes_d[4'(s_alloc_q[SW-1:0])] = '0;
-      rem_d[4'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
-      done_d[4'(s_alloc_q[SW-1:0])] = 1'b0;
-      wbeats_d[4'(s_alloc_q[SW-1:0])] = '0;
-      rerr_d[4'(s_alloc_q[SW-1:0])] = 1'b0;
+      rq_bytes_d[RegW'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
+      got_bytes_d[RegW'(s_alloc_q[SW-1:0])] = '0;
+      rem_d[RegW'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
+      done_d[RegW'(s_alloc_q[SW-1:0])] = 1'b0;
+      wbeats_d[RegW'(s_alloc_q[SW-1:0])] = '0;
+      rerr_d[RegW'(s_alloc_q[SW-1:0])] = 1'b0;
       nslots_d[s_alloc_q[SW-1:0]] = s_nslots;
       rfifo_d[s_alloc_q[SW-1:0]] = f_fifo_q;
       rfirst_d[s_alloc_q[SW-1:0]] = f_first_q;
@@ -1832,10 +1840,10 @@ module ni_dma_inj #(
                                                      12'd0, pc_q.dst[11:0], m_len))
   // A completion writes a region in use, never the one a read takes in the same cycle.
   logic c_wr;
-  logic [3:0] c_wr_reg;
+  logic [RegW-1:0] c_wr_reg;
   assign c_wr = c_acc_q && (c_flush_q || (c_take && 32'(c_beat_q) > CplHdrBeats));
   assign c_wr_reg = c_reg_q;
-  `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == 4'(s_alloc_q[SW-1:0])) ||
+  `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == RegW'(s_alloc_q[SW-1:0])) ||
                                              (d_issue && c_wr_reg == d_reg_of(d_alloc_q)))))
   // Between turns no data region is held; a turn ends with none.
   `NI_ASSERT(DmaTendRegions_A, !(ps_q == PStart && pc_q.kind == KTend && !p_flush_q) || d_cnt_q == '0)
