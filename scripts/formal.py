@@ -46,9 +46,12 @@ JOBS = {
 # Jobs that prove only some of the block's assertions (the others are checked in
 # simulation): the assertions kept, by name; the rest are dropped before the proof.
 KEEP = {
-    # ni_dma_inj's other invariants (turns, regions) do not close by induction in 20
-    # steps at this size; the ring pointers do, with the invariant on the message served.
-    "dma_rings": ["SizeInUse*", "HeadInRing*", "TailInRing*", "u_dut.DmaMsgInRing_A"],
+    # ni_dma_inj: the ring pointers, with the invariants that carry them through the
+    # pipeline (fetcher, regions, walker, checker, command queue, packetizer); the rest
+    # of its assertions (turns, regions' bytes) are checked in simulation.
+    "dma_rings": ["SizeInUse*", "HeadInRing*", "TailInRing*", "u_dut.DmaFetchSized_A", "u_dut.DmaRegionSized_A",
+                  "u_dut.DmaWalkInRing_A", "u_dut.DmaCheck1InRing_A", "u_dut.DmaCheck2InRing_A",
+                  "u_dut.DmaQueuedInRing_A", "u_dut.DmaMsgInRing_A"],
     "fab_rx_rings": ["RfTailInRing*"],
     # The framer's queues and counters (TrailerRoom_A: a trailer per queued packet;
     # HeaderBeatCounted_A) are checked in simulation: the proof is of the credits.
@@ -67,8 +70,8 @@ BROKEN = {
     "retx_slots": ("rtl/ni_retx.sv", "valid_d[i] = 1'b0;\n        done_d[i] = 1'b0;", "valid_d[i] = 1'b0;"),
     "fab_tx_credits": ("rtl/fabric/ni_fab_tx.sv", "cred_take[v] = cred_keep[v] - 8'd1",
                        "cred_take[v] = credits_q[v] - 8'd1"),
-    "dma_rings": ("rtl/ni_dma_inj.sv", "(tail_i[i] >= size_d[i] || remote_i[i]);",
-                  "(tail_i[i] > size_d[i] || remote_i[i]);"),
+    "dma_rings": ("rtl/ni_dma_inj.sv", "(tail_i >= size_d[i] || remote_i[i]);",
+                  "(tail_i > size_d[i] || remote_i[i]);"),
     "fab_rx_rings": ("rtl/ni_fab_rx.sv", "(rf_head_i[f] < rf_size_i[f]) ? rf_head_i[f] : 16'd0", "rf_head_i[f]"),
 }
 

@@ -12,6 +12,7 @@
 // and its reset are checked too, and a remote-fed FIFO filled by pushes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <deque>
 #include <map>
 #include <set>
@@ -895,15 +896,63 @@ class DmaInjTest : public tb::VerilatedTest {
     EXPECT_EQ(b->rtsEvents, 2u);
   }
 
-  // The look-ahead. With a fixed 20-cycle memory and no back-pressure, twelve 2 KiB
+  // Reads ahead. With a fixed 20-cycle memory and no back-pressure, twelve 2 KiB
   // puts from memory leave back to back: while one leaves, the engine reads the next
   // descriptor and issues its first data reads, so no memory round trip (about 25
   // cycles each) stands between messages, only the parse of the descriptor. Then the two ways its reads are given up,
-  // each after a look-ahead read of the next message was seen: that message's memory
+  // each after a read of the next message's data was seen: that message's memory
   // ID moved to another base (it leaves with the data at the new base), and its FIFO
   // disabled (nothing of it leaves while disabled; enabled again, it leaves whole).
+  // 8-byte inline puts (two slots each) from one FIFO, back to back, with a memory
+  // round trip longer than the node model's (the NI's own host pipeline adds to it):
+  // the engine keeps enough slot reads in flight to take each read's completion as
+  // soon as the host port brings it.
   template <class M, unsigned kBpb>
-  void lookAhead() {
+  void inlinePutRate() {
+    auto b = makeBench<M, kBpb>();
+    auto& m = b->dut().m;
+    b->setRing(0, 0x3000'0000, 1024);
+    b->outStall = b->rdStall = 0;
+    b->setCplIdle(0);
+    b->minLat = b->maxLat = 30;
+    constexpr unsigned kMsgs = 200;
+    for (unsigned i = 0; i < kMsgs; ++i) {
+      DmaDescriptor d;
+      d.op = static_cast<uint8_t>(DmaOp::Put);
+      d.flags = kDescInline;
+      d.slots = 2;
+      d.len = 8;
+      d.dest = 3;
+      d.qid = 1;
+      d.dst = 0x1000 + 64 * i;
+      d.tag = i;
+      b->produce(0, d, Bytes(8, static_cast<uint8_t>(i)));
+    }
+    b->doorbell(0);
+    uint64_t first = 0, last = 0, hdrs = 0;
+    for (uint64_t c = 0; c < 100000 && !b->idle() && !HasFatalFailure(); ++c) {
+      b->step();
+      if (m.out_hdr_valid_o && m.out_hdr_ready_i) {
+        if (hdrs++ == 0) first = cycles();
+        last = cycles();
+      }
+      cycle();
+      b->endCycle();
+    }
+    runUntilIdle(*b);
+    // The host port's bound: a read of MaxPayload bytes of slots (two messages per 128
+    // bytes) comes back as one completion, its 12-byte header and data in whole beats.
+    const double perRead = double(kMaxPayload) / 128.0;
+    const double beatsPerRead = std::ceil((12.0 + kMaxPayload) / kBpb);
+    const double bound = perRead / beatsPerRead;
+    const double rate = double(hdrs) / double(last + 1 - first);
+    std::cout << hdrs << " puts: " << rate << " per cycle, host-port bound " << bound << "\n";
+    EXPECT_EQ(hdrs, kMsgs);
+    EXPECT_GE(rate, 0.98 * bound) << "slot reads in flight do not cover the round trip";
+  }
+
+  template <class M, unsigned kBpb>
+  void readAhead() {
     auto b = makeBench<M, kBpb>();
     auto& m = b->dut().m;
     b->setRing(0, 0x3000'0000, 64);
@@ -933,7 +982,7 @@ class DmaInjTest : public tb::VerilatedTest {
     };
     // Back to back: output cycles without a beat, from the first beat to the last. Every
     // third message is read from a host address, the others from two memory IDs in turn
-    // (the look-ahead finds the next message's region in its own memory ID).
+    // (the engine finds the next message's region in its own memory ID).
     constexpr unsigned kMsgs = 12, kLen = 2048;
     for (unsigned i = 0; i < kMsgs; ++i) {
       const DmaDescriptor d = i % 3 == 0 ? put(kLen, 0x3100'0000 + 0x1000ull * i, false)
@@ -958,9 +1007,9 @@ class DmaInjTest : public tb::VerilatedTest {
     // What is left between messages: the parse of the next descriptor, a beat a cycle.
     EXPECT_LE(idle, kMsgs * (64 / kBpb + 2)) << "a memory round trip between messages";
 
-    // Given up: a long message, then one from memory ID kSrcId; once the look-ahead has
+    // Given up: a long message, then one from memory ID kSrcId; once the engine has
     // read the second's data, `change` alters what it will find. Returns whether the
-    // look-ahead's read was seen while the first message was still leaving.
+    // read ahead was seen while the first message was still leaving.
     auto slotBack = [&b](unsigned n) { return static_cast<uint16_t>((b->ring[0].tail + 64 - n) % 64); };
     auto giveUp = [&](const std::function<void(const DmaDescriptor&, const Bytes&)>& change) {
       b->produce(0, put(8192, 0x3200'0000, false), data(8192));
@@ -987,7 +1036,7 @@ class DmaInjTest : public tb::VerilatedTest {
       b->write(kMoved + d.src, now);
       b->setMemBase(kSrcId, kMoved);
       b->expectMessage(0, d, now);
-    })) << "no look-ahead read of the second message";
+    })) << "no read ahead of the second message";
     runUntilIdle(*b);
     EXPECT_FALSE(b->err(0));
     b->setMemBase(kSrcId, memBase(kSrcId));
@@ -998,7 +1047,7 @@ class DmaInjTest : public tb::VerilatedTest {
       m.enable_i &= ~1u;
       waiting = d;
       waitingData = old;
-    })) << "no look-ahead read of the second message";
+    })) << "no read ahead of the second message";
     run(*b, 3000);
     EXPECT_EQ(b->head(0), slotBack(1)) << "the first message left, the second did not";
     EXPECT_TRUE(b->expect[0].empty());
@@ -1011,9 +1060,11 @@ class DmaInjTest : public tb::VerilatedTest {
   }
 
   // A message longer than a turn (60 slots; BatchSlots is 32) in FIFO 0 while the
-  // seven others are full of 2-slot messages: FIFO 0's first turn ends before it, its
-  // next turn reads it whole, so it leaves within three rounds, not after the others
-  // have drained (which is what a turn that kept its usual length would give).
+  // seven others are full of 2-slot messages: FIFO 0's first turn reads on until it has
+  // the message (when the walker finds it while the turn's reads go on) or ends before
+  // it (when they are over; its next turn reads it whole), so it leaves within three
+  // rounds, not after the others have drained (which is what a turn that kept its
+  // usual length would give). Which of the two happens depends on the memory's timing.
   template <class M, unsigned kBpb>
   void longMessageAmongBusyFifos() {
     constexpr unsigned kBatch = 32, kSmall = 100;
@@ -1046,7 +1097,6 @@ class DmaInjTest : public tb::VerilatedTest {
     }
     ASSERT_EQ(b->head(0), b->ring[0].tail) << "the long message never left";
     EXPECT_LE(servedMax, 3 * kBatch) << "slots another FIFO had served before the long message left";
-    EXPECT_GT(servedMax, 0u);
     runUntilIdle(*b);
     for (unsigned f = 0; f < kFifos; ++f) EXPECT_EQ(b->head(f), b->ring[f].tail) << "FIFO " << f;
     std::cout << "slots served per other FIFO when the long message left: at most " << servedMax << "\n";
@@ -1143,8 +1193,9 @@ class DmaInjTest : public tb::VerilatedTest {
 TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W64) { remoteFedFifo<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, RemoteFedFifoTakesPushedDescriptorsAndRefusesTheRest_W512) { remoteFedFifo<Vni_dma_inj512, 64>(); }
 
-TEST_F(DmaInjTest, LookAheadHidesTheRoundTripBetweenMessages_W64) { lookAhead<Vni_dma_inj, 8>(); }
-TEST_F(DmaInjTest, LookAheadHidesTheRoundTripBetweenMessages_W512) { lookAhead<Vni_dma_inj512, 64>(); }
+TEST_F(DmaInjTest, InlinePutsKeepTheHostPortRateAtALongRoundTrip_W512) { inlinePutRate<Vni_dma_inj512, 64>(); }
+TEST_F(DmaInjTest, ReadAheadHidesTheRoundTripBetweenMessages_W64) { readAhead<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, ReadAheadHidesTheRoundTripBetweenMessages_W512) { readAhead<Vni_dma_inj512, 64>(); }
 
 TEST_F(DmaInjTest, ProtocolSelectionByLength_W64) { protocolSelection<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, ProtocolSelectionByLength_W512) { protocolSelection<Vni_dma_inj512, 64>(); }

@@ -113,10 +113,10 @@ class HostRxFixture : public tb::VerilatedTest {
       w.rxXlate = i == 6;
       ref.setWindow(i, w);
     }
-    // Every tag but the DMA engine's (0x80-0x8F) stands for a tracked remote request, whose
+    // Every tag but the DMA engine's (0x80-0x9F) stands for a tracked remote request, whose
     // requester's tag has 10 bits (8-bit tags among them).
     for (unsigned t = 0; t < 256; ++t)
-      if (t < 0x80 || t > 0x8F) trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint16_t>((255 - t) | (t % 4) << 8),
+      if (t < 0x80 || t > 0x9F) trk[t] = TrkEntry{static_cast<uint16_t>(lidOf(t % 7)), static_cast<uint16_t>(0x0200 + t), static_cast<uint16_t>((255 - t) | (t % 4) << 8),
                         0x10203u * (t + 1) & 0xFFFFFF, static_cast<uint8_t>(t % 4),
                         t % 2 ? 0x12345u * t : 0};
     genAvail = trk;
@@ -287,7 +287,7 @@ class HostRxFixture : public tb::VerilatedTest {
         uint16_t tag = r8();
         if (how == 1) {
           do tag = r8();
-          while (genAvail.count(tag) || (tag >= 0x80 && tag <= 0x8F));  // 0x80-0x8F: the DMA engine's
+          while (genAvail.count(tag) || (tag >= 0x80 && tag <= 0x9F));  // 0x80-0x9F: the DMA engine's
         }
         if (how == 2) tag = static_cast<uint16_t>(tag | (1 + rng()() % 3) << 8);
         const Tlp t = makeCplD(0, how == 0 ? 0x0300 : kNiReqId, tag, 0, randomData(8));
@@ -382,8 +382,8 @@ class HostRxFixture : public tb::VerilatedTest {
         send(b, bad ? Ev::Malformed : Ev::None, bad && how == 2);
         break;
       }
-      case 16: {  // a completion of the DMA engine's read (tags 0x80-0x8F): to its port whole
-        const uint8_t t8 = static_cast<uint8_t>(0x80 + rng()() % 16);
+      case 16: {  // a completion of the DMA engine's read (tags 0x80-0x9F): to its port whole
+        const uint8_t t8 = static_cast<uint8_t>(0x80 + rng()() % 32);
         const size_t len = 4 * (2 + rng()() % 63);
         const Tlp t = rng()() % 8 ? makeCplD(0, kNiReqId, t8, 0, randomData(len))
                                   : makeCpl(0, kNiReqId, t8, CplStatus::UR, 64, 0);

@@ -107,7 +107,7 @@ module ni_host_rx #(
   output logic [DataW+KeepW+1:0] rsp_beat_o,
   output logic rsp_beat_valid_o,
   input  logic rsp_beat_ready_i,
-  // Completions of the DMA engine's reads (tags 0x80-0x8F), whole TLPs.
+  // Completions of the DMA engine's reads (tags 0x80-0x9F), whole TLPs.
   output logic [DataW-1:0] dma_cpl_tdata,
   output logic [KeepW-1:0] dma_cpl_tkeep,
   output logic dma_cpl_tlast,
@@ -382,7 +382,7 @@ module ni_host_rx #(
     // The NI's own requests use 8-bit tags: a completion naming a 10-bit tag (T9 or T8
     // set) is not the answer to one of them.
     k1_d.cpl_ni = {hb[8*8 +: 8], hb[9*8 +: 8]} == NiReqId && !hb[1*8 + 7] && !hb[1*8 + 3];
-    k1_d.cpl_dma = hb[10*8+4 +: 4] == 4'h8;
+    k1_d.cpl_dma = hb[10*8+5 +: 3] == 3'b100;  // tags 0x80-0x9F
     k1_d.cpl_ok = hb[6*8+5 +: 3] == ni_pkg::CPL_SC;
     k1_d.fwd_bytes = fwd_bytes;
     k1_d.exp_bytes = exp_bytes;

@@ -19,7 +19,7 @@ module dma_rings #(
   input  logic rst_ni,
   input  logic [NumFifos-1:0][63:0] base_i,
   input  logic [NumFifos-1:0] enable_i,
-  input  logic [NumFifos-1:0][15:0] tail_i,
+  input  logic [15:0] tail_i,           // one doorbell value, for the FIFO whose tail_we_i is set
   input  logic [NumFifos-1:0] tail_we_i,
   input  logic [NumFifos-1:0] reset_i,
   input  logic [NumFifos-1:0] remote_i,
