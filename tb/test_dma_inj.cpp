@@ -896,13 +896,27 @@ class DmaInjTest : public tb::VerilatedTest {
     EXPECT_EQ(b->rtsEvents, 2u);
   }
 
-  // Reads ahead. With a fixed 20-cycle memory and no back-pressure, twelve 2 KiB
-  // puts from memory leave back to back: while one leaves, the engine reads the next
-  // descriptor and issues its first data reads, so no memory round trip (about 25
-  // cycles each) stands between messages, only the parse of the descriptor. Then the two ways its reads are given up,
-  // each after a read of the next message's data was seen: that message's memory
-  // ID moved to another base (it leaves with the data at the new base), and its FIFO
-  // disabled (nothing of it leaves while disabled; enabled again, it leaves whole).
+  // Runs the bench until idle; the first and last cycle and the count of cycles in which
+  // `counted` held (a beat or header taken at the output).
+  struct Span {
+    uint64_t first = 0, last = 0, count = 0;
+  };
+  template <class B, class F>
+  Span spanWhile(B& b, F counted) {
+    Span s;
+    for (uint64_t c = 0; c < 100000 && !b.idle() && !HasFatalFailure(); ++c) {
+      b.step();
+      if (counted()) {
+        if (s.count++ == 0) s.first = cycles();
+        s.last = cycles();
+      }
+      cycle();
+      b.endCycle();
+    }
+    runUntilIdle(b);
+    return s;
+  }
+
   // 8-byte inline puts (two slots each) from one FIFO, back to back, with a memory
   // round trip longer than the node model's (the NI's own host pipeline adds to it):
   // the engine keeps enough slot reads in flight to take each read's completion as
@@ -929,28 +943,26 @@ class DmaInjTest : public tb::VerilatedTest {
       b->produce(0, d, Bytes(8, static_cast<uint8_t>(i)));
     }
     b->doorbell(0);
-    uint64_t first = 0, last = 0, hdrs = 0;
-    for (uint64_t c = 0; c < 100000 && !b->idle() && !HasFatalFailure(); ++c) {
-      b->step();
-      if (m.out_hdr_valid_o && m.out_hdr_ready_i) {
-        if (hdrs++ == 0) first = cycles();
-        last = cycles();
-      }
-      cycle();
-      b->endCycle();
-    }
-    runUntilIdle(*b);
+    const Span sp = spanWhile(*b, [&m] { return m.out_hdr_valid_o && m.out_hdr_ready_i; });
+    const uint64_t hdrs = sp.count;
     // The host port's bound: a read of MaxPayload bytes of slots (two messages per 128
     // bytes) comes back as one completion, its 12-byte header and data in whole beats.
     const double perRead = double(kMaxPayload) / 128.0;
     const double beatsPerRead = std::ceil((12.0 + kMaxPayload) / kBpb);
     const double bound = perRead / beatsPerRead;
-    const double rate = double(hdrs) / double(last + 1 - first);
+    const double rate = double(hdrs) / double(sp.last + 1 - sp.first);
     std::cout << hdrs << " puts: " << rate << " per cycle, host-port bound " << bound << "\n";
     EXPECT_EQ(hdrs, kMsgs);
     EXPECT_GE(rate, 0.98 * bound) << "slot reads in flight do not cover the round trip";
   }
 
+  // Reads ahead. With a fixed 20-cycle memory and no back-pressure, twelve 2 KiB
+  // puts from memory leave back to back: while one leaves, the engine reads the next
+  // descriptor and issues its first data reads, so no memory round trip (about 25
+  // cycles each) stands between messages, only the parse of the descriptor. Then the two ways its reads are given up,
+  // each after a read of the next message's data was seen: that message's memory
+  // ID moved to another base (it leaves with the data at the new base), and its FIFO
+  // disabled (nothing of it leaves while disabled; enabled again, it leaves whole).
   template <class M, unsigned kBpb>
   void readAhead() {
     auto b = makeBench<M, kBpb>();
@@ -990,18 +1002,9 @@ class DmaInjTest : public tb::VerilatedTest {
       b->produce(0, d, data(kLen));
     }
     b->doorbell(0);
-    uint64_t first = 0, last = 0, beats = 0;
-    for (uint64_t c = 0; c < 100000 && !b->idle() && !HasFatalFailure(); ++c) {
-      b->step();
-      if (m.out_beat_valid_o && m.out_beat_ready_i) {
-        if (beats++ == 0) first = cycles();
-        last = cycles();
-      }
-      cycle();
-      b->endCycle();
-    }
-    runUntilIdle(*b);
-    const uint64_t idle = last + 1 - first - beats;
+    const Span sp = spanWhile(*b, [&m] { return m.out_beat_valid_o && m.out_beat_ready_i; });
+    const uint64_t beats = sp.count;
+    const uint64_t idle = sp.last + 1 - sp.first - beats;
     std::cout << kMsgs << " messages of " << kLen << " B: " << beats << " beats, " << idle
               << " cycles without a beat in between\n";
     // What is left between messages: the parse of the next descriptor, a beat a cycle.
