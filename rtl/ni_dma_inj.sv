@@ -1039,6 +1039,7 @@ module ni_dma_inj #(
   logic [1:0] rq_kind;
   logic rq_mem, rq_at_dst, rq_rget, rq_raw, rq_in, rq_ck_q, rq_ck1_q, rq_pass, rq_behind;
   logic rq_more_q;  // the entry is a message from memory with reads still to issue
+  logic rq_stale_q; // its stale mark, a cycle late (a read issued for it then is drained)
   logic rq_raw1_q, rq_at_dst1_q;
   logic [12:0] rq_lim1_q, rq_pgd1_q, rq_pgs1_q, rq_len1_q;
   logic [31:0] rq_rest1_q;
@@ -1049,10 +1050,10 @@ module ni_dma_inj #(
   assign rq_src = rqm_src[rq_ptr_q[CqW-1:0]];
   assign rq_in = rq_ptr_q != cq_wp_q;
   assign rq_behind = rq_lag != '0 && !rq_lag[CqW];  // the packetizer has taken this entry
-  // From registers: rq_more_q was formed in the cycle before from an entry that has not
-  // changed since (rq_ck_q); the stale mark is read as it is.
+  // From registers: rq_more_q and rq_stale_q were formed in the cycle before from an
+  // entry that has not changed since (rq_ck_q).
   assign d_want = rq_ck_q && rq_more_q && !p_flush_q &&
-                  !(cq_stale_q[rq_ptr_q[CqW-1:0]] && !rq_behind) && d_cnt_q < (DW+1)'(NumDReg);
+                  !(rq_stale_q && !rq_behind) && d_cnt_q < (DW+1)'(NumDReg);
   // Passed: a message whose reads are all issued, regions passed, and (once taken) the rest.
   assign rq_pass = rq_in && ((rq_kind == KMsg && !cq_stale_q[rq_ptr_q[CqW-1:0]] &&
                               (!rq_mem || rq_dfo_q == rq_len)) ||
@@ -1092,6 +1093,7 @@ module ni_dma_inj #(
 
   always_ff @(posedge clk_i) begin
     rq_more_q <= rq_in && rq_kind == KMsg && rq_mem && rq_dfo_q != rq_len;
+    rq_stale_q <= cq_stale_q[rq_ptr_q[CqW-1:0]];
     rq_raw1_q <= rq_raw;
     rq_at_dst1_q <= rq_at_dst;
     rq_lim1_q <= rq_rget ? 13'(SlotBytes) : rq_at_dst ? 13'(MaxPayload) : 13'(MaxPayload - 64);
