@@ -425,10 +425,15 @@ module ni_dma_inj #(
   endfunction
   // The next turn: a FIFO with work and no turn in the engine, not being reset (a
   // reset applies between its turns).
+  // Registered (for the clock): a pick is a cycle old. A FIFO that stopped, emptied or
+  // began a reset in that cycle gets a turn that ends before it reads anything.
   logic [FifoW:0] pick;
   logic [FifoW-1:0] next;
   assign next = pick[FifoW-1:0];
-  assign pick = rr_pick(has_work & ~turn_q & ~(rst_pend_q | reset_i), rr_q);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) pick <= '0;
+    else pick <= rr_pick(has_work & ~turn_q & ~(rst_pend_q | reset_i), rr_q);
+  end
 
   // The turn's read position in registers of its own: its slot (t_ptr_q, copied to
   // fp_q for the walker), the ring's base and size as the turn started (software
@@ -1860,12 +1865,13 @@ module ni_dma_inj #(
   // The walker's turn is held while it walks (checked in simulation).
   `NI_ASSERT(DmaTurnFifo_A, w_st_q == WIdle || turn_q[w_act_q])
   // The chain that carries the ring pointers' proof by induction through the pipeline
-  // (make formal, dma_rings; it closes at length 2): a turn is taken only by a FIFO
-  // whose ring has a size, and so is a region that opens a turn; the walker's positions
-  // (the first is the head) lie inside the ring; so do the descriptor position at
-  // checker stage 1 and the slots filled from it at stage 2, which bound a message's
+  // (make formal, dma_rings; it closes at length 2): a turn is picked and taken only by
+  // a FIFO whose ring has a size, and so is a region that opens a turn; the walker's
+  // positions (the first is the head) lie inside the ring; so do the descriptor position
+  // at checker stage 1 and the slots filled from it at stage 2, which bound a message's
   // slot count; and every queued message's count is inside its ring.
   `NI_ASSERT(DmaFetchSized_A, !f_on_q || size_q[f_fifo_q] != '0)
+  `NI_ASSERT(DmaPickSized_A, !pick[FifoW] || size_q[next] != '0)
   logic regions_sized;
   always_comb begin
     regions_sized = 1'b1;
