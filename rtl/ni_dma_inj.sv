@@ -1542,7 +1542,9 @@ module ni_dma_inj #(
     assign ring_bad[i] = !stopped[i] && !reset_i[i] && (size_q[i] == '0 ? head_q[i] != tail_q[i]
                                                          : head_q[i] >= size_q[i] || tail_q[i] >= size_q[i]);
     assign has_work[i] = !stopped[i] && !ring_bad[i] && head_q[i] != tail_q[i];
-    assign size_d[i] = (!turn_q[i] && (!enable_i[i] || head_q[i] == tail_q[i])) ? size_i[i] : size_q[i];
+    // A FIFO picked in the cycle before keeps its size too: its turn may start now.
+    assign size_d[i] = (!turn_q[i] && !(pick[FifoW] && next == FifoW'(i)) &&
+                        (!enable_i[i] || head_q[i] == tail_q[i])) ? size_i[i] : size_q[i];
   end
 
   // ------------------------------------------------------------ regions
