@@ -425,10 +425,15 @@ module ni_dma_inj #(
   endfunction
   // The next turn: a FIFO with work and no turn in the engine, not being reset (a
   // reset applies between its turns).
+  // Registered (for the clock): a pick is a cycle old. A FIFO that stopped, emptied or
+  // began a reset in that cycle gets a turn that ends before it reads anything.
   logic [FifoW:0] pick;
   logic [FifoW-1:0] next;
   assign next = pick[FifoW-1:0];
-  assign pick = rr_pick(has_work & ~turn_q & ~(rst_pend_q | reset_i), rr_q);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) pick <= '0;
+    else pick <= rr_pick(has_work & ~turn_q & ~(rst_pend_q | reset_i), rr_q);
+  end
 
   // The turn's read position in registers of its own: its slot (t_ptr_q, copied to
   // fp_q for the walker), the ring's base and size as the turn started (software
@@ -1038,6 +1043,8 @@ module ni_dma_inj #(
   // to the pages' ends and to the message's end, then the least of them.
   logic [1:0] rq_kind;
   logic rq_mem, rq_at_dst, rq_rget, rq_raw, rq_in, rq_ck_q, rq_ck1_q, rq_pass, rq_behind;
+  logic rq_more_q;  // the entry is a message from memory with reads still to issue
+  logic rq_stale_q; // its stale mark, a cycle late (a read issued for it then is drained)
   logic rq_raw1_q, rq_at_dst1_q;
   logic [12:0] rq_lim1_q, rq_pgd1_q, rq_pgs1_q, rq_len1_q;
   logic [31:0] rq_rest1_q;
@@ -1048,8 +1055,10 @@ module ni_dma_inj #(
   assign rq_src = rqm_src[rq_ptr_q[CqW-1:0]];
   assign rq_in = rq_ptr_q != cq_wp_q;
   assign rq_behind = rq_lag != '0 && !rq_lag[CqW];  // the packetizer has taken this entry
-  assign d_want = rq_in && !p_flush_q && rq_kind == KMsg && rq_mem && rq_ck_q && rq_dfo_q != rq_len &&
-                  !(cq_stale_q[rq_ptr_q[CqW-1:0]] && !rq_behind) && d_cnt_q < (DW+1)'(NumDReg);
+  // From registers: rq_more_q and rq_stale_q were formed in the cycle before from an
+  // entry that has not changed since (rq_ck_q).
+  assign d_want = rq_ck_q && rq_more_q && !p_flush_q &&
+                  !(rq_stale_q && !rq_behind) && d_cnt_q < (DW+1)'(NumDReg);
   // Passed: a message whose reads are all issued, regions passed, and (once taken) the rest.
   assign rq_pass = rq_in && ((rq_kind == KMsg && !cq_stale_q[rq_ptr_q[CqW-1:0]] &&
                               (!rq_mem || rq_dfo_q == rq_len)) ||
@@ -1088,6 +1097,8 @@ module ni_dma_inj #(
   end
 
   always_ff @(posedge clk_i) begin
+    rq_more_q <= rq_in && rq_kind == KMsg && rq_mem && rq_dfo_q != rq_len;
+    rq_stale_q <= cq_stale_q[rq_ptr_q[CqW-1:0]];
     rq_raw1_q <= rq_raw;
     rq_at_dst1_q <= rq_at_dst;
     rq_lim1_q <= rq_rget ? 13'(SlotBytes) : rq_at_dst ? 13'(MaxPayload) : 13'(MaxPayload - 64);
@@ -1531,7 +1542,9 @@ module ni_dma_inj #(
     assign ring_bad[i] = !stopped[i] && !reset_i[i] && (size_q[i] == '0 ? head_q[i] != tail_q[i]
                                                          : head_q[i] >= size_q[i] || tail_q[i] >= size_q[i]);
     assign has_work[i] = !stopped[i] && !ring_bad[i] && head_q[i] != tail_q[i];
-    assign size_d[i] = (!turn_q[i] && (!enable_i[i] || head_q[i] == tail_q[i])) ? size_i[i] : size_q[i];
+    // A FIFO picked in the cycle before keeps its size too: its turn may start now.
+    assign size_d[i] = (!turn_q[i] && !(pick[FifoW] && next == FifoW'(i)) &&
+                        (!enable_i[i] || head_q[i] == tail_q[i])) ? size_i[i] : size_q[i];
   end
 
   // ------------------------------------------------------------ regions
@@ -1854,12 +1867,13 @@ module ni_dma_inj #(
   // The walker's turn is held while it walks (checked in simulation).
   `NI_ASSERT(DmaTurnFifo_A, w_st_q == WIdle || turn_q[w_act_q])
   // The chain that carries the ring pointers' proof by induction through the pipeline
-  // (make formal, dma_rings; it closes at length 2): a turn is taken only by a FIFO
-  // whose ring has a size, and so is a region that opens a turn; the walker's positions
-  // (the first is the head) lie inside the ring; so do the descriptor position at
-  // checker stage 1 and the slots filled from it at stage 2, which bound a message's
+  // (make formal, dma_rings; it closes at length 2): a turn is picked and taken only by
+  // a FIFO whose ring has a size, and so is a region that opens a turn; the walker's
+  // positions (the first is the head) lie inside the ring; so do the descriptor position
+  // at checker stage 1 and the slots filled from it at stage 2, which bound a message's
   // slot count; and every queued message's count is inside its ring.
   `NI_ASSERT(DmaFetchSized_A, !f_on_q || size_q[f_fifo_q] != '0)
+  `NI_ASSERT(DmaPickSized_A, !pick[FifoW] || size_q[next] != '0)
   logic regions_sized;
   always_comb begin
     regions_sized = 1'b1;

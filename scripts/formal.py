@@ -49,7 +49,8 @@ KEEP = {
     # ni_dma_inj: the ring pointers, with the invariants that carry them through the
     # pipeline (fetcher, regions, walker, checker, command queue, packetizer); the rest
     # of its assertions (turns, regions' bytes) are checked in simulation.
-    "dma_rings": ["SizeInUse*", "HeadInRing*", "TailInRing*", "u_dut.DmaFetchSized_A", "u_dut.DmaRegionSized_A",
+    "dma_rings": ["SizeInUse*", "HeadInRing*", "TailInRing*", "u_dut.DmaPickSized_A", "u_dut.DmaFetchSized_A",
+                  "u_dut.DmaRegionSized_A",
                   "u_dut.DmaWalkInRing_A", "u_dut.DmaCheck1InRing_A", "u_dut.DmaCheck2InRing_A",
                   "u_dut.DmaQueuedInRing_A", "u_dut.DmaMsgInRing_A"],
     "fab_rx_rings": ["RfTailInRing*"],

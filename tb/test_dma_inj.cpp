@@ -826,6 +826,55 @@ class DmaInjTest : public tb::VerilatedTest {
     EXPECT_EQ(b->errEvents, 1u);
   }
 
+  // INJ_SIZE written to 0 while the FIFO holds slots (it applies once the FIFO is empty
+  // or disabled), then the FIFO disabled, at every cycle around its turn's start. The
+  // round robin picks a cycle ahead: a FIFO disabled in the cycle after its pick still
+  // starts that turn, so it must keep its size until the turn has ended (the turn's
+  // reads are from its ring; an assertion, DmaFetchSized_A, fires on a turn without
+  // one). The messages that went are whole, FIFO 1's all go, and enabled again with
+  // slots left outside the new ring the FIFO stops (code 6). A reset starts each try.
+  template <class M, unsigned kBpb>
+  void sizeZeroedAndDisabledAroundThePick() {
+    auto b = makeBench<M, kBpb>();
+    b->setRing(1, 0x3001'0000, 32);
+    auto& m = b->dut().m;
+    unsigned seq = 0, errs = 0;
+    for (unsigned delay = 0; delay < 8 && !HasFatalFailure(); ++delay) {
+      SCOPED_TRACE("disabled " + std::to_string(delay) + " cycles after the size");
+      b->resetFifo(0);
+      run(*b, 4);
+      b->setRing(0, 0x3000'0000, 64);
+      for (unsigned f = 0; f < 2; ++f) {
+        for (unsigned k = 0; k < 4; ++k) {
+          Bytes data;
+          const DmaDescriptor d = randomDesc(f, seq++, 2, &data);
+          b->produce(f, d, data);
+        }
+        b->doorbell(f);
+      }
+      run(*b, 1);
+      setField(m.size_i, 0, 16, 0);
+      run(*b, delay);
+      m.enable_i &= ~1u;
+      run(*b, 3000);
+      EXPECT_EQ(getField(m.size_o, 0, 16), 0u);
+      EXPECT_EQ(b->head(1), b->ring[1].tail);
+      b->expect[0].clear();  // the ones that did not go before the disable
+      runUntilIdle(*b);
+      EXPECT_EQ(b->errEvents, errs);
+      m.enable_i |= 1u;
+      run(*b, 10);
+      if (b->head(0) != b->ring[0].tail) {
+        EXPECT_TRUE(b->err(0));
+        EXPECT_EQ(b->code(0), DmaErr::Tail);
+        ++errs;
+      }
+      EXPECT_EQ(b->errEvents, errs);
+      EXPECT_FALSE(b->err(1));
+    }
+    EXPECT_GT(errs, 0u) << "no try left slots in FIFO 0";
+  }
+
   // Protocol selection at its edges: with the threshold at 512 bytes, a send from a
   // memory ID of 512 bytes goes eagerly and one of 516 as an RTS (one packet into the
   // same FIFO with the same key, the offset marked, the descriptor as data with the
@@ -1211,6 +1260,9 @@ TEST_F(DmaInjTest, RingMadeSmallerThanItsTailRestartsAtSlotZero_W512) { shrinkTh
 
 TEST_F(DmaInjTest, SizeWrittenWhileRunningAppliesOnceEmpty_W64) { sizeWrittenWhileRunning<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, SizeWrittenWhileRunningAppliesOnceEmpty_W512) { sizeWrittenWhileRunning<Vni_dma_inj512, 64>(); }
+
+TEST_F(DmaInjTest, SizeZeroedAndDisabledAroundThePickKeepsTheTurnsRing_W64) { sizeZeroedAndDisabledAroundThePick<Vni_dma_inj, 8>(); }
+TEST_F(DmaInjTest, SizeZeroedAndDisabledAroundThePickKeepsTheTurnsRing_W512) { sizeZeroedAndDisabledAroundThePick<Vni_dma_inj512, 64>(); }
 
 TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W64) { longMessageAmongBusyFifos<Vni_dma_inj, 8>(); }
 TEST_F(DmaInjTest, LongMessageIsServedInTurnAmongBusyFifos_W512) { longMessageAmongBusyFifos<Vni_dma_inj512, 64>(); }
