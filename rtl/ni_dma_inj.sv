@@ -258,7 +258,7 @@ module ni_dma_inj #(
   // under its pointers. Enabled with its head or tail outside that ring (made smaller
   // without a reset), the FIFO stops (ErrTail) instead of reading beyond it.
   logic [NumFifos-1:0][15:0] size_q, size_d;
-  logic [NumFifos-1:0] ring_bad;
+  logic [NumFifos-1:0] ring_bad, tail_out;
   logic [NumFifos-1:0] turn_q, turn_d;            // the FIFO has a turn in the engine
 
   // ------------------------------------------------------------ region buffer
@@ -1512,23 +1512,24 @@ module ni_dma_inj #(
     // Doorbells: a tail outside the ring, or any doorbell of a remote-fed FIFO, stops
     // the FIFO and is not taken. A remote-fed FIFO's tail moves by the receiver's pushes.
     // A FIFO enabled with its head or tail outside its ring stops the same way.
+    // All against the size in use (a register: a size written reaches it the cycle
+    // after INJ_SIZE's register, before a doorbell written after it acts).
+    // A reset applies once the engine is not serving that FIFO, in the cycle after it
+    // arrived at the earliest. It empties the ring at the tail, or at slot 0 if the tail
+    // lies outside the ring (its size was made smaller): a head outside the ring would
+    // read beyond it.
     for (int i = 0; i < NumFifos; i++) begin
-      bad_bell = tail_we_i[i] && (tail_i >= size_d[i] || remote_i[i]);
-      if (push_i[i]) tail_d[i] = ring_add(tail_q[i], 16'd1, size_d[i]);
+      bad_bell = tail_we_i[i] && (tail_i >= size_q[i] || remote_i[i]);
+      if (push_i[i]) tail_d[i] = ring_add(tail_q[i], 16'd1, size_q[i]);
       if (tail_we_i[i] && !bad_bell) tail_d[i] = tail_i;
       if (bad_bell || ring_bad[i]) begin
         err_d[i] = 1'b1;
         code_d[i] = ErrTail;
         ev_err_o[i] = 1'b1;
       end
-    end
-    // A reset applies once the engine is not serving that FIFO. It empties the ring at
-    // the tail, or at slot 0 if the tail lies outside the ring (its size was made
-    // smaller): a head outside the ring would read beyond it.
-    for (int i = 0; i < NumFifos; i++) begin
-      if (rst_pend_d[i] && !turn_q[i]) begin
-        rst_pend_d[i] = 1'b0;
-        if (tail_d[i] >= size_d[i]) tail_d[i] = '0;
+      if (rst_pend_q[i] && !turn_q[i]) begin
+        rst_pend_d[i] = 1'b0;  // a reset arriving now is the same one
+        if (tail_out[i] && !(tail_we_i[i] && !bad_bell)) tail_d[i] = '0;
         head_d[i] = tail_d[i];
         err_d[i] = 1'b0;
         code_d[i] = 4'd0;
@@ -1539,8 +1540,9 @@ module ni_dma_inj #(
     assign stopped[i] = err_q[i] || !enable_i[i] || rst_pend_q[i];
     // A ring of size 0 holds nothing (every doorbell is outside it). A reset arriving
     // puts the pointers back in the ring.
+    assign tail_out[i] = tail_q[i] >= size_q[i];
     assign ring_bad[i] = !stopped[i] && !reset_i[i] && (size_q[i] == '0 ? head_q[i] != tail_q[i]
-                                                         : head_q[i] >= size_q[i] || tail_q[i] >= size_q[i]);
+                                                         : head_q[i] >= size_q[i] || tail_out[i]);
     assign has_work[i] = !stopped[i] && !ring_bad[i] && head_q[i] != tail_q[i];
     // A FIFO picked in the cycle before keeps its size too: its turn may start now.
     assign size_d[i] = (!turn_q[i] && !(pick[FifoW] && next == FifoW'(i)) &&
