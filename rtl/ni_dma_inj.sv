@@ -266,10 +266,12 @@ module ni_dma_inj #(
   // beat. Slot regions are used (and freed) in the order they were read, data
   // regions likewise; a beat may be read in the cycle after it is written
   // (cut-through). The slot regions are kept twice, for the walker's reads and the
-  // packetizer's, the data regions once; each RAM has a registered read port that
-  // reads the address of the next cycle (from its reader's next state) and passes a
-  // word written in the same cycle through. A write address is {data RAM, region,
-  // beat} (NumSReg a power of two, NumDReg at most NumSReg).
+  // packetizer's, the data regions once; each RAM has a registered read port. The
+  // walker's reads its position of the cycle (from registers): the word comes a cycle
+  // later, and the walker only takes a beat written before (no pass-through). The
+  // packetizer's read the address of the next cycle (from their reader's next state)
+  // and pass a word written in the same cycle through. A write address is {data RAM,
+  // region, beat} (NumSReg a power of two, NumDReg at most NumSReg).
   localparam int unsigned HalfW = RamW - 1;
   localparam int unsigned DhW = $clog2(NumDReg * RegBeats);  // a data RAM address
   logic [DataW-1:0] sram_w_q [NumSReg * RegBeats];
@@ -277,7 +279,7 @@ module ni_dma_inj #(
   logic [DataW-1:0] dram_q [NumDReg * RegBeats];
   logic ram_we;
   logic [RamW-1:0] ram_waddr;
-  logic [HalfW-1:0] w_raddr_d, p_raddr_d, d_raddr_d;
+  logic [HalfW-1:0] w_raddr, p_raddr_d, d_raddr_d;
   logic [DataW-1:0] ram_wdata, w_rdata, p_rdata, d_rdata;
   always_ff @(posedge clk_i) begin
     if (ram_we && !ram_waddr[RamW-1]) begin
@@ -285,7 +287,7 @@ module ni_dma_inj #(
       sram_p_q[ram_waddr[HalfW-1:0]] <= ram_wdata;
     end
     if (ram_we && ram_waddr[RamW-1]) dram_q[DhW'(ram_waddr[HalfW-1:0])] <= ram_wdata;
-    w_rdata <= (ram_we && ram_waddr == {1'b0, w_raddr_d}) ? ram_wdata : sram_w_q[w_raddr_d];
+    w_rdata <= sram_w_q[w_raddr];
     p_rdata <= (ram_we && ram_waddr == {1'b0, p_raddr_d}) ? ram_wdata : sram_p_q[p_raddr_d];
     d_rdata <= (ram_we && ram_waddr == {1'b1, d_raddr_d}) ? ram_wdata : dram_q[DhW'(d_raddr_d)];
   end
@@ -587,17 +589,28 @@ module ni_dma_inj #(
   logic [3:0] w_dbeat_q, w_dbeat_d;     // descriptor beats taken
   logic [7:0] w_dslots_q, w_dslots_d;   // slots of the message passed
   logic [7:0] w_slots_q;                // the descriptor's slot count (from its first beat)
+  logic [7:0] w_slots;                  // ... also in the cycle its first beat's word comes
+  logic tkd_desc_q;                     // the walker took a descriptor beat in the cycle
+  logic [3:0] tkd_dbeat_q;              // before, this one (its word comes now)
   logic w_go_q, w_go_d;                 // WSkip: the message went to the checker
   logic [SqW-1:0] w_dseq_q;             // the descriptor's region and slot
   logic [RsW-1:0] w_dslot_q;
   logic [15:0] w_room_q, w_filled_q;    // slots read for the turn / up to the tail, from w_pos_q
   logic [RegW-1:0] w_reg;
-  logic [RbW-1:0] w_rbeat, w_rbeat_d;
+  logic [RbW-1:0] w_rbeat;
   logic w_have, w_avail, w_bad, w_slot_ok, w_next_turn, kill_w;
   logic w_adv_beat, w_adv_slot;
   assign w_reg = RegW'(w_seq_q[SW-1:0]);
+  // A one-beat descriptor's walk goes on with its slot count in the next cycle, as the
+  // word arrives; a longer one's is in w_slots_q by its last beat.
+  if (DescBeats == 1) begin : gen_slots_now
+    assign w_slots = (tkd_desc_q && tkd_dbeat_q == '0) ? w_rdata[16 +: 8] : w_slots_q;
+  end else begin : gen_slots_reg
+    assign w_slots = w_slots_q;
+  end
   assign w_have = w_seq_q != s_alloc_q;
   assign w_rbeat = RbW'(w_slot_q) * RbW'(SlotBeats) + RbW'(w_beat_q);
+  assign w_raddr = HalfW'(w_seq_q[SW-1:0]) * HalfW'(RegBeats) + HalfW'(w_rbeat);
   assign w_avail = w_have && w_rbeat < wbeats_q[w_reg];
   assign w_bad = w_have && rerr_q[w_reg];
   assign w_slot_ok = w_have && (w_slot_q + RsW'(1) != nslots_q[w_reg[SW-1:0]] || rdone[w_reg]);
@@ -630,8 +643,8 @@ module ni_dma_inj #(
     tk_aux = '0;
     tk_seq = w_seq_q;
     // The message fits the slots read for its turn; its slot count is not refused.
-    fits = 16'(w_slots_q) <= w_room_q;
-    cnt_ok = w_slots_q != 8'd0 && 16'(w_slots_q) <= w_filled_q;
+    fits = 16'(w_slots) <= w_room_q;
+    cnt_ok = w_slots != 8'd0 && 16'(w_slots) <= w_filled_q;
     skip = 1'b0;
     unique case (w_st_q)
       WIdle: begin
@@ -697,7 +710,7 @@ module ni_dma_inj #(
             if (credit) begin
               tk_tok = 1'b1;
               tk_kind = KTend;
-              tk_aux = w_slots_q;
+              tk_aux = w_slots;
               w_turn_end = 1'b1;
               w_st_d = WIdle;
             end
@@ -711,7 +724,7 @@ module ni_dma_inj #(
           skip = 1'b1;
         end
         if (skip) begin
-          if (w_beat_q == '0 && w_dslots_q >= w_slots_q) begin
+          if (w_beat_q == '0 && w_dslots_q >= w_slots) begin
             hold_d = 1'b0;
             w_pos_d = w_npos_q;
             w_dbeat_d = '0;
@@ -719,7 +732,7 @@ module ni_dma_inj #(
           end else if (!w_next_turn && w_slot_ok) begin
             w_adv_slot = 1'b1;
             w_dslots_d = w_dslots_q + 8'd1;
-            if (w_dslots_q + 8'd1 >= w_slots_q) begin
+            if (w_dslots_q + 8'd1 >= w_slots) begin
               hold_d = 1'b0;
               w_pos_d = ring_add(w_npos_q, 16'd1, size_q[w_act_q]);
               w_dbeat_d = '0;
@@ -757,19 +770,18 @@ module ni_dma_inj #(
       end
     end
   end
-  assign w_rbeat_d = RbW'(w_slot_d) * RbW'(SlotBeats) + RbW'(w_beat_d);
-  assign w_raddr_d = HalfW'(w_seq_d[SW-1:0]) * HalfW'(RegBeats) + HalfW'(w_rbeat_d);
 
   // ------------------------------------------------------------ checker
-  // Assembles a descriptor's bytes 0..35 from its beats; stage 1 decodes and checks what
-  // needs no table, reads the memory-ID table and forms the sums; stage 2 compares
-  // against the table and the ring and forms the addresses: a command. Tokens of the
-  // walker go through both stages in order with the descriptors.
+  // Assembles a descriptor's bytes 0..35 from its beats (each a cycle after the walker
+  // took it, when the walker's RAM port has it: asm_n holds the beats up to it); stage 1
+  // decodes and checks what needs no table, reads the memory-ID table and forms the
+  // sums; stage 2 compares against the table and the ring and forms the addresses: a
+  // command. Tokens of the walker go through both stages in order with the descriptors.
   logic [AsmBytes*8-1:0] asm_q, asm_n;
   always_comb begin
     asm_n = asm_q;
     for (int j = 0; j < AsmBeats; j++) begin
-      if (32'(tk_dbeat) == j) begin
+      if (tkd_desc_q && 32'(tkd_dbeat_q) == j) begin
         for (int b = 0; b < Bpb; b++) begin
           if (j * Bpb + b < AsmBytes) asm_n[(j * Bpb + b) * 8 +: 8] = w_rdata[b * 8 +: 8];
         end
@@ -904,9 +916,11 @@ module ni_dma_inj #(
   always_ff @(posedge clk_i) begin
     logic [MiW-1:0] mi, smi;
     // Assembly: the beats of the descriptor being read.
-    if (tk_desc) asm_q <= asm_n;
-    // Stage 1: a message, or a token.
-    c1_d <= asm_q;
+    asm_q <= asm_n;
+    tkd_dbeat_q <= tk_dbeat;
+    // Stage 1: a message, or a token (a message a cycle after its last beat at the
+    // earliest: asm_n has it).
+    c1_d <= asm_n;
     c1_kind <= tk_go ? KMsg : tk_kind;
     c1_fifo <= w_act_q;
     c1_aux <= tk_aux;
@@ -965,10 +979,12 @@ module ni_dma_inj #(
     if (!rst_ni) begin
       c1_v <= 1'b0;
       c2_v <= 1'b0;
+      tkd_desc_q <= 1'b0;
       c2_stale <= 1'b0;
       thresh_q <= '0;
     end else begin
       c1_v <= tk_go || tk_tok;
+      tkd_desc_q <= tk_desc;
       c2_v <= c1_v;
       c2_stale <= stale_ev;  // stage 1 read the table and the threshold of this cycle
       thresh_q <= rndv_thresh_i;
@@ -1818,7 +1834,7 @@ module ni_dma_inj #(
     // The walker's decisions read these a cycle later than they are formed.
     w_room_q <= ring_dist(fp_q[w_act_q], w_pos_q, size_q[w_act_q]);
     w_filled_q <= ring_dist(tail_q[w_act_q], w_pos_q, size_q[w_act_q]);
-    if (tk_desc && tk_dbeat == '0) w_slots_q <= w_rdata[16 +: 8];
+    if (tkd_desc_q && tkd_dbeat_q == '0) w_slots_q <= w_rdata[16 +: 8];
     // A descriptor never crosses a slot: at its last beat the walker is in its slot.
     if (tk_dlast) begin
       w_dseq_q <= w_seq_q;
