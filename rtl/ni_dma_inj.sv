@@ -311,7 +311,9 @@ module ni_dma_inj #(
   logic [SqW-1:0] s_alloc_q, s_alloc_d, s_head_q, s_head_d;
   logic [SqW-1:0] s_cnt;
   logic [DW-1:0] d_alloc_q, d_alloc_d, d_head_q, d_head_d;
-  logic [DW:0] d_cnt_q, d_cnt_d;
+  logic [DW:0] d_cnt_q, d_cnt_d, d_cnt_inc, d_cnt_dec;
+  assign d_cnt_inc = d_cnt_q + (DW+1)'(1);
+  assign d_cnt_dec = d_cnt_q - (DW+1)'(1);
   assign s_cnt = s_alloc_q - s_head_q;
 
   // ------------------------------------------------------------ completion intake
@@ -1060,7 +1062,8 @@ module ni_dma_inj #(
   logic [1:0] rq_kind;
   logic rq_mem, rq_at_dst, rq_rget, rq_raw, rq_in, rq_ck_q, rq_ck1_q, rq_pass, rq_behind;
   logic rq_more_q;  // the entry is a message from memory with reads still to issue
-  logic rq_stale_q; // its stale mark, a cycle late (a read issued for it then is drained)
+  logic rq_stale_q; // its stale mark unless the packetizer has taken it, a cycle late (a
+                    // read issued for it then is drained)
   logic rq_raw1_q, rq_at_dst1_q;
   logic [12:0] rq_lim1_q, rq_pgd1_q, rq_pgs1_q, rq_len1_q;
   logic [31:0] rq_rest1_q;
@@ -1074,7 +1077,7 @@ module ni_dma_inj #(
   // From registers: rq_more_q and rq_stale_q were formed in the cycle before from an
   // entry that has not changed since (rq_ck_q).
   assign d_want = rq_ck_q && rq_more_q && !p_flush_q &&
-                  !(rq_stale_q && !rq_behind) && d_cnt_q < (DW+1)'(NumDReg);
+                  !rq_stale_q && d_cnt_q < (DW+1)'(NumDReg);
   // Passed: a message whose reads are all issued, regions passed, and (once taken) the rest.
   assign rq_pass = rq_in && ((rq_kind == KMsg && !cq_stale_q[rq_ptr_q[CqW-1:0]] &&
                               (!rq_mem || rq_dfo_q == rq_len)) ||
@@ -1114,7 +1117,7 @@ module ni_dma_inj #(
 
   always_ff @(posedge clk_i) begin
     rq_more_q <= rq_in && rq_kind == KMsg && rq_mem && rq_dfo_q != rq_len;
-    rq_stale_q <= cq_stale_q[rq_ptr_q[CqW-1:0]];
+    rq_stale_q <= cq_stale_q[rq_ptr_q[CqW-1:0]] && !rq_behind;
     rq_raw1_q <= rq_raw;
     rq_at_dst1_q <= rq_at_dst;
     rq_lim1_q <= rq_rget ? 13'(SlotBytes) : rq_at_dst ? 13'(MaxPayload) : 13'(MaxPayload - 64);
@@ -1611,12 +1614,11 @@ module ni_dma_inj #(
       wbeats_d[d_reg_of(d_alloc_q)] = '0;
       rerr_d[d_reg_of(d_alloc_q)] = 1'b0;
       d_alloc_d = d_alloc_q + DW'(1);
-      d_cnt_d = d_cnt_d + (DW+1)'(1);
     end
-    if (d_pop) begin
-      d_head_d = d_head_q + DW'(1);
-      d_cnt_d = d_cnt_d - (DW+1)'(1);
-    end
+    if (d_pop) d_head_d = d_head_q + DW'(1);
+    // The count's next values are formed beside the decisions, which only choose one.
+    if (d_issue && !d_pop) d_cnt_d = d_cnt_inc;
+    if (d_pop && !d_issue) d_cnt_d = d_cnt_dec;
     if (s_free) s_head_d = s_head_q + SqW'(1);
     // Completions: the data of beat j (after the 12 header bytes) goes to region beat
     // j - CplHdrBeats - 1, made of this beat's low lanes and the previous beat's high
