@@ -1169,10 +1169,17 @@ module ni_dma_inj #(
   assign p_src_inl = pc_q.inl || pc_q.rts;
 
   // The packet: its bytes are hdr_bytes of header (TLP header, entry header) then data.
-  // A packet of data from memory carries its read's bytes.
+  // A packet of data from memory carries its read's bytes. Its size (chunk_q) is loaded
+  // as it is started (inline data: formed ahead; from memory: its region's read), and
+  // its shape with it, in registers: its bytes, its last beat, the end of its data
+  // beats, the lanes of its last beat, and whether it ends the message.
   logic [12:0] chunk;
   logic [31:0] m_len;   // bytes of what is sent: the message, or the RTS
-  assign chunk = pc_q.from_mem ? rq_bytes_q[d_reg] : chunk_q;
+  logic [13:0] pkt_bytes_q;
+  logic [9:0] pkt_last_q, src_end_q;
+  logic [KeepW-1:0] keep_last_q;
+  logic msg_last_q;
+  assign chunk = chunk_q;
   assign m_len = pc_q.rts ? 32'(RtsBytes) : pc_q.len;
   assign chunk_nx = chunk_min(pc_q.raw, pc_q.put || pc_q.copy,
                               pc_q.rget ? 13'(SlotBytes) : (pc_q.put || pc_q.copy) ? 13'(MaxPayload) : 13'(MaxPayload - 64),
@@ -1180,15 +1187,13 @@ module ni_dma_inj #(
   logic [255:0] hb;
   logic [5:0] hdr_bytes;
   logic [13:0] pkt_bytes;
-  logic [9:0] pkt_beats, src_beats, q_beats;
+  logic [9:0] q_beats;
   logic [9:0] len_dw;
   logic [63:0] tlp_addr;
   logic [10:0] raw_words;  // a raw packet's PktLen: LRH, RWH and data, no ICRC
   assign raw_words = 11'(pkt_bytes >> 2);
   assign hdr_bytes = pc_q.raw ? 6'(ni_pkg::RawHdrBytes) : pc_q.send ? 6'd32 : 6'd16;
-  assign pkt_bytes = 14'(hdr_bytes) + 14'(chunk);
-  assign pkt_beats = 10'((pkt_bytes + 14'(Bpb - 1)) / 14'(Bpb));
-  assign src_beats = 10'((14'(chunk) + 14'(Bpb - 1)) / 14'(Bpb));
+  assign pkt_bytes = pkt_bytes_q;
   assign q_beats = 10'(32'(hdr_bytes) / Bpb);  // header-only beats
   assign len_dw = 10'((14'(chunk) + (pc_q.send ? 14'd16 : 14'd0)) >> 2);
   assign tlp_addr = (pc_q.put || pc_q.copy) ? pc_q.dst + 64'(po_q) : 64'h0;
@@ -1239,7 +1244,6 @@ module ni_dma_inj #(
   assign next_ready = !pc_q.from_mem || (d_cnt_q > (DW+1)'(1) && wbeats_q[next_reg] != '0 && !rerr_q[next_reg]);
   logic [DataW-1:0] src_beat, hdr_beat, obeat;
   logic [KeepW-1:0] okeep;
-  logic [9:0] sidx;
   // The header takes at most 32 bytes, HdrBeats beats; the data moves up by one of three
   // fixed amounts (the TLP header, a send's two headers, a raw packet's LRH and RWH):
   // multiplexers of fixed selections, not shifters.
@@ -1253,14 +1257,13 @@ module ni_dma_inj #(
     if (!pc_q.raw && pc_q.send && ShSend != 0) prev_down = prev_q >> (8 * (Bpb - ShSend));
     if (!pc_q.raw && !pc_q.send && ShTlp != 0) prev_down = prev_q >> (8 * (Bpb - ShTlp));
   end
-  assign sidx = ob_q - q_beats;
-  assign need_src = ob_q + 10'd1 > q_beats && sidx < src_beats;  // ob_q >= q_beats
+  assign need_src = ob_q + 10'd1 > q_beats && ob_q < src_end_q;  // ob_q >= q_beats
   // An RTS's data is its descriptor, read again from the slot region (its beats were
   // all there when the walker read them).
   assign src_avail = p_src_inl ? p_avail : d_avail;
   assign src_bad = pc_q.inl ? p_bad : !pc_q.rts && d_bad;
   assign src_beat = p_src_inl ? p_rdata : d_rdata;
-  assign last_beat = ob_q == pkt_beats - 10'd1;
+  assign last_beat = ob_q == pkt_last_q;
   always_comb begin
     hdr_beat = '0;
     for (int j = 0; j < HdrBeats; j++) begin
@@ -1276,9 +1279,7 @@ module ni_dma_inj #(
       if (ob_q > q_beats) obeat = obeat | prev_down;
     end
     okeep = '1;
-    if (last_beat && pkt_bytes % 14'(Bpb) != 14'd0) begin
-      for (int l = 0; l < Bpb; l++) okeep[l] = 14'(l) < pkt_bytes % 14'(Bpb);
-    end
+    if (last_beat) okeep = keep_last_q;
   end
   // A local copy's beats go to the host port, a raw packet's to the framer, the others
   // toward the request path.
@@ -1410,6 +1411,7 @@ module ni_dma_inj #(
       PHdr: begin
         // Data from memory: the header waits for the packet's first data beat, so a
         // refused read (a completion without data) stops the FIFO before the packet starts.
+        chunk_d = rq_bytes_q[d_reg];
         if (d_bad && rdone[d_reg]) begin
           perr_d = ErrMem;
           ps_d = PErr;
@@ -1443,7 +1445,7 @@ module ni_dma_inj #(
             loc_cnt_valid_o = pc_q.loc_rcnt;
             ev_rts_o = pc_q.rts;
             po_d = po_q + 32'(chunk);
-            chunk_d = chunk_nx;
+            chunk_d = pc_q.from_mem ? rq_bytes_q[next_reg] : chunk_nx;
             pk_rest_d = nx_rest_q;
             pk_dpg_d = pk_dpg_q + chunk_q[11:0];
             if (pc_q.from_mem) begin
@@ -1451,7 +1453,7 @@ module ni_dma_inj #(
               d_pop = 1'b1;
               db_d = '0;
             end
-            if (po_q + 32'(chunk) == m_len) begin
+            if (msg_last_q) begin
               // The message is sent: the head passes it.
               p_head_we = 1'b1;
               start_next = 1'b1;
@@ -1832,6 +1834,14 @@ module ni_dma_inj #(
     prev_q <= prev_d;
     c_prev_q <= c_prev_d;
     nx_rest_q <= pk_rest_q - 32'(chunk_q);
+    // The shape of the packet whose size is loaded (of the command in pc_q).
+    pkt_bytes_q <= 14'(hdr_bytes) + 14'(chunk_d);
+    pkt_last_q <= 10'((14'(hdr_bytes) + 14'(chunk_d) + 14'(Bpb - 1)) / 14'(Bpb)) - 10'd1;
+    src_end_q <= q_beats + 10'((14'(chunk_d) + 14'(Bpb - 1)) / 14'(Bpb));
+    for (int l = 0; l < Bpb; l++)
+      keep_last_q[l] <= (14'(hdr_bytes) + 14'(chunk_d)) % 14'(Bpb) == 14'd0 ||
+                        14'(l) < (14'(hdr_bytes) + 14'(chunk_d)) % 14'(Bpb);
+    msg_last_q <= pk_rest_d == 32'(chunk_d);
     nx_pgd_q <= to_page_end(pk_dpg_q, chunk_q[11:0]);
     // The walker's decisions read these a cycle later than they are formed.
     w_room_q <= ring_dist(fp_q[w_act_q], w_pos_q, size_q[w_act_q]);
