@@ -1178,6 +1178,11 @@ module ni_dma_inj #(
   logic [13:0] pkt_bytes_q;
   logic [9:0] pkt_last_q, src_end_q;
   logic [KeepW-1:0] keep_last_q;
+  localparam int unsigned BpbLg = $clog2(Bpb);
+  logic [BpbLg-1:0] last_lanes;  // bytes in the last beat of the packet loaded, mod Bpb
+  assign last_lanes = BpbLg'(hdr_bytes) + BpbLg'(chunk_d);
+  logic [5:0] hdr_m1;
+  assign hdr_m1 = hdr_bytes - 6'd1;
   logic msg_last_q;
   assign chunk = chunk_q;
   assign m_len = pc_q.rts ? 32'(RtsBytes) : pc_q.len;
@@ -1834,13 +1839,13 @@ module ni_dma_inj #(
     prev_q <= prev_d;
     c_prev_q <= c_prev_d;
     nx_rest_q <= pk_rest_q - 32'(chunk_q);
-    // The shape of the packet whose size is loaded (of the command in pc_q).
+    // The shape of the packet whose size is loaded (of the command in pc_q): each one
+    // sum of the size and a constant of the command's kind (Bpb is a power of two).
     pkt_bytes_q <= 14'(hdr_bytes) + 14'(chunk_d);
-    pkt_last_q <= 10'((14'(hdr_bytes) + 14'(chunk_d) + 14'(Bpb - 1)) / 14'(Bpb)) - 10'd1;
-    src_end_q <= q_beats + 10'((14'(chunk_d) + 14'(Bpb - 1)) / 14'(Bpb));
+    pkt_last_q <= 10'((14'(chunk_d) + 14'(hdr_m1)) >> BpbLg);
+    src_end_q <= 10'((14'(chunk_d) + 14'(q_beats * 10'(Bpb)) + 14'(Bpb - 1)) >> BpbLg);
     for (int l = 0; l < Bpb; l++)
-      keep_last_q[l] <= (14'(hdr_bytes) + 14'(chunk_d)) % 14'(Bpb) == 14'd0 ||
-                        14'(l) < (14'(hdr_bytes) + 14'(chunk_d)) % 14'(Bpb);
+      keep_last_q[l] <= last_lanes == '0 || BpbLg'(l) < last_lanes;
     msg_last_q <= pk_rest_d == 32'(chunk_d);
     nx_pgd_q <= to_page_end(pk_dpg_q, chunk_q[11:0]);
     // The walker's decisions read these a cycle later than they are formed.
