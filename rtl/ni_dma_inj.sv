@@ -293,7 +293,6 @@ module ni_dma_inj #(
   end
 
   logic [NumReg-1:0][12:0] rq_bytes_q, rq_bytes_d;   // bytes asked for
-  logic [NumReg-1:0][12:0] got_bytes_q, got_bytes_d; // bytes arrived (whole completions)
   logic [NumReg-1:0][RbW-1:0] wbeats_q, wbeats_d;    // beats written
   logic [NumReg-1:0] rerr_q, rerr_d;                 // a completion with an error status
   logic [NumSReg-1:0][RsW-1:0] nslots_q, nslots_d;   // slots a slot region holds
@@ -1587,7 +1586,6 @@ module ni_dma_inj #(
   `NI_ASSERT(DmaFreeBehindWalker_A, !(s_head_q != rel_q && s_head_q == w_seq_q && s_cnt != '0))
   always_comb begin
     rq_bytes_d = rq_bytes_q;
-    got_bytes_d = got_bytes_q;
     rem_d = rem_q;
     done_d = done_q;
     wbeats_d = wbeats_q;
@@ -1603,7 +1601,6 @@ module ni_dma_inj #(
     if (w_clr_first) rfirst_d[w_reg[SW-1:0]] = 1'b0;
     if (s_issue) begin
       rq_bytes_d[RegW'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
-      got_bytes_d[RegW'(s_alloc_q[SW-1:0])] = '0;
       rem_d[RegW'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
       done_d[RegW'(s_alloc_q[SW-1:0])] = 1'b0;
       wbeats_d[RegW'(s_alloc_q[SW-1:0])] = '0;
@@ -1615,7 +1612,6 @@ module ni_dma_inj #(
     end
     if (d_issue) begin
       rq_bytes_d[d_reg_of(d_alloc_q)] = rq_chunk_q;
-      got_bytes_d[d_reg_of(d_alloc_q)] = '0;
       rem_d[d_reg_of(d_alloc_q)] = rq_chunk_q;
       done_d[d_reg_of(d_alloc_q)] = 1'b0;
       wbeats_d[d_reg_of(d_alloc_q)] = '0;
@@ -1635,7 +1631,6 @@ module ni_dma_inj #(
       wbeats_d[c_reg_q] = wbeats_q[c_reg_q] + RbW'(1);
     end
     if (c_fin) begin
-      got_bytes_d[c_reg_q] = got_bytes_q[c_reg_q] + c_len_q;
       rem_d[c_reg_q] = rem_q[c_reg_q] - c_len_q;
       if (rem_q[c_reg_q] == c_len_q) done_d[c_reg_q] = 1'b1;
       // A malformed completion (marked bad) fails its read as an error status does.
@@ -1671,7 +1666,8 @@ module ni_dma_inj #(
       if (c_at_tag) begin
         c_acc_d = c_known && c_fits;
         c_reg_d = c_tag_reg;
-        c_wb_d = RbW'(got_bytes_q[c_tag_reg] / 13'(Bpb));
+        // Where its data goes: after the bytes arrived (asked for less those missing).
+        c_wb_d = RbW'((rq_bytes_q[c_tag_reg] - rem_q[c_tag_reg]) / 13'(Bpb));
       end
       if (32'(c_beat_q) > CplHdrBeats) begin
         ram_we = c_acc_q;
@@ -1738,7 +1734,6 @@ module ni_dma_inj #(
       pp_beat_q <= '0;
       rel_q <= '0;
       rq_bytes_q <= '0;
-      got_bytes_q <= '0;
       rem_q <= '0;
       done_q <= '1;  // no read outstanding: a completion naming it is a stray
       wbeats_q <= '0;
@@ -1809,7 +1804,6 @@ module ni_dma_inj #(
       pp_beat_q <= pp_beat_d;
       rel_q <= rel_d;
       rq_bytes_q <= rq_bytes_d;
-      got_bytes_q <= got_bytes_d;
       rem_q <= rem_d;
       done_q <= done_d;
       wbeats_q <= wbeats_d;
@@ -1933,7 +1927,7 @@ module ni_dma_inj #(
   `NI_ASSERT(DmaQueuedInRing_A, cq_in_ring)
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
   // A completion taken in is one a region waits for, and never more than it asked for.
-  `NI_ASSERT(DmaCplFits_A, !c_fin || got_bytes_q[c_reg_q] + c_len_q <= rq_bytes_q[c_reg_q])
+  `NI_ASSERT(DmaCplFits_A, !c_fin || c_len_q <= rem_q[c_reg_q])
   // The command queue never overflows.
   `NI_ASSERT(DmaCmdRoom_A, !c2_v || cq_cnt < (CqW+1)'(CqDepth))
 endmodule
