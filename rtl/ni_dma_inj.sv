@@ -498,7 +498,11 @@ module ni_dma_inj #(
   assign d_issue = d_want && rd_load;
   assign s_issue = s_want && !d_want && rd_load;
   logic [RegW-1:0] rd_reg;  // the region a read is for: its tag is 0x80 + region
-  assign rd_reg = d_want ? d_reg_of(d_alloc_q) : RegW'(s_alloc_q[SW-1:0]);
+  logic [RegW-1:0] s_reg;      // the slot region a slot read takes
+  logic [RegW-1:0] d_reg_take; // the data region a data read takes
+  assign s_reg = RegW'(s_alloc_q[SW-1:0]);
+  assign d_reg_take = d_reg_of(d_alloc_q);
+  assign rd_reg = d_want ? d_reg_take : s_reg;
   assign rd_valid_o = rd_valid_q;
   assign rd_addr_o = rd_addr_q;
   assign rd_bytes_o = rd_bytes_q;
@@ -1600,22 +1604,22 @@ module ni_dma_inj #(
     d_cnt_d = d_cnt_q;
     if (w_clr_first) rfirst_d[w_reg[SW-1:0]] = 1'b0;
     if (s_issue) begin
-      rq_bytes_d[RegW'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
-      rem_d[RegW'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
-      done_d[RegW'(s_alloc_q[SW-1:0])] = 1'b0;
-      wbeats_d[RegW'(s_alloc_q[SW-1:0])] = '0;
-      rerr_d[RegW'(s_alloc_q[SW-1:0])] = 1'b0;
+      rq_bytes_d[s_reg] = 13'(s_nslots) * 13'(SlotBytes);
+      rem_d[s_reg] = 13'(s_nslots) * 13'(SlotBytes);
+      done_d[s_reg] = 1'b0;
+      wbeats_d[s_reg] = '0;
+      rerr_d[s_reg] = 1'b0;
       nslots_d[s_alloc_q[SW-1:0]] = s_nslots;
       rfifo_d[s_alloc_q[SW-1:0]] = f_fifo_q;
       rfirst_d[s_alloc_q[SW-1:0]] = f_first_q;
       s_alloc_d = s_alloc_q + SqW'(1);
     end
     if (d_issue) begin
-      rq_bytes_d[d_reg_of(d_alloc_q)] = rq_chunk_q;
-      rem_d[d_reg_of(d_alloc_q)] = rq_chunk_q;
-      done_d[d_reg_of(d_alloc_q)] = 1'b0;
-      wbeats_d[d_reg_of(d_alloc_q)] = '0;
-      rerr_d[d_reg_of(d_alloc_q)] = 1'b0;
+      rq_bytes_d[d_reg_take] = rq_chunk_q;
+      rem_d[d_reg_take] = rq_chunk_q;
+      done_d[d_reg_take] = 1'b0;
+      wbeats_d[d_reg_take] = '0;
+      rerr_d[d_reg_take] = 1'b0;
       d_alloc_d = d_alloc_q + DW'(1);
     end
     if (d_pop) d_head_d = d_head_q + DW'(1);
@@ -1885,8 +1889,8 @@ module ni_dma_inj #(
   logic [RegW-1:0] c_wr_reg;
   assign c_wr = c_acc_q && (c_flush_q || (c_take && 32'(c_beat_q) > CplHdrBeats));
   assign c_wr_reg = c_reg_q;
-  `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == RegW'(s_alloc_q[SW-1:0])) ||
-                                             (d_issue && c_wr_reg == d_reg_of(d_alloc_q)))))
+  `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == s_reg) ||
+                                             (d_issue && c_wr_reg == d_reg_take))))
   // Between turns no data region is held; a turn ends with none.
   `NI_ASSERT(DmaTendRegions_A, !(ps_q == PStart && pc_q.kind == KTend && !p_flush_q) || d_cnt_q == '0)
   // A message being served takes fewer slots than its ring has (it was checked against
