@@ -1186,7 +1186,16 @@ module ni_dma_inj #(
   assign last_lanes = BpbLg'(hdr_bytes) + BpbLg'(chunk_d);
   logic [5:0] hdr_m1;
   assign hdr_m1 = hdr_bytes - 6'd1;
-  logic msg_last_q;
+  logic msg_last_q, msg_last_d;
+  // Whether the packet loaded ends the message (its bytes are all that is left), formed
+  // for each place a size is loaded beside the decision that loads it: a message's
+  // first packet, a packet from memory whose data has come, the packet after this one.
+  logic last_at_start, last_at_hdr, last_at_next;
+  assign last_at_start = m_len == 32'(pc_q.chunk0);
+  assign last_at_hdr = pk_rest_q == 32'(rq_bytes_q[d_reg]);
+  logic [12:0] chunk_next;  // the size of the packet after this one
+  assign chunk_next = pc_q.from_mem ? rq_bytes_q[next_reg] : chunk_nx;
+  assign last_at_next = nx_rest_q == 32'(chunk_next);
   assign chunk = chunk_q;
   assign m_len = pc_q.rts ? 32'(RtsBytes) : pc_q.len;
   assign chunk_nx = chunk_min(pc_q.raw, pc_q.put || pc_q.copy,
@@ -1322,6 +1331,7 @@ module ni_dma_inj #(
     po_d = po_q;
     chunk_d = chunk_q;
     pk_rest_d = pk_rest_q;
+    msg_last_d = msg_last_q;
     pk_dpg_d = pk_dpg_q;
     db_d = db_q;
     ob_d = ob_q;
@@ -1393,7 +1403,8 @@ module ni_dma_inj #(
               rel_d = pc_q.seq;
               po_d = '0;
               chunk_d = pc_q.chunk0;
-              pk_rest_d = pc_q.rts ? 32'(RtsBytes) : pc_q.len;
+              pk_rest_d = m_len;
+              msg_last_d = last_at_start;
               pk_dpg_d = pc_q.dst[11:0];
               db_d = '0;
               ob_d = '0;
@@ -1420,6 +1431,7 @@ module ni_dma_inj #(
         // Data from memory: the header waits for the packet's first data beat, so a
         // refused read (a completion without data) stops the FIFO before the packet starts.
         chunk_d = rq_bytes_q[d_reg];
+        msg_last_d = last_at_hdr;
         if (d_bad && rdone[d_reg]) begin
           perr_d = ErrMem;
           ps_d = PErr;
@@ -1453,8 +1465,9 @@ module ni_dma_inj #(
             loc_cnt_valid_o = pc_q.loc_rcnt;
             ev_rts_o = pc_q.rts;
             po_d = po_q + 32'(chunk);
-            chunk_d = pc_q.from_mem ? rq_bytes_q[next_reg] : chunk_nx;
+            chunk_d = chunk_next;
             pk_rest_d = nx_rest_q;
+            msg_last_d = last_at_next;
             pk_dpg_d = pk_dpg_q + chunk_q[11:0];
             if (pc_q.from_mem) begin
               // The packet's data region is used up.
@@ -1844,7 +1857,7 @@ module ni_dma_inj #(
     src_end_q <= 10'((14'(chunk_d) + 14'(q_beats * 10'(Bpb)) + 14'(Bpb - 1)) >> BpbLg);
     for (int l = 0; l < Bpb; l++)
       keep_last_q[l] <= last_lanes == '0 || BpbLg'(l) < last_lanes;
-    msg_last_q <= pk_rest_d == 32'(chunk_d);
+    msg_last_q <= msg_last_d;
     nx_pgd_q <= to_page_end(pk_dpg_q, chunk_q[11:0]);
     // The walker's decisions read these a cycle later than they are formed.
     w_room_q <= ring_dist(fp_q[w_act_q], w_pos_q, size_q[w_act_q]);
