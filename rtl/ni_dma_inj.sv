@@ -451,6 +451,29 @@ module ni_dma_inj #(
   logic [1:0] f_age_q;
   logic f_load_q, f_ready;
   logic [RsW-1:0] s_nslots_q;
+  logic s_nz_q;     // s_nslots_q != 0
+  // Whether the turn may read more (f_cnt_q < f_lim_q), whether a slot region and a
+  // data region are free: formed in the cycle before from that cycle's counts and
+  // decisions (each of a choice between compares formed beside the decisions), so that
+  // the read requests are ANDs of registers.
+  logic flim_ok_q, s_room_q, d_room_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      flim_ok_q <= 1'b1;
+      s_room_q <= 1'b1;
+      d_room_q <= 1'b1;
+    end else begin
+      if (!f_on_q && pick[FifoW]) flim_ok_q <= 1'b1;  // a turn starts: nothing read, a limit of 1 or more
+      else if (s_issue) flim_ok_q <= {1'b0, f_cnt_q} + 17'(s_nslots_q) < 17'(f_lim_q);
+      else flim_ok_q <= f_cnt_q < f_lim_q;
+      if (s_issue && !s_free) s_room_q <= s_cnt < SqW'(NumSReg - 1);
+      else if (s_free && !s_issue) s_room_q <= 1'b1;
+      else s_room_q <= s_cnt < SqW'(NumSReg);
+      if (d_issue && !d_pop) d_room_q <= d_cnt_q < (DW+1)'(NumDReg - 1);
+      else if (d_pop && !d_issue) d_room_q <= 1'b1;
+      else d_room_q <= d_cnt_q < (DW+1)'(NumDReg);
+    end
+  end
   assign f_ready = f_on_q && !f_load_q && f_age_q == 2'd2;
   assign t_ptr_nx = ring_add(t_ptr_q, 16'(s_nslots_q), t_size_q);
   always_ff @(posedge clk_i) begin
@@ -464,6 +487,7 @@ module ni_dma_inj #(
     if (16'(RegSlots) < n) n = 16'(RegSlots);
     if ((16'd4096 - 16'(t_addr_q[11:0])) / 16'(SlotBytes) < n) n = (16'd4096 - 16'(t_addr_q[11:0])) / 16'(SlotBytes);
     s_nslots_q <= RsW'(n);
+    s_nz_q <= n != '0;
     if (f_load_q) begin
       t_ptr_q <= head_q[f_fifo_q];
       t_size_q <= size_q[f_fifo_q];
@@ -485,8 +509,7 @@ module ni_dma_inj #(
   assign s_nslots = s_nslots_q;
   // A stopped FIFO's reads stop, unless the message being walked needs them. (The
   // registered read has no slots when none were up to the tail.)
-  assign s_want = f_ready && s_nslots_q != '0 && s_cnt < SqW'(NumSReg) &&
-                  (!f_stop || hold_q) && (f_cnt_q < f_lim_q || hold_q || !pick[FifoW]);
+  assign s_want = f_ready && s_nz_q && s_room_q && (!f_stop || hold_q) && (flim_ok_q || hold_q || !pick[FifoW]);
   // A read takes its region when it enters the request register; it leaves from there
   // unchanged however long the host port makes it wait.
   logic rd_valid_q, rd_load;
@@ -1080,7 +1103,7 @@ module ni_dma_inj #(
   // From registers: rq_more_q and rq_stale_q were formed in the cycle before from an
   // entry that has not changed since (rq_ck_q).
   assign d_want = rq_ck_q && rq_more_q && !p_flush_q &&
-                  !rq_stale_q && d_cnt_q < (DW+1)'(NumDReg);
+                  !rq_stale_q && d_room_q;
   // Passed: a message whose reads are all issued, regions passed, and (once taken) the rest.
   assign rq_pass = rq_in && ((rq_kind == KMsg && !cq_stale_q[rq_ptr_q[CqW-1:0]] &&
                               (!rq_mem || rq_dfo_q == rq_len)) ||
@@ -1891,6 +1914,10 @@ module ni_dma_inj #(
   // A turn the fetcher is in is held in turn_q (the walker's: DmaTurnFifo_A).
 
   `NI_ASSERT(DmaFetchTurnHeld_A, !f_on_q || turn_q[f_fifo_q])
+  // The registered views of the counts the read requests use are exact.
+  `NI_ASSERT(DmaRoomViews_A, s_nz_q == (s_nslots_q != '0) && s_room_q == (s_cnt < SqW'(NumSReg)) &&
+                             d_room_q == (d_cnt_q < (DW+1)'(NumDReg)) &&
+                             (!f_on_q || f_load_q || flim_ok_q == (f_cnt_q < f_lim_q)))
   // A turn's head and next slot read lie inside the ring in use.
   `NI_ASSERT(DmaFetchInRing_A, !f_ready || (t_ptr_q < t_size_q && f_head < t_size_q))
   // The registered packet size of inline data is the one for the packet's offset.
