@@ -258,7 +258,7 @@ module ni_dma_inj #(
   // under its pointers. Enabled with its head or tail outside that ring (made smaller
   // without a reset), the FIFO stops (ErrTail) instead of reading beyond it.
   logic [NumFifos-1:0][15:0] size_q, size_d;
-  logic [NumFifos-1:0] ring_bad;
+  logic [NumFifos-1:0] ring_bad, tail_out;
   logic [NumFifos-1:0] turn_q, turn_d;            // the FIFO has a turn in the engine
 
   // ------------------------------------------------------------ region buffer
@@ -266,10 +266,12 @@ module ni_dma_inj #(
   // beat. Slot regions are used (and freed) in the order they were read, data
   // regions likewise; a beat may be read in the cycle after it is written
   // (cut-through). The slot regions are kept twice, for the walker's reads and the
-  // packetizer's, the data regions once; each RAM has a registered read port that
-  // reads the address of the next cycle (from its reader's next state) and passes a
-  // word written in the same cycle through. A write address is {data RAM, region,
-  // beat} (NumSReg a power of two, NumDReg at most NumSReg).
+  // packetizer's, the data regions once; each RAM has a registered read port. The
+  // walker's reads its position of the cycle (from registers): the word comes a cycle
+  // later, and the walker only takes a beat written before (no pass-through). The
+  // packetizer's read the address of the next cycle (from their reader's next state)
+  // and pass a word written in the same cycle through. A write address is {data RAM,
+  // region, beat} (NumSReg a power of two, NumDReg at most NumSReg).
   localparam int unsigned HalfW = RamW - 1;
   localparam int unsigned DhW = $clog2(NumDReg * RegBeats);  // a data RAM address
   logic [DataW-1:0] sram_w_q [NumSReg * RegBeats];
@@ -277,7 +279,7 @@ module ni_dma_inj #(
   logic [DataW-1:0] dram_q [NumDReg * RegBeats];
   logic ram_we;
   logic [RamW-1:0] ram_waddr;
-  logic [HalfW-1:0] w_raddr_d, p_raddr_d, d_raddr_d;
+  logic [HalfW-1:0] w_raddr, p_raddr_d, d_raddr_d;
   logic [DataW-1:0] ram_wdata, w_rdata, p_rdata, d_rdata;
   always_ff @(posedge clk_i) begin
     if (ram_we && !ram_waddr[RamW-1]) begin
@@ -285,13 +287,12 @@ module ni_dma_inj #(
       sram_p_q[ram_waddr[HalfW-1:0]] <= ram_wdata;
     end
     if (ram_we && ram_waddr[RamW-1]) dram_q[DhW'(ram_waddr[HalfW-1:0])] <= ram_wdata;
-    w_rdata <= (ram_we && ram_waddr == {1'b0, w_raddr_d}) ? ram_wdata : sram_w_q[w_raddr_d];
+    w_rdata <= sram_w_q[w_raddr];
     p_rdata <= (ram_we && ram_waddr == {1'b0, p_raddr_d}) ? ram_wdata : sram_p_q[p_raddr_d];
     d_rdata <= (ram_we && ram_waddr == {1'b1, d_raddr_d}) ? ram_wdata : dram_q[DhW'(d_raddr_d)];
   end
 
   logic [NumReg-1:0][12:0] rq_bytes_q, rq_bytes_d;   // bytes asked for
-  logic [NumReg-1:0][12:0] got_bytes_q, got_bytes_d; // bytes arrived (whole completions)
   logic [NumReg-1:0][RbW-1:0] wbeats_q, wbeats_d;    // beats written
   logic [NumReg-1:0] rerr_q, rerr_d;                 // a completion with an error status
   logic [NumSReg-1:0][RsW-1:0] nslots_q, nslots_d;   // slots a slot region holds
@@ -309,7 +310,9 @@ module ni_dma_inj #(
   logic [SqW-1:0] s_alloc_q, s_alloc_d, s_head_q, s_head_d;
   logic [SqW-1:0] s_cnt;
   logic [DW-1:0] d_alloc_q, d_alloc_d, d_head_q, d_head_d;
-  logic [DW:0] d_cnt_q, d_cnt_d;
+  logic [DW:0] d_cnt_q, d_cnt_d, d_cnt_inc, d_cnt_dec;
+  assign d_cnt_inc = d_cnt_q + (DW+1)'(1);
+  assign d_cnt_dec = d_cnt_q - (DW+1)'(1);
   assign s_cnt = s_alloc_q - s_head_q;
 
   // ------------------------------------------------------------ completion intake
@@ -448,6 +451,29 @@ module ni_dma_inj #(
   logic [1:0] f_age_q;
   logic f_load_q, f_ready;
   logic [RsW-1:0] s_nslots_q;
+  logic s_nz_q;     // s_nslots_q != 0
+  // Whether the turn may read more (f_cnt_q < f_lim_q), whether a slot region and a
+  // data region are free: formed in the cycle before from that cycle's counts and
+  // decisions (each of a choice between compares formed beside the decisions), so that
+  // the read requests are ANDs of registers.
+  logic flim_ok_q, s_room_q, d_room_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      flim_ok_q <= 1'b1;
+      s_room_q <= 1'b1;
+      d_room_q <= 1'b1;
+    end else begin
+      if (!f_on_q && pick[FifoW]) flim_ok_q <= 1'b1;  // a turn starts: nothing read, a limit of 1 or more
+      else if (s_issue) flim_ok_q <= {1'b0, f_cnt_q} + 17'(s_nslots_q) < 17'(f_lim_q);
+      else flim_ok_q <= f_cnt_q < f_lim_q;
+      if (s_issue && !s_free) s_room_q <= s_cnt < SqW'(NumSReg - 1);
+      else if (s_free && !s_issue) s_room_q <= 1'b1;
+      else s_room_q <= s_cnt < SqW'(NumSReg);
+      if (d_issue && !d_pop) d_room_q <= d_cnt_q < (DW+1)'(NumDReg - 1);
+      else if (d_pop && !d_issue) d_room_q <= 1'b1;
+      else d_room_q <= d_cnt_q < (DW+1)'(NumDReg);
+    end
+  end
   assign f_ready = f_on_q && !f_load_q && f_age_q == 2'd2;
   assign t_ptr_nx = ring_add(t_ptr_q, 16'(s_nslots_q), t_size_q);
   always_ff @(posedge clk_i) begin
@@ -461,6 +487,7 @@ module ni_dma_inj #(
     if (16'(RegSlots) < n) n = 16'(RegSlots);
     if ((16'd4096 - 16'(t_addr_q[11:0])) / 16'(SlotBytes) < n) n = (16'd4096 - 16'(t_addr_q[11:0])) / 16'(SlotBytes);
     s_nslots_q <= RsW'(n);
+    s_nz_q <= n != '0;
     if (f_load_q) begin
       t_ptr_q <= head_q[f_fifo_q];
       t_size_q <= size_q[f_fifo_q];
@@ -482,8 +509,7 @@ module ni_dma_inj #(
   assign s_nslots = s_nslots_q;
   // A stopped FIFO's reads stop, unless the message being walked needs them. (The
   // registered read has no slots when none were up to the tail.)
-  assign s_want = f_ready && s_nslots_q != '0 && s_cnt < SqW'(NumSReg) &&
-                  (!f_stop || hold_q) && (f_cnt_q < f_lim_q || hold_q || !pick[FifoW]);
+  assign s_want = f_ready && s_nz_q && s_room_q && (!f_stop || hold_q) && (flim_ok_q || hold_q || !pick[FifoW]);
   // A read takes its region when it enters the request register; it leaves from there
   // unchanged however long the host port makes it wait.
   logic rd_valid_q, rd_load;
@@ -495,7 +521,11 @@ module ni_dma_inj #(
   assign d_issue = d_want && rd_load;
   assign s_issue = s_want && !d_want && rd_load;
   logic [RegW-1:0] rd_reg;  // the region a read is for: its tag is 0x80 + region
-  assign rd_reg = d_want ? d_reg_of(d_alloc_q) : RegW'(s_alloc_q[SW-1:0]);
+  logic [RegW-1:0] s_reg;      // the slot region a slot read takes
+  logic [RegW-1:0] d_reg_take; // the data region a data read takes
+  assign s_reg = RegW'(s_alloc_q[SW-1:0]);
+  assign d_reg_take = d_reg_of(d_alloc_q);
+  assign rd_reg = d_want ? d_reg_take : s_reg;
   assign rd_valid_o = rd_valid_q;
   assign rd_addr_o = rd_addr_q;
   assign rd_bytes_o = rd_bytes_q;
@@ -587,17 +617,28 @@ module ni_dma_inj #(
   logic [3:0] w_dbeat_q, w_dbeat_d;     // descriptor beats taken
   logic [7:0] w_dslots_q, w_dslots_d;   // slots of the message passed
   logic [7:0] w_slots_q;                // the descriptor's slot count (from its first beat)
+  logic [7:0] w_slots;                  // ... also in the cycle its first beat's word comes
+  logic tkd_desc_q;                     // the walker took a descriptor beat in the cycle
+  logic [3:0] tkd_dbeat_q;              // before, this one (its word comes now)
   logic w_go_q, w_go_d;                 // WSkip: the message went to the checker
   logic [SqW-1:0] w_dseq_q;             // the descriptor's region and slot
   logic [RsW-1:0] w_dslot_q;
   logic [15:0] w_room_q, w_filled_q;    // slots read for the turn / up to the tail, from w_pos_q
   logic [RegW-1:0] w_reg;
-  logic [RbW-1:0] w_rbeat, w_rbeat_d;
+  logic [RbW-1:0] w_rbeat;
   logic w_have, w_avail, w_bad, w_slot_ok, w_next_turn, kill_w;
   logic w_adv_beat, w_adv_slot;
   assign w_reg = RegW'(w_seq_q[SW-1:0]);
+  // A one-beat descriptor's walk goes on with its slot count in the next cycle, as the
+  // word arrives; a longer one's is in w_slots_q by its last beat.
+  if (DescBeats == 1) begin : gen_slots_now
+    assign w_slots = (tkd_desc_q && tkd_dbeat_q == '0) ? w_rdata[16 +: 8] : w_slots_q;
+  end else begin : gen_slots_reg
+    assign w_slots = w_slots_q;
+  end
   assign w_have = w_seq_q != s_alloc_q;
   assign w_rbeat = RbW'(w_slot_q) * RbW'(SlotBeats) + RbW'(w_beat_q);
+  assign w_raddr = HalfW'(w_seq_q[SW-1:0]) * HalfW'(RegBeats) + HalfW'(w_rbeat);
   assign w_avail = w_have && w_rbeat < wbeats_q[w_reg];
   assign w_bad = w_have && rerr_q[w_reg];
   assign w_slot_ok = w_have && (w_slot_q + RsW'(1) != nslots_q[w_reg[SW-1:0]] || rdone[w_reg]);
@@ -630,8 +671,8 @@ module ni_dma_inj #(
     tk_aux = '0;
     tk_seq = w_seq_q;
     // The message fits the slots read for its turn; its slot count is not refused.
-    fits = 16'(w_slots_q) <= w_room_q;
-    cnt_ok = w_slots_q != 8'd0 && 16'(w_slots_q) <= w_filled_q;
+    fits = 16'(w_slots) <= w_room_q;
+    cnt_ok = w_slots != 8'd0 && 16'(w_slots) <= w_filled_q;
     skip = 1'b0;
     unique case (w_st_q)
       WIdle: begin
@@ -697,7 +738,7 @@ module ni_dma_inj #(
             if (credit) begin
               tk_tok = 1'b1;
               tk_kind = KTend;
-              tk_aux = w_slots_q;
+              tk_aux = w_slots;
               w_turn_end = 1'b1;
               w_st_d = WIdle;
             end
@@ -711,7 +752,7 @@ module ni_dma_inj #(
           skip = 1'b1;
         end
         if (skip) begin
-          if (w_beat_q == '0 && w_dslots_q >= w_slots_q) begin
+          if (w_beat_q == '0 && w_dslots_q >= w_slots) begin
             hold_d = 1'b0;
             w_pos_d = w_npos_q;
             w_dbeat_d = '0;
@@ -719,7 +760,7 @@ module ni_dma_inj #(
           end else if (!w_next_turn && w_slot_ok) begin
             w_adv_slot = 1'b1;
             w_dslots_d = w_dslots_q + 8'd1;
-            if (w_dslots_q + 8'd1 >= w_slots_q) begin
+            if (w_dslots_q + 8'd1 >= w_slots) begin
               hold_d = 1'b0;
               w_pos_d = ring_add(w_npos_q, 16'd1, size_q[w_act_q]);
               w_dbeat_d = '0;
@@ -757,19 +798,18 @@ module ni_dma_inj #(
       end
     end
   end
-  assign w_rbeat_d = RbW'(w_slot_d) * RbW'(SlotBeats) + RbW'(w_beat_d);
-  assign w_raddr_d = HalfW'(w_seq_d[SW-1:0]) * HalfW'(RegBeats) + HalfW'(w_rbeat_d);
 
   // ------------------------------------------------------------ checker
-  // Assembles a descriptor's bytes 0..35 from its beats; stage 1 decodes and checks what
-  // needs no table, reads the memory-ID table and forms the sums; stage 2 compares
-  // against the table and the ring and forms the addresses: a command. Tokens of the
-  // walker go through both stages in order with the descriptors.
+  // Assembles a descriptor's bytes 0..35 from its beats (each a cycle after the walker
+  // took it, when the walker's RAM port has it: asm_n holds the beats up to it); stage 1
+  // decodes and checks what needs no table, reads the memory-ID table and forms the
+  // sums; stage 2 compares against the table and the ring and forms the addresses: a
+  // command. Tokens of the walker go through both stages in order with the descriptors.
   logic [AsmBytes*8-1:0] asm_q, asm_n;
   always_comb begin
     asm_n = asm_q;
     for (int j = 0; j < AsmBeats; j++) begin
-      if (32'(tk_dbeat) == j) begin
+      if (tkd_desc_q && 32'(tkd_dbeat_q) == j) begin
         for (int b = 0; b < Bpb; b++) begin
           if (j * Bpb + b < AsmBytes) asm_n[(j * Bpb + b) * 8 +: 8] = w_rdata[b * 8 +: 8];
         end
@@ -904,9 +944,11 @@ module ni_dma_inj #(
   always_ff @(posedge clk_i) begin
     logic [MiW-1:0] mi, smi;
     // Assembly: the beats of the descriptor being read.
-    if (tk_desc) asm_q <= asm_n;
-    // Stage 1: a message, or a token.
-    c1_d <= asm_q;
+    asm_q <= asm_n;
+    tkd_dbeat_q <= tk_dbeat;
+    // Stage 1: a message, or a token (a message a cycle after its last beat at the
+    // earliest: asm_n has it).
+    c1_d <= asm_n;
     c1_kind <= tk_go ? KMsg : tk_kind;
     c1_fifo <= w_act_q;
     c1_aux <= tk_aux;
@@ -965,10 +1007,12 @@ module ni_dma_inj #(
     if (!rst_ni) begin
       c1_v <= 1'b0;
       c2_v <= 1'b0;
+      tkd_desc_q <= 1'b0;
       c2_stale <= 1'b0;
       thresh_q <= '0;
     end else begin
       c1_v <= tk_go || tk_tok;
+      tkd_desc_q <= tk_desc;
       c2_v <= c1_v;
       c2_stale <= stale_ev;  // stage 1 read the table and the threshold of this cycle
       thresh_q <= rndv_thresh_i;
@@ -1044,7 +1088,8 @@ module ni_dma_inj #(
   logic [1:0] rq_kind;
   logic rq_mem, rq_at_dst, rq_rget, rq_raw, rq_in, rq_ck_q, rq_ck1_q, rq_pass, rq_behind;
   logic rq_more_q;  // the entry is a message from memory with reads still to issue
-  logic rq_stale_q; // its stale mark, a cycle late (a read issued for it then is drained)
+  logic rq_stale_q; // its stale mark unless the packetizer has taken it, a cycle late (a
+                    // read issued for it then is drained)
   logic rq_raw1_q, rq_at_dst1_q;
   logic [12:0] rq_lim1_q, rq_pgd1_q, rq_pgs1_q, rq_len1_q;
   logic [31:0] rq_rest1_q;
@@ -1058,7 +1103,7 @@ module ni_dma_inj #(
   // From registers: rq_more_q and rq_stale_q were formed in the cycle before from an
   // entry that has not changed since (rq_ck_q).
   assign d_want = rq_ck_q && rq_more_q && !p_flush_q &&
-                  !(rq_stale_q && !rq_behind) && d_cnt_q < (DW+1)'(NumDReg);
+                  !rq_stale_q && d_room_q;
   // Passed: a message whose reads are all issued, regions passed, and (once taken) the rest.
   assign rq_pass = rq_in && ((rq_kind == KMsg && !cq_stale_q[rq_ptr_q[CqW-1:0]] &&
                               (!rq_mem || rq_dfo_q == rq_len)) ||
@@ -1098,7 +1143,7 @@ module ni_dma_inj #(
 
   always_ff @(posedge clk_i) begin
     rq_more_q <= rq_in && rq_kind == KMsg && rq_mem && rq_dfo_q != rq_len;
-    rq_stale_q <= cq_stale_q[rq_ptr_q[CqW-1:0]];
+    rq_stale_q <= cq_stale_q[rq_ptr_q[CqW-1:0]] && !rq_behind;
     rq_raw1_q <= rq_raw;
     rq_at_dst1_q <= rq_at_dst;
     rq_lim1_q <= rq_rget ? 13'(SlotBytes) : rq_at_dst ? 13'(MaxPayload) : 13'(MaxPayload - 64);
@@ -1150,10 +1195,31 @@ module ni_dma_inj #(
   assign p_src_inl = pc_q.inl || pc_q.rts;
 
   // The packet: its bytes are hdr_bytes of header (TLP header, entry header) then data.
-  // A packet of data from memory carries its read's bytes.
+  // A packet of data from memory carries its read's bytes. Its size (chunk_q) is loaded
+  // as it is started (inline data: formed ahead; from memory: its region's read), and
+  // its shape with it, in registers: its bytes, its last beat, the end of its data
+  // beats, the lanes of its last beat, and whether it ends the message.
   logic [12:0] chunk;
   logic [31:0] m_len;   // bytes of what is sent: the message, or the RTS
-  assign chunk = pc_q.from_mem ? rq_bytes_q[d_reg] : chunk_q;
+  logic [13:0] pkt_bytes_q;
+  logic [9:0] pkt_last_q, src_end_q;
+  logic [KeepW-1:0] keep_last_q;
+  localparam int unsigned BpbLg = $clog2(Bpb);
+  logic [BpbLg-1:0] last_lanes;  // bytes in the last beat of the packet loaded, mod Bpb
+  assign last_lanes = BpbLg'(hdr_bytes) + BpbLg'(chunk_d);
+  logic [5:0] hdr_m1;
+  assign hdr_m1 = hdr_bytes - 6'd1;
+  logic msg_last_q, msg_last_d;
+  // Whether the packet loaded ends the message (its bytes are all that is left), formed
+  // for each place a size is loaded beside the decision that loads it: a message's
+  // first packet, a packet from memory whose data has come, the packet after this one.
+  logic last_at_start, last_at_hdr, last_at_next;
+  assign last_at_start = m_len == 32'(pc_q.chunk0);
+  assign last_at_hdr = pk_rest_q == 32'(rq_bytes_q[d_reg]);
+  logic [12:0] chunk_next;  // the size of the packet after this one
+  assign chunk_next = pc_q.from_mem ? rq_bytes_q[next_reg] : chunk_nx;
+  assign last_at_next = nx_rest_q == 32'(chunk_next);
+  assign chunk = chunk_q;
   assign m_len = pc_q.rts ? 32'(RtsBytes) : pc_q.len;
   assign chunk_nx = chunk_min(pc_q.raw, pc_q.put || pc_q.copy,
                               pc_q.rget ? 13'(SlotBytes) : (pc_q.put || pc_q.copy) ? 13'(MaxPayload) : 13'(MaxPayload - 64),
@@ -1161,15 +1227,13 @@ module ni_dma_inj #(
   logic [255:0] hb;
   logic [5:0] hdr_bytes;
   logic [13:0] pkt_bytes;
-  logic [9:0] pkt_beats, src_beats, q_beats;
+  logic [9:0] q_beats;
   logic [9:0] len_dw;
   logic [63:0] tlp_addr;
   logic [10:0] raw_words;  // a raw packet's PktLen: LRH, RWH and data, no ICRC
   assign raw_words = 11'(pkt_bytes >> 2);
   assign hdr_bytes = pc_q.raw ? 6'(ni_pkg::RawHdrBytes) : pc_q.send ? 6'd32 : 6'd16;
-  assign pkt_bytes = 14'(hdr_bytes) + 14'(chunk);
-  assign pkt_beats = 10'((pkt_bytes + 14'(Bpb - 1)) / 14'(Bpb));
-  assign src_beats = 10'((14'(chunk) + 14'(Bpb - 1)) / 14'(Bpb));
+  assign pkt_bytes = pkt_bytes_q;
   assign q_beats = 10'(32'(hdr_bytes) / Bpb);  // header-only beats
   assign len_dw = 10'((14'(chunk) + (pc_q.send ? 14'd16 : 14'd0)) >> 2);
   assign tlp_addr = (pc_q.put || pc_q.copy) ? pc_q.dst + 64'(po_q) : 64'h0;
@@ -1220,7 +1284,6 @@ module ni_dma_inj #(
   assign next_ready = !pc_q.from_mem || (d_cnt_q > (DW+1)'(1) && wbeats_q[next_reg] != '0 && !rerr_q[next_reg]);
   logic [DataW-1:0] src_beat, hdr_beat, obeat;
   logic [KeepW-1:0] okeep;
-  logic [9:0] sidx;
   // The header takes at most 32 bytes, HdrBeats beats; the data moves up by one of three
   // fixed amounts (the TLP header, a send's two headers, a raw packet's LRH and RWH):
   // multiplexers of fixed selections, not shifters.
@@ -1234,14 +1297,13 @@ module ni_dma_inj #(
     if (!pc_q.raw && pc_q.send && ShSend != 0) prev_down = prev_q >> (8 * (Bpb - ShSend));
     if (!pc_q.raw && !pc_q.send && ShTlp != 0) prev_down = prev_q >> (8 * (Bpb - ShTlp));
   end
-  assign sidx = ob_q - q_beats;
-  assign need_src = ob_q + 10'd1 > q_beats && sidx < src_beats;  // ob_q >= q_beats
+  assign need_src = ob_q + 10'd1 > q_beats && ob_q < src_end_q;  // ob_q >= q_beats
   // An RTS's data is its descriptor, read again from the slot region (its beats were
   // all there when the walker read them).
   assign src_avail = p_src_inl ? p_avail : d_avail;
   assign src_bad = pc_q.inl ? p_bad : !pc_q.rts && d_bad;
   assign src_beat = p_src_inl ? p_rdata : d_rdata;
-  assign last_beat = ob_q == pkt_beats - 10'd1;
+  assign last_beat = ob_q == pkt_last_q;
   always_comb begin
     hdr_beat = '0;
     for (int j = 0; j < HdrBeats; j++) begin
@@ -1257,9 +1319,7 @@ module ni_dma_inj #(
       if (ob_q > q_beats) obeat = obeat | prev_down;
     end
     okeep = '1;
-    if (last_beat && pkt_bytes % 14'(Bpb) != 14'd0) begin
-      for (int l = 0; l < Bpb; l++) okeep[l] = 14'(l) < pkt_bytes % 14'(Bpb);
-    end
+    if (last_beat) okeep = keep_last_q;
   end
   // A local copy's beats go to the host port, a raw packet's to the framer, the others
   // toward the request path.
@@ -1294,6 +1354,7 @@ module ni_dma_inj #(
     po_d = po_q;
     chunk_d = chunk_q;
     pk_rest_d = pk_rest_q;
+    msg_last_d = msg_last_q;
     pk_dpg_d = pk_dpg_q;
     db_d = db_q;
     ob_d = ob_q;
@@ -1365,7 +1426,8 @@ module ni_dma_inj #(
               rel_d = pc_q.seq;
               po_d = '0;
               chunk_d = pc_q.chunk0;
-              pk_rest_d = pc_q.rts ? 32'(RtsBytes) : pc_q.len;
+              pk_rest_d = m_len;
+              msg_last_d = last_at_start;
               pk_dpg_d = pc_q.dst[11:0];
               db_d = '0;
               ob_d = '0;
@@ -1391,6 +1453,8 @@ module ni_dma_inj #(
       PHdr: begin
         // Data from memory: the header waits for the packet's first data beat, so a
         // refused read (a completion without data) stops the FIFO before the packet starts.
+        chunk_d = rq_bytes_q[d_reg];
+        msg_last_d = last_at_hdr;
         if (d_bad && rdone[d_reg]) begin
           perr_d = ErrMem;
           ps_d = PErr;
@@ -1424,15 +1488,16 @@ module ni_dma_inj #(
             loc_cnt_valid_o = pc_q.loc_rcnt;
             ev_rts_o = pc_q.rts;
             po_d = po_q + 32'(chunk);
-            chunk_d = chunk_nx;
+            chunk_d = chunk_next;
             pk_rest_d = nx_rest_q;
+            msg_last_d = last_at_next;
             pk_dpg_d = pk_dpg_q + chunk_q[11:0];
             if (pc_q.from_mem) begin
               // The packet's data region is used up.
               d_pop = 1'b1;
               db_d = '0;
             end
-            if (po_q + 32'(chunk) == m_len) begin
+            if (msg_last_q) begin
               // The message is sent: the head passes it.
               p_head_we = 1'b1;
               start_next = 1'b1;
@@ -1512,23 +1577,24 @@ module ni_dma_inj #(
     // Doorbells: a tail outside the ring, or any doorbell of a remote-fed FIFO, stops
     // the FIFO and is not taken. A remote-fed FIFO's tail moves by the receiver's pushes.
     // A FIFO enabled with its head or tail outside its ring stops the same way.
+    // All against the size in use (a register: a size written reaches it the cycle
+    // after INJ_SIZE's register, before a doorbell written after it acts).
+    // A reset applies once the engine is not serving that FIFO, in the cycle after it
+    // arrived at the earliest. It empties the ring at the tail, or at slot 0 if the tail
+    // lies outside the ring (its size was made smaller): a head outside the ring would
+    // read beyond it.
     for (int i = 0; i < NumFifos; i++) begin
-      bad_bell = tail_we_i[i] && (tail_i >= size_d[i] || remote_i[i]);
-      if (push_i[i]) tail_d[i] = ring_add(tail_q[i], 16'd1, size_d[i]);
+      bad_bell = tail_we_i[i] && (tail_i >= size_q[i] || remote_i[i]);
+      if (push_i[i]) tail_d[i] = ring_add(tail_q[i], 16'd1, size_q[i]);
       if (tail_we_i[i] && !bad_bell) tail_d[i] = tail_i;
       if (bad_bell || ring_bad[i]) begin
         err_d[i] = 1'b1;
         code_d[i] = ErrTail;
         ev_err_o[i] = 1'b1;
       end
-    end
-    // A reset applies once the engine is not serving that FIFO. It empties the ring at
-    // the tail, or at slot 0 if the tail lies outside the ring (its size was made
-    // smaller): a head outside the ring would read beyond it.
-    for (int i = 0; i < NumFifos; i++) begin
-      if (rst_pend_d[i] && !turn_q[i]) begin
-        rst_pend_d[i] = 1'b0;
-        if (tail_d[i] >= size_d[i]) tail_d[i] = '0;
+      if (rst_pend_q[i] && !turn_q[i]) begin
+        rst_pend_d[i] = 1'b0;  // a reset arriving now is the same one
+        if (tail_out[i] && !(tail_we_i[i] && !bad_bell)) tail_d[i] = '0;
         head_d[i] = tail_d[i];
         err_d[i] = 1'b0;
         code_d[i] = 4'd0;
@@ -1539,8 +1605,9 @@ module ni_dma_inj #(
     assign stopped[i] = err_q[i] || !enable_i[i] || rst_pend_q[i];
     // A ring of size 0 holds nothing (every doorbell is outside it). A reset arriving
     // puts the pointers back in the ring.
+    assign tail_out[i] = tail_q[i] >= size_q[i];
     assign ring_bad[i] = !stopped[i] && !reset_i[i] && (size_q[i] == '0 ? head_q[i] != tail_q[i]
-                                                         : head_q[i] >= size_q[i] || tail_q[i] >= size_q[i]);
+                                                         : head_q[i] >= size_q[i] || tail_out[i]);
     assign has_work[i] = !stopped[i] && !ring_bad[i] && head_q[i] != tail_q[i];
     // A FIFO picked in the cycle before keeps its size too: its turn may start now.
     assign size_d[i] = (!turn_q[i] && !(pick[FifoW] && next == FifoW'(i)) &&
@@ -1559,7 +1626,6 @@ module ni_dma_inj #(
   `NI_ASSERT(DmaFreeBehindWalker_A, !(s_head_q != rel_q && s_head_q == w_seq_q && s_cnt != '0))
   always_comb begin
     rq_bytes_d = rq_bytes_q;
-    got_bytes_d = got_bytes_q;
     rem_d = rem_q;
     done_d = done_q;
     wbeats_d = wbeats_q;
@@ -1574,31 +1640,28 @@ module ni_dma_inj #(
     d_cnt_d = d_cnt_q;
     if (w_clr_first) rfirst_d[w_reg[SW-1:0]] = 1'b0;
     if (s_issue) begin
-      rq_bytes_d[RegW'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
-      got_bytes_d[RegW'(s_alloc_q[SW-1:0])] = '0;
-      rem_d[RegW'(s_alloc_q[SW-1:0])] = 13'(s_nslots) * 13'(SlotBytes);
-      done_d[RegW'(s_alloc_q[SW-1:0])] = 1'b0;
-      wbeats_d[RegW'(s_alloc_q[SW-1:0])] = '0;
-      rerr_d[RegW'(s_alloc_q[SW-1:0])] = 1'b0;
+      rq_bytes_d[s_reg] = 13'(s_nslots) * 13'(SlotBytes);
+      rem_d[s_reg] = 13'(s_nslots) * 13'(SlotBytes);
+      done_d[s_reg] = 1'b0;
+      wbeats_d[s_reg] = '0;
+      rerr_d[s_reg] = 1'b0;
       nslots_d[s_alloc_q[SW-1:0]] = s_nslots;
       rfifo_d[s_alloc_q[SW-1:0]] = f_fifo_q;
       rfirst_d[s_alloc_q[SW-1:0]] = f_first_q;
       s_alloc_d = s_alloc_q + SqW'(1);
     end
     if (d_issue) begin
-      rq_bytes_d[d_reg_of(d_alloc_q)] = rq_chunk_q;
-      got_bytes_d[d_reg_of(d_alloc_q)] = '0;
-      rem_d[d_reg_of(d_alloc_q)] = rq_chunk_q;
-      done_d[d_reg_of(d_alloc_q)] = 1'b0;
-      wbeats_d[d_reg_of(d_alloc_q)] = '0;
-      rerr_d[d_reg_of(d_alloc_q)] = 1'b0;
+      rq_bytes_d[d_reg_take] = rq_chunk_q;
+      rem_d[d_reg_take] = rq_chunk_q;
+      done_d[d_reg_take] = 1'b0;
+      wbeats_d[d_reg_take] = '0;
+      rerr_d[d_reg_take] = 1'b0;
       d_alloc_d = d_alloc_q + DW'(1);
-      d_cnt_d = d_cnt_d + (DW+1)'(1);
     end
-    if (d_pop) begin
-      d_head_d = d_head_q + DW'(1);
-      d_cnt_d = d_cnt_d - (DW+1)'(1);
-    end
+    if (d_pop) d_head_d = d_head_q + DW'(1);
+    // The count's next values are formed beside the decisions, which only choose one.
+    if (d_issue && !d_pop) d_cnt_d = d_cnt_inc;
+    if (d_pop && !d_issue) d_cnt_d = d_cnt_dec;
     if (s_free) s_head_d = s_head_q + SqW'(1);
     // Completions: the data of beat j (after the 12 header bytes) goes to region beat
     // j - CplHdrBeats - 1, made of this beat's low lanes and the previous beat's high
@@ -1608,7 +1671,6 @@ module ni_dma_inj #(
       wbeats_d[c_reg_q] = wbeats_q[c_reg_q] + RbW'(1);
     end
     if (c_fin) begin
-      got_bytes_d[c_reg_q] = got_bytes_q[c_reg_q] + c_len_q;
       rem_d[c_reg_q] = rem_q[c_reg_q] - c_len_q;
       if (rem_q[c_reg_q] == c_len_q) done_d[c_reg_q] = 1'b1;
       // A malformed completion (marked bad) fails its read as an error status does.
@@ -1644,7 +1706,8 @@ module ni_dma_inj #(
       if (c_at_tag) begin
         c_acc_d = c_known && c_fits;
         c_reg_d = c_tag_reg;
-        c_wb_d = RbW'(got_bytes_q[c_tag_reg] / 13'(Bpb));
+        // Where its data goes: after the bytes arrived (asked for less those missing).
+        c_wb_d = RbW'((rq_bytes_q[c_tag_reg] - rem_q[c_tag_reg]) / 13'(Bpb));
       end
       if (32'(c_beat_q) > CplHdrBeats) begin
         ram_we = c_acc_q;
@@ -1711,7 +1774,6 @@ module ni_dma_inj #(
       pp_beat_q <= '0;
       rel_q <= '0;
       rq_bytes_q <= '0;
-      got_bytes_q <= '0;
       rem_q <= '0;
       done_q <= '1;  // no read outstanding: a completion naming it is a stray
       wbeats_q <= '0;
@@ -1782,7 +1844,6 @@ module ni_dma_inj #(
       pp_beat_q <= pp_beat_d;
       rel_q <= rel_d;
       rq_bytes_q <= rq_bytes_d;
-      got_bytes_q <= got_bytes_d;
       rem_q <= rem_d;
       done_q <= done_d;
       wbeats_q <= wbeats_d;
@@ -1812,11 +1873,19 @@ module ni_dma_inj #(
     prev_q <= prev_d;
     c_prev_q <= c_prev_d;
     nx_rest_q <= pk_rest_q - 32'(chunk_q);
+    // The shape of the packet whose size is loaded (of the command in pc_q): each one
+    // sum of the size and a constant of the command's kind (Bpb is a power of two).
+    pkt_bytes_q <= 14'(hdr_bytes) + 14'(chunk_d);
+    pkt_last_q <= 10'((14'(chunk_d) + 14'(hdr_m1)) >> BpbLg);
+    src_end_q <= 10'((14'(chunk_d) + 14'(q_beats * 10'(Bpb)) + 14'(Bpb - 1)) >> BpbLg);
+    for (int l = 0; l < Bpb; l++)
+      keep_last_q[l] <= last_lanes == '0 || BpbLg'(l) < last_lanes;
+    msg_last_q <= msg_last_d;
     nx_pgd_q <= to_page_end(pk_dpg_q, chunk_q[11:0]);
     // The walker's decisions read these a cycle later than they are formed.
     w_room_q <= ring_dist(fp_q[w_act_q], w_pos_q, size_q[w_act_q]);
     w_filled_q <= ring_dist(tail_q[w_act_q], w_pos_q, size_q[w_act_q]);
-    if (tk_desc && tk_dbeat == '0) w_slots_q <= w_rdata[16 +: 8];
+    if (tkd_desc_q && tkd_dbeat_q == '0) w_slots_q <= w_rdata[16 +: 8];
     // A descriptor never crosses a slot: at its last beat the walker is in its slot.
     if (tk_dlast) begin
       w_dseq_q <= w_seq_q;
@@ -1845,6 +1914,10 @@ module ni_dma_inj #(
   // A turn the fetcher is in is held in turn_q (the walker's: DmaTurnFifo_A).
 
   `NI_ASSERT(DmaFetchTurnHeld_A, !f_on_q || turn_q[f_fifo_q])
+  // The registered views of the counts the read requests use are exact.
+  `NI_ASSERT(DmaRoomViews_A, s_nz_q == (s_nslots_q != '0) && s_room_q == (s_cnt < SqW'(NumSReg)) &&
+                             d_room_q == (d_cnt_q < (DW+1)'(NumDReg)) &&
+                             (!f_on_q || f_load_q || flim_ok_q == (f_cnt_q < f_lim_q)))
   // A turn's head and next slot read lie inside the ring in use.
   `NI_ASSERT(DmaFetchInRing_A, !f_ready || (t_ptr_q < t_size_q && f_head < t_size_q))
   // The registered packet size of inline data is the one for the packet's offset.
@@ -1856,8 +1929,8 @@ module ni_dma_inj #(
   logic [RegW-1:0] c_wr_reg;
   assign c_wr = c_acc_q && (c_flush_q || (c_take && 32'(c_beat_q) > CplHdrBeats));
   assign c_wr_reg = c_reg_q;
-  `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == RegW'(s_alloc_q[SW-1:0])) ||
-                                             (d_issue && c_wr_reg == d_reg_of(d_alloc_q)))))
+  `NI_ASSERT(DmaCplRegionInUse_A, !(c_wr && ((s_issue && c_wr_reg == s_reg) ||
+                                             (d_issue && c_wr_reg == d_reg_take))))
   // Between turns no data region is held; a turn ends with none.
   `NI_ASSERT(DmaTendRegions_A, !(ps_q == PStart && pc_q.kind == KTend && !p_flush_q) || d_cnt_q == '0)
   // A message being served takes fewer slots than its ring has (it was checked against
@@ -1898,7 +1971,7 @@ module ni_dma_inj #(
   `NI_ASSERT(DmaQueuedInRing_A, cq_in_ring)
   `NI_ASSERT_AXIS_STABLE(DmaRdStable_A, rd_valid_o, rd_ready_i, {rd_addr_o, rd_bytes_o, rd_tag_o})
   // A completion taken in is one a region waits for, and never more than it asked for.
-  `NI_ASSERT(DmaCplFits_A, !c_fin || got_bytes_q[c_reg_q] + c_len_q <= rq_bytes_q[c_reg_q])
+  `NI_ASSERT(DmaCplFits_A, !c_fin || c_len_q <= rem_q[c_reg_q])
   // The command queue never overflows.
   `NI_ASSERT(DmaCmdRoom_A, !c2_v || cq_cnt < (CqW+1)'(CqDepth))
 endmodule

@@ -71,8 +71,8 @@ BROKEN = {
     "retx_slots": ("rtl/ni_retx.sv", "valid_d[i] = 1'b0;\n        done_d[i] = 1'b0;", "valid_d[i] = 1'b0;"),
     "fab_tx_credits": ("rtl/fabric/ni_fab_tx.sv", "cred_take[v] = cred_keep[v] - 8'd1",
                        "cred_take[v] = credits_q[v] - 8'd1"),
-    "dma_rings": ("rtl/ni_dma_inj.sv", "(tail_i >= size_d[i] || remote_i[i]);",
-                  "(tail_i > size_d[i] || remote_i[i]);"),
+    "dma_rings": ("rtl/ni_dma_inj.sv", "(tail_i >= size_q[i] || remote_i[i]);",
+                  "(tail_i > size_q[i] || remote_i[i]);"),
     "fab_rx_rings": ("rtl/ni_fab_rx.sv", "(rf_head_i[f] < rf_size_i[f]) ? rf_head_i[f] : 16'd0", "rf_head_i[f]"),
 }
 

@@ -107,6 +107,7 @@ class Bench {
     setField(dut_.m.base_i, 64 * f, 64, base);
     setField(dut_.m.size_i, 16 * f, 16, size);
     dut_.m.enable_i |= 1u << f;
+    sizeWritten_ = true;
   }
   void setRndv(const RndvSelect& s) {
     sel = s;
@@ -180,9 +181,10 @@ class Bench {
     ringBell(f, tail);
   }
   // A doorbell as a register write brings it: one a cycle (tail_i names one slot), so
-  // a second in the same cycle waits for the next (endCycle).
+  // a second in the same cycle waits for the next (endCycle), and it comes a cycle after
+  // the ring's size at the earliest (INJ_SIZE's register, then the engine's).
   void ringBell(unsigned f, uint16_t tail) {
-    if (dut_.m.tail_we_i) {
+    if (dut_.m.tail_we_i || sizeWritten_) {
       bells_.push_back({f, tail});
       return;
     }
@@ -314,6 +316,7 @@ class Bench {
   }
   // Inputs that are pulses return to 0 after the cycle.
   void endCycle() {
+    sizeWritten_ = false;
     dut_.m.tail_we_i = 0;
     dut_.m.reset_i = 0;
     dut_.m.push_i = 0;
@@ -328,6 +331,7 @@ class Bench {
 
  private:
   std::deque<std::pair<unsigned, uint16_t>> bells_;  // doorbells waiting for their cycle
+  bool sizeWritten_ = false;                          // setRing in this cycle
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(*rng_) < p; }
 
   // A packet (or a copy's TLP) that came out whole.
@@ -852,7 +856,7 @@ class DmaInjTest : public tb::VerilatedTest {
         }
         b->doorbell(f);
       }
-      run(*b, 1);
+      run(*b, 2);  // the doorbell has acted: the FIFO holds slots
       setField(m.size_i, 0, 16, 0);
       run(*b, delay);
       m.enable_i &= ~1u;
