@@ -1199,14 +1199,15 @@ module ni_dma_inj #(
   // as it is started (inline data: formed ahead; from memory: its region's read), and
   // its shape with it, in registers: its bytes, its last beat, the end of its data
   // beats, the lanes of its last beat, and whether it ends the message.
-  logic [12:0] chunk;
   logic [31:0] m_len;   // bytes of what is sent: the message, or the RTS
   logic [13:0] pkt_bytes_q;
   logic [9:0] pkt_last_q, src_end_q;
   logic [KeepW-1:0] keep_last_q;
   localparam int unsigned BpbLg = $clog2(Bpb);
-  logic [BpbLg-1:0] last_lanes;  // bytes in the last beat of the packet loaded, mod Bpb
-  assign last_lanes = BpbLg'(hdr_bytes) + BpbLg'(chunk_d);
+  logic [13:0] pkt_bytes_d;      // the bytes of the packet loaded
+  logic [BpbLg-1:0] last_lanes;  // ... in its last beat, mod Bpb
+  assign pkt_bytes_d = 14'(hdr_bytes) + 14'(chunk_d);
+  assign last_lanes = pkt_bytes_d[BpbLg-1:0];
   logic [5:0] hdr_m1;
   assign hdr_m1 = hdr_bytes - 6'd1;
   logic msg_last_q, msg_last_d;
@@ -1219,29 +1220,26 @@ module ni_dma_inj #(
   logic [12:0] chunk_next;  // the size of the packet after this one
   assign chunk_next = pc_q.from_mem ? rq_bytes_q[next_reg] : chunk_nx;
   assign last_at_next = nx_rest_q == 32'(chunk_next);
-  assign chunk = chunk_q;
   assign m_len = pc_q.rts ? 32'(RtsBytes) : pc_q.len;
   assign chunk_nx = chunk_min(pc_q.raw, pc_q.put || pc_q.copy,
                               pc_q.rget ? 13'(SlotBytes) : (pc_q.put || pc_q.copy) ? 13'(MaxPayload) : 13'(MaxPayload - 64),
                               nx_pgd_q, 13'd4096, nx_rest_q, pc_q.len[12:0]);
   logic [255:0] hb;
   logic [5:0] hdr_bytes;
-  logic [13:0] pkt_bytes;
   logic [9:0] q_beats;
   logic [9:0] len_dw;
   logic [63:0] tlp_addr;
   logic [10:0] raw_words;  // a raw packet's PktLen: LRH, RWH and data, no ICRC
-  assign raw_words = 11'(pkt_bytes >> 2);
+  assign raw_words = 11'(pkt_bytes_q >> 2);
   assign hdr_bytes = pc_q.raw ? 6'(ni_pkg::RawHdrBytes) : pc_q.send ? 6'd32 : 6'd16;
-  assign pkt_bytes = pkt_bytes_q;
   assign q_beats = 10'(32'(hdr_bytes) / Bpb);  // header-only beats
-  assign len_dw = 10'((14'(chunk) + (pc_q.send ? 14'd16 : 14'd0)) >> 2);
+  assign len_dw = 10'((14'(chunk_q) + (pc_q.send ? 14'd16 : 14'd0)) >> 2);
   assign tlp_addr = (pc_q.put || pc_q.copy) ? pc_q.dst + 64'(po_q) : 64'h0;
   always_comb begin
     hb = '0;
     hb[0 +: 128] = ni_pkg::mem_req_header(ni_pkg::TLP_MWR64, len_dw, NiReqId, 8'h00, tlp_addr);
     // Entry header of a memory-FIFO packet (lands in the reception FIFO as is).
-    hb[16 * 8 +: 128] = ni_pkg::entry_header(node_id_i, 16'(chunk), pc_q.len, pc_q.rts ? RtsMark : po_q,
+    hb[16 * 8 +: 128] = ni_pkg::entry_header(node_id_i, 16'(chunk_q), pc_q.len, pc_q.rts ? RtsMark : po_q,
                                              pc_q.tag);
     // A raw packet: LRH (next header raw, VL/SL 0, PktLen up to the VCRC) and RWH.
     if (pc_q.raw) begin
@@ -1257,7 +1255,7 @@ module ni_dma_inj #(
     logic [10:0] words;
     flags = ni_pkg::TEH_DMA | (pc_q.put ? ni_pkg::TEH_RX_XLATE : pc_q.rget ? ni_pkg::TEH_RGET : ni_pkg::TEH_RFIFO) |
             (pc_q.rcnt_teh ? ni_pkg::TEH_RCNT : 8'h00);
-    words = 11'((14'(ni_pkg::FabHdrBytes) + pkt_bytes + 14'd4) >> 2);
+    words = 11'((14'(ni_pkg::FabHdrBytes) + pkt_bytes_q + 14'd4) >> 2);
     out_hdr_o = '0;
     out_hdr_o.kind = ni_pkg::TX_REQ;
     out_hdr_o.dlid = pc_q.dest;
@@ -1379,10 +1377,10 @@ module ni_dma_inj #(
     ev_err = '0;
     inj_cnt_valid_o = 1'b0;
     inj_cnt_id_o = pc_q.icnt;
-    inj_cnt_bytes_o = chunk;
+    inj_cnt_bytes_o = chunk_q;
     loc_cnt_valid_o = 1'b0;
     loc_cnt_id_o = pc_q.rcnt[CntW-1:0];
-    loc_cnt_bytes_o = chunk;
+    loc_cnt_bytes_o = chunk_q;
     ev_rts_o = 1'b0;
     p_adv = 1'b0;
     start_next = 1'b0;
@@ -1487,7 +1485,7 @@ module ni_dma_inj #(
             inj_cnt_valid_o = pc_q.icnt_en;
             loc_cnt_valid_o = pc_q.loc_rcnt;
             ev_rts_o = pc_q.rts;
-            po_d = po_q + 32'(chunk);
+            po_d = po_q + 32'(chunk_q);
             chunk_d = chunk_next;
             pk_rest_d = nx_rest_q;
             msg_last_d = last_at_next;
@@ -1875,7 +1873,7 @@ module ni_dma_inj #(
     nx_rest_q <= pk_rest_q - 32'(chunk_q);
     // The shape of the packet whose size is loaded (of the command in pc_q): each one
     // sum of the size and a constant of the command's kind (Bpb is a power of two).
-    pkt_bytes_q <= 14'(hdr_bytes) + 14'(chunk_d);
+    pkt_bytes_q <= pkt_bytes_d;
     pkt_last_q <= 10'((14'(chunk_d) + 14'(hdr_m1)) >> BpbLg);
     src_end_q <= 10'((14'(chunk_d) + 14'(q_beats * 10'(Bpb)) + 14'(Bpb - 1)) >> BpbLg);
     for (int l = 0; l < Bpb; l++)
